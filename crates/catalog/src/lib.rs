@@ -1,0 +1,390 @@
+//! The primitive registry: every algorithm cryptospeed knows, how `openssl speed` names and prints
+//! it, which operations it has, and the published known-answer vector each implementation must
+//! reproduce before a cell of it is timed.
+//!
+//! Adding a primitive is one entry in one of the family files (`digests.rs`, `ciphers.rs`,
+//! `macs.rs`, `pkey.rs`); implementations interpret [`Algorithm`] generically.
+
+mod ciphers;
+mod digests;
+mod macs;
+mod pkey;
+
+use cryptospeed_model::Op;
+use std::sync::OnceLock;
+
+/// Family of a primitive, which decides its operations and how it is timed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Curve {
+    P256,
+    P384,
+    P521,
+    X25519,
+    X448,
+    Ed25519,
+    Ed448,
+}
+
+impl Curve {
+    /// The name OpenSSL and most libraries use for the group.
+    pub fn name(self) -> &'static str {
+        match self {
+            Curve::P256 => "P-256",
+            Curve::P384 => "P-384",
+            Curve::P521 => "P-521",
+            Curve::X25519 => "X25519",
+            Curve::X448 => "X448",
+            Curve::Ed25519 => "ED25519",
+            Curve::Ed448 => "ED448",
+        }
+    }
+}
+
+/// Parameters of an algorithm, independent of any library.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Algorithm {
+    /// A hash; `name` is the common (OpenSSL) name.
+    Digest { name: &'static str },
+    /// An extendable-output function timed with `out_len` bytes of output.
+    Xof { name: &'static str, out_len: usize },
+    Hmac { digest: &'static str },
+    Cmac { cipher: &'static str },
+    /// GHASH as GMAC over the message (what `openssl speed ghash` times).
+    Gmac { cipher: &'static str },
+    /// A non-AEAD cipher mode with a key and an IV.
+    Cipher { name: &'static str, key_len: usize, iv_len: usize },
+    /// An AEAD, timed as `openssl speed -aead`: per message set nonce, 13 B AAD, encrypt, tag.
+    Aead { name: &'static str, key_len: usize, nonce_len: usize, tag_len: usize },
+    Rsa { bits: u32 },
+    Dsa { bits: u32 },
+    Ecdsa { curve: Curve },
+    /// Key agreement on an elliptic curve (NIST curves or X25519/X448).
+    Ecdh { curve: Curve },
+    Eddsa { curve: Curve },
+    Ffdh { group: &'static str, bits: u32 },
+}
+
+/// How `openssl speed` (3.0 numbering) labels and numbers a primitive, for the openssl and -mr
+/// output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpeedRow {
+    /// A row of the symmetric table: `+F:index:name`. Primitives `openssl speed` only reaches
+    /// through `-evp` use index 25 (D_EVP), as `openssl speed -evp NAME -mr` prints them.
+    Symmetric { index: u32, name: &'static str },
+    Rsa { index: u32, bits: u32 },
+    Dsa { index: u32, bits: u32 },
+    Ecdsa { index: u32, bits: u32, name: &'static str },
+    Ecdh { index: u32, bits: u32, name: &'static str },
+    Eddsa { index: u32, bits: u32, name: &'static str },
+    Ffdh { index: u32, bits: u32 },
+}
+
+/// A published known-answer vector (all byte strings hex), or a check against an independent
+/// implementation for primitives whose signatures are randomised or keys too large to publish.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kat {
+    Digest { msg: &'static str, out: &'static str, source: &'static str },
+    Mac { key: &'static str, iv: &'static str, msg: &'static str, out: &'static str, source: &'static str },
+    Cipher { key: &'static str, iv: &'static str, pt: &'static str, ct: &'static str, source: &'static str },
+    Aead { key: &'static str, nonce: &'static str, aad: &'static str, pt: &'static str, ct: &'static str, tag: &'static str, source: &'static str },
+    /// Verify a published signature: `spki` is a DER SubjectPublicKeyInfo, `digest` the hash the
+    /// signature is over, or `None` for EdDSA (the message is signed directly).
+    SignatureVerify { spki: &'static str, digest: Option<&'static str>, msg: &'static str, sig: &'static str, source: &'static str },
+    /// Deterministic signature: sign `msg` with the raw private key and compare bytes (EdDSA).
+    EddsaSign { private: &'static str, public: &'static str, msg: &'static str, sig: &'static str, source: &'static str },
+    /// Key agreement with a raw private key and a raw (X25519/X448) or SEC1 (NIST) peer key.
+    Agreement { private: &'static str, peer_public: &'static str, shared: &'static str, source: &'static str },
+    /// No fixed vector: the implementation checks its output against an independent one
+    /// (e.g. RSA PKCS#1 v1.5 signatures verified by another library, FFDH against modular
+    /// exponentiation). `how` says what is compared.
+    CrossCheck { how: &'static str },
+}
+
+impl Kat {
+    pub fn source(&self) -> &'static str {
+        match self {
+            Kat::Digest { source, .. }
+            | Kat::Mac { source, .. }
+            | Kat::Cipher { source, .. }
+            | Kat::Aead { source, .. }
+            | Kat::SignatureVerify { source, .. }
+            | Kat::EddsaSign { source, .. }
+            | Kat::Agreement { source, .. } => source,
+            Kat::CrossCheck { how } => how,
+        }
+    }
+}
+
+/// One primitive of the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct Primitive {
+    /// Canonical id: lowercase with dashes.
+    pub id: &'static str,
+    /// Other spellings, `openssl speed`'s among them.
+    pub aliases: &'static [&'static str],
+    pub algorithm: Algorithm,
+    pub speed: SpeedRow,
+    /// Known-answer tests: every one must pass before the primitive is timed.
+    pub kats: &'static [Kat],
+    /// Groups the primitive belongs to for selection (`rsa`, `aes`, `legacy` …).
+    pub groups: &'static [&'static str],
+    /// One line on the timed operation's semantics.
+    pub semantics: &'static str,
+}
+
+impl Primitive {
+    /// True for primitives whose cells have a message size.
+    pub fn has_bytes(&self) -> bool {
+        matches!(
+            self.algorithm,
+            Algorithm::Digest { .. }
+                | Algorithm::Xof { .. }
+                | Algorithm::Hmac { .. }
+                | Algorithm::Cmac { .. }
+                | Algorithm::Gmac { .. }
+                | Algorithm::Cipher { .. }
+                | Algorithm::Aead { .. }
+        )
+    }
+
+    /// Operations timed by default, in `openssl speed`'s order.
+    pub fn default_ops(&self) -> &'static [Op] {
+        match self.algorithm {
+            Algorithm::Digest { .. } | Algorithm::Xof { .. } => &[Op::Hash],
+            Algorithm::Hmac { .. } | Algorithm::Cmac { .. } | Algorithm::Gmac { .. } => &[Op::Mac],
+            Algorithm::Cipher { .. } | Algorithm::Aead { .. } => &[Op::Encrypt],
+            Algorithm::Rsa { .. } | Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. } | Algorithm::Eddsa { .. } => {
+                &[Op::Sign, Op::Verify]
+            }
+            Algorithm::Ecdh { .. } | Algorithm::Ffdh { .. } => &[Op::Derive],
+        }
+    }
+
+    /// Every operation the primitive supports.
+    pub fn ops(&self) -> &'static [Op] {
+        match self.algorithm {
+            Algorithm::Cipher { .. } | Algorithm::Aead { .. } => &[Op::Encrypt, Op::Decrypt],
+            Algorithm::Rsa { .. } => &[Op::Sign, Op::Verify, Op::Encrypt, Op::Decrypt],
+            _ => self.default_ops(),
+        }
+    }
+
+    pub fn in_group(&self, group: &str) -> bool {
+        self.groups.contains(&group)
+    }
+}
+
+/// Every primitive, in `openssl speed`'s print order.
+pub fn all() -> &'static [Primitive] {
+    static ALL: OnceLock<Vec<Primitive>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut v = Vec::new();
+        v.extend_from_slice(digests::PRIMITIVES);
+        v.extend_from_slice(macs::PRIMITIVES);
+        v.extend_from_slice(ciphers::PRIMITIVES);
+        v.extend_from_slice(pkey::PRIMITIVES);
+        v
+    })
+}
+
+/// Lowercase letters and digits only, with a trailing "bits" dropped: the form under which
+/// `rsa 2048 bits`, `rsa2048` and `rsa-2048`, or `hmac(md5)` and `hmac-md5`, are one name.
+fn squash(name: &str) -> String {
+    let s: String = name
+        .to_ascii_lowercase()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    s.strip_suffix("bits").map(str::to_string).unwrap_or(s)
+}
+
+/// Finds a primitive by id or alias, in any of `openssl speed`'s spellings.
+pub fn lookup(name: &str) -> Option<&'static Primitive> {
+    let key = squash(name);
+    if key.is_empty() {
+        return None;
+    }
+    all()
+        .iter()
+        .find(|p| squash(p.id) == key || p.aliases.iter().any(|a| squash(a) == key))
+}
+
+/// Names of the selection groups (`rsa`, `aes`, …) with their members.
+pub fn groups() -> Vec<(&'static str, Vec<&'static str>)> {
+    let mut out: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
+    for p in all() {
+        for g in p.groups {
+            match out.iter_mut().find(|(name, _)| name == g) {
+                Some((_, members)) => members.push(p.id),
+                None => out.push((g, vec![p.id])),
+            }
+        }
+    }
+    out
+}
+
+/// Up to three known names closest to an unknown one, for "did you mean" messages.
+pub fn suggest(name: &str) -> Vec<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    let mut scored: Vec<(f64, &'static str)> = Vec::new();
+    for p in all() {
+        let best = std::iter::once(p.id)
+            .chain(p.aliases.iter().copied())
+            .map(|n| strsim::jaro_winkler(&lower, n))
+            .fold(0.0, f64::max);
+        scored.push((best, p.id));
+    }
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored
+        .into_iter()
+        .filter(|(s, _)| *s > 0.7)
+        .take(3)
+        .map(|(_, id)| id)
+        .collect()
+}
+
+/// Error for a name that is neither a primitive nor a group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownName {
+    pub name: String,
+    pub suggestions: Vec<&'static str>,
+}
+
+impl std::fmt::Display for UnknownName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unknown algorithm '{}'", self.name)?;
+        if !self.suggestions.is_empty() {
+            write!(f, "; did you mean {}?", self.suggestions.join(", "))?;
+        }
+        write!(f, " ('cryptospeed list' shows every name)")
+    }
+}
+
+impl std::error::Error for UnknownName {}
+
+/// Expands a user's list of names and groups into primitives, in catalog order, without
+/// duplicates. `all` selects everything.
+pub fn select(names: &[String]) -> Result<Vec<&'static Primitive>, UnknownName> {
+    let mut chosen: Vec<&'static str> = Vec::new();
+    for raw in names {
+        let name = raw.trim();
+        if name.is_empty() {
+            continue;
+        }
+        if name.eq_ignore_ascii_case("all") {
+            chosen.extend(all().iter().map(|p| p.id));
+            continue;
+        }
+        if let Some(p) = lookup(name) {
+            chosen.push(p.id);
+            continue;
+        }
+        let lower = name.to_ascii_lowercase();
+        let members: Vec<&'static str> = all()
+            .iter()
+            .filter(|p| p.in_group(&lower))
+            .map(|p| p.id)
+            .collect();
+        if members.is_empty() {
+            return Err(UnknownName {
+                name: name.to_string(),
+                suggestions: suggest(name),
+            });
+        }
+        chosen.extend(members);
+    }
+    Ok(all().iter().filter(|p| chosen.contains(&p.id)).collect())
+}
+
+/// Decodes a hex vector from the registry (which is tested to hold only valid hex).
+pub fn unhex(s: &str) -> Vec<u8> {
+    let clean: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+    hex::decode(clean).expect("catalog vectors are valid hex")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_canonical() {
+        let mut seen = std::collections::HashSet::new();
+        for p in all() {
+            assert!(seen.insert(squash(p.id)), "duplicate id {}", p.id);
+            assert_eq!(p.id, p.id.to_ascii_lowercase());
+            assert!(!p.id.contains(' '));
+        }
+    }
+
+    #[test]
+    fn aliases_do_not_collide() {
+        let mut owner = std::collections::HashMap::new();
+        for p in all() {
+            for n in std::iter::once(p.id).chain(p.aliases.iter().copied()) {
+                if let Some(prev) = owner.insert(squash(n), p.id) {
+                    assert_eq!(prev, p.id, "alias {n} names both {prev} and {}", p.id);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn openssl_speed_spellings_resolve() {
+        for (spelling, id) in [
+            ("des ede3", "des-ede3-cbc"),
+            ("des-ede3", "des-ede3-cbc"),
+            ("hmac(md5)", "hmac-md5"),
+            ("rsa2048", "rsa-2048"),
+            ("rsa 2048 bits", "rsa-2048"),
+            ("aes-128-cbc", "aes-128-cbc"),
+            ("aes-128 cbc", "aes-128-cbc"),
+            ("blowfish", "bf-cbc"),
+            ("rmd160", "ripemd160"),
+            ("ecdsap256", "ecdsa-p256"),
+            ("ecdhx25519", "x25519"),
+            ("ffdh2048", "ffdh-2048"),
+            ("Ed25519", "ed25519"),
+            ("camellia-128 cbc", "camellia-128-cbc"),
+        ] {
+            assert_eq!(lookup(spelling).map(|p| p.id), Some(id), "{spelling}");
+        }
+    }
+
+    #[test]
+    fn unknown_names_suggest() {
+        let err = select(&["sha265".into()]).unwrap_err();
+        assert!(err.suggestions.contains(&"sha256"), "{err}");
+        assert!(err.to_string().contains("did you mean"));
+    }
+
+    #[test]
+    fn groups_expand() {
+        let rsa = select(&["rsa".into()]).unwrap();
+        assert_eq!(rsa.len(), 7);
+        let both = select(&["md5".into(), "MD5".into(), "sha256".into()]).unwrap();
+        assert_eq!(both.len(), 2);
+    }
+
+    #[test]
+    fn every_vector_is_hex_and_every_primitive_has_a_kat() {
+        for p in all() {
+            assert!(!p.kats.is_empty(), "{} has no KAT", p.id);
+            for k in p.kats {
+                let fields: Vec<&str> = match *k {
+                    Kat::Digest { msg, out, .. } => vec![msg, out],
+                    Kat::Mac { key, iv, msg, out, .. } => vec![key, iv, msg, out],
+                    Kat::Cipher { key, iv, pt, ct, .. } => vec![key, iv, pt, ct],
+                    Kat::Aead { key, nonce, aad, pt, ct, tag, .. } => vec![key, nonce, aad, pt, ct, tag],
+                    Kat::SignatureVerify { spki, msg, sig, .. } => vec![spki, msg, sig],
+                    Kat::EddsaSign { private, public, msg, sig, .. } => vec![private, public, msg, sig],
+                    Kat::Agreement { private, peer_public, shared, .. } => vec![private, peer_public, shared],
+                    Kat::CrossCheck { .. } => vec![],
+                };
+                for f in fields {
+                    let clean: String = f.chars().filter(|c| !c.is_whitespace()).collect();
+                    assert!(hex::decode(&clean).is_ok(), "{}: bad hex {f}", p.id);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,365 @@
+//! The vocabulary of cryptospeed as plain serde types, shared by every other crate.
+//!
+//! No I/O and no logic beyond small derived quantities: a type here means the same thing in the
+//! engine, the worker protocol, the store and the reports (see DESIGN.md "Vocabulary").
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// What an operation does to its input; public-key operations have no message size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    Hash,
+    Mac,
+    Encrypt,
+    Decrypt,
+    Sign,
+    Verify,
+    Derive,
+}
+
+impl Op {
+    pub const ALL: [Op; 7] = [
+        Op::Hash,
+        Op::Mac,
+        Op::Encrypt,
+        Op::Decrypt,
+        Op::Sign,
+        Op::Verify,
+        Op::Derive,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::Hash => "hash",
+            Op::Mac => "mac",
+            Op::Encrypt => "encrypt",
+            Op::Decrypt => "decrypt",
+            Op::Sign => "sign",
+            Op::Verify => "verify",
+            Op::Derive => "derive",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Op> {
+        Op::ALL.into_iter().find(|op| op.as_str() == s)
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One thing that is timed, minus the variant (which is fixed per worker).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CellSpec {
+    pub primitive: String,
+    pub op: Op,
+    /// Message size in bytes; `None` for public-key operations.
+    pub bytes: Option<u64>,
+    /// Offset of the message buffer from a 64-byte boundary (`openssl speed -misalign`).
+    #[serde(default)]
+    pub misalign: u32,
+}
+
+/// How long and how precisely to measure one cell.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MeasureConfig {
+    /// Stop when the 95% CI of the median is within ± this fraction of the median.
+    pub precision: f64,
+    /// Stop after this many seconds per cell, precise or not.
+    pub max_time_s: f64,
+    /// Never fewer samples than this (unless `max_time_s` is spent first).
+    pub min_samples: u32,
+    /// Target duration of one sample (one batch of calls), seconds.
+    pub sample_time_s: f64,
+    /// Warm-up duration before the first recorded sample, seconds.
+    pub warmup_s: f64,
+}
+
+impl Default for MeasureConfig {
+    fn default() -> Self {
+        MeasureConfig {
+            precision: 0.01,
+            max_time_s: 2.0,
+            min_samples: 10,
+            sample_time_s: 0.010,
+            warmup_s: 0.020,
+        }
+    }
+}
+
+/// One timed batch of `iters` back-to-back calls of a cell's operation.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    pub iters: u64,
+    /// Monotonic wall-clock time of the batch, nanoseconds.
+    pub wall_ns: u64,
+    /// CPU time of the measuring thread during the batch, nanoseconds.
+    pub cpu_ns: u64,
+    /// Time-stamp-counter ticks (reference cycles) during the batch.
+    pub tsc: u64,
+}
+
+impl Sample {
+    pub fn ns_per_op(&self) -> f64 {
+        self.wall_ns as f64 / self.iters as f64
+    }
+}
+
+/// Order statistics of a measurement, in nanoseconds per operation (wall time).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub n: usize,
+    pub median: f64,
+    pub ci_lo: f64,
+    pub ci_hi: f64,
+    /// Median absolute deviation (unscaled).
+    pub mad: f64,
+    /// Samples further than 3 scaled MADs from the median.
+    pub outliers: usize,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Summary {
+    /// Half-width of the confidence interval relative to the median (0.01 = ±1%).
+    pub fn rel_ci(&self) -> f64 {
+        if self.median > 0.0 {
+            ((self.ci_hi - self.ci_lo) / 2.0) / self.median
+        } else {
+            f64::INFINITY
+        }
+    }
+}
+
+/// Outcome of a cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Measured and precise to the requested target.
+    Ok,
+    /// Measured, but the time budget ran out before the target precision was reached.
+    Imprecise,
+    /// Known-answer test or the library call failed; not timed.
+    Failed,
+    /// The implementation does not offer this primitive.
+    Unavailable,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Imprecise => "imprecise",
+            Status::Failed => "failed",
+            Status::Unavailable => "unavailable",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Status> {
+        [
+            Status::Ok,
+            Status::Imprecise,
+            Status::Failed,
+            Status::Unavailable,
+        ]
+        .into_iter()
+        .find(|st| st.as_str() == s)
+    }
+    pub fn has_numbers(self) -> bool {
+        matches!(self, Status::Ok | Status::Imprecise)
+    }
+}
+
+/// The samples of one cell and their statistics.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Measurement {
+    pub cell: CellSpec,
+    pub status: Status,
+    /// Why the cell failed or is unavailable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Statistics of wall-clock ns per operation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Summary>,
+    /// Median TSC ticks per operation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tsc_per_op: Option<f64>,
+    /// Median of (thread CPU time / wall time) over the samples; < 1 means the worker was descheduled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_fraction: Option<f64>,
+    #[serde(default)]
+    pub samples: Vec<Sample>,
+    /// Seconds spent on this cell including calibration and warm-up.
+    #[serde(default)]
+    pub elapsed_s: f64,
+}
+
+impl Measurement {
+    pub fn not_timed(cell: CellSpec, status: Status, reason: impl Into<String>) -> Self {
+        Measurement {
+            cell,
+            status,
+            reason: Some(reason.into()),
+            summary: None,
+            tsc_per_op: None,
+            cpu_fraction: None,
+            samples: Vec::new(),
+            elapsed_s: 0.0,
+        }
+    }
+
+    /// Operations per second from the median time per operation.
+    pub fn ops_per_s(&self) -> Option<f64> {
+        self.summary.map(|s| 1e9 / s.median)
+    }
+
+    /// Bytes per second, for cells with a message size.
+    pub fn bytes_per_s(&self) -> Option<f64> {
+        Some(self.ops_per_s()? * self.cell.bytes? as f64)
+    }
+
+    /// 95% CI of the rate (ops/s or bytes/s), low then high.
+    pub fn rate_ci(&self) -> Option<(f64, f64)> {
+        let s = self.summary?;
+        let scale = self.cell.bytes.unwrap_or(1) as f64 * 1e9;
+        Some((scale / s.ci_hi, scale / s.ci_lo))
+    }
+
+    pub fn cycles_per_byte(&self) -> Option<f64> {
+        Some(self.tsc_per_op? / self.cell.bytes? as f64)
+    }
+
+    pub fn cycles_per_op(&self) -> Option<f64> {
+        self.tsc_per_op
+    }
+}
+
+/// The machine a run was taken on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    pub hostname: String,
+    pub cpu_model: String,
+    pub cpu_flags: Vec<String>,
+    pub cores: u32,
+    pub threads: u32,
+    /// Human-readable cache sizes, e.g. `L1d 32K 8-way 64B line`.
+    pub caches: Vec<String>,
+    /// Measured TSC frequency, Hz.
+    pub tsc_hz: f64,
+    pub constant_tsc: bool,
+    pub kernel: String,
+    pub os: String,
+    pub arch: String,
+}
+
+impl Machine {
+    /// Stable identity of the machine: same hardware and OS give the same fingerprint.
+    pub fn fingerprint(&self) -> String {
+        format!(
+            "{}|{}|{}|{}|{}|{}",
+            self.hostname,
+            self.cpu_model,
+            self.threads,
+            self.cpu_flags.join(" "),
+            self.kernel,
+            self.os
+        )
+    }
+}
+
+/// An implementation as built and run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Variant {
+    /// Short stable human label, e.g. `openssl-3.0.19`.
+    pub label: String,
+    /// Implementation name from the registry, e.g. `openssl`.
+    pub implementation: String,
+    pub version: String,
+    /// Library path or build identity.
+    pub library: String,
+    /// Build details (compiler line, options, built-on) as the library reports them.
+    pub build_info: Vec<String>,
+    /// Effective CPU capability vector the library runs with (e.g. `OPENSSL_ia32cap=0x…`).
+    pub capabilities: String,
+    /// Environment settings that shape the variant (e.g. `OPENSSL_ia32cap`), empty when none.
+    pub feature_mask: String,
+}
+
+impl Variant {
+    pub fn fingerprint(&self) -> String {
+        format!(
+            "{}|{}|{}|{}|{}|{}",
+            self.implementation,
+            self.version,
+            self.library,
+            self.build_info.join(";"),
+            self.capabilities,
+            self.feature_mask
+        )
+    }
+}
+
+/// State of a run as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    Running,
+    Complete,
+    Interrupted,
+    Failed,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Complete => "complete",
+            RunStatus::Interrupted => "interrupted",
+            RunStatus::Failed => "failed",
+        }
+    }
+    pub fn parse(s: &str) -> Option<RunStatus> {
+        [
+            RunStatus::Running,
+            RunStatus::Complete,
+            RunStatus::Interrupted,
+            RunStatus::Failed,
+        ]
+        .into_iter()
+        .find(|st| st.as_str() == s)
+    }
+}
+
+/// Metadata of a run (its measurements are stored beside it).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunInfo {
+    pub id: i64,
+    pub label: Option<String>,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub command: String,
+    pub tool_version: String,
+    pub status: RunStatus,
+    pub config: MeasureConfig,
+}
+
+/// A measurement together with the variant it belongs to, as reports consume them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct VariantMeasurement {
+    pub variant: String,
+    pub implementation: String,
+    pub measurement: Measurement,
+}
+
+/// Everything a report needs about one run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub run: RunInfo,
+    pub machine: Machine,
+    pub variants: Vec<Variant>,
+    pub measurements: Vec<VariantMeasurement>,
+}
