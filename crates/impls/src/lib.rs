@@ -1,1 +1,36 @@
+//! The implementation registry. Each module wraps one library behind the engine's
+//! [`Implementation`] trait; a worker process hosts exactly one of them.
+//!
+//! Adding an implementation is one module plus one line in [`REGISTRY`].
 
+pub mod buffer;
+pub mod openssl;
+
+use cryptospeed_engine::Implementation;
+
+/// Options an implementation may honour, given on the worker's command line.
+#[derive(Debug, Clone, Default)]
+pub struct ImplOptions {
+    /// Path of the shared library to load instead of the system one.
+    pub library: Option<String>,
+}
+
+type Constructor = fn(&ImplOptions) -> Result<Box<dyn Implementation>, String>;
+
+/// Every implementation this build carries: name, one-line description, constructor.
+pub const REGISTRY: &[(&str, &str, Constructor)] = &[(
+    "openssl",
+    "OpenSSL libcrypto through EVP, loaded at run time (system libcrypto.so.3 by default)",
+    openssl::create,
+)];
+
+/// Instantiates an implementation by registry name.
+pub fn create(name: &str, options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
+    match REGISTRY.iter().find(|(n, _, _)| *n == name) {
+        Some((_, _, make)) => make(options),
+        None => Err(format!(
+            "unknown implementation '{name}'; known: {}",
+            REGISTRY.iter().map(|(n, _, _)| *n).collect::<Vec<_>>().join(", ")
+        )),
+    }
+}

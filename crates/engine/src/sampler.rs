@@ -1,0 +1,187 @@
+//! How one cell is timed: calibrate a batch size so a sample lasts about `sample_time_s`, warm up,
+//! then take samples until the 95% confidence interval of the median is within the precision
+//! target (after at least `min_samples`) or the cell's time budget is spent.
+//!
+//! Clocks are read once per batch, so the timed loop carries only the library calls.
+
+use crate::clock::Stamp;
+use crate::Timed;
+use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, Sample, Status};
+use cryptospeed_stats as stats;
+
+/// Upper bound on samples per cell, so a very fast, very noisy cell cannot grow without limit.
+const MAX_SAMPLES: usize = 20_000;
+
+fn take_sample(timed: &mut dyn Timed, iters: u64) -> Result<Sample, String> {
+    let start = Stamp::now();
+    timed.run(iters)?;
+    let end = Stamp::now();
+    Ok(Sample {
+        iters,
+        wall_ns: end.wall.saturating_sub(start.wall).max(1),
+        cpu_ns: end.cpu.saturating_sub(start.cpu),
+        tsc: end.tsc.saturating_sub(start.tsc),
+    })
+}
+
+/// Finds the number of calls per batch that makes one batch last about `target_ns`, running for
+/// at least `warmup_ns` in total (calibration batches double as warm-up).
+fn calibrate(timed: &mut dyn Timed, target_ns: u64, warmup_ns: u64) -> Result<u64, String> {
+    let begin = crate::clock::wall_ns();
+    let mut iters: u64 = 1;
+    loop {
+        let s = take_sample(timed, iters)?;
+        let warm = crate::clock::wall_ns() - begin >= warmup_ns;
+        if s.wall_ns >= target_ns {
+            if warm {
+                return Ok(iters);
+            }
+            continue;
+        }
+        // Aim a little past the target; grow at most 16x per step so a cold first call
+        // cannot overshoot by orders of magnitude.
+        let per_call = s.wall_ns as f64 / iters as f64;
+        let want = (target_ns as f64 * 1.1 / per_call).ceil() as u64;
+        iters = want.clamp(iters + 1, iters.saturating_mul(16));
+    }
+}
+
+/// Measures one prepared cell.
+pub fn measure(timed: &mut dyn Timed, cell: CellSpec, config: &MeasureConfig) -> Measurement {
+    let started = crate::clock::wall_ns();
+    let budget_ns = (config.max_time_s * 1e9) as u64;
+    let target_ns = ((config.sample_time_s * 1e9) as u64).max(1);
+    let failed = |cell: CellSpec, e: String| Measurement::not_timed(cell, Status::Failed, e);
+
+    let iters = match calibrate(timed, target_ns, (config.warmup_s * 1e9) as u64) {
+        Ok(i) => i,
+        Err(e) => return failed(cell, format!("library call failed while calibrating: {e}")),
+    };
+
+    let mut samples: Vec<Sample> = Vec::new();
+    let mut precise = false;
+    loop {
+        match take_sample(timed, iters) {
+            Ok(s) => samples.push(s),
+            Err(e) => return failed(cell, format!("library call failed while sampling: {e}")),
+        }
+        let n = samples.len();
+        let spent = crate::clock::wall_ns() - started;
+        // Re-check precision at a geometric pace: the median CI only narrows slowly.
+        if n >= config.min_samples as usize && (n < 64 || n % (n / 32) == 0) {
+            let per_op: Vec<f64> = samples.iter().map(Sample::ns_per_op).collect();
+            if let Some(sum) = stats::summarize(&per_op) {
+                if stats::is_precise(&sum, config.precision) {
+                    precise = true;
+                    break;
+                }
+            }
+        }
+        if spent >= budget_ns || n >= MAX_SAMPLES {
+            break;
+        }
+    }
+    let elapsed_s = (crate::clock::wall_ns() - started) as f64 / 1e9;
+    summarize(cell, samples, precise, config, elapsed_s)
+}
+
+/// Builds the stored measurement from raw samples.
+pub fn summarize(
+    cell: CellSpec,
+    samples: Vec<Sample>,
+    precise: bool,
+    config: &MeasureConfig,
+    elapsed_s: f64,
+) -> Measurement {
+    let per_op: Vec<f64> = samples.iter().map(Sample::ns_per_op).collect();
+    let summary = stats::summarize(&per_op);
+    let tsc_per_op: Vec<f64> = samples
+        .iter()
+        .map(|s| s.tsc as f64 / s.iters as f64)
+        .collect();
+    let cpu_fraction: Vec<f64> = samples
+        .iter()
+        .map(|s| s.cpu_ns as f64 / s.wall_ns as f64)
+        .collect();
+    let precise = precise || summary.is_some_and(|s| stats::is_precise(&s, config.precision));
+    Measurement {
+        cell,
+        status: if precise { Status::Ok } else { Status::Imprecise },
+        reason: if precise {
+            None
+        } else {
+            summary.map(|s| {
+                format!(
+                    "time budget spent: ±{:.2}% after {} samples (target ±{:.2}%)",
+                    s.rel_ci() * 100.0,
+                    s.n,
+                    config.precision * 100.0
+                )
+            })
+        },
+        summary,
+        tsc_per_op: stats::median(&tsc_per_op),
+        cpu_fraction: stats::median(&cpu_fraction),
+        samples,
+        elapsed_s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cryptospeed_model::Op;
+
+    /// A deterministic workload: spins on arithmetic for a fixed count per call.
+    struct Spin(u64);
+    impl Timed for Spin {
+        fn run(&mut self, iters: u64) -> Result<(), String> {
+            let mut x = 0u64;
+            for i in 0..iters * self.0 {
+                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(i));
+            }
+            Ok(())
+        }
+    }
+
+    struct Broken;
+    impl Timed for Broken {
+        fn run(&mut self, _: u64) -> Result<(), String> {
+            Err("EVP_Cipher returned 0".into())
+        }
+    }
+
+    fn cell() -> CellSpec {
+        CellSpec { primitive: "spin".into(), op: Op::Hash, bytes: Some(64), misalign: 0 }
+    }
+
+    #[test]
+    fn batches_reach_the_sample_time_and_stop_in_budget() {
+        let cfg = MeasureConfig { max_time_s: 0.5, sample_time_s: 0.002, warmup_s: 0.0, ..Default::default() };
+        let m = measure(&mut Spin(1000), cell(), &cfg);
+        assert!(m.status.has_numbers(), "{:?}", m.reason);
+        // Calibrated batches last about the target (noise may shave a little off one).
+        let median_wall = cryptospeed_stats::median(&m.samples.iter().map(|s| s.wall_ns as f64).collect::<Vec<_>>()).unwrap();
+        assert!(median_wall >= 1_500_000.0, "samples too short: {median_wall} ns");
+        assert!(m.samples.len() >= cfg.min_samples as usize || m.elapsed_s >= 0.5);
+        assert!(m.elapsed_s < 1.5, "overran the budget: {}", m.elapsed_s);
+        assert!(m.tsc_per_op.unwrap() > 0.0);
+    }
+
+    #[test]
+    fn a_failing_library_call_fails_the_cell() {
+        let m = measure(&mut Broken, cell(), &MeasureConfig::default());
+        assert_eq!(m.status, Status::Failed);
+        assert!(m.reason.unwrap().contains("EVP_Cipher returned 0"));
+        assert!(m.samples.is_empty());
+    }
+
+    #[test]
+    fn twice_the_work_takes_about_twice_the_time() {
+        let cfg = MeasureConfig { max_time_s: 1.0, sample_time_s: 0.002, warmup_s: 0.0, precision: 0.02, ..Default::default() };
+        let a = measure(&mut Spin(2000), cell(), &cfg).summary.unwrap().median;
+        let b = measure(&mut Spin(4000), cell(), &cfg).summary.unwrap().median;
+        let ratio = b / a;
+        assert!((1.5..2.6).contains(&ratio), "ratio {ratio}");
+    }
+}

@@ -1,0 +1,195 @@
+//! The orchestrator's side of a worker process: spawn it, send requests, wait for replies with a
+//! deadline, notice when it dies (and of what signal), and kill it on interruption.
+//!
+//! The worker runs in its own process group, so a Ctrl-C at the terminal reaches only the
+//! orchestrator, which then decides what to keep and stops the worker itself.
+
+use crate::protocol::{Request, Response, PROTOCOL_VERSION};
+use cryptospeed_model::Variant;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// How to start a worker: an argument vector and environment, never a shell line.
+#[derive(Debug, Clone)]
+pub struct WorkerSpec {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum WorkerError {
+    Spawn(String),
+    /// The worker exited or was killed; the text says how.
+    Died(String),
+    Timeout(Duration),
+    /// The user interrupted the run.
+    Interrupted,
+    Protocol(String),
+}
+
+impl std::fmt::Display for WorkerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WorkerError::Spawn(e) => write!(f, "cannot start worker: {e}"),
+            WorkerError::Died(e) => write!(f, "worker died: {e}"),
+            WorkerError::Timeout(d) => write!(f, "worker did not answer within {:.0}s", d.as_secs_f64()),
+            WorkerError::Interrupted => write!(f, "interrupted"),
+            WorkerError::Protocol(e) => write!(f, "worker protocol error: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for WorkerError {}
+
+pub struct WorkerClient {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    replies: Receiver<String>,
+    pub variant: Variant,
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGINT => "SIGINT",
+        _ => "signal",
+    }
+}
+
+impl WorkerClient {
+    /// Starts a worker and performs the hello exchange.
+    pub fn spawn(spec: &WorkerSpec, cancel: &AtomicBool) -> Result<WorkerClient, WorkerError> {
+        let mut cmd = Command::new(&spec.program);
+        cmd.args(&spec.args)
+            .envs(spec.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .process_group(0);
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| WorkerError::Spawn(format!("{}: {e}", spec.program.display())))?;
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                match line {
+                    Ok(l) => {
+                        if tx.send(l).is_err() {
+                            break;
+                        }
+                    }
+                    Err(_) => break,
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        let mut client = WorkerClient { child, stdin, replies: rx, variant: Variant::default() };
+        match client.request(&Request::Hello { protocol: PROTOCOL_VERSION }, Duration::from_secs(60), cancel)? {
+            Response::Hello { protocol, variant } if protocol == PROTOCOL_VERSION => {
+                client.variant = variant;
+                Ok(client)
+            }
+            Response::Hello { protocol, .. } => Err(WorkerError::Protocol(format!(
+                "worker speaks protocol {protocol}, this orchestrator {PROTOCOL_VERSION}"
+            ))),
+            Response::Error { message } => Err(WorkerError::Spawn(message)),
+            other => Err(WorkerError::Protocol(format!("unexpected reply to hello: {other:?}"))),
+        }
+    }
+
+    /// Describes how the worker ended (waits briefly for it to be reaped).
+    fn death(&mut self) -> String {
+        let start = Instant::now();
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => {
+                    return match (status.code(), status.signal()) {
+                        (_, Some(sig)) => format!("killed by {} ({sig})", signal_name(sig)),
+                        (Some(code), _) => format!("exited with status {code}"),
+                        _ => "ended".into(),
+                    }
+                }
+                Ok(None) if start.elapsed() < Duration::from_secs(2) => {
+                    std::thread::sleep(Duration::from_millis(10))
+                }
+                _ => return "closed its output".into(),
+            }
+        }
+    }
+
+    /// Sends one request and waits for its reply.
+    pub fn request(
+        &mut self,
+        req: &Request,
+        deadline: Duration,
+        cancel: &AtomicBool,
+    ) -> Result<Response, WorkerError> {
+        let line = serde_json::to_string(req).map_err(|e| WorkerError::Protocol(e.to_string()))?;
+        let write = self.stdin.as_mut().map(|s| writeln!(s, "{line}").and_then(|_| s.flush()));
+        if !matches!(write, Some(Ok(()))) {
+            let how = self.death();
+            return Err(WorkerError::Died(how));
+        }
+        let start = Instant::now();
+        loop {
+            if cancel.load(Ordering::SeqCst) {
+                self.kill();
+                return Err(WorkerError::Interrupted);
+            }
+            match self.replies.recv_timeout(Duration::from_millis(50)) {
+                Ok(reply) => {
+                    return serde_json::from_str(&reply)
+                        .map_err(|e| WorkerError::Protocol(format!("{e} in reply {reply:?}")))
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if start.elapsed() > deadline {
+                        self.kill();
+                        return Err(WorkerError::Timeout(deadline));
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    let how = self.death();
+                    return Err(WorkerError::Died(how));
+                }
+            }
+        }
+    }
+
+    /// The worker's process id (tests use it to kill a worker mid-run).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Asks the worker to exit, and kills it if it does not within a second.
+    pub fn quit(mut self) {
+        let never = AtomicBool::new(false);
+        let _ = self.request(&Request::Quit, Duration::from_secs(1), &never);
+        self.kill();
+    }
+}
+
+impl Drop for WorkerClient {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            self.kill();
+        }
+    }
+}

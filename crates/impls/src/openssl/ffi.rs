@@ -1,0 +1,194 @@
+//! The slice of libcrypto's C API cryptospeed calls, resolved at run time with dlopen.
+//!
+//! Loading the library at run time (instead of linking `openssl-sys`) lets one worker binary
+//! measure any libcrypto build: the system one, a variant built with another compiler, or an old
+//! release, each in its own process. Symbols missing from older versions are optional.
+#![allow(non_snake_case, clippy::type_complexity)]
+
+use std::os::raw::{c_char, c_int, c_long, c_uint, c_ulong, c_void};
+
+pub type Ptr = *mut c_void;
+
+pub const EVP_PKEY_EC: c_int = 408;
+pub const EVP_PKEY_X25519: c_int = 1034;
+pub const EVP_PKEY_X448: c_int = 1035;
+pub const EVP_PKEY_ED25519: c_int = 1087;
+pub const EVP_PKEY_ED448: c_int = 1088;
+pub const EVP_CTRL_AEAD_GET_TAG: c_int = 0x10;
+pub const EVP_CTRL_AEAD_SET_TAG: c_int = 0x11;
+pub const RSA_PKCS1_PADDING: c_int = 1;
+pub const OPENSSL_VERSION: c_int = 0;
+pub const OPENSSL_CFLAGS: c_int = 1;
+pub const OPENSSL_BUILT_ON: c_int = 2;
+pub const OPENSSL_PLATFORM: c_int = 3;
+pub const OPENSSL_CPU_INFO: c_int = 9;
+pub const OSSL_PARAM_UTF8_STRING: c_uint = 4;
+pub const OSSL_PARAM_OCTET_STRING: c_uint = 5;
+
+/// `OSSL_PARAM` from OpenSSL 3's params.h.
+#[repr(C)]
+pub struct OsslParam {
+    pub key: *const c_char,
+    pub data_type: c_uint,
+    pub data: *mut c_void,
+    pub data_size: usize,
+    pub return_size: usize,
+}
+
+impl OsslParam {
+    pub fn end() -> OsslParam {
+        OsslParam {
+            key: std::ptr::null(),
+            data_type: 0,
+            data: std::ptr::null_mut(),
+            data_size: 0,
+            return_size: 0,
+        }
+    }
+}
+
+macro_rules! api {
+    (
+        required { $($name:ident : fn($($arg:ty),*) $(-> $ret:ty)?;)* }
+        optional { $($oname:ident : fn($($oarg:ty),*) $(-> $oret:ty)?;)* }
+    ) => {
+        /// Function pointers into one loaded libcrypto. They stay valid while `_lib` lives.
+        pub struct Api {
+            _lib: libloading::Library,
+            pub path: String,
+            $(pub $name: unsafe extern "C" fn($($arg),*) $(-> $ret)?,)*
+            $(pub $oname: Option<unsafe extern "C" fn($($oarg),*) $(-> $oret)?>,)*
+        }
+
+        impl Api {
+            pub fn load(path: &str) -> Result<Api, String> {
+                // SAFETY: loading libcrypto runs its constructors, which have no preconditions;
+                // every symbol is given the C prototype it has in OpenSSL's headers.
+                unsafe {
+                    let lib = libloading::Library::new(path)
+                        .map_err(|e| format!("cannot load {path}: {e}"))?;
+                    $(
+                        let $name = *lib
+                            .get::<unsafe extern "C" fn($($arg),*) $(-> $ret)?>(concat!(stringify!($name), "\0").as_bytes())
+                            .map_err(|e| format!("{path} is not a usable libcrypto: it lacks {} ({e})", stringify!($name)))?;
+                    )*
+                    $(
+                        let $oname = lib
+                            .get::<unsafe extern "C" fn($($oarg),*) $(-> $oret)?>(concat!(stringify!($oname), "\0").as_bytes())
+                            .ok()
+                            .map(|s| *s);
+                    )*
+                    Ok(Api { _lib: lib, path: path.to_string(), $($name,)* $($oname,)* })
+                }
+            }
+        }
+    };
+}
+
+api! {
+    required {
+        OpenSSL_version: fn(c_int) -> *const c_char;
+        ERR_get_error: fn() -> c_ulong;
+        ERR_error_string_n: fn(c_ulong, *mut c_char, usize);
+        ERR_clear_error: fn();
+        EVP_get_digestbyname: fn(*const c_char) -> Ptr;
+        EVP_get_cipherbyname: fn(*const c_char) -> Ptr;
+        EVP_Digest: fn(*const c_void, usize, *mut u8, *mut c_uint, Ptr, Ptr) -> c_int;
+        EVP_MD_CTX_new: fn() -> Ptr;
+        EVP_MD_CTX_free: fn(Ptr);
+        EVP_DigestInit_ex: fn(Ptr, Ptr, Ptr) -> c_int;
+        EVP_DigestUpdate: fn(Ptr, *const c_void, usize) -> c_int;
+        EVP_DigestFinalXOF: fn(Ptr, *mut u8, usize) -> c_int;
+        EVP_CIPHER_CTX_new: fn() -> Ptr;
+        EVP_CIPHER_CTX_free: fn(Ptr);
+        EVP_CipherInit_ex: fn(Ptr, Ptr, Ptr, *const u8, *const u8, c_int) -> c_int;
+        EVP_CIPHER_CTX_set_key_length: fn(Ptr, c_int) -> c_int;
+        EVP_CIPHER_CTX_ctrl: fn(Ptr, c_int, c_int, *mut c_void) -> c_int;
+        EVP_Cipher: fn(Ptr, *mut u8, *const u8, c_uint) -> c_int;
+        EVP_EncryptUpdate: fn(Ptr, *mut u8, *mut c_int, *const u8, c_int) -> c_int;
+        EVP_EncryptFinal_ex: fn(Ptr, *mut u8, *mut c_int) -> c_int;
+        EVP_DecryptUpdate: fn(Ptr, *mut u8, *mut c_int, *const u8, c_int) -> c_int;
+        EVP_DecryptFinal_ex: fn(Ptr, *mut u8, *mut c_int) -> c_int;
+        BIO_new_mem_buf: fn(*const c_void, c_int) -> Ptr;
+        BIO_free: fn(Ptr) -> c_int;
+        PEM_read_bio_PrivateKey: fn(Ptr, *mut Ptr, Ptr, Ptr) -> Ptr;
+        d2i_PUBKEY: fn(*mut Ptr, *mut *const u8, c_long) -> Ptr;
+        d2i_PrivateKey: fn(c_int, *mut Ptr, *mut *const u8, c_long) -> Ptr;
+        EVP_PKEY_free: fn(Ptr);
+        EVP_PKEY_new_raw_private_key: fn(c_int, Ptr, *const u8, usize) -> Ptr;
+        EVP_PKEY_new_raw_public_key: fn(c_int, Ptr, *const u8, usize) -> Ptr;
+        EVP_PKEY_CTX_new: fn(Ptr, Ptr) -> Ptr;
+        EVP_PKEY_CTX_free: fn(Ptr);
+        EVP_PKEY_keygen_init: fn(Ptr) -> c_int;
+        EVP_PKEY_keygen: fn(Ptr, *mut Ptr) -> c_int;
+        EVP_PKEY_sign_init: fn(Ptr) -> c_int;
+        EVP_PKEY_sign: fn(Ptr, *mut u8, *mut usize, *const u8, usize) -> c_int;
+        EVP_PKEY_verify_init: fn(Ptr) -> c_int;
+        EVP_PKEY_verify: fn(Ptr, *const u8, usize, *const u8, usize) -> c_int;
+        EVP_PKEY_encrypt_init: fn(Ptr) -> c_int;
+        EVP_PKEY_encrypt: fn(Ptr, *mut u8, *mut usize, *const u8, usize) -> c_int;
+        EVP_PKEY_decrypt_init: fn(Ptr) -> c_int;
+        EVP_PKEY_decrypt: fn(Ptr, *mut u8, *mut usize, *const u8, usize) -> c_int;
+        EVP_PKEY_derive_init: fn(Ptr) -> c_int;
+        EVP_PKEY_derive_set_peer: fn(Ptr, Ptr) -> c_int;
+        EVP_PKEY_derive: fn(Ptr, *mut u8, *mut usize) -> c_int;
+        EVP_DigestSignInit: fn(Ptr, *mut Ptr, Ptr, Ptr, Ptr) -> c_int;
+        EVP_DigestSign: fn(Ptr, *mut u8, *mut usize, *const u8, usize) -> c_int;
+        EVP_DigestVerifyInit: fn(Ptr, *mut Ptr, Ptr, Ptr, Ptr) -> c_int;
+        EVP_DigestVerify: fn(Ptr, *const u8, usize, *const u8, usize) -> c_int;
+        BN_bn2hex: fn(Ptr) -> *mut c_char;
+        BN_free: fn(Ptr);
+        CRYPTO_free: fn(*mut c_void, *const c_char, c_int);
+    }
+    optional {
+        OSSL_PROVIDER_load: fn(Ptr, *const c_char) -> Ptr;
+        EVP_MD_fetch: fn(Ptr, *const c_char, *const c_char) -> Ptr;
+        EVP_CIPHER_fetch: fn(Ptr, *const c_char, *const c_char) -> Ptr;
+        EVP_MAC_fetch: fn(Ptr, *const c_char, *const c_char) -> Ptr;
+        EVP_MAC_CTX_new: fn(Ptr) -> Ptr;
+        EVP_MAC_CTX_free: fn(Ptr);
+        EVP_MAC_init: fn(Ptr, *const u8, usize, *const OsslParam) -> c_int;
+        EVP_MAC_update: fn(Ptr, *const u8, usize) -> c_int;
+        EVP_MAC_final: fn(Ptr, *mut u8, *mut usize, usize) -> c_int;
+        EVP_PKEY_CTX_new_from_name: fn(Ptr, *const c_char, *const c_char) -> Ptr;
+        EVP_PKEY_CTX_set_group_name: fn(Ptr, *const c_char) -> c_int;
+        EVP_PKEY_CTX_set_rsa_padding: fn(Ptr, c_int) -> c_int;
+        EVP_PKEY_get_bn_param: fn(Ptr, *const c_char, *mut Ptr) -> c_int;
+    }
+}
+
+impl Api {
+    /// Drains libcrypto's error queue into one line.
+    pub fn errors(&self) -> String {
+        let mut out = Vec::new();
+        // SAFETY: the buffer is large enough and NUL-terminated by ERR_error_string_n.
+        unsafe {
+            loop {
+                let code = (self.ERR_get_error)();
+                if code == 0 {
+                    break;
+                }
+                let mut buf = [0 as c_char; 256];
+                (self.ERR_error_string_n)(code, buf.as_mut_ptr(), buf.len());
+                out.push(std::ffi::CStr::from_ptr(buf.as_ptr()).to_string_lossy().into_owned());
+            }
+        }
+        if out.is_empty() {
+            "no error detail from libcrypto".into()
+        } else {
+            out.join("; ")
+        }
+    }
+
+    pub fn version_text(&self, which: c_int) -> String {
+        // SAFETY: OpenSSL_version returns a static NUL-terminated string (or NULL).
+        unsafe {
+            let p = (self.OpenSSL_version)(which);
+            if p.is_null() {
+                String::new()
+            } else {
+                std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
+            }
+        }
+    }
+}

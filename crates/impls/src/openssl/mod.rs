@@ -1,0 +1,210 @@
+//! The `openssl` implementation: a libcrypto loaded at run time, driven through EVP exactly as
+//! `openssl speed` drives it, with the legacy provider loaded beside the default one so the old
+//! algorithms (MD4, Whirlpool, DES, Blowfish, CAST, SEED, RC2, RC4) are reachable.
+
+mod ffi;
+mod pkey;
+mod symmetric;
+
+use crate::ImplOptions;
+use cryptospeed_catalog::{Algorithm, Primitive};
+use cryptospeed_engine::{Implementation, Timed};
+use cryptospeed_model::{CellSpec, Variant};
+use ffi::Api;
+use std::collections::HashMap;
+use std::ffi::CString;
+
+/// The system libcrypto of OpenSSL 3 (Debian's libssl3).
+pub const DEFAULT_LIBRARY: &str = "libcrypto.so.3";
+
+/// Algorithms that OpenSSL 3 keeps in its legacy provider.
+const LEGACY: &[&str] = &["MD4", "MDC2", "WHIRLPOOL", "RIPEMD160", "DES-CBC", "BF-CBC", "CAST5-CBC", "SEED-CBC", "RC2-CBC", "RC4", "RC5-CBC", "IDEA-CBC"];
+
+pub struct OpenSsl {
+    api: Api,
+    /// Outcome of loading each provider, for the variant description and unavailability reasons.
+    providers: Vec<(String, Result<(), String>)>,
+    availability: HashMap<&'static str, Result<(), String>>,
+}
+
+pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
+    let path = options.library.clone().unwrap_or_else(|| DEFAULT_LIBRARY.to_string());
+    let api = Api::load(&path)?;
+    let mut providers = Vec::new();
+    if let Some(load) = api.OSSL_PROVIDER_load {
+        for name in ["default", "legacy"] {
+            let c = CString::new(name).unwrap();
+            // SAFETY: NULL selects the default library context.
+            let p = unsafe { load(std::ptr::null_mut(), c.as_ptr()) };
+            let outcome = if p.is_null() { Err(api.errors()) } else { Ok(()) };
+            providers.push((name.to_string(), outcome));
+        }
+    }
+    Ok(Box::new(OpenSsl { api, providers, availability: HashMap::new() }))
+}
+
+fn primary_name(algorithm: &Algorithm) -> Option<&'static str> {
+    match *algorithm {
+        Algorithm::Digest { name } | Algorithm::Xof { name, .. } | Algorithm::Cipher { name, .. } | Algorithm::Aead { name, .. } => Some(name),
+        Algorithm::Hmac { digest } => Some(digest),
+        Algorithm::Cmac { cipher } | Algorithm::Gmac { cipher } => Some(cipher),
+        _ => None,
+    }
+}
+
+impl OpenSsl {
+    fn legacy_failure(&self) -> Option<&str> {
+        self.providers
+            .iter()
+            .find(|(n, _)| n == "legacy")
+            .and_then(|(_, r)| r.as_ref().err().map(String::as_str))
+    }
+
+    fn check(&mut self, primitive: &Primitive) -> Result<(), String> {
+        let api = &self.api;
+        let probe = match primitive.algorithm {
+            Algorithm::Digest { name } | Algorithm::Xof { name, .. } => symmetric::fetch_md(api, name).map(|_| ()),
+            Algorithm::Cipher { name, key_len, iv_len } => symmetric::cipher_ctx(api, name, &vec![1; key_len], &vec![0; iv_len], true).map(|_| ()),
+            Algorithm::Aead { name, key_len, nonce_len, .. } => symmetric::cipher_ctx(api, name, &vec![1; key_len], &vec![0; nonce_len], true).map(|_| ()),
+            Algorithm::Hmac { .. } | Algorithm::Cmac { .. } => symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[]).map(|_| ()),
+            Algorithm::Gmac { .. } => symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[0; 12]).map(|_| ()),
+            _ => pkey::timing_key(api, &primitive.algorithm).map(|_| ()),
+        };
+        // SAFETY: clears errors a failed probe leaves behind.
+        unsafe { (api.ERR_clear_error)() };
+        probe.map_err(|detail| {
+            let name = primary_name(&primitive.algorithm).unwrap_or(primitive.id);
+            if LEGACY.contains(&name) {
+                if let Some(why) = self.legacy_failure() {
+                    return format!("needs OpenSSL's legacy provider, which did not load ({why})");
+                }
+                return format!("not in this libcrypto build, even with the legacy provider loaded (Debian builds OpenSSL with no-md2, no-mdc2, no-idea, no-rc5): {detail}");
+            }
+            format!("not available in this libcrypto: {detail}")
+        })
+    }
+}
+
+impl Implementation for OpenSsl {
+    fn name(&self) -> &'static str {
+        "openssl"
+    }
+
+    fn describe(&self) -> Variant {
+        let a = &self.api;
+        let version = a.version_text(ffi::OPENSSL_VERSION);
+        let short = version.split_whitespace().nth(1).unwrap_or("unknown").to_string();
+        let cpuinfo = a.version_text(ffi::OPENSSL_CPU_INFO);
+        let mut build_info = vec![
+            version.clone(),
+            a.version_text(ffi::OPENSSL_BUILT_ON),
+            a.version_text(ffi::OPENSSL_PLATFORM),
+            a.version_text(ffi::OPENSSL_CFLAGS),
+        ];
+        for (name, outcome) in &self.providers {
+            build_info.push(match outcome {
+                Ok(()) => format!("provider {name}: loaded"),
+                Err(e) => format!("provider {name}: failed ({e})"),
+            });
+        }
+        Variant {
+            label: format!("openssl-{short}"),
+            implementation: "openssl".into(),
+            version: short,
+            library: a.path.clone(),
+            build_info,
+            capabilities: cpuinfo.strip_prefix("CPUINFO: ").unwrap_or(&cpuinfo).to_string(),
+            feature_mask: std::env::var("OPENSSL_ia32cap").map(|v| format!("OPENSSL_ia32cap={v}")).unwrap_or_default(),
+        }
+    }
+
+    fn availability(&mut self, primitive: &Primitive) -> Result<(), String> {
+        if let Some(r) = self.availability.get(primitive.id) {
+            return r.clone();
+        }
+        let r = self.check(primitive);
+        self.availability.insert(primitive.id, r.clone());
+        r
+    }
+
+    fn known_answer_test(&mut self, primitive: &Primitive) -> Result<(), String> {
+        self.availability(primitive)?;
+        for kat in primitive.kats {
+            let r = if primitive.has_bytes() {
+                symmetric::known_answer(&self.api, &primitive.algorithm, kat)
+            } else {
+                pkey::known_answer(&self.api, &primitive.algorithm, kat)
+            };
+            r.map_err(|e| format!("{} ({})", e, kat.source()))?;
+        }
+        Ok(())
+    }
+
+    fn prepare(&mut self, primitive: &Primitive, cell: &CellSpec) -> Result<Box<dyn Timed + '_>, String> {
+        if primitive.has_bytes() {
+            let bytes = cell.bytes.ok_or("symmetric cells need a message size")? as usize;
+            symmetric::prepare(&self.api, &primitive.algorithm, cell.op, bytes, cell.misalign as usize)
+        } else {
+            pkey::prepare(&self.api, &primitive.algorithm, cell.op)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn openssl() -> Box<dyn Implementation> {
+        create(&ImplOptions::default()).expect("system libcrypto.so.3 (Debian libssl3) loads")
+    }
+
+    #[test]
+    fn every_available_primitive_passes_its_published_vectors() {
+        let mut o = openssl();
+        let mut failures = Vec::new();
+        let mut passed = 0;
+        for p in cryptospeed_catalog::all() {
+            if o.availability(p).is_err() {
+                continue;
+            }
+            match o.known_answer_test(p) {
+                Ok(()) => passed += 1,
+                Err(e) => failures.push(format!("{}: {e}", p.id)),
+            }
+        }
+        assert!(failures.is_empty(), "{failures:#?}");
+        assert!(passed >= 40, "only {passed} primitives available");
+    }
+
+    #[test]
+    fn debian_leaves_out_md2_mdc2_idea_rc5_with_a_reason() {
+        let mut o = openssl();
+        for id in ["md2", "mdc2", "idea-cbc", "rc5-cbc"] {
+            let p = cryptospeed_catalog::lookup(id).unwrap();
+            let why = o.availability(p).unwrap_err();
+            assert!(why.contains("legacy provider") || why.contains("not available"), "{id}: {why}");
+        }
+        for id in ["md4", "whirlpool", "des-cbc", "bf-cbc", "cast-cbc", "seed-cbc", "rc2-cbc", "rc4", "ripemd160"] {
+            let p = cryptospeed_catalog::lookup(id).unwrap();
+            assert!(o.availability(p).is_ok(), "{id} should be reachable through the legacy provider");
+        }
+    }
+
+    #[test]
+    fn a_wrong_vector_is_caught() {
+        let mut o = openssl();
+        let bad = Primitive {
+            kats: &[cryptospeed_catalog::Kat::Digest { msg: "616263", out: "00000000000000000000000000000000", source: "deliberately wrong" }],
+            ..*cryptospeed_catalog::lookup("md5").unwrap()
+        };
+        let err = o.known_answer_test(&bad).unwrap_err();
+        assert!(err.contains("900150983cd24fb0d6963f7d28e17f72"), "{err}");
+    }
+
+    #[test]
+    fn describe_names_the_library() {
+        let v = openssl().describe();
+        assert!(v.version.starts_with('3'), "{v:?}");
+        assert!(v.capabilities.contains("OPENSSL_ia32cap"), "{v:?}");
+    }
+}

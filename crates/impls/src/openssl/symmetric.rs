@@ -1,0 +1,497 @@
+//! Hashes, MACs, ciphers and AEADs through EVP: the timed loops (one library call sequence per
+//! operation, the same calls `openssl speed` makes) and their known-answer tests, which run
+//! through the very same context set-up and calls.
+
+use super::ffi::{self, Api, OsslParam, Ptr};
+use crate::buffer::AlignedBuffer;
+use cryptospeed_catalog::{unhex, Algorithm, Kat};
+use cryptospeed_engine::Timed;
+use cryptospeed_model::Op;
+use std::ffi::CString;
+use std::os::raw::{c_int, c_uint};
+use std::ptr::null_mut;
+
+fn cstr(s: &str) -> CString {
+    CString::new(s).expect("algorithm names have no NUL")
+}
+
+/// Looks a digest up: `EVP_MD_fetch` on OpenSSL 3, `EVP_get_digestbyname` before.
+pub fn fetch_md(api: &Api, name: &str) -> Result<Ptr, String> {
+    let n = cstr(name);
+    // SAFETY: valid C strings; NULL library context and properties are allowed.
+    let md = unsafe {
+        match api.EVP_MD_fetch {
+            Some(fetch) => fetch(null_mut(), n.as_ptr(), std::ptr::null()),
+            None => (api.EVP_get_digestbyname)(n.as_ptr()),
+        }
+    };
+    if md.is_null() {
+        return Err(format!("no provider offers digest {name} ({})", api.errors()));
+    }
+    Ok(md)
+}
+
+pub fn fetch_cipher(api: &Api, name: &str) -> Result<Ptr, String> {
+    let n = cstr(name);
+    // SAFETY: as in fetch_md.
+    let c = unsafe {
+        match api.EVP_CIPHER_fetch {
+            Some(fetch) => fetch(null_mut(), n.as_ptr(), std::ptr::null()),
+            None => (api.EVP_get_cipherbyname)(n.as_ptr()),
+        }
+    };
+    if c.is_null() {
+        return Err(format!("no provider offers cipher {name} ({})", api.errors()));
+    }
+    Ok(c)
+}
+
+/// An `EVP_CIPHER_CTX` freed on drop.
+pub struct CipherCtx<'a> {
+    api: &'a Api,
+    pub ctx: Ptr,
+}
+
+impl Drop for CipherCtx<'_> {
+    fn drop(&mut self) {
+        // SAFETY: ctx came from EVP_CIPHER_CTX_new and is freed once.
+        unsafe { (self.api.EVP_CIPHER_CTX_free)(self.ctx) }
+    }
+}
+
+/// Sets a cipher context up the way `openssl speed` does: cipher, key length, then key and IV.
+pub fn cipher_ctx<'a>(api: &'a Api, name: &str, key: &[u8], iv: &[u8], encrypt: bool) -> Result<CipherCtx<'a>, String> {
+    let cipher = fetch_cipher(api, name)?;
+    // SAFETY: every pointer is either NULL where the API allows it or points into live slices of
+    // the lengths the cipher expects (checked against the catalog's key and IV lengths).
+    unsafe {
+        let ctx = CipherCtx { api, ctx: (api.EVP_CIPHER_CTX_new)() };
+        let enc = encrypt as c_int;
+        if (api.EVP_CipherInit_ex)(ctx.ctx, cipher, null_mut(), std::ptr::null(), std::ptr::null(), enc) != 1 {
+            return Err(format!("EVP_CipherInit_ex({name}) failed: {}", api.errors()));
+        }
+        if (api.EVP_CIPHER_CTX_set_key_length)(ctx.ctx, key.len() as c_int) != 1 {
+            return Err(format!("{name} does not take a {}-byte key: {}", key.len(), api.errors()));
+        }
+        let ivp = if iv.is_empty() { std::ptr::null() } else { iv.as_ptr() };
+        if (api.EVP_CipherInit_ex)(ctx.ctx, null_mut(), null_mut(), key.as_ptr(), ivp, enc) != 1 {
+            return Err(format!("setting the {name} key failed: {}", api.errors()));
+        }
+        Ok(ctx)
+    }
+}
+
+/// An `EVP_MAC_CTX` keyed for HMAC, CMAC or GMAC.
+pub struct MacCtx<'a> {
+    api: &'a Api,
+    pub ctx: Ptr,
+}
+
+impl Drop for MacCtx<'_> {
+    fn drop(&mut self) {
+        if let Some(free) = self.api.EVP_MAC_CTX_free {
+            // SAFETY: ctx came from EVP_MAC_CTX_new and is freed once.
+            unsafe { free(self.ctx) }
+        }
+    }
+}
+
+pub fn mac_ctx<'a>(api: &'a Api, algorithm: &Algorithm, key: &[u8], iv: &[u8]) -> Result<MacCtx<'a>, String> {
+    let (Some(fetch), Some(new), Some(init)) = (api.EVP_MAC_fetch, api.EVP_MAC_CTX_new, api.EVP_MAC_init) else {
+        return Err("this libcrypto has no EVP_MAC API (OpenSSL < 3.0)".into());
+    };
+    let (mac_name, param_key, param_value) = match *algorithm {
+        Algorithm::Hmac { digest } => ("HMAC", "digest", digest),
+        Algorithm::Cmac { cipher } => ("CMAC", "cipher", cipher),
+        Algorithm::Gmac { cipher } => ("GMAC", "cipher", cipher),
+        _ => return Err("not a MAC".into()),
+    };
+    let (mac_c, pk, pv, ivk) = (cstr(mac_name), cstr(param_key), cstr(param_value), cstr("iv"));
+    let mut iv_owned = iv.to_vec();
+    let mut params = vec![OsslParam {
+        key: pk.as_ptr(),
+        data_type: ffi::OSSL_PARAM_UTF8_STRING,
+        data: pv.as_ptr() as *mut _,
+        data_size: param_value.len(),
+        return_size: usize::MAX,
+    }];
+    if !iv_owned.is_empty() {
+        params.push(OsslParam {
+            key: ivk.as_ptr(),
+            data_type: ffi::OSSL_PARAM_OCTET_STRING,
+            data: iv_owned.as_mut_ptr() as *mut _,
+            data_size: iv_owned.len(),
+            return_size: usize::MAX,
+        });
+    }
+    params.push(OsslParam::end());
+    // SAFETY: params is a terminated OSSL_PARAM array whose strings outlive the call.
+    unsafe {
+        let mac = fetch(null_mut(), mac_c.as_ptr(), std::ptr::null());
+        if mac.is_null() {
+            return Err(format!("no provider offers {mac_name} ({})", api.errors()));
+        }
+        let ctx = MacCtx { api, ctx: new(mac) };
+        if ctx.ctx.is_null() || init(ctx.ctx, key.as_ptr(), key.len(), params.as_ptr()) != 1 {
+            return Err(format!("{mac_name} with {param_value} cannot be keyed: {}", api.errors()));
+        }
+        Ok(ctx)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timed loops
+
+/// `EVP_Digest` of the message, as `openssl speed` does per operation.
+struct DigestLoop<'a> {
+    api: &'a Api,
+    md: Ptr,
+    msg: AlignedBuffer,
+    out: [u8; 64],
+}
+
+impl Timed for DigestLoop<'_> {
+    fn run(&mut self, iters: u64) -> Result<(), String> {
+        let (f, md, p, n, out) = (self.api.EVP_Digest, self.md, self.msg.ptr(), self.msg.len(), self.out.as_mut_ptr());
+        for _ in 0..iters {
+            // SAFETY: p points at n readable bytes; out has room for any digest up to 512 bits.
+            if unsafe { f(p as *const _, n, out, null_mut(), md, null_mut()) } != 1 {
+                return Err(format!("EVP_Digest failed: {}", self.api.errors()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Init, update, squeeze `out_len` bytes of an XOF on one reused context.
+struct XofLoop<'a> {
+    api: &'a Api,
+    md: Ptr,
+    ctx: Ptr,
+    msg: AlignedBuffer,
+    out: Vec<u8>,
+}
+
+impl Timed for XofLoop<'_> {
+    fn run(&mut self, iters: u64) -> Result<(), String> {
+        let a = self.api;
+        let (p, n) = (self.msg.ptr(), self.msg.len());
+        for _ in 0..iters {
+            // SAFETY: ctx is live; p/n and out describe owned buffers.
+            let ok = unsafe {
+                (a.EVP_DigestInit_ex)(self.ctx, self.md, null_mut()) == 1
+                    && (a.EVP_DigestUpdate)(self.ctx, p as *const _, n) == 1
+                    && (a.EVP_DigestFinalXOF)(self.ctx, self.out.as_mut_ptr(), self.out.len()) == 1
+            };
+            if !ok {
+                return Err(format!("XOF failed: {}", a.errors()));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for XofLoop<'_> {
+    fn drop(&mut self) {
+        // SAFETY: ctx came from EVP_MD_CTX_new.
+        unsafe { (self.api.EVP_MD_CTX_free)(self.ctx) }
+    }
+}
+
+/// `EVP_MAC_init` (same key) + update + final, as `openssl speed` times HMAC and CMAC.
+struct MacLoop<'a> {
+    api: &'a Api,
+    mac: MacCtx<'a>,
+    msg: AlignedBuffer,
+    update_only: bool,
+}
+
+impl Timed for MacLoop<'_> {
+    fn run(&mut self, iters: u64) -> Result<(), String> {
+        let (init, update, fin) = (
+            self.api.EVP_MAC_init.expect("checked at set-up"),
+            self.api.EVP_MAC_update.expect("checked at set-up"),
+            self.api.EVP_MAC_final.expect("checked at set-up"),
+        );
+        let (ctx, p, n) = (self.mac.ctx, self.msg.ptr(), self.msg.len());
+        let mut out = [0u8; 64];
+        let mut outl = 0usize;
+        if self.update_only {
+            for _ in 0..iters {
+                // SAFETY: ctx is keyed; p/n is an owned buffer.
+                if unsafe { update(ctx, p, n) } != 1 {
+                    return Err(format!("EVP_MAC_update failed: {}", self.api.errors()));
+                }
+            }
+            return Ok(());
+        }
+        for _ in 0..iters {
+            // SAFETY: as above; out has room for any MAC here.
+            let ok = unsafe {
+                init(ctx, std::ptr::null(), 0, std::ptr::null()) == 1
+                    && update(ctx, p, n) == 1
+                    && fin(ctx, out.as_mut_ptr(), &mut outl, out.len()) == 1
+            };
+            if !ok {
+                return Err(format!("EVP_MAC failed: {}", self.api.errors()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `EVP_Cipher` over the message in place, as `openssl speed` times ciphers.
+struct CipherLoop<'a> {
+    api: &'a Api,
+    ctx: CipherCtx<'a>,
+    msg: AlignedBuffer,
+}
+
+impl Timed for CipherLoop<'_> {
+    fn run(&mut self, iters: u64) -> Result<(), String> {
+        let (f, ctx, p, n) = (self.api.EVP_Cipher, self.ctx.ctx, self.msg.ptr(), self.msg.len() as c_uint);
+        for _ in 0..iters {
+            // SAFETY: in-place operation on an owned buffer of n bytes (plus a block of slack).
+            if unsafe { f(ctx, p, p, n) } <= 0 {
+                return Err(format!("EVP_Cipher failed: {}", self.api.errors()));
+            }
+        }
+        Ok(())
+    }
+}
+
+const AAD13: [u8; 13] = [0xcc; 13];
+
+/// Per message: set nonce, 13-byte AAD, encrypt, final (as `openssl speed -aead`).
+struct AeadEncryptLoop<'a> {
+    api: &'a Api,
+    ctx: CipherCtx<'a>,
+    nonce: Vec<u8>,
+    msg: AlignedBuffer,
+}
+
+impl Timed for AeadEncryptLoop<'_> {
+    fn run(&mut self, iters: u64) -> Result<(), String> {
+        let a = self.api;
+        let (ctx, p, n) = (self.ctx.ctx, self.msg.ptr(), self.msg.len() as c_int);
+        let mut outl: c_int = 0;
+        for _ in 0..iters {
+            // SAFETY: owned buffers; the message buffer has 32 bytes of slack for final.
+            let ok = unsafe {
+                (a.EVP_CipherInit_ex)(ctx, null_mut(), null_mut(), std::ptr::null(), self.nonce.as_ptr(), 1) == 1
+                    && (a.EVP_EncryptUpdate)(ctx, null_mut(), &mut outl, AAD13.as_ptr(), 13) == 1
+                    && (a.EVP_EncryptUpdate)(ctx, p, &mut outl, p, n) == 1
+                    && (a.EVP_EncryptFinal_ex)(ctx, p.add(outl as usize), &mut outl) == 1
+            };
+            if !ok {
+                return Err(format!("AEAD encryption failed: {}", a.errors()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Per message: set nonce and tag, 13-byte AAD, decrypt, final must authenticate.
+struct AeadDecryptLoop<'a> {
+    api: &'a Api,
+    ctx: CipherCtx<'a>,
+    nonce: Vec<u8>,
+    ciphertext: AlignedBuffer,
+    tag: Vec<u8>,
+    out: AlignedBuffer,
+}
+
+impl Timed for AeadDecryptLoop<'_> {
+    fn run(&mut self, iters: u64) -> Result<(), String> {
+        let a = self.api;
+        let (ctx, c, n, o) = (self.ctx.ctx, self.ciphertext.ptr(), self.ciphertext.len() as c_int, self.out.ptr());
+        let mut outl: c_int = 0;
+        for _ in 0..iters {
+            // SAFETY: owned buffers of the stated lengths.
+            let ok = unsafe {
+                (a.EVP_CipherInit_ex)(ctx, null_mut(), null_mut(), std::ptr::null(), self.nonce.as_ptr(), 0) == 1
+                    && (a.EVP_CIPHER_CTX_ctrl)(ctx, ffi::EVP_CTRL_AEAD_SET_TAG, self.tag.len() as c_int, self.tag.as_mut_ptr() as *mut _) == 1
+                    && (a.EVP_DecryptUpdate)(ctx, null_mut(), &mut outl, AAD13.as_ptr(), 13) == 1
+                    && (a.EVP_DecryptUpdate)(ctx, o, &mut outl, c, n) == 1
+                    && (a.EVP_DecryptFinal_ex)(ctx, o.add(outl as usize), &mut outl) == 1
+            };
+            if !ok {
+                return Err(format!("AEAD decryption did not authenticate: {}", a.errors()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Fixed keys for timing (values do not affect these algorithms' speed); `openssl speed` uses
+/// a similar fixed pattern.
+fn timing_key(len: usize) -> Vec<u8> {
+    (0..len).map(|i| (0x12 + 0x22 * i) as u8).collect()
+}
+
+/// Encrypts with an AEAD: returns ciphertext and tag.
+fn aead_seal(api: &Api, name: &str, key: &[u8], nonce: &[u8], aad: &[u8], pt: &[u8], tag_len: usize) -> Result<(Vec<u8>, Vec<u8>), String> {
+    let ctx = cipher_ctx(api, name, key, nonce, true)?;
+    let mut out = vec![0u8; pt.len() + 32];
+    let mut tag = vec![0u8; tag_len];
+    let (mut l1, mut l2): (c_int, c_int) = (0, 0);
+    // SAFETY: owned buffers with room for the output and the final block.
+    let ok = unsafe {
+        (aad.is_empty() || (api.EVP_EncryptUpdate)(ctx.ctx, null_mut(), &mut l1, aad.as_ptr(), aad.len() as c_int) == 1)
+            && (api.EVP_EncryptUpdate)(ctx.ctx, out.as_mut_ptr(), &mut l1, pt.as_ptr(), pt.len() as c_int) == 1
+            && (api.EVP_EncryptFinal_ex)(ctx.ctx, out.as_mut_ptr().add(l1 as usize), &mut l2) == 1
+            && (api.EVP_CIPHER_CTX_ctrl)(ctx.ctx, ffi::EVP_CTRL_AEAD_GET_TAG, tag_len as c_int, tag.as_mut_ptr() as *mut _) == 1
+    };
+    if !ok {
+        return Err(format!("{name} encryption failed: {}", api.errors()));
+    }
+    out.truncate((l1 + l2) as usize);
+    Ok((out, tag))
+}
+
+/// Decrypts with an AEAD; `Ok(None)` when the tag does not authenticate.
+fn aead_open(api: &Api, name: &str, key: &[u8], nonce: &[u8], aad: &[u8], ct: &[u8], tag: &[u8]) -> Result<Option<Vec<u8>>, String> {
+    let ctx = cipher_ctx(api, name, key, nonce, false)?;
+    let mut out = vec![0u8; ct.len() + 32];
+    let mut tag = tag.to_vec();
+    let (mut l1, mut l2): (c_int, c_int) = (0, 0);
+    // SAFETY: owned buffers with room for the output.
+    unsafe {
+        if (api.EVP_CIPHER_CTX_ctrl)(ctx.ctx, ffi::EVP_CTRL_AEAD_SET_TAG, tag.len() as c_int, tag.as_mut_ptr() as *mut _) != 1
+            || !(aad.is_empty() || (api.EVP_DecryptUpdate)(ctx.ctx, null_mut(), &mut l1, aad.as_ptr(), aad.len() as c_int) == 1)
+            || (api.EVP_DecryptUpdate)(ctx.ctx, out.as_mut_ptr(), &mut l1, ct.as_ptr(), ct.len() as c_int) != 1
+        {
+            return Err(format!("{name} decryption failed: {}", api.errors()));
+        }
+        if (api.EVP_DecryptFinal_ex)(ctx.ctx, out.as_mut_ptr().add(l1 as usize), &mut l2) != 1 {
+            (api.ERR_clear_error)();
+            return Ok(None);
+        }
+    }
+    out.truncate((l1 + l2) as usize);
+    Ok(Some(out))
+}
+
+/// Prepares a timed loop for a symmetric primitive.
+pub fn prepare<'a>(api: &'a Api, algorithm: &Algorithm, op: Op, bytes: usize, misalign: usize) -> Result<Box<dyn Timed + 'a>, String> {
+    let msg = AlignedBuffer::new(bytes, 64, misalign);
+    Ok(match (*algorithm, op) {
+        (Algorithm::Digest { name }, Op::Hash) => Box::new(DigestLoop { api, md: fetch_md(api, name)?, msg, out: [0; 64] }),
+        (Algorithm::Xof { name, out_len }, Op::Hash) => {
+            let md = fetch_md(api, name)?;
+            // SAFETY: plain constructor.
+            let ctx = unsafe { (api.EVP_MD_CTX_new)() };
+            Box::new(XofLoop { api, md, ctx, msg, out: vec![0; out_len] })
+        }
+        (Algorithm::Hmac { .. } | Algorithm::Cmac { .. }, Op::Mac) => {
+            let key_len = if matches!(algorithm, Algorithm::Cmac { .. }) { 16 } else { 32 };
+            let mac = mac_ctx(api, algorithm, &timing_key(key_len), &[])?;
+            Box::new(MacLoop { api, mac, msg, update_only: false })
+        }
+        (Algorithm::Gmac { .. }, Op::Mac) => {
+            let mac = mac_ctx(api, algorithm, &timing_key(16), &[0u8; 12])?;
+            Box::new(MacLoop { api, mac, msg, update_only: true })
+        }
+        (Algorithm::Cipher { name, key_len, iv_len }, Op::Encrypt | Op::Decrypt) => {
+            let ctx = cipher_ctx(api, name, &timing_key(key_len), &vec![0u8; iv_len], op == Op::Encrypt)?;
+            Box::new(CipherLoop { api, ctx, msg })
+        }
+        (Algorithm::Aead { name, key_len, nonce_len, .. }, Op::Encrypt) => {
+            let nonce = vec![0u8; nonce_len];
+            let ctx = cipher_ctx(api, name, &timing_key(key_len), &nonce, true)?;
+            Box::new(AeadEncryptLoop { api, ctx, nonce, msg })
+        }
+        (Algorithm::Aead { name, key_len, nonce_len, tag_len }, Op::Decrypt) => {
+            let nonce = vec![0u8; nonce_len];
+            let key = timing_key(key_len);
+            let (ct, tag) = aead_seal(api, name, &key, &nonce, &AAD13, msg.as_slice(), tag_len)?;
+            let mut ciphertext = AlignedBuffer::new(bytes, 64, misalign);
+            ciphertext.as_mut_slice().copy_from_slice(&ct);
+            let ctx = cipher_ctx(api, name, &key, &nonce, false)?;
+            Box::new(AeadDecryptLoop { api, ctx, nonce, ciphertext, tag, out: AlignedBuffer::new(bytes, 64, 0) })
+        }
+        (alg, op) => return Err(format!("{op} is not an operation of {alg:?}")),
+    })
+}
+
+fn mismatch(what: &str, got: &[u8], want: &[u8]) -> String {
+    format!("{what}: got {}, expected {}", hex::encode(got), hex::encode(want))
+}
+
+/// Runs one symmetric known-answer vector.
+pub fn known_answer(api: &Api, algorithm: &Algorithm, kat: &Kat) -> Result<(), String> {
+    match (*algorithm, *kat) {
+        (Algorithm::Digest { name }, Kat::Digest { msg, out, .. }) => {
+            let (msg, want) = (unhex(msg), unhex(out));
+            let md = fetch_md(api, name)?;
+            let mut got = [0u8; 64];
+            let mut len: c_uint = 0;
+            // SAFETY: owned buffers.
+            if unsafe { (api.EVP_Digest)(msg.as_ptr() as *const _, msg.len(), got.as_mut_ptr(), &mut len, md, null_mut()) } != 1 {
+                return Err(format!("EVP_Digest failed: {}", api.errors()));
+            }
+            let got = &got[..len as usize];
+            (got == want.as_slice()).then_some(()).ok_or_else(|| mismatch("digest", got, &want))
+        }
+        (Algorithm::Xof { name, .. }, Kat::Digest { msg, out, .. }) => {
+            let (msg, want) = (unhex(msg), unhex(out));
+            let mut t = XofLoop { api, md: fetch_md(api, name)?, ctx: unsafe { (api.EVP_MD_CTX_new)() }, msg: AlignedBuffer::new(msg.len(), 0, 0), out: vec![0; want.len()] };
+            t.msg.as_mut_slice().copy_from_slice(&msg);
+            t.run(1)?;
+            (t.out == want).then_some(()).ok_or_else(|| mismatch("XOF output", &t.out, &want))
+        }
+        (Algorithm::Hmac { .. } | Algorithm::Cmac { .. } | Algorithm::Gmac { .. }, Kat::Mac { key, iv, msg, out, .. }) => {
+            let (key, iv, msg, want) = (unhex(key), unhex(iv), unhex(msg), unhex(out));
+            let mac = mac_ctx(api, algorithm, &key, &iv)?;
+            let (update, fin) = (api.EVP_MAC_update.ok_or("no EVP_MAC_update")?, api.EVP_MAC_final.ok_or("no EVP_MAC_final")?);
+            let mut got = [0u8; 64];
+            let mut len = 0usize;
+            // SAFETY: keyed context, owned buffers.
+            let ok = unsafe { update(mac.ctx, msg.as_ptr(), msg.len()) == 1 && fin(mac.ctx, got.as_mut_ptr(), &mut len, got.len()) == 1 };
+            if !ok {
+                return Err(format!("MAC computation failed: {}", api.errors()));
+            }
+            let got = &got[..len];
+            (got == want.as_slice()).then_some(()).ok_or_else(|| mismatch("MAC", got, &want))
+        }
+        (Algorithm::Cipher { name, .. }, Kat::Cipher { key, iv, pt, ct, .. }) => {
+            let (key, iv, pt, want) = (unhex(key), unhex(iv), unhex(pt), unhex(ct));
+            for encrypt in [true, false] {
+                let ctx = cipher_ctx(api, name, &key, &iv, encrypt)?;
+                let (input, expected) = if encrypt { (&pt, &want) } else { (&want, &pt) };
+                let mut out = vec![0u8; input.len() + 32];
+                // SAFETY: owned buffers with a block of slack.
+                if unsafe { (api.EVP_Cipher)(ctx.ctx, out.as_mut_ptr(), input.as_ptr(), input.len() as c_uint) } <= 0 {
+                    return Err(format!("EVP_Cipher failed: {}", api.errors()));
+                }
+                let got = &out[..input.len()];
+                if got != expected.as_slice() {
+                    return Err(mismatch(if encrypt { "ciphertext" } else { "decrypted plaintext" }, got, expected));
+                }
+            }
+            Ok(())
+        }
+        (Algorithm::Aead { name, tag_len, .. }, Kat::Aead { key, nonce, aad, pt, ct, tag, .. }) => {
+            let (key, nonce, aad, pt, want_ct, want_tag) = (unhex(key), unhex(nonce), unhex(aad), unhex(pt), unhex(ct), unhex(tag));
+            let (got_ct, got_tag) = aead_seal(api, name, &key, &nonce, &aad, &pt, tag_len)?;
+            if got_ct != want_ct {
+                return Err(mismatch("ciphertext", &got_ct, &want_ct));
+            }
+            if got_tag != want_tag {
+                return Err(mismatch("tag", &got_tag, &want_tag));
+            }
+            match aead_open(api, name, &key, &nonce, &aad, &want_ct, &want_tag)? {
+                Some(p) if p == pt => {}
+                Some(p) => return Err(mismatch("decrypted plaintext", &p, &pt)),
+                None => return Err("a valid tag was rejected on decryption".into()),
+            }
+            let mut bad = want_tag.clone();
+            bad[0] ^= 1;
+            match aead_open(api, name, &key, &nonce, &aad, &want_ct, &bad)? {
+                None => Ok(()),
+                Some(_) => Err("a corrupted tag was accepted".into()),
+            }
+        }
+        (alg, kat) => Err(format!("no way to apply {kat:?} to {alg:?}")),
+    }
+}
