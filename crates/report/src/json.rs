@@ -1,0 +1,134 @@
+//! JSON and CSV: one record per cell, in the units people compare (bytes/s for symmetric cells,
+//! ops/s for public key), with the confidence interval, sample count, cycles and status.
+
+use cryptospeed_model::{RunRecord, VariantMeasurement};
+use serde::Serialize;
+
+#[derive(Serialize)]
+pub struct Record<'a> {
+    pub run: i64,
+    #[serde(rename = "impl")]
+    pub implementation: &'a str,
+    pub variant: &'a str,
+    pub primitive: &'a str,
+    pub op: &'a str,
+    pub bytes: Option<u64>,
+    pub misalign: u32,
+    pub unit: &'static str,
+    pub median: Option<f64>,
+    pub ci95: Option<[f64; 2]>,
+    pub ci95_pct: Option<f64>,
+    pub n: Option<usize>,
+    pub mad_ns: Option<f64>,
+    pub outliers: Option<usize>,
+    pub ns_per_op: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cycles_per_byte: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cycles_per_op: Option<f64>,
+    pub cycles_are: &'static str,
+    pub cpu_fraction: Option<f64>,
+    pub status: &'static str,
+    pub reason: Option<&'a str>,
+}
+
+pub fn records(record: &RunRecord) -> Vec<Record<'_>> {
+    record.measurements.iter().map(|vm| to_record(record.run.id, vm)).collect()
+}
+
+fn to_record(run: i64, vm: &VariantMeasurement) -> Record<'_> {
+    let m = &vm.measurement;
+    let numbers = m.status.has_numbers();
+    let keep = |x: Option<f64>| x.filter(|_| numbers);
+    let symmetric = m.cell.bytes.is_some();
+    Record {
+        run,
+        implementation: &vm.implementation,
+        variant: &vm.variant,
+        primitive: &m.cell.primitive,
+        op: m.cell.op.as_str(),
+        bytes: m.cell.bytes,
+        misalign: m.cell.misalign,
+        unit: if symmetric { "bytes/s" } else { "ops/s" },
+        median: keep(if symmetric { m.bytes_per_s() } else { m.ops_per_s() }),
+        ci95: m.rate_ci().filter(|_| numbers).map(|(lo, hi)| [lo, hi]),
+        ci95_pct: m.summary.filter(|_| numbers).map(|s| s.rel_ci() * 100.0),
+        n: m.summary.map(|s| s.n),
+        mad_ns: m.summary.map(|s| s.mad),
+        outliers: m.summary.map(|s| s.outliers),
+        ns_per_op: m.summary.map(|s| s.median),
+        cycles_per_byte: if symmetric { keep(m.cycles_per_byte()) } else { None },
+        cycles_per_op: if symmetric { None } else { keep(m.cycles_per_op()) },
+        cycles_are: "TSC reference cycles",
+        cpu_fraction: m.cpu_fraction,
+        status: m.status.as_str(),
+        reason: m.reason.as_deref(),
+    }
+}
+
+pub fn write_json(record: &RunRecord) -> String {
+    serde_json::to_string_pretty(&records(record)).expect("records serialise") + "\n"
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+pub fn write_csv(record: &RunRecord) -> String {
+    let mut out = String::from("run,impl,variant,primitive,op,bytes,unit,median,ci95_lo,ci95_hi,n,cycles_per_byte,cycles_per_op,status,reason\n");
+    let num = |x: Option<f64>| x.map(|v| format!("{v}")).unwrap_or_default();
+    for r in records(record) {
+        let fields = [
+            r.run.to_string(),
+            csv_field(r.implementation),
+            csv_field(r.variant),
+            csv_field(r.primitive),
+            r.op.to_string(),
+            r.bytes.map(|b| b.to_string()).unwrap_or_default(),
+            r.unit.to_string(),
+            num(r.median),
+            num(r.ci95.map(|c| c[0])),
+            num(r.ci95.map(|c| c[1])),
+            r.n.map(|n| n.to_string()).unwrap_or_default(),
+            num(r.cycles_per_byte),
+            num(r.cycles_per_op),
+            r.status.to_string(),
+            csv_field(r.reason.unwrap_or("")),
+        ];
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn json_records_carry_the_required_fields() {
+        let v: serde_json::Value = serde_json::from_str(&super::write_json(&crate::fixture::record())).unwrap();
+        let arr = v.as_array().unwrap();
+        assert_eq!(arr.len(), 6);
+        let md5 = &arr[1];
+        for key in ["impl", "variant", "primitive", "op", "bytes", "unit", "median", "ci95", "n", "cycles_per_byte", "status"] {
+            assert!(md5.get(key).is_some(), "missing {key}");
+        }
+        assert_eq!(md5["median"].as_f64().unwrap(), 1e8);
+        assert_eq!(md5["unit"], "bytes/s");
+        let rsa = &arr[3];
+        assert!(rsa["bytes"].is_null());
+        assert!(rsa["cycles_per_op"].as_f64().unwrap() > 0.0);
+        assert_eq!(arr[0]["status"], "unavailable");
+        assert!(arr[0]["median"].is_null());
+    }
+
+    #[test]
+    fn csv_has_a_header_and_a_row_per_cell() {
+        let text = super::write_csv(&crate::fixture::record());
+        assert_eq!(text.lines().count(), 7);
+        assert!(text.lines().nth(2).unwrap().starts_with("7,openssl,openssl-3.0.19,md5,hash,16,bytes/s,100000000,"));
+    }
+}

@@ -1,0 +1,74 @@
+//! Markdown tables for READMEs and issue comments: one symmetric table (1000s of bytes/s, with
+//! ±% when asked) and one public-key table (ops/s) per variant.
+
+use crate::{by_variant, find, is_symmetric, primitives_in, sizes, symmetric_op, Options};
+use cryptospeed_model::RunRecord;
+use std::fmt::Write;
+
+pub fn write(record: &RunRecord, options: Options) -> String {
+    let mut out = String::new();
+    for (label, ms) in by_variant(record) {
+        let _ = writeln!(out, "### {label} on {}\n", record.machine.cpu_model);
+        let prims = primitives_in(&ms);
+        let sizes = sizes(&ms);
+        if prims.iter().any(|p| is_symmetric(p)) && !sizes.is_empty() {
+            let _ = write!(out, "| primitive |");
+            for s in &sizes {
+                let _ = write!(out, " {s} B |");
+            }
+            let _ = writeln!(out, "\n|---|{}", "---:|".repeat(sizes.len()));
+            for p in prims.iter().filter(|p| is_symmetric(p)) {
+                let op = symmetric_op(&ms, p);
+                let _ = write!(out, "| {} |", p.id);
+                for s in &sizes {
+                    let cell = match find(&ms, p.id, op, Some(*s)) {
+                        Some(m) if m.status.has_numbers() => {
+                            let k = m.bytes_per_s().unwrap_or(0.0) / 1e3;
+                            match (options.ci, m.summary) {
+                                (true, Some(sum)) => format!("{k:.2}k ±{:.1}%", sum.rel_ci() * 100.0),
+                                _ => format!("{k:.2}k"),
+                            }
+                        }
+                        Some(m) => m.status.as_str().to_string(),
+                        None => "n/a".into(),
+                    };
+                    let _ = write!(out, " {cell} |");
+                }
+                out.push('\n');
+            }
+            out.push('\n');
+        }
+        let pk: Vec<_> = prims.iter().filter(|p| !is_symmetric(p)).collect();
+        if !pk.is_empty() {
+            let _ = writeln!(out, "| primitive | op | ops/s | ±% | cycles/op |\n|---|---|---:|---:|---:|");
+            for p in pk {
+                for op in p.ops() {
+                    if let Some(m) = find(&ms, p.id, *op, None) {
+                        match (m.status.has_numbers(), m.summary) {
+                            (true, Some(s)) => {
+                                let _ = writeln!(out, "| {} | {op} | {:.1} | {:.1} | {:.0} |", p.id, 1e9 / s.median, s.rel_ci() * 100.0, m.cycles_per_op().unwrap_or(0.0));
+                            }
+                            _ => {
+                                let _ = writeln!(out, "| {} | {op} | {} | | |", p.id, m.status.as_str());
+                            }
+                        }
+                    }
+                }
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn tables_render() {
+        let text = super::write(&crate::fixture::record(), crate::Options { ci: true, cycles: false });
+        assert!(text.contains("| primitive | 16 B | 8192 B |"), "{text}");
+        assert!(text.contains("| md5 | 100000.00k ±1.0% | 500000.00k ±1.0% |"), "{text}");
+        assert!(text.contains("| md2 | unavailable | n/a |"), "{text}");
+        assert!(text.contains("| rsa-2048 | sign | 4000.0 | 1.0 | 650000 |"), "{text}");
+    }
+}
