@@ -3,7 +3,8 @@
 
 use crate::{Algorithm::*, Kat, Primitive, SpeedRow::Symmetric};
 
-const STREAM: &str = "EVP_Cipher over the message in place on one context, key and IV set once (as openssl speed)";
+const STREAM: &str =
+    "EVP_Cipher over the message in place on one context, key and IV set once (as openssl speed)";
 const AEAD: &str =
     "per message: set nonce, 13-byte AAD, encrypt, final with tag (as openssl speed -aead)";
 

@@ -44,24 +44,57 @@ impl Curve {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Algorithm {
     /// A hash; `name` is the common (OpenSSL) name.
-    Digest { name: &'static str },
+    Digest {
+        name: &'static str,
+    },
     /// An extendable-output function timed with `out_len` bytes of output.
-    Xof { name: &'static str, out_len: usize },
-    Hmac { digest: &'static str },
-    Cmac { cipher: &'static str },
+    Xof {
+        name: &'static str,
+        out_len: usize,
+    },
+    Hmac {
+        digest: &'static str,
+    },
+    Cmac {
+        cipher: &'static str,
+    },
     /// GHASH as GMAC over the message (what `openssl speed ghash` times).
-    Gmac { cipher: &'static str },
+    Gmac {
+        cipher: &'static str,
+    },
     /// A non-AEAD cipher mode with a key and an IV.
-    Cipher { name: &'static str, key_len: usize, iv_len: usize },
+    Cipher {
+        name: &'static str,
+        key_len: usize,
+        iv_len: usize,
+    },
     /// An AEAD, timed as `openssl speed -aead`: per message set nonce, 13 B AAD, encrypt, tag.
-    Aead { name: &'static str, key_len: usize, nonce_len: usize, tag_len: usize },
-    Rsa { bits: u32 },
-    Dsa { bits: u32 },
-    Ecdsa { curve: Curve },
+    Aead {
+        name: &'static str,
+        key_len: usize,
+        nonce_len: usize,
+        tag_len: usize,
+    },
+    Rsa {
+        bits: u32,
+    },
+    Dsa {
+        bits: u32,
+    },
+    Ecdsa {
+        curve: Curve,
+    },
     /// Key agreement on an elliptic curve (NIST curves or X25519/X448).
-    Ecdh { curve: Curve },
-    Eddsa { curve: Curve },
-    Ffdh { group: &'static str, bits: u32 },
+    Ecdh {
+        curve: Curve,
+    },
+    Eddsa {
+        curve: Curve,
+    },
+    Ffdh {
+        group: &'static str,
+        bits: u32,
+    },
 }
 
 /// How `openssl speed` (3.0 numbering) labels and numbers a primitive, for the openssl and -mr
@@ -70,30 +103,95 @@ pub enum Algorithm {
 pub enum SpeedRow {
     /// A row of the symmetric table: `+F:index:name`. Primitives `openssl speed` only reaches
     /// through `-evp` use index 25 (D_EVP), as `openssl speed -evp NAME -mr` prints them.
-    Symmetric { index: u32, name: &'static str },
-    Rsa { index: u32, bits: u32 },
-    Dsa { index: u32, bits: u32 },
-    Ecdsa { index: u32, bits: u32, name: &'static str },
-    Ecdh { index: u32, bits: u32, name: &'static str },
-    Eddsa { index: u32, bits: u32, name: &'static str },
-    Ffdh { index: u32, bits: u32 },
+    Symmetric {
+        index: u32,
+        name: &'static str,
+    },
+    Rsa {
+        index: u32,
+        bits: u32,
+    },
+    Dsa {
+        index: u32,
+        bits: u32,
+    },
+    Ecdsa {
+        index: u32,
+        bits: u32,
+        name: &'static str,
+    },
+    Ecdh {
+        index: u32,
+        bits: u32,
+        name: &'static str,
+    },
+    Eddsa {
+        index: u32,
+        bits: u32,
+        name: &'static str,
+    },
+    Ffdh {
+        index: u32,
+        bits: u32,
+    },
 }
 
 /// A published known-answer vector (all byte strings hex), or a check against an independent
 /// implementation for primitives whose signatures are randomised or keys too large to publish.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kat {
-    Digest { msg: &'static str, out: &'static str, source: &'static str },
-    Mac { key: &'static str, iv: &'static str, msg: &'static str, out: &'static str, source: &'static str },
-    Cipher { key: &'static str, iv: &'static str, pt: &'static str, ct: &'static str, source: &'static str },
-    Aead { key: &'static str, nonce: &'static str, aad: &'static str, pt: &'static str, ct: &'static str, tag: &'static str, source: &'static str },
+    Digest {
+        msg: &'static str,
+        out: &'static str,
+        source: &'static str,
+    },
+    Mac {
+        key: &'static str,
+        iv: &'static str,
+        msg: &'static str,
+        out: &'static str,
+        source: &'static str,
+    },
+    Cipher {
+        key: &'static str,
+        iv: &'static str,
+        pt: &'static str,
+        ct: &'static str,
+        source: &'static str,
+    },
+    Aead {
+        key: &'static str,
+        nonce: &'static str,
+        aad: &'static str,
+        pt: &'static str,
+        ct: &'static str,
+        tag: &'static str,
+        source: &'static str,
+    },
     /// Verify a published signature: `spki` is a DER SubjectPublicKeyInfo, `digest` the hash the
     /// signature is over, or `None` for EdDSA (the message is signed directly).
-    SignatureVerify { spki: &'static str, digest: Option<&'static str>, msg: &'static str, sig: &'static str, source: &'static str },
+    SignatureVerify {
+        spki: &'static str,
+        digest: Option<&'static str>,
+        msg: &'static str,
+        sig: &'static str,
+        source: &'static str,
+    },
     /// Deterministic signature: sign `msg` with the raw private key and compare bytes (EdDSA).
-    EddsaSign { private: &'static str, public: &'static str, msg: &'static str, sig: &'static str, source: &'static str },
+    EddsaSign {
+        private: &'static str,
+        public: &'static str,
+        msg: &'static str,
+        sig: &'static str,
+        source: &'static str,
+    },
     /// Key agreement with a raw private key and a raw (X25519/X448) or SEC1 (NIST) peer key.
-    Agreement { private: &'static str, peer_public: &'static str, shared: &'static str, source: &'static str },
+    Agreement {
+        private: &'static str,
+        peer_public: &'static str,
+        shared: &'static str,
+        source: &'static str,
+    },
     /// No fixed vector: the implementation checks its output against an independent one
     /// (e.g. RSA PKCS#1 v1.5 signatures verified by another library, FFDH against modular
     /// exponentiation). `how` says what is compared.
@@ -153,9 +251,10 @@ impl Primitive {
             Algorithm::Digest { .. } | Algorithm::Xof { .. } => &[Op::Hash],
             Algorithm::Hmac { .. } | Algorithm::Cmac { .. } | Algorithm::Gmac { .. } => &[Op::Mac],
             Algorithm::Cipher { .. } | Algorithm::Aead { .. } => &[Op::Encrypt],
-            Algorithm::Rsa { .. } | Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. } | Algorithm::Eddsa { .. } => {
-                &[Op::Sign, Op::Verify]
-            }
+            Algorithm::Rsa { .. }
+            | Algorithm::Dsa { .. }
+            | Algorithm::Ecdsa { .. }
+            | Algorithm::Eddsa { .. } => &[Op::Sign, Op::Verify],
             Algorithm::Ecdh { .. } | Algorithm::Ffdh { .. } => &[Op::Derive],
         }
     }
@@ -372,12 +471,35 @@ mod tests {
             for k in p.kats {
                 let fields: Vec<&str> = match *k {
                     Kat::Digest { msg, out, .. } => vec![msg, out],
-                    Kat::Mac { key, iv, msg, out, .. } => vec![key, iv, msg, out],
-                    Kat::Cipher { key, iv, pt, ct, .. } => vec![key, iv, pt, ct],
-                    Kat::Aead { key, nonce, aad, pt, ct, tag, .. } => vec![key, nonce, aad, pt, ct, tag],
+                    Kat::Mac {
+                        key, iv, msg, out, ..
+                    } => vec![key, iv, msg, out],
+                    Kat::Cipher {
+                        key, iv, pt, ct, ..
+                    } => vec![key, iv, pt, ct],
+                    Kat::Aead {
+                        key,
+                        nonce,
+                        aad,
+                        pt,
+                        ct,
+                        tag,
+                        ..
+                    } => vec![key, nonce, aad, pt, ct, tag],
                     Kat::SignatureVerify { spki, msg, sig, .. } => vec![spki, msg, sig],
-                    Kat::EddsaSign { private, public, msg, sig, .. } => vec![private, public, msg, sig],
-                    Kat::Agreement { private, peer_public, shared, .. } => vec![private, peer_public, shared],
+                    Kat::EddsaSign {
+                        private,
+                        public,
+                        msg,
+                        sig,
+                        ..
+                    } => vec![private, public, msg, sig],
+                    Kat::Agreement {
+                        private,
+                        peer_public,
+                        shared,
+                        ..
+                    } => vec![private, peer_public, shared],
                     Kat::CrossCheck { .. } => vec![],
                 };
                 for f in fields {

@@ -2,7 +2,8 @@
 
 use crate::{Algorithm::*, Kat, Primitive, SpeedRow::Symmetric};
 
-const MAC: &str = "EVP_MAC init + update(message) + final per operation, key set once (as openssl speed)";
+const MAC: &str =
+    "EVP_MAC init + update(message) + final per operation, key set once (as openssl speed)";
 
 pub(crate) const PRIMITIVES: &[Primitive] = &[
     Primitive {

@@ -12,7 +12,8 @@ const RSA_SIGN: &str =
     "EVP_PKEY_sign of 36 bytes with PKCS#1 v1.5 padding, no digest (as openssl speed); verify the same";
 const DSA_SIGN: &str = "EVP_PKEY_sign of a 20-byte digest (as openssl speed); verify the same";
 const ECDSA_SIGN: &str = "EVP_PKEY_sign of a 20-byte digest (as openssl speed); verify the same";
-const DERIVE: &str = "EVP_PKEY_derive of the shared secret with a fixed peer key (as openssl speed)";
+const DERIVE: &str =
+    "EVP_PKEY_derive of the shared secret with a fixed peer key (as openssl speed)";
 const EDDSA: &str = "EVP_DigestSign of a 20-byte message (as openssl speed); verify the same";
 
 /// Wycheproof dsa_2048_256_sha256_test.json, test group 1.
@@ -28,7 +29,12 @@ const DSA_ROUNDTRIP: Kat = Kat::CrossCheck {
     how: "sign then verify with the same key; a corrupted signature must be rejected",
 };
 
-const fn rsa(id: &'static str, aliases: &'static [&'static str], index: u32, bits: u32) -> Primitive {
+const fn rsa(
+    id: &'static str,
+    aliases: &'static [&'static str],
+    index: u32,
+    bits: u32,
+) -> Primitive {
     Primitive {
         id,
         aliases,

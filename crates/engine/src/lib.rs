@@ -32,5 +32,9 @@ pub trait Implementation {
     /// Runs the primitive's known-answer tests through the same calls the timed loop uses.
     fn known_answer_test(&mut self, primitive: &Primitive) -> Result<(), String>;
     /// Prepares one cell for timing.
-    fn prepare(&mut self, primitive: &Primitive, cell: &CellSpec) -> Result<Box<dyn Timed + '_>, String>;
+    fn prepare(
+        &mut self,
+        primitive: &Primitive,
+        cell: &CellSpec,
+    ) -> Result<Box<dyn Timed + '_>, String>;
 }

@@ -19,7 +19,9 @@ fn caches() -> Vec<String> {
     let mut out = Vec::new();
     for i in 0..8 {
         let base = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
-        let Some(level) = read_trim(&format!("{base}/level")) else { break };
+        let Some(level) = read_trim(&format!("{base}/level")) else {
+            break;
+        };
         let kind = read_trim(&format!("{base}/type")).unwrap_or_default();
         let size = read_trim(&format!("{base}/size")).unwrap_or_default();
         let ways = read_trim(&format!("{base}/ways_of_associativity")).unwrap_or_default();
@@ -41,7 +43,11 @@ fn uname() -> (String, String, String) {
         return Default::default();
     }
     let field = |f: &[libc::c_char]| {
-        let bytes: Vec<u8> = f.iter().take_while(|c| **c != 0).map(|c| *c as u8).collect();
+        let bytes: Vec<u8> = f
+            .iter()
+            .take_while(|c| **c != 0)
+            .map(|c| *c as u8)
+            .collect();
         String::from_utf8_lossy(&bytes).into_owned()
     };
     (
@@ -67,14 +73,19 @@ pub fn probe() -> Machine {
         .split_whitespace()
         .map(str::to_string)
         .collect();
-    let threads = cpuinfo.lines().filter(|l| l.starts_with("processor")).count() as u32;
+    let threads = cpuinfo
+        .lines()
+        .filter(|l| l.starts_with("processor"))
+        .count() as u32;
     let cores = cpuinfo_field(&cpuinfo, "cpu cores")
         .and_then(|v| v.parse().ok())
         .unwrap_or(threads);
     let (hostname, kernel, arch) = uname();
     Machine {
         hostname,
-        cpu_model: cpuinfo_field(&cpuinfo, "model name").unwrap_or("unknown").to_string(),
+        cpu_model: cpuinfo_field(&cpuinfo, "model name")
+            .unwrap_or("unknown")
+            .to_string(),
         constant_tsc: flags.iter().any(|f| f == "constant_tsc"),
         cpu_flags: flags,
         cores,

@@ -18,7 +18,10 @@ pub enum Request {
     /// Run a primitive's known-answer tests.
     Verify { primitive: String },
     /// Time one cell (its known-answer tests run first if they have not yet).
-    Measure { cell: CellSpec, config: MeasureConfig },
+    Measure {
+        cell: CellSpec,
+        config: MeasureConfig,
+    },
     /// Exit cleanly.
     Quit,
 }
@@ -34,13 +37,26 @@ pub struct AvailabilityEntry {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "reply", rename_all = "snake_case")]
 pub enum Response {
-    Hello { protocol: u32, variant: Variant },
-    Availability { entries: Vec<AvailabilityEntry> },
-    Verify { primitive: String, ok: bool, detail: String },
-    Measurement { measurement: Measurement },
+    Hello {
+        protocol: u32,
+        variant: Variant,
+    },
+    Availability {
+        entries: Vec<AvailabilityEntry>,
+    },
+    Verify {
+        primitive: String,
+        ok: bool,
+        detail: String,
+    },
+    Measurement {
+        measurement: Measurement,
+    },
     Bye,
     /// The request could not be served (unknown primitive, malformed line, wrong version).
-    Error { message: String },
+    Error {
+        message: String,
+    },
 }
 
 #[cfg(test)]
@@ -49,10 +65,15 @@ mod tests {
 
     #[test]
     fn messages_have_the_documented_shape() {
-        let r = serde_json::to_string(&Request::Verify { primitive: "md5".into() }).unwrap();
+        let r = serde_json::to_string(&Request::Verify {
+            primitive: "md5".into(),
+        })
+        .unwrap();
         assert_eq!(r, r#"{"cmd":"verify","primitive":"md5"}"#);
-        let back: Response =
-            serde_json::from_str(r#"{"reply":"verify","primitive":"md5","ok":true,"detail":"RFC 1321"}"#).unwrap();
+        let back: Response = serde_json::from_str(
+            r#"{"reply":"verify","primitive":"md5","ok":true,"detail":"RFC 1321"}"#,
+        )
+        .unwrap();
         assert!(matches!(back, Response::Verify { ok: true, .. }));
     }
 }

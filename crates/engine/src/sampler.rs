@@ -106,7 +106,11 @@ pub fn summarize(
     let precise = precise || summary.is_some_and(|s| stats::is_precise(&s, config.precision));
     Measurement {
         cell,
-        status: if precise { Status::Ok } else { Status::Imprecise },
+        status: if precise {
+            Status::Ok
+        } else {
+            Status::Imprecise
+        },
         reason: if precise {
             None
         } else {
@@ -152,17 +156,36 @@ mod tests {
     }
 
     fn cell() -> CellSpec {
-        CellSpec { primitive: "spin".into(), op: Op::Hash, bytes: Some(64), misalign: 0 }
+        CellSpec {
+            primitive: "spin".into(),
+            op: Op::Hash,
+            bytes: Some(64),
+            misalign: 0,
+        }
     }
 
     #[test]
     fn batches_reach_the_sample_time_and_stop_in_budget() {
-        let cfg = MeasureConfig { max_time_s: 0.5, sample_time_s: 0.002, warmup_s: 0.0, ..Default::default() };
+        let cfg = MeasureConfig {
+            max_time_s: 0.5,
+            sample_time_s: 0.002,
+            warmup_s: 0.0,
+            ..Default::default()
+        };
         let m = measure(&mut Spin(1000), cell(), &cfg);
         assert!(m.status.has_numbers(), "{:?}", m.reason);
         // Calibrated batches last about the target (noise may shave a little off one).
-        let median_wall = cryptospeed_stats::median(&m.samples.iter().map(|s| s.wall_ns as f64).collect::<Vec<_>>()).unwrap();
-        assert!(median_wall >= 1_500_000.0, "samples too short: {median_wall} ns");
+        let median_wall = cryptospeed_stats::median(
+            &m.samples
+                .iter()
+                .map(|s| s.wall_ns as f64)
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+        assert!(
+            median_wall >= 1_500_000.0,
+            "samples too short: {median_wall} ns"
+        );
         assert!(m.samples.len() >= cfg.min_samples as usize || m.elapsed_s >= 0.5);
         assert!(m.elapsed_s < 1.5, "overran the budget: {}", m.elapsed_s);
         assert!(m.tsc_per_op.unwrap() > 0.0);
@@ -178,9 +201,21 @@ mod tests {
 
     #[test]
     fn twice_the_work_takes_about_twice_the_time() {
-        let cfg = MeasureConfig { max_time_s: 1.0, sample_time_s: 0.002, warmup_s: 0.0, precision: 0.02, ..Default::default() };
-        let a = measure(&mut Spin(2000), cell(), &cfg).summary.unwrap().median;
-        let b = measure(&mut Spin(4000), cell(), &cfg).summary.unwrap().median;
+        let cfg = MeasureConfig {
+            max_time_s: 1.0,
+            sample_time_s: 0.002,
+            warmup_s: 0.0,
+            precision: 0.02,
+            ..Default::default()
+        };
+        let a = measure(&mut Spin(2000), cell(), &cfg)
+            .summary
+            .unwrap()
+            .median;
+        let b = measure(&mut Spin(4000), cell(), &cfg)
+            .summary
+            .unwrap()
+            .median;
         let ratio = b / a;
         assert!((1.5..2.6).contains(&ratio), "ratio {ratio}");
     }

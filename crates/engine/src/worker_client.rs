@@ -38,7 +38,9 @@ impl std::fmt::Display for WorkerError {
         match self {
             WorkerError::Spawn(e) => write!(f, "cannot start worker: {e}"),
             WorkerError::Died(e) => write!(f, "worker died: {e}"),
-            WorkerError::Timeout(d) => write!(f, "worker did not answer within {:.0}s", d.as_secs_f64()),
+            WorkerError::Timeout(d) => {
+                write!(f, "worker did not answer within {:.0}s", d.as_secs_f64())
+            }
             WorkerError::Interrupted => write!(f, "interrupted"),
             WorkerError::Protocol(e) => write!(f, "worker protocol error: {e}"),
         }
@@ -96,8 +98,19 @@ impl WorkerClient {
             }
         });
         let stdin = child.stdin.take();
-        let mut client = WorkerClient { child, stdin, replies: rx, variant: Variant::default() };
-        match client.request(&Request::Hello { protocol: PROTOCOL_VERSION }, Duration::from_secs(60), cancel)? {
+        let mut client = WorkerClient {
+            child,
+            stdin,
+            replies: rx,
+            variant: Variant::default(),
+        };
+        match client.request(
+            &Request::Hello {
+                protocol: PROTOCOL_VERSION,
+            },
+            Duration::from_secs(60),
+            cancel,
+        )? {
             Response::Hello { protocol, variant } if protocol == PROTOCOL_VERSION => {
                 client.variant = variant;
                 Ok(client)
@@ -106,7 +119,9 @@ impl WorkerClient {
                 "worker speaks protocol {protocol}, this orchestrator {PROTOCOL_VERSION}"
             ))),
             Response::Error { message } => Err(WorkerError::Spawn(message)),
-            other => Err(WorkerError::Protocol(format!("unexpected reply to hello: {other:?}"))),
+            other => Err(WorkerError::Protocol(format!(
+                "unexpected reply to hello: {other:?}"
+            ))),
         }
     }
 
@@ -138,7 +153,10 @@ impl WorkerClient {
         cancel: &AtomicBool,
     ) -> Result<Response, WorkerError> {
         let line = serde_json::to_string(req).map_err(|e| WorkerError::Protocol(e.to_string()))?;
-        let write = self.stdin.as_mut().map(|s| writeln!(s, "{line}").and_then(|_| s.flush()));
+        let write = self
+            .stdin
+            .as_mut()
+            .map(|s| writeln!(s, "{line}").and_then(|_| s.flush()));
         if !matches!(write, Some(Ok(()))) {
             let how = self.death();
             return Err(WorkerError::Died(how));

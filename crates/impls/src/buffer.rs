@@ -18,7 +18,11 @@ impl AlignedBuffer {
         for (i, b) in storage.iter_mut().enumerate() {
             *b = (i as u8).wrapping_mul(13).wrapping_add(7);
         }
-        AlignedBuffer { storage, start, len }
+        AlignedBuffer {
+            storage,
+            start,
+            len,
+        }
     }
 
     pub fn ptr(&mut self) -> *mut u8 {

@@ -30,7 +30,11 @@ pub fn create(name: &str, options: &ImplOptions) -> Result<Box<dyn Implementatio
         Some((_, _, make)) => make(options),
         None => Err(format!(
             "unknown implementation '{name}'; known: {}",
-            REGISTRY.iter().map(|(n, _, _)| *n).collect::<Vec<_>>().join(", ")
+            REGISTRY
+                .iter()
+                .map(|(n, _, _)| *n)
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
     }
 }

@@ -33,7 +33,11 @@ pub struct Record<'a> {
 }
 
 pub fn records(record: &RunRecord) -> Vec<Record<'_>> {
-    record.measurements.iter().map(|vm| to_record(record.run.id, vm)).collect()
+    record
+        .measurements
+        .iter()
+        .map(|vm| to_record(record.run.id, vm))
+        .collect()
 }
 
 fn to_record(run: i64, vm: &VariantMeasurement) -> Record<'_> {
@@ -50,15 +54,27 @@ fn to_record(run: i64, vm: &VariantMeasurement) -> Record<'_> {
         bytes: m.cell.bytes,
         misalign: m.cell.misalign,
         unit: if symmetric { "bytes/s" } else { "ops/s" },
-        median: keep(if symmetric { m.bytes_per_s() } else { m.ops_per_s() }),
+        median: keep(if symmetric {
+            m.bytes_per_s()
+        } else {
+            m.ops_per_s()
+        }),
         ci95: m.rate_ci().filter(|_| numbers).map(|(lo, hi)| [lo, hi]),
         ci95_pct: m.summary.filter(|_| numbers).map(|s| s.rel_ci() * 100.0),
         n: m.summary.map(|s| s.n),
         mad_ns: m.summary.map(|s| s.mad),
         outliers: m.summary.map(|s| s.outliers),
         ns_per_op: m.summary.map(|s| s.median),
-        cycles_per_byte: if symmetric { keep(m.cycles_per_byte()) } else { None },
-        cycles_per_op: if symmetric { None } else { keep(m.cycles_per_op()) },
+        cycles_per_byte: if symmetric {
+            keep(m.cycles_per_byte())
+        } else {
+            None
+        },
+        cycles_per_op: if symmetric {
+            None
+        } else {
+            keep(m.cycles_per_op())
+        },
         cycles_are: "TSC reference cycles",
         cpu_fraction: m.cpu_fraction,
         status: m.status.as_str(),
@@ -109,11 +125,24 @@ pub fn write_csv(record: &RunRecord) -> String {
 mod tests {
     #[test]
     fn json_records_carry_the_required_fields() {
-        let v: serde_json::Value = serde_json::from_str(&super::write_json(&crate::fixture::record())).unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&super::write_json(&crate::fixture::record())).unwrap();
         let arr = v.as_array().unwrap();
         assert_eq!(arr.len(), 6);
         let md5 = &arr[1];
-        for key in ["impl", "variant", "primitive", "op", "bytes", "unit", "median", "ci95", "n", "cycles_per_byte", "status"] {
+        for key in [
+            "impl",
+            "variant",
+            "primitive",
+            "op",
+            "bytes",
+            "unit",
+            "median",
+            "ci95",
+            "n",
+            "cycles_per_byte",
+            "status",
+        ] {
             assert!(md5.get(key).is_some(), "missing {key}");
         }
         assert_eq!(md5["median"].as_f64().unwrap(), 1e8);
@@ -129,6 +158,10 @@ mod tests {
     fn csv_has_a_header_and_a_row_per_cell() {
         let text = super::write_csv(&crate::fixture::record());
         assert_eq!(text.lines().count(), 7);
-        assert!(text.lines().nth(2).unwrap().starts_with("7,openssl,openssl-3.0.19,md5,hash,16,bytes/s,100000000,"));
+        assert!(text
+            .lines()
+            .nth(2)
+            .unwrap()
+            .starts_with("7,openssl,openssl-3.0.19,md5,hash,16,bytes/s,100000000,"));
     }
 }

@@ -84,7 +84,12 @@ pub(crate) fn primitives_in(ms: &[&VariantMeasurement]) -> Vec<&'static Primitiv
 }
 
 /// The measurement of a primitive/op/size in a group, if any.
-pub(crate) fn find<'a>(ms: &[&'a VariantMeasurement], primitive: &str, op: Op, bytes: Option<u64>) -> Option<&'a Measurement> {
+pub(crate) fn find<'a>(
+    ms: &[&'a VariantMeasurement],
+    primitive: &str,
+    op: Op,
+    bytes: Option<u64>,
+) -> Option<&'a Measurement> {
     ms.iter()
         .map(|m| &m.measurement)
         .find(|m| m.cell.primitive == primitive && m.cell.op == op && m.cell.bytes == bytes)
@@ -92,7 +97,9 @@ pub(crate) fn find<'a>(ms: &[&'a VariantMeasurement], primitive: &str, op: Op, b
 
 /// Operations per second of a public-key cell with numbers.
 pub(crate) fn ops(ms: &[&VariantMeasurement], primitive: &str, op: Op) -> Option<f64> {
-    find(ms, primitive, op, None).filter(|m| m.status.has_numbers()).and_then(Measurement::ops_per_s)
+    find(ms, primitive, op, None)
+        .filter(|m| m.status.has_numbers())
+        .and_then(Measurement::ops_per_s)
 }
 
 /// True for primitives printed in `openssl speed`'s symmetric table.
@@ -119,10 +126,24 @@ pub(crate) mod fixture {
             variant: "openssl-3.0.19".into(),
             implementation: "openssl".into(),
             measurement: Measurement {
-                cell: CellSpec { primitive: primitive.into(), op, bytes, misalign: 0 },
+                cell: CellSpec {
+                    primitive: primitive.into(),
+                    op,
+                    bytes,
+                    misalign: 0,
+                },
                 status: Status::Ok,
                 reason: None,
-                summary: Some(Summary { n: 20, median: ns, ci_lo: ns * 0.99, ci_hi: ns * 1.01, mad: ns * 0.005, outliers: 1, min: ns * 0.98, max: ns * 1.1 }),
+                summary: Some(Summary {
+                    n: 20,
+                    median: ns,
+                    ci_lo: ns * 0.99,
+                    ci_hi: ns * 1.01,
+                    mad: ns * 0.005,
+                    outliers: 1,
+                    min: ns * 0.98,
+                    max: ns * 1.1,
+                }),
                 tsc_per_op: Some(ns * 2.6),
                 cpu_fraction: Some(1.0),
                 samples: vec![],
@@ -130,16 +151,38 @@ pub(crate) mod fixture {
             },
         };
         let mut md2 = m("md2", Op::Hash, Some(16), 1.0);
-        md2.measurement = Measurement::not_timed(md2.measurement.cell.clone(), Status::Unavailable, "not built");
+        md2.measurement = Measurement::not_timed(
+            md2.measurement.cell.clone(),
+            Status::Unavailable,
+            "not built",
+        );
         RunRecord {
-            run: RunInfo { id: 7, label: Some("fixture".into()), started_at: "2026-11-20T00:00:00Z".into(), finished_at: None, command: "cryptospeed run".into(), tool_version: "0.1.0".into(), status: RunStatus::Complete, config: MeasureConfig::default() },
-            machine: Machine { cpu_model: "Test CPU @ 2.60GHz".into(), tsc_hz: 2.6e9, ..Default::default() },
+            run: RunInfo {
+                id: 7,
+                label: Some("fixture".into()),
+                started_at: "2026-11-20T00:00:00Z".into(),
+                finished_at: None,
+                command: "cryptospeed run".into(),
+                tool_version: "0.1.0".into(),
+                status: RunStatus::Complete,
+                config: MeasureConfig::default(),
+            },
+            machine: Machine {
+                cpu_model: "Test CPU @ 2.60GHz".into(),
+                tsc_hz: 2.6e9,
+                ..Default::default()
+            },
             variants: vec![Variant {
                 label: "openssl-3.0.19".into(),
                 implementation: "openssl".into(),
                 version: "3.0.19".into(),
                 library: "libcrypto.so.3".into(),
-                build_info: vec!["OpenSSL 3.0.19 27 Jan 2026".into(), "built on: today".into(), "platform: debian-amd64".into(), "compiler: gcc -O2".into()],
+                build_info: vec![
+                    "OpenSSL 3.0.19 27 Jan 2026".into(),
+                    "built on: today".into(),
+                    "platform: debian-amd64".into(),
+                    "compiler: gcc -O2".into(),
+                ],
                 capabilities: "OPENSSL_ia32cap=0xfffa3203078bffff:0x405fc6f1bf07ab".into(),
                 feature_mask: String::new(),
             }],

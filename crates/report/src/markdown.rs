@@ -25,7 +25,9 @@ pub fn write(record: &RunRecord, options: Options) -> String {
                         Some(m) if m.status.has_numbers() => {
                             let k = m.bytes_per_s().unwrap_or(0.0) / 1e3;
                             match (options.ci, m.summary) {
-                                (true, Some(sum)) => format!("{k:.2}k ±{:.1}%", sum.rel_ci() * 100.0),
+                                (true, Some(sum)) => {
+                                    format!("{k:.2}k ±{:.1}%", sum.rel_ci() * 100.0)
+                                }
                                 _ => format!("{k:.2}k"),
                             }
                         }
@@ -40,16 +42,31 @@ pub fn write(record: &RunRecord, options: Options) -> String {
         }
         let pk: Vec<_> = prims.iter().filter(|p| !is_symmetric(p)).collect();
         if !pk.is_empty() {
-            let _ = writeln!(out, "| primitive | op | ops/s | ±% | cycles/op |\n|---|---|---:|---:|---:|");
+            let _ = writeln!(
+                out,
+                "| primitive | op | ops/s | ±% | cycles/op |\n|---|---|---:|---:|---:|"
+            );
             for p in pk {
                 for op in p.ops() {
                     if let Some(m) = find(&ms, p.id, *op, None) {
                         match (m.status.has_numbers(), m.summary) {
                             (true, Some(s)) => {
-                                let _ = writeln!(out, "| {} | {op} | {:.1} | {:.1} | {:.0} |", p.id, 1e9 / s.median, s.rel_ci() * 100.0, m.cycles_per_op().unwrap_or(0.0));
+                                let _ = writeln!(
+                                    out,
+                                    "| {} | {op} | {:.1} | {:.1} | {:.0} |",
+                                    p.id,
+                                    1e9 / s.median,
+                                    s.rel_ci() * 100.0,
+                                    m.cycles_per_op().unwrap_or(0.0)
+                                );
                             }
                             _ => {
-                                let _ = writeln!(out, "| {} | {op} | {} | | |", p.id, m.status.as_str());
+                                let _ = writeln!(
+                                    out,
+                                    "| {} | {op} | {} | | |",
+                                    p.id,
+                                    m.status.as_str()
+                                );
                             }
                         }
                     }
@@ -65,10 +82,22 @@ pub fn write(record: &RunRecord, options: Options) -> String {
 mod tests {
     #[test]
     fn tables_render() {
-        let text = super::write(&crate::fixture::record(), crate::Options { ci: true, cycles: false });
+        let text = super::write(
+            &crate::fixture::record(),
+            crate::Options {
+                ci: true,
+                cycles: false,
+            },
+        );
         assert!(text.contains("| primitive | 16 B | 8192 B |"), "{text}");
-        assert!(text.contains("| md5 | 100000.00k ±1.0% | 500000.00k ±1.0% |"), "{text}");
+        assert!(
+            text.contains("| md5 | 100000.00k ±1.0% | 500000.00k ±1.0% |"),
+            "{text}"
+        );
         assert!(text.contains("| md2 | unavailable | n/a |"), "{text}");
-        assert!(text.contains("| rsa-2048 | sign | 4000.0 | 1.0 | 650000 |"), "{text}");
+        assert!(
+            text.contains("| rsa-2048 | sign | 4000.0 | 1.0 | 650000 |"),
+            "{text}"
+        );
     }
 }

@@ -12,7 +12,10 @@ pub fn write(record: &RunRecord) -> String {
     for (_, ms) in by_variant(record) {
         let prims = primitives_in(&ms);
         let sizes = sizes(&ms);
-        let measured = |id: &str| ms.iter().any(|m| m.measurement.cell.primitive == id && m.measurement.status.has_numbers());
+        let measured = |id: &str| {
+            ms.iter()
+                .any(|m| m.measurement.cell.primitive == id && m.measurement.status.has_numbers())
+        };
         if prims.iter().any(|p| is_symmetric(p) && measured(p.id)) && !sizes.is_empty() {
             out.push_str("+H");
             for s in &sizes {
@@ -28,26 +31,48 @@ pub fn write(record: &RunRecord) -> String {
                     let op = symmetric_op(&ms, p);
                     let _ = write!(out, "+F:{index}:{name}");
                     for s in &sizes {
-                        let r = find(&ms, p.id, op, Some(*s)).filter(|m| m.status.has_numbers()).and_then(|m| m.bytes_per_s());
+                        let r = find(&ms, p.id, op, Some(*s))
+                            .filter(|m| m.status.has_numbers())
+                            .and_then(|m| m.bytes_per_s());
                         let _ = write!(out, ":{:.2}", z(r));
                     }
                     out.push('\n');
                 }
                 SpeedRow::Rsa { index, bits } => {
-                    let _ = writeln!(out, "+F2:{index}:{bits}:{:.6}:{:.6}", z(ops(&ms, p.id, Op::Sign)), z(ops(&ms, p.id, Op::Verify)));
+                    let _ = writeln!(
+                        out,
+                        "+F2:{index}:{bits}:{:.6}:{:.6}",
+                        z(ops(&ms, p.id, Op::Sign)),
+                        z(ops(&ms, p.id, Op::Verify))
+                    );
                 }
                 SpeedRow::Dsa { index, bits } => {
-                    let _ = writeln!(out, "+F3:{index}:{bits}:{:.6}:{:.6}", z(ops(&ms, p.id, Op::Sign)), z(ops(&ms, p.id, Op::Verify)));
+                    let _ = writeln!(
+                        out,
+                        "+F3:{index}:{bits}:{:.6}:{:.6}",
+                        z(ops(&ms, p.id, Op::Sign)),
+                        z(ops(&ms, p.id, Op::Verify))
+                    );
                 }
                 SpeedRow::Ecdsa { index, bits, .. } => {
-                    let _ = writeln!(out, "+F4:{index}:{bits}:{:.6}:{:.6}", z(ops(&ms, p.id, Op::Sign)), z(ops(&ms, p.id, Op::Verify)));
+                    let _ = writeln!(
+                        out,
+                        "+F4:{index}:{bits}:{:.6}:{:.6}",
+                        z(ops(&ms, p.id, Op::Sign)),
+                        z(ops(&ms, p.id, Op::Verify))
+                    );
                 }
                 SpeedRow::Ecdh { index, bits, .. } => {
                     let x = ops(&ms, p.id, Op::Derive);
                     let _ = writeln!(out, "+F5:{index}:{bits}:{:.6}:{:.6}", z(x), inv(x));
                 }
                 SpeedRow::Eddsa { index, bits, name } => {
-                    let _ = writeln!(out, "+F6:{index}:{bits}:{name}:{:.6}:{:.6}", z(ops(&ms, p.id, Op::Sign)), z(ops(&ms, p.id, Op::Verify)));
+                    let _ = writeln!(
+                        out,
+                        "+F6:{index}:{bits}:{name}:{:.6}:{:.6}",
+                        z(ops(&ms, p.id, Op::Sign)),
+                        z(ops(&ms, p.id, Op::Verify))
+                    );
                 }
                 SpeedRow::Ffdh { index, bits } => {
                     let x = ops(&ms, p.id, Op::Derive);
@@ -80,7 +105,10 @@ mod tests {
         assert_eq!(lines[1], "+F:3:md5:100000000.00:500000000.00");
         assert_eq!(lines[2], "+F2:2:2048:4000.000000:62500.000000");
         assert_eq!(lines[3], "+F5:22:253:31250.000000:0.000032");
-        assert!(!text.contains("md2"), "unavailable rows are left out, as openssl speed does");
+        assert!(
+            !text.contains("md2"),
+            "unavailable rows are left out, as openssl speed does"
+        );
         let parsed = parse_like_openssl(&text);
         assert_eq!(parsed[1].1, vec![3.0, 100000000.0, 500000000.0]);
     }

@@ -26,20 +26,31 @@ pub fn write(record: &RunRecord, options: Options) -> String {
     let tsc_ghz = record.machine.tsc_hz / 1e9;
     for (label, ms) in by_variant(record) {
         let variant = record.variants.iter().find(|v| v.label == label);
-        let _ = writeln!(out, "version: {label} (measured by cryptospeed {})", record.run.tool_version);
+        let _ = writeln!(
+            out,
+            "version: {label} (measured by cryptospeed {})",
+            record.run.tool_version
+        );
         if let Some(v) = variant {
             for line in v.build_info.iter().filter(|l| !l.starts_with("provider ")) {
                 let _ = writeln!(out, "{line}");
             }
             let _ = writeln!(out, "CPUINFO: {}", v.capabilities);
         }
-        let _ = writeln!(out, "CPU: {} (TSC {:.2} GHz)", record.machine.cpu_model, tsc_ghz);
+        let _ = writeln!(
+            out,
+            "CPU: {} (TSC {:.2} GHz)",
+            record.machine.cpu_model, tsc_ghz
+        );
         let prims = primitives_in(&ms);
 
         let sym: Vec<_> = prims.iter().filter(|p| is_symmetric(p)).collect();
         let sizes = sizes(&ms);
         if !sym.is_empty() && !sizes.is_empty() {
-            let _ = writeln!(out, "The 'numbers' are in 1000s of bytes per second processed.");
+            let _ = writeln!(
+                out,
+                "The 'numbers' are in 1000s of bytes per second processed."
+            );
             let mut header = String::from("type        ");
             for s in &sizes {
                 let _ = write!(header, "{s:7} bytes");
@@ -51,16 +62,31 @@ pub fn write(record: &RunRecord, options: Options) -> String {
             let mut not_measured = Vec::new();
             for p in &sym {
                 let op = symmetric_op(&ms, p);
-                let cells: Vec<_> = sizes.iter().map(|b| find(&ms, p.id, op, Some(*b))).collect();
-                if cells.iter().all(|c| c.is_none_or(|m| !m.status.has_numbers())) {
+                let cells: Vec<_> = sizes
+                    .iter()
+                    .map(|b| find(&ms, p.id, op, Some(*b)))
+                    .collect();
+                if cells
+                    .iter()
+                    .all(|c| c.is_none_or(|m| !m.status.has_numbers()))
+                {
                     if let Some(m) = cells.iter().flatten().next() {
-                        not_measured.push(format!("{}: {} ({})", p.id, m.status.as_str(), m.reason.as_deref().unwrap_or("")));
+                        not_measured.push(format!(
+                            "{}: {} ({})",
+                            p.id,
+                            m.status.as_str(),
+                            m.reason.as_deref().unwrap_or("")
+                        ));
                     }
                     continue;
                 }
                 let mut line = format!("{:<13}", speed_name(p.speed, p.id));
                 for c in &cells {
-                    match c.and_then(|m| m.bytes_per_s().filter(|_| m.status.has_numbers()).map(|r| (r, m))) {
+                    match c.and_then(|m| {
+                        m.bytes_per_s()
+                            .filter(|_| m.status.has_numbers())
+                            .map(|r| (r, m))
+                    }) {
                         Some((r, m)) => {
                             if r > 10000.0 {
                                 let _ = write!(line, " {:11.2}k", r / 1e3);
@@ -85,7 +111,10 @@ pub fn write(record: &RunRecord, options: Options) -> String {
                 let _ = writeln!(out, "TSC reference cycles per byte ({tsc_ghz:.2} GHz):");
                 for p in &sym {
                     let op = symmetric_op(&ms, p);
-                    let vals: Vec<Option<f64>> = sizes.iter().map(|b| find(&ms, p.id, op, Some(*b)).and_then(|m| m.cycles_per_byte())).collect();
+                    let vals: Vec<Option<f64>> = sizes
+                        .iter()
+                        .map(|b| find(&ms, p.id, op, Some(*b)).and_then(|m| m.cycles_per_byte()))
+                        .collect();
                     if vals.iter().all(Option::is_none) {
                         continue;
                     }
@@ -110,7 +139,12 @@ pub fn write(record: &RunRecord, options: Options) -> String {
     out.trim_end().to_string() + "\n"
 }
 
-fn extra(ms: &[&cryptospeed_model::VariantMeasurement], id: &str, ops_list: &[Op], options: Options) -> String {
+fn extra(
+    ms: &[&cryptospeed_model::VariantMeasurement],
+    id: &str,
+    ops_list: &[Op],
+    options: Options,
+) -> String {
     let mut s = String::new();
     for op in ops_list {
         if let Some(m) = find(ms, id, *op, None).filter(|m| m.status.has_numbers()) {
@@ -127,7 +161,12 @@ fn extra(ms: &[&cryptospeed_model::VariantMeasurement], id: &str, ops_list: &[Op
     s
 }
 
-fn pkey_tables(out: &mut String, ms: &[&cryptospeed_model::VariantMeasurement], prims: &[&'static cryptospeed_catalog::Primitive], options: Options) {
+fn pkey_tables(
+    out: &mut String,
+    ms: &[&cryptospeed_model::VariantMeasurement],
+    prims: &[&'static cryptospeed_catalog::Primitive],
+    options: Options,
+) {
     let inv = |x: Option<f64>| x.map(|v| 1.0 / v).unwrap_or(0.0);
     let or0 = |x: Option<f64>| x.unwrap_or(0.0);
     let mut headed = [false; 6];
@@ -136,8 +175,17 @@ fn pkey_tables(out: &mut String, ms: &[&cryptospeed_model::VariantMeasurement], 
         let has = |op| ops(ms, p.id, op).is_some();
         let any = p.ops().iter().any(|op| has(*op));
         if !any {
-            if let Some(m) = ms.iter().map(|m| &m.measurement).find(|m| m.cell.primitive == p.id && m.status != Status::Ok) {
-                not_measured.push(format!("{}: {} ({})", p.id, m.status.as_str(), m.reason.as_deref().unwrap_or("")));
+            if let Some(m) = ms
+                .iter()
+                .map(|m| &m.measurement)
+                .find(|m| m.cell.primitive == p.id && m.status != Status::Ok)
+            {
+                not_measured.push(format!(
+                    "{}: {} ({})",
+                    p.id,
+                    m.status.as_str(),
+                    m.reason.as_deref().unwrap_or("")
+                ));
             }
             continue;
         }
@@ -147,38 +195,77 @@ fn pkey_tables(out: &mut String, ms: &[&cryptospeed_model::VariantMeasurement], 
         let tail = extra(ms, p.id, p.ops(), options);
         match p.speed {
             SpeedRow::Rsa { bits, .. } | SpeedRow::Dsa { bits, .. } => {
-                let family = if matches!(p.speed, SpeedRow::Rsa { .. }) { "rsa" } else { "dsa" };
+                let family = if matches!(p.speed, SpeedRow::Rsa { .. }) {
+                    "rsa"
+                } else {
+                    "dsa"
+                };
                 let slot = if family == "rsa" { 0 } else { 1 };
                 if !headed[slot] {
                     let _ = writeln!(out, "{:18}sign    verify    sign/s verify/s", " ");
                     headed[slot] = true;
                 }
-                let _ = writeln!(out, "{family} {bits:4} bits {:8.6}s {:8.6}s {:8.1} {:8.1}{tail}", inv(s), inv(v), or0(s), or0(v));
+                let _ = writeln!(
+                    out,
+                    "{family} {bits:4} bits {:8.6}s {:8.6}s {:8.1} {:8.1}{tail}",
+                    inv(s),
+                    inv(v),
+                    or0(s),
+                    or0(v)
+                );
                 if e.is_some() || d.is_some() {
-                    let _ = writeln!(out, "{family} {bits:4} bits encrypt {:8.6}s decrypt {:8.6}s {:8.1} {:8.1}", inv(e), inv(d), or0(e), or0(d));
+                    let _ = writeln!(
+                        out,
+                        "{family} {bits:4} bits encrypt {:8.6}s decrypt {:8.6}s {:8.1} {:8.1}",
+                        inv(e),
+                        inv(d),
+                        or0(e),
+                        or0(d)
+                    );
                 }
             }
             SpeedRow::Ecdsa { bits, name, .. } | SpeedRow::Eddsa { bits, name, .. } => {
-                let (slot, kind) = if matches!(p.speed, SpeedRow::Ecdsa { .. }) { (2, "ecdsa") } else { (4, "EdDSA") };
+                let (slot, kind) = if matches!(p.speed, SpeedRow::Ecdsa { .. }) {
+                    (2, "ecdsa")
+                } else {
+                    (4, "EdDSA")
+                };
                 if !headed[slot] {
                     let _ = writeln!(out, "{:30}sign    verify    sign/s verify/s", " ");
                     headed[slot] = true;
                 }
-                let _ = writeln!(out, "{bits:4} bits {kind} ({name}) {:8.4}s {:8.4}s {:8.1} {:8.1}{tail}", inv(s), inv(v), or0(s), or0(v));
+                let _ = writeln!(
+                    out,
+                    "{bits:4} bits {kind} ({name}) {:8.4}s {:8.4}s {:8.1} {:8.1}{tail}",
+                    inv(s),
+                    inv(v),
+                    or0(s),
+                    or0(v)
+                );
             }
             SpeedRow::Ecdh { bits, name, .. } => {
                 if !headed[3] {
                     let _ = writeln!(out, "{:30}op      op/s", " ");
                     headed[3] = true;
                 }
-                let _ = writeln!(out, "{bits:4} bits ecdh ({name}) {:8.4}s {:8.1}{tail}", inv(x), or0(x));
+                let _ = writeln!(
+                    out,
+                    "{bits:4} bits ecdh ({name}) {:8.4}s {:8.1}{tail}",
+                    inv(x),
+                    or0(x)
+                );
             }
             SpeedRow::Ffdh { bits, .. } => {
                 if !headed[5] {
                     let _ = writeln!(out, "{:23}op     op/s", " ");
                     headed[5] = true;
                 }
-                let _ = writeln!(out, "{bits:4} bits ffdh {:8.4}s {:8.1}{tail}", inv(x), or0(x));
+                let _ = writeln!(
+                    out,
+                    "{bits:4} bits ffdh {:8.4}s {:8.1}{tail}",
+                    inv(x),
+                    or0(x)
+                );
             }
             SpeedRow::Symmetric { .. } => {}
         }
@@ -196,23 +283,50 @@ mod tests {
     fn looks_like_openssl_speed() {
         let text = write(&crate::fixture::record(), Options::default());
         assert!(text.contains("The 'numbers' are in 1000s of bytes per second processed.\n"));
-        assert!(text.contains("type             16 bytes   8192 bytes\n"), "{text}");
+        assert!(
+            text.contains("type             16 bytes   8192 bytes\n"),
+            "{text}"
+        );
         // 16 bytes / 160 ns = 100,000,000 B/s = 100000.00k; 8192 B / 16384 ns = 500000.00k.
-        assert!(text.contains("md5             100000.00k   500000.00k\n"), "{text}");
+        assert!(
+            text.contains("md5             100000.00k   500000.00k\n"),
+            "{text}"
+        );
         assert!(text.contains("                  sign    verify    sign/s verify/s\n"));
-        assert!(text.contains("rsa 2048 bits 0.000250s 0.000016s   4000.0  62500.0\n"), "{text}");
-        assert!(text.contains(" 253 bits ecdh (X25519)   0.0000s  31250.0\n"), "{text}");
-        assert!(text.contains("# not measured: md2: unavailable (not built)"), "{text}");
+        assert!(
+            text.contains("rsa 2048 bits 0.000250s 0.000016s   4000.0  62500.0\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(" 253 bits ecdh (X25519)   0.0000s  31250.0\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("# not measured: md2: unavailable (not built)"),
+            "{text}"
+        );
         assert!(text.contains("CPUINFO: OPENSSL_ia32cap=0xfffa3203078bffff:0x405fc6f1bf07ab"));
     }
 
     #[test]
     fn optional_columns() {
-        let text = write(&crate::fixture::record(), Options { ci: true, cycles: true });
+        let text = write(
+            &crate::fixture::record(),
+            Options {
+                ci: true,
+                cycles: true,
+            },
+        );
         assert!(text.contains("±1.0%"), "{text}");
-        assert!(text.contains("TSC reference cycles per byte (2.60 GHz):"), "{text}");
+        assert!(
+            text.contains("TSC reference cycles per byte (2.60 GHz):"),
+            "{text}"
+        );
         // 160 ns * 2.6 = 416 cycles over 16 bytes = 26.00 cycles/byte.
-        assert!(text.contains("md5                 26.00         5.20\n"), "{text}");
+        assert!(
+            text.contains("md5                 26.00         5.20\n"),
+            "{text}"
+        );
         assert_eq!(text.matches("# not measured: md2").count(), 1);
     }
 }

@@ -26,7 +26,14 @@ pub struct RunRow {
 
 pub trait Store {
     /// Records the start of a run and returns its id.
-    fn begin_run(&mut self, machine: &Machine, label: Option<&str>, command: &str, tool_version: &str, config: &MeasureConfig) -> Result<i64>;
+    fn begin_run(
+        &mut self,
+        machine: &Machine,
+        label: Option<&str>,
+        command: &str,
+        tool_version: &str,
+        config: &MeasureConfig,
+    ) -> Result<i64>;
     /// Returns the id of a variant, storing it on first sight.
     fn variant_id(&mut self, variant: &Variant) -> Result<i64>;
     /// Stores one measurement with its samples, atomically.
@@ -40,7 +47,9 @@ pub trait Store {
 /// Opens the store a `--db` value names (today: a SQLite file path).
 pub fn open(location: &str) -> Result<Box<dyn Store>> {
     if location.starts_with("postgres://") || location.starts_with("postgresql://") {
-        anyhow::bail!("PostgreSQL stores are not supported by this build yet; use a SQLite file path");
+        anyhow::bail!(
+            "PostgreSQL stores are not supported by this build yet; use a SQLite file path"
+        );
     }
     Ok(Box::new(SqliteStore::open(std::path::Path::new(location))?))
 }

@@ -94,12 +94,19 @@ fn now() -> String {
 impl SqliteStore {
     pub fn open(path: &Path) -> Result<SqliteStore> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
         }
-        let mut conn = Connection::open(path).with_context(|| format!("cannot open database {}", path.display()))?;
+        let mut conn = Connection::open(path)
+            .with_context(|| format!("cannot open database {}", path.display()))?;
         conn.busy_timeout(std::time::Duration::from_secs(60))?;
         conn.pragma_update(None, "journal_mode", "WAL")
-            .with_context(|| format!("{} is not a SQLite database cryptospeed can use", path.display()))?;
+            .with_context(|| {
+                format!(
+                    "{} is not a SQLite database cryptospeed can use",
+                    path.display()
+                )
+            })?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         let migrations = Migrations::new(MIGRATIONS.iter().map(|m| M::up(m)).collect());
@@ -116,19 +123,34 @@ impl SqliteStore {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![fp, m.hostname, m.cpu_model, m.cpu_flags.join(" "), m.cores, m.threads, serde_json::to_string(&m.caches)?, m.tsc_hz, m.constant_tsc, m.kernel, m.os, m.arch],
         )?;
-        Ok(self.conn.query_row("SELECT id FROM machine WHERE fingerprint = ?1", [fp], |r| r.get(0))?)
+        Ok(self
+            .conn
+            .query_row("SELECT id FROM machine WHERE fingerprint = ?1", [fp], |r| {
+                r.get(0)
+            })?)
     }
 
     fn resolve(&self, selector: &str) -> Result<i64> {
         if let Ok(id) = selector.parse::<i64>() {
-            if self.conn.query_row("SELECT 1 FROM run WHERE id = ?1", [id], |_| Ok(())).optional()?.is_some() {
+            if self
+                .conn
+                .query_row("SELECT 1 FROM run WHERE id = ?1", [id], |_| Ok(()))
+                .optional()?
+                .is_some()
+            {
                 return Ok(id);
             }
         }
         self.conn
-            .query_row("SELECT id FROM run WHERE label = ?1 ORDER BY id DESC LIMIT 1", [selector], |r| r.get(0))
+            .query_row(
+                "SELECT id FROM run WHERE label = ?1 ORDER BY id DESC LIMIT 1",
+                [selector],
+                |r| r.get(0),
+            )
             .optional()?
-            .ok_or_else(|| anyhow!("no run with id or label '{selector}' ('cryptospeed runs' lists them)"))
+            .ok_or_else(|| {
+                anyhow!("no run with id or label '{selector}' ('cryptospeed runs' lists them)")
+            })
     }
 }
 
@@ -141,7 +163,14 @@ fn unit(m: &Measurement) -> &'static str {
 }
 
 impl Store for SqliteStore {
-    fn begin_run(&mut self, machine: &Machine, label: Option<&str>, command: &str, tool_version: &str, config: &MeasureConfig) -> Result<i64> {
+    fn begin_run(
+        &mut self,
+        machine: &Machine,
+        label: Option<&str>,
+        command: &str,
+        tool_version: &str,
+        config: &MeasureConfig,
+    ) -> Result<i64> {
         let machine_id = self.machine_id(machine)?;
         self.conn.execute(
             "INSERT INTO run (label, started_at, command, tool_version, status, machine_id, config) VALUES (?1, ?2, ?3, ?4, 'running', ?5, ?6)",
@@ -157,11 +186,17 @@ impl Store for SqliteStore {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![fp, v.label, v.implementation, v.version, v.library, serde_json::to_string(&v.build_info)?, v.capabilities, v.feature_mask],
         )?;
-        Ok(self.conn.query_row("SELECT id FROM variant WHERE fingerprint = ?1", [fp], |r| r.get(0))?)
+        Ok(self
+            .conn
+            .query_row("SELECT id FROM variant WHERE fingerprint = ?1", [fp], |r| {
+                r.get(0)
+            })?)
     }
 
     fn add_measurement(&mut self, run: i64, variant: i64, m: &Measurement) -> Result<()> {
-        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let s = m.summary;
         tx.execute(
             "INSERT INTO measurement (run_id, variant_id, primitive, op, bytes, misalign, status, reason, unit, n, median_ns, ci_lo_ns, ci_hi_ns, mad_ns, min_ns, max_ns, outliers, tsc_per_op, cpu_fraction, elapsed_s, created_at)
@@ -177,7 +212,14 @@ impl Store for SqliteStore {
         {
             let mut stmt = tx.prepare_cached("INSERT INTO sample (measurement_id, idx, iters, wall_ns, cpu_ns, tsc) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
             for (i, smp) in m.samples.iter().enumerate() {
-                stmt.execute(params![id, i as i64, smp.iters as i64, smp.wall_ns as i64, smp.cpu_ns as i64, smp.tsc as i64])?;
+                stmt.execute(params![
+                    id,
+                    i as i64,
+                    smp.iters as i64,
+                    smp.wall_ns as i64,
+                    smp.cpu_ns as i64,
+                    smp.tsc as i64
+                ])?;
             }
         }
         tx.commit()?;
@@ -185,7 +227,10 @@ impl Store for SqliteStore {
     }
 
     fn finish_run(&mut self, run: i64, status: RunStatus) -> Result<()> {
-        self.conn.execute("UPDATE run SET status = ?1, finished_at = ?2 WHERE id = ?3", params![status.as_str(), now(), run])?;
+        self.conn.execute(
+            "UPDATE run SET status = ?1, finished_at = ?2 WHERE id = ?3",
+            params![status.as_str(), now(), run],
+        )?;
         Ok(())
     }
 
@@ -277,7 +322,9 @@ impl Store for SqliteStore {
             "SELECT id, variant_id, primitive, op, bytes, misalign, status, reason, n, median_ns, ci_lo_ns, ci_hi_ns, mad_ns, min_ns, max_ns, outliers, tsc_per_op, cpu_fraction, elapsed_s
              FROM measurement WHERE run_id = ?1 ORDER BY id",
         )?;
-        let mut samples_stmt = self.conn.prepare("SELECT iters, wall_ns, cpu_ns, tsc FROM sample WHERE measurement_id = ?1 ORDER BY idx")?;
+        let mut samples_stmt = self.conn.prepare(
+            "SELECT iters, wall_ns, cpu_ns, tsc FROM sample WHERE measurement_id = ?1 ORDER BY idx",
+        )?;
         let rows: Vec<(i64, i64, Measurement)> = stmt
             .query_map([id], |r| {
                 let op: String = r.get(3)?;
@@ -320,15 +367,29 @@ impl Store for SqliteStore {
         for (mid, vid, mut m) in rows {
             m.samples = samples_stmt
                 .query_map([mid], |r| {
-                    Ok(Sample { iters: r.get::<_, i64>(0)? as u64, wall_ns: r.get::<_, i64>(1)? as u64, cpu_ns: r.get::<_, i64>(2)? as u64, tsc: r.get::<_, i64>(3)? as u64 })
+                    Ok(Sample {
+                        iters: r.get::<_, i64>(0)? as u64,
+                        wall_ns: r.get::<_, i64>(1)? as u64,
+                        cpu_ns: r.get::<_, i64>(2)? as u64,
+                        tsc: r.get::<_, i64>(3)? as u64,
+                    })
                 })?
                 .collect::<Result<_, _>>()?;
             let Some((_, v)) = variants.iter().find(|(i, _)| *i == vid) else {
                 bail!("measurement {mid} names a variant that is not stored");
             };
-            measurements.push(VariantMeasurement { variant: v.label.clone(), implementation: v.implementation.clone(), measurement: m });
+            measurements.push(VariantMeasurement {
+                variant: v.label.clone(),
+                implementation: v.implementation.clone(),
+                measurement: m,
+            });
         }
-        Ok(RunRecord { run, machine, variants: variants.into_iter().map(|(_, v)| v).collect(), measurements })
+        Ok(RunRecord {
+            run,
+            machine,
+            variants: variants.into_iter().map(|(_, v)| v).collect(),
+            measurements,
+        })
     }
 }
 
@@ -337,8 +398,24 @@ mod tests {
     use super::*;
 
     fn measurement(primitive: &str, bytes: Option<u64>) -> Measurement {
-        let samples = vec![Sample { iters: 10, wall_ns: 1000, cpu_ns: 990, tsc: 2600 }; 12];
-        cryptospeed_model_summarize(CellSpec { primitive: primitive.into(), op: Op::Hash, bytes, misalign: 0 }, samples)
+        let samples = vec![
+            Sample {
+                iters: 10,
+                wall_ns: 1000,
+                cpu_ns: 990,
+                tsc: 2600
+            };
+            12
+        ];
+        cryptospeed_model_summarize(
+            CellSpec {
+                primitive: primitive.into(),
+                op: Op::Hash,
+                bytes,
+                misalign: 0,
+            },
+            samples,
+        )
     }
 
     fn cryptospeed_model_summarize(cell: CellSpec, samples: Vec<Sample>) -> Measurement {
@@ -346,7 +423,16 @@ mod tests {
             cell,
             status: Status::Ok,
             reason: None,
-            summary: Some(Summary { n: samples.len(), median: 100.0, ci_lo: 99.0, ci_hi: 101.0, mad: 0.5, outliers: 0, min: 98.0, max: 103.0 }),
+            summary: Some(Summary {
+                n: samples.len(),
+                median: 100.0,
+                ci_lo: 99.0,
+                ci_hi: 101.0,
+                mad: 0.5,
+                outliers: 0,
+                min: 98.0,
+                max: 103.0,
+            }),
             tsc_per_op: Some(260.0),
             cpu_fraction: Some(0.99),
             samples,
@@ -359,12 +445,53 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub/results.db");
         let mut s = SqliteStore::open(&path).unwrap();
-        let machine = Machine { cpu_model: "Test CPU".into(), tsc_hz: 2.6e9, ..Default::default() };
-        let run = s.begin_run(&machine, Some("base"), "cryptospeed run", "0.1.0", &MeasureConfig::default()).unwrap();
-        let v = s.variant_id(&Variant { label: "openssl-3.0.19".into(), implementation: "openssl".into(), ..Default::default() }).unwrap();
-        assert_eq!(v, s.variant_id(&Variant { label: "openssl-3.0.19".into(), implementation: "openssl".into(), ..Default::default() }).unwrap());
-        s.add_measurement(run, v, &measurement("md5", Some(16))).unwrap();
-        s.add_measurement(run, v, &Measurement::not_timed(CellSpec { primitive: "md2".into(), op: Op::Hash, bytes: Some(16), misalign: 0 }, Status::Unavailable, "not built")).unwrap();
+        let machine = Machine {
+            cpu_model: "Test CPU".into(),
+            tsc_hz: 2.6e9,
+            ..Default::default()
+        };
+        let run = s
+            .begin_run(
+                &machine,
+                Some("base"),
+                "cryptospeed run",
+                "0.1.0",
+                &MeasureConfig::default(),
+            )
+            .unwrap();
+        let v = s
+            .variant_id(&Variant {
+                label: "openssl-3.0.19".into(),
+                implementation: "openssl".into(),
+                ..Default::default()
+            })
+            .unwrap();
+        assert_eq!(
+            v,
+            s.variant_id(&Variant {
+                label: "openssl-3.0.19".into(),
+                implementation: "openssl".into(),
+                ..Default::default()
+            })
+            .unwrap()
+        );
+        s.add_measurement(run, v, &measurement("md5", Some(16)))
+            .unwrap();
+        s.add_measurement(
+            run,
+            v,
+            &Measurement::not_timed(
+                CellSpec {
+                    primitive: "md2".into(),
+                    op: Op::Hash,
+                    bytes: Some(16),
+                    misalign: 0,
+                },
+                Status::Unavailable,
+                "not built",
+            ),
+        )
+        .unwrap();
         s.finish_run(run, RunStatus::Complete).unwrap();
 
         let back = s.load_run("base").unwrap();
@@ -373,10 +500,20 @@ mod tests {
         assert_eq!(back.machine.cpu_model, "Test CPU");
         assert_eq!(back.measurements.len(), 2);
         assert_eq!(back.measurements[0].measurement.samples.len(), 12);
-        assert_eq!(back.measurements[0].measurement.summary.unwrap().median, 100.0);
-        assert_eq!(back.measurements[1].measurement.reason.as_deref(), Some("not built"));
+        assert_eq!(
+            back.measurements[0].measurement.summary.unwrap().median,
+            100.0
+        );
+        assert_eq!(
+            back.measurements[1].measurement.reason.as_deref(),
+            Some("not built")
+        );
         assert_eq!(s.runs().unwrap().len(), 1);
-        assert!(s.load_run("nope").unwrap_err().to_string().contains("no run"));
+        assert!(s
+            .load_run("nope")
+            .unwrap_err()
+            .to_string()
+            .contains("no run"));
         // Reopening applies no migration twice.
         drop(s);
         let s = SqliteStore::open(&path).unwrap();

@@ -170,7 +170,11 @@ impl Api {
                 }
                 let mut buf = [0 as c_char; 256];
                 (self.ERR_error_string_n)(code, buf.as_mut_ptr(), buf.len());
-                out.push(std::ffi::CStr::from_ptr(buf.as_ptr()).to_string_lossy().into_owned());
+                out.push(
+                    std::ffi::CStr::from_ptr(buf.as_ptr())
+                        .to_string_lossy()
+                        .into_owned(),
+                );
             }
         }
         if out.is_empty() {

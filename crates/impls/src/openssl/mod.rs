@@ -18,7 +18,20 @@ use std::ffi::CString;
 pub const DEFAULT_LIBRARY: &str = "libcrypto.so.3";
 
 /// Algorithms that OpenSSL 3 keeps in its legacy provider.
-const LEGACY: &[&str] = &["MD4", "MDC2", "WHIRLPOOL", "RIPEMD160", "DES-CBC", "BF-CBC", "CAST5-CBC", "SEED-CBC", "RC2-CBC", "RC4", "RC5-CBC", "IDEA-CBC"];
+const LEGACY: &[&str] = &[
+    "MD4",
+    "MDC2",
+    "WHIRLPOOL",
+    "RIPEMD160",
+    "DES-CBC",
+    "BF-CBC",
+    "CAST5-CBC",
+    "SEED-CBC",
+    "RC2-CBC",
+    "RC4",
+    "RC5-CBC",
+    "IDEA-CBC",
+];
 
 pub struct OpenSsl {
     api: Api,
@@ -28,7 +41,10 @@ pub struct OpenSsl {
 }
 
 pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
-    let path = options.library.clone().unwrap_or_else(|| DEFAULT_LIBRARY.to_string());
+    let path = options
+        .library
+        .clone()
+        .unwrap_or_else(|| DEFAULT_LIBRARY.to_string());
     let api = Api::load(&path)?;
     let mut providers = Vec::new();
     if let Some(load) = api.OSSL_PROVIDER_load {
@@ -36,16 +52,27 @@ pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> 
             let c = CString::new(name).unwrap();
             // SAFETY: NULL selects the default library context.
             let p = unsafe { load(std::ptr::null_mut(), c.as_ptr()) };
-            let outcome = if p.is_null() { Err(api.errors()) } else { Ok(()) };
+            let outcome = if p.is_null() {
+                Err(api.errors())
+            } else {
+                Ok(())
+            };
             providers.push((name.to_string(), outcome));
         }
     }
-    Ok(Box::new(OpenSsl { api, providers, availability: HashMap::new() }))
+    Ok(Box::new(OpenSsl {
+        api,
+        providers,
+        availability: HashMap::new(),
+    }))
 }
 
 fn primary_name(algorithm: &Algorithm) -> Option<&'static str> {
     match *algorithm {
-        Algorithm::Digest { name } | Algorithm::Xof { name, .. } | Algorithm::Cipher { name, .. } | Algorithm::Aead { name, .. } => Some(name),
+        Algorithm::Digest { name }
+        | Algorithm::Xof { name, .. }
+        | Algorithm::Cipher { name, .. }
+        | Algorithm::Aead { name, .. } => Some(name),
         Algorithm::Hmac { digest } => Some(digest),
         Algorithm::Cmac { cipher } | Algorithm::Gmac { cipher } => Some(cipher),
         _ => None,
@@ -63,11 +90,28 @@ impl OpenSsl {
     fn check(&mut self, primitive: &Primitive) -> Result<(), String> {
         let api = &self.api;
         let probe = match primitive.algorithm {
-            Algorithm::Digest { name } | Algorithm::Xof { name, .. } => symmetric::fetch_md(api, name).map(|_| ()),
-            Algorithm::Cipher { name, key_len, iv_len } => symmetric::cipher_ctx(api, name, &vec![1; key_len], &vec![0; iv_len], true).map(|_| ()),
-            Algorithm::Aead { name, key_len, nonce_len, .. } => symmetric::cipher_ctx(api, name, &vec![1; key_len], &vec![0; nonce_len], true).map(|_| ()),
-            Algorithm::Hmac { .. } | Algorithm::Cmac { .. } => symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[]).map(|_| ()),
-            Algorithm::Gmac { .. } => symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[0; 12]).map(|_| ()),
+            Algorithm::Digest { name } | Algorithm::Xof { name, .. } => {
+                symmetric::fetch_md(api, name).map(|_| ())
+            }
+            Algorithm::Cipher {
+                name,
+                key_len,
+                iv_len,
+            } => symmetric::cipher_ctx(api, name, &vec![1; key_len], &vec![0; iv_len], true)
+                .map(|_| ()),
+            Algorithm::Aead {
+                name,
+                key_len,
+                nonce_len,
+                ..
+            } => symmetric::cipher_ctx(api, name, &vec![1; key_len], &vec![0; nonce_len], true)
+                .map(|_| ()),
+            Algorithm::Hmac { .. } | Algorithm::Cmac { .. } => {
+                symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[]).map(|_| ())
+            }
+            Algorithm::Gmac { .. } => {
+                symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[0; 12]).map(|_| ())
+            }
             _ => pkey::timing_key(api, &primitive.algorithm).map(|_| ()),
         };
         // SAFETY: clears errors a failed probe leaves behind.
@@ -93,7 +137,11 @@ impl Implementation for OpenSsl {
     fn describe(&self) -> Variant {
         let a = &self.api;
         let version = a.version_text(ffi::OPENSSL_VERSION);
-        let short = version.split_whitespace().nth(1).unwrap_or("unknown").to_string();
+        let short = version
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or("unknown")
+            .to_string();
         let cpuinfo = a.version_text(ffi::OPENSSL_CPU_INFO);
         let mut build_info = vec![
             version.clone(),
@@ -113,8 +161,13 @@ impl Implementation for OpenSsl {
             version: short,
             library: a.path.clone(),
             build_info,
-            capabilities: cpuinfo.strip_prefix("CPUINFO: ").unwrap_or(&cpuinfo).to_string(),
-            feature_mask: std::env::var("OPENSSL_ia32cap").map(|v| format!("OPENSSL_ia32cap={v}")).unwrap_or_default(),
+            capabilities: cpuinfo
+                .strip_prefix("CPUINFO: ")
+                .unwrap_or(&cpuinfo)
+                .to_string(),
+            feature_mask: std::env::var("OPENSSL_ia32cap")
+                .map(|v| format!("OPENSSL_ia32cap={v}"))
+                .unwrap_or_default(),
         }
     }
 
@@ -140,10 +193,20 @@ impl Implementation for OpenSsl {
         Ok(())
     }
 
-    fn prepare(&mut self, primitive: &Primitive, cell: &CellSpec) -> Result<Box<dyn Timed + '_>, String> {
+    fn prepare(
+        &mut self,
+        primitive: &Primitive,
+        cell: &CellSpec,
+    ) -> Result<Box<dyn Timed + '_>, String> {
         if primitive.has_bytes() {
             let bytes = cell.bytes.ok_or("symmetric cells need a message size")? as usize;
-            symmetric::prepare(&self.api, &primitive.algorithm, cell.op, bytes, cell.misalign as usize)
+            symmetric::prepare(
+                &self.api,
+                &primitive.algorithm,
+                cell.op,
+                bytes,
+                cell.misalign as usize,
+            )
         } else {
             pkey::prepare(&self.api, &primitive.algorithm, cell.op)
         }
@@ -182,11 +245,27 @@ mod tests {
         for id in ["md2", "mdc2", "idea-cbc", "rc5-cbc"] {
             let p = cryptospeed_catalog::lookup(id).unwrap();
             let why = o.availability(p).unwrap_err();
-            assert!(why.contains("legacy provider") || why.contains("not available"), "{id}: {why}");
+            assert!(
+                why.contains("legacy provider") || why.contains("not available"),
+                "{id}: {why}"
+            );
         }
-        for id in ["md4", "whirlpool", "des-cbc", "bf-cbc", "cast-cbc", "seed-cbc", "rc2-cbc", "rc4", "ripemd160"] {
+        for id in [
+            "md4",
+            "whirlpool",
+            "des-cbc",
+            "bf-cbc",
+            "cast-cbc",
+            "seed-cbc",
+            "rc2-cbc",
+            "rc4",
+            "ripemd160",
+        ] {
             let p = cryptospeed_catalog::lookup(id).unwrap();
-            assert!(o.availability(p).is_ok(), "{id} should be reachable through the legacy provider");
+            assert!(
+                o.availability(p).is_ok(),
+                "{id} should be reachable through the legacy provider"
+            );
         }
     }
 
@@ -194,7 +273,11 @@ mod tests {
     fn a_wrong_vector_is_caught() {
         let mut o = openssl();
         let bad = Primitive {
-            kats: &[cryptospeed_catalog::Kat::Digest { msg: "616263", out: "00000000000000000000000000000000", source: "deliberately wrong" }],
+            kats: &[cryptospeed_catalog::Kat::Digest {
+                msg: "616263",
+                out: "00000000000000000000000000000000",
+                source: "deliberately wrong",
+            }],
             ..*cryptospeed_catalog::lookup("md5").unwrap()
         };
         let err = o.known_answer_test(&bad).unwrap_err();

@@ -98,23 +98,43 @@ fn raw_type(curve: Curve) -> c_int {
 
 /// Generates a key by algorithm name (and group, for EC and DH).
 fn generate<'a>(api: &'a Api, algorithm: &str, group: Option<&str>) -> Result<Key<'a>, String> {
-    let new = api.EVP_PKEY_CTX_new_from_name.ok_or("key generation needs OpenSSL 3 (EVP_PKEY_CTX_new_from_name)")?;
-    let (a, g) = (CString::new(algorithm).unwrap(), group.map(|g| CString::new(g).unwrap()));
+    let new = api
+        .EVP_PKEY_CTX_new_from_name
+        .ok_or("key generation needs OpenSSL 3 (EVP_PKEY_CTX_new_from_name)")?;
+    let (a, g) = (
+        CString::new(algorithm).unwrap(),
+        group.map(|g| CString::new(g).unwrap()),
+    );
     // SAFETY: valid C strings; the context is freed on every path.
     unsafe {
-        let ctx = PkeyCtx { api, ptr: new(null_mut(), a.as_ptr(), std::ptr::null()) };
+        let ctx = PkeyCtx {
+            api,
+            ptr: new(null_mut(), a.as_ptr(), std::ptr::null()),
+        };
         if ctx.ptr.is_null() || (api.EVP_PKEY_keygen_init)(ctx.ptr) != 1 {
-            return Err(format!("no provider generates {algorithm} keys: {}", api.errors()));
+            return Err(format!(
+                "no provider generates {algorithm} keys: {}",
+                api.errors()
+            ));
         }
         if let Some(g) = &g {
-            let set = api.EVP_PKEY_CTX_set_group_name.ok_or("no EVP_PKEY_CTX_set_group_name")?;
+            let set = api
+                .EVP_PKEY_CTX_set_group_name
+                .ok_or("no EVP_PKEY_CTX_set_group_name")?;
             if set(ctx.ptr, g.as_ptr()) != 1 {
-                return Err(format!("unknown group {}: {}", g.to_string_lossy(), api.errors()));
+                return Err(format!(
+                    "unknown group {}: {}",
+                    g.to_string_lossy(),
+                    api.errors()
+                ));
             }
         }
         let mut out: Ptr = null_mut();
         if (api.EVP_PKEY_keygen)(ctx.ptr, &mut out) != 1 {
-            return Err(format!("{algorithm} key generation failed: {}", api.errors()));
+            return Err(format!(
+                "{algorithm} key generation failed: {}",
+                api.errors()
+            ));
         }
         key(api, out, "key generation")
     }
@@ -137,12 +157,28 @@ const DSA_KEYS: &[(u32, &str)] = &[
 /// The key a primitive is timed with.
 pub fn timing_key<'a>(api: &'a Api, algorithm: &Algorithm) -> Result<Key<'a>, String> {
     match *algorithm {
-        Algorithm::Rsa { bits } => pem_key(api, RSA_KEYS.iter().find(|(b, _)| *b == bits).ok_or("no test key of that size")?.1),
-        Algorithm::Dsa { bits } => pem_key(api, DSA_KEYS.iter().find(|(b, _)| *b == bits).ok_or("no test key of that size")?.1),
-        Algorithm::Ecdsa { curve } | Algorithm::Ecdh { curve } | Algorithm::Eddsa { curve } => match curve {
-            Curve::P256 | Curve::P384 | Curve::P521 => generate(api, "EC", Some(curve.name())),
-            other => generate(api, other.name(), None),
-        },
+        Algorithm::Rsa { bits } => pem_key(
+            api,
+            RSA_KEYS
+                .iter()
+                .find(|(b, _)| *b == bits)
+                .ok_or("no test key of that size")?
+                .1,
+        ),
+        Algorithm::Dsa { bits } => pem_key(
+            api,
+            DSA_KEYS
+                .iter()
+                .find(|(b, _)| *b == bits)
+                .ok_or("no test key of that size")?
+                .1,
+        ),
+        Algorithm::Ecdsa { curve } | Algorithm::Ecdh { curve } | Algorithm::Eddsa { curve } => {
+            match curve {
+                Curve::P256 | Curve::P384 | Curve::P521 => generate(api, "EC", Some(curve.name())),
+                other => generate(api, other.name(), None),
+            }
+        }
         Algorithm::Ffdh { group, .. } => generate(api, "DH", Some(group)),
         _ => Err("not a public-key algorithm".into()),
     }
@@ -158,13 +194,40 @@ fn tbs_len(algorithm: &Algorithm) -> usize {
 }
 
 enum Loop<'a> {
-    Sign { ctx: PkeyCtx<'a>, tbs: Vec<u8>, sig: Vec<u8> },
-    Verify { ctx: PkeyCtx<'a>, tbs: Vec<u8>, sig: Vec<u8> },
-    Encrypt { ctx: PkeyCtx<'a>, msg: Vec<u8>, out: Vec<u8> },
-    Decrypt { ctx: PkeyCtx<'a>, ct: Vec<u8>, out: Vec<u8> },
-    Derive { ctx: PkeyCtx<'a>, out: Vec<u8> },
-    DigestSign { mdctx: Ptr, tbs: Vec<u8>, sig: Vec<u8> },
-    DigestVerify { mdctx: Ptr, tbs: Vec<u8>, sig: Vec<u8> },
+    Sign {
+        ctx: PkeyCtx<'a>,
+        tbs: Vec<u8>,
+        sig: Vec<u8>,
+    },
+    Verify {
+        ctx: PkeyCtx<'a>,
+        tbs: Vec<u8>,
+        sig: Vec<u8>,
+    },
+    Encrypt {
+        ctx: PkeyCtx<'a>,
+        msg: Vec<u8>,
+        out: Vec<u8>,
+    },
+    Decrypt {
+        ctx: PkeyCtx<'a>,
+        ct: Vec<u8>,
+        out: Vec<u8>,
+    },
+    Derive {
+        ctx: PkeyCtx<'a>,
+        out: Vec<u8>,
+    },
+    DigestSign {
+        mdctx: Ptr,
+        tbs: Vec<u8>,
+        sig: Vec<u8>,
+    },
+    DigestVerify {
+        mdctx: Ptr,
+        tbs: Vec<u8>,
+        sig: Vec<u8>,
+    },
 }
 
 struct PkeyLoop<'a> {
@@ -191,17 +254,27 @@ impl Timed for PkeyLoop<'_> {
             match &mut self.op {
                 Loop::Sign { ctx, tbs, sig } => (0..iters).any(|_| {
                     let mut len = sig.len();
-                    (a.EVP_PKEY_sign)(ctx.ptr, sig.as_mut_ptr(), &mut len, tbs.as_ptr(), tbs.len()) <= 0
+                    (a.EVP_PKEY_sign)(ctx.ptr, sig.as_mut_ptr(), &mut len, tbs.as_ptr(), tbs.len())
+                        <= 0
                 }),
-                Loop::Verify { ctx, tbs, sig } => (0..iters)
-                    .any(|_| (a.EVP_PKEY_verify)(ctx.ptr, sig.as_ptr(), sig.len(), tbs.as_ptr(), tbs.len()) != 1),
+                Loop::Verify { ctx, tbs, sig } => (0..iters).any(|_| {
+                    (a.EVP_PKEY_verify)(ctx.ptr, sig.as_ptr(), sig.len(), tbs.as_ptr(), tbs.len())
+                        != 1
+                }),
                 Loop::Encrypt { ctx, msg, out } => (0..iters).any(|_| {
                     let mut len = out.len();
-                    (a.EVP_PKEY_encrypt)(ctx.ptr, out.as_mut_ptr(), &mut len, msg.as_ptr(), msg.len()) <= 0
+                    (a.EVP_PKEY_encrypt)(
+                        ctx.ptr,
+                        out.as_mut_ptr(),
+                        &mut len,
+                        msg.as_ptr(),
+                        msg.len(),
+                    ) <= 0
                 }),
                 Loop::Decrypt { ctx, ct, out } => (0..iters).any(|_| {
                     let mut len = out.len();
-                    (a.EVP_PKEY_decrypt)(ctx.ptr, out.as_mut_ptr(), &mut len, ct.as_ptr(), ct.len()) <= 0
+                    (a.EVP_PKEY_decrypt)(ctx.ptr, out.as_mut_ptr(), &mut len, ct.as_ptr(), ct.len())
+                        <= 0
                 }),
                 Loop::Derive { ctx, out } => (0..iters).any(|_| {
                     let mut len = out.len();
@@ -209,10 +282,13 @@ impl Timed for PkeyLoop<'_> {
                 }),
                 Loop::DigestSign { mdctx, tbs, sig } => (0..iters).any(|_| {
                     let mut len = sig.len();
-                    (a.EVP_DigestSign)(*mdctx, sig.as_mut_ptr(), &mut len, tbs.as_ptr(), tbs.len()) != 1
+                    (a.EVP_DigestSign)(*mdctx, sig.as_mut_ptr(), &mut len, tbs.as_ptr(), tbs.len())
+                        != 1
                 }),
-                Loop::DigestVerify { mdctx, tbs, sig } => (0..iters)
-                    .any(|_| (a.EVP_DigestVerify)(*mdctx, sig.as_ptr(), sig.len(), tbs.as_ptr(), tbs.len()) != 1),
+                Loop::DigestVerify { mdctx, tbs, sig } => (0..iters).any(|_| {
+                    (a.EVP_DigestVerify)(*mdctx, sig.as_ptr(), sig.len(), tbs.as_ptr(), tbs.len())
+                        != 1
+                }),
             }
         };
         if failed {
@@ -255,7 +331,9 @@ fn sign_once(api: &Api, ctx: &PkeyCtx, tbs: &[u8]) -> Result<Vec<u8>, String> {
     let mut sig = vec![0u8; 4096];
     let mut len = sig.len();
     // SAFETY: owned buffers; 4096 bytes hold a 15360-bit RSA signature (1920 bytes).
-    if unsafe { (api.EVP_PKEY_sign)(ctx.ptr, sig.as_mut_ptr(), &mut len, tbs.as_ptr(), tbs.len()) } <= 0 {
+    if unsafe { (api.EVP_PKEY_sign)(ctx.ptr, sig.as_mut_ptr(), &mut len, tbs.as_ptr(), tbs.len()) }
+        <= 0
+    {
         return Err(format!("EVP_PKEY_sign failed: {}", api.errors()));
     }
     sig.truncate(len);
@@ -264,7 +342,8 @@ fn sign_once(api: &Api, ctx: &PkeyCtx, tbs: &[u8]) -> Result<Vec<u8>, String> {
 
 fn verify_once(api: &Api, ctx: &PkeyCtx, tbs: &[u8], sig: &[u8]) -> bool {
     // SAFETY: owned buffers.
-    let r = unsafe { (api.EVP_PKEY_verify)(ctx.ptr, sig.as_ptr(), sig.len(), tbs.as_ptr(), tbs.len()) };
+    let r =
+        unsafe { (api.EVP_PKEY_verify)(ctx.ptr, sig.as_ptr(), sig.len(), tbs.as_ptr(), tbs.len()) };
     // SAFETY: clears the error a rejection leaves.
     unsafe { (api.ERR_clear_error)() };
     r == 1
@@ -291,7 +370,9 @@ fn digest_sign(api: &Api, mdctx: Ptr, tbs: &[u8]) -> Result<Vec<u8>, String> {
     let mut sig = vec![0u8; 256];
     let mut len = sig.len();
     // SAFETY: owned buffers.
-    if unsafe { (api.EVP_DigestSign)(mdctx, sig.as_mut_ptr(), &mut len, tbs.as_ptr(), tbs.len()) } != 1 {
+    if unsafe { (api.EVP_DigestSign)(mdctx, sig.as_mut_ptr(), &mut len, tbs.as_ptr(), tbs.len()) }
+        != 1
+    {
         return Err(format!("EVP_DigestSign failed: {}", api.errors()));
     }
     sig.truncate(len);
@@ -304,7 +385,9 @@ fn derive(api: &Api, own: &Key, peer: &Key) -> Result<Vec<u8>, String> {
     let mut len = out.len();
     // SAFETY: live keys and context; owned buffer.
     unsafe {
-        if (api.EVP_PKEY_derive_set_peer)(ctx.ptr, peer.ptr) != 1 || (api.EVP_PKEY_derive)(ctx.ptr, out.as_mut_ptr(), &mut len) != 1 {
+        if (api.EVP_PKEY_derive_set_peer)(ctx.ptr, peer.ptr) != 1
+            || (api.EVP_PKEY_derive)(ctx.ptr, out.as_mut_ptr(), &mut len) != 1
+        {
             return Err(format!("EVP_PKEY_derive failed: {}", api.errors()));
         }
     }
@@ -313,7 +396,11 @@ fn derive(api: &Api, own: &Key, peer: &Key) -> Result<Vec<u8>, String> {
 }
 
 /// Prepares a timed public-key loop.
-pub fn prepare<'a>(api: &'a Api, algorithm: &Algorithm, op: Op) -> Result<Box<dyn Timed + 'a>, String> {
+pub fn prepare<'a>(
+    api: &'a Api,
+    algorithm: &Algorithm,
+    op: Op,
+) -> Result<Box<dyn Timed + 'a>, String> {
     let k = timing_key(api, algorithm)?;
     let tbs: Vec<u8> = (0..tbs_len(algorithm) as u8).collect();
     let mut keys = Vec::new();
@@ -328,7 +415,11 @@ pub fn prepare<'a>(api: &'a Api, algorithm: &Algorithm, op: Op) -> Result<Box<dy
             let sig = digest_sign(api, s, &tbs);
             // SAFETY: owned digest context.
             unsafe { (api.EVP_MD_CTX_free)(s) };
-            Loop::DigestVerify { mdctx: digest_sign_ctx(api, &k, false)?, tbs, sig: sig? }
+            Loop::DigestVerify {
+                mdctx: digest_sign_ctx(api, &k, false)?,
+                tbs,
+                sig: sig?,
+            }
         }
         (Algorithm::Rsa { .. } | Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. }, Op::Sign) => {
             let ctx = init_ctx(api, &k, Op::Sign)?;
@@ -337,11 +428,19 @@ pub fn prepare<'a>(api: &'a Api, algorithm: &Algorithm, op: Op) -> Result<Box<dy
         }
         (Algorithm::Rsa { .. } | Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. }, Op::Verify) => {
             let sig = sign_once(api, &init_ctx(api, &k, Op::Sign)?, &tbs)?;
-            Loop::Verify { ctx: init_ctx(api, &k, Op::Verify)?, tbs, sig }
+            Loop::Verify {
+                ctx: init_ctx(api, &k, Op::Verify)?,
+                tbs,
+                sig,
+            }
         }
         (Algorithm::Rsa { .. }, Op::Encrypt) => {
             let ctx = init_ctx(api, &k, Op::Encrypt)?;
-            Loop::Encrypt { ctx, msg: vec![0x5a; 32], out: vec![0; 4096] }
+            Loop::Encrypt {
+                ctx,
+                msg: vec![0x5a; 32],
+                out: vec![0; 4096],
+            }
         }
         (Algorithm::Rsa { .. }, Op::Decrypt) => {
             let enc = init_ctx(api, &k, Op::Encrypt)?;
@@ -349,11 +448,18 @@ pub fn prepare<'a>(api: &'a Api, algorithm: &Algorithm, op: Op) -> Result<Box<dy
             let mut len = ct.len();
             let msg = [0x5au8; 32];
             // SAFETY: owned buffers.
-            if unsafe { (api.EVP_PKEY_encrypt)(enc.ptr, ct.as_mut_ptr(), &mut len, msg.as_ptr(), msg.len()) } <= 0 {
+            if unsafe {
+                (api.EVP_PKEY_encrypt)(enc.ptr, ct.as_mut_ptr(), &mut len, msg.as_ptr(), msg.len())
+            } <= 0
+            {
                 return Err(format!("EVP_PKEY_encrypt failed: {}", api.errors()));
             }
             ct.truncate(len);
-            Loop::Decrypt { ctx: init_ctx(api, &k, Op::Decrypt)?, ct, out: vec![0; 4096] }
+            Loop::Decrypt {
+                ctx: init_ctx(api, &k, Op::Decrypt)?,
+                ct,
+                out: vec![0; 4096],
+            }
         }
         (Algorithm::Ecdh { .. } | Algorithm::Ffdh { .. }, Op::Derive) => {
             let peer = timing_key(api, algorithm)?;
@@ -363,17 +469,26 @@ pub fn prepare<'a>(api: &'a Api, algorithm: &Algorithm, op: Op) -> Result<Box<dy
                 return Err(format!("EVP_PKEY_derive_set_peer failed: {}", api.errors()));
             }
             keys.push(peer);
-            Loop::Derive { ctx, out: vec![0; 1024] }
+            Loop::Derive {
+                ctx,
+                out: vec![0; 1024],
+            }
         }
         (alg, op) => return Err(format!("{op} is not an operation of {alg:?}")),
     };
     keys.push(k);
-    Ok(Box::new(PkeyLoop { api, _keys: keys, op: lp }))
+    Ok(Box::new(PkeyLoop {
+        api,
+        _keys: keys,
+        op: lp,
+    }))
 }
 
 /// Reads a BIGNUM parameter of a key as a number (OpenSSL 3).
 fn bn_param(api: &Api, k: &Key, name: &str) -> Result<BigUint, String> {
-    let get = api.EVP_PKEY_get_bn_param.ok_or("cross check needs OpenSSL 3 (EVP_PKEY_get_bn_param)")?;
+    let get = api
+        .EVP_PKEY_get_bn_param
+        .ok_or("cross check needs OpenSSL 3 (EVP_PKEY_get_bn_param)")?;
     let n = CString::new(name).unwrap();
     // SAFETY: the BIGNUM and its hex string are freed before returning.
     unsafe {
@@ -382,7 +497,9 @@ fn bn_param(api: &Api, k: &Key, name: &str) -> Result<BigUint, String> {
             return Err(format!("key has no parameter {name}: {}", api.errors()));
         }
         let hex_ptr = (api.BN_bn2hex)(bn);
-        let text = std::ffi::CStr::from_ptr(hex_ptr).to_string_lossy().into_owned();
+        let text = std::ffi::CStr::from_ptr(hex_ptr)
+            .to_string_lossy()
+            .into_owned();
         (api.CRYPTO_free)(hex_ptr as *mut _, c"cryptospeed".as_ptr(), 0);
         (api.BN_free)(bn);
         BigUint::parse_bytes(text.as_bytes(), 16).ok_or_else(|| format!("bad hex for {name}"))
@@ -401,7 +518,17 @@ fn digest(api: &Api, name: &str, msg: &[u8]) -> Result<Vec<u8>, String> {
     let mut out = [0u8; 64];
     let mut len = 0u32;
     // SAFETY: owned buffers.
-    if unsafe { (api.EVP_Digest)(msg.as_ptr() as *const _, msg.len(), out.as_mut_ptr(), &mut len, md, null_mut()) } != 1 {
+    if unsafe {
+        (api.EVP_Digest)(
+            msg.as_ptr() as *const _,
+            msg.len(),
+            out.as_mut_ptr(),
+            &mut len,
+            md,
+            null_mut(),
+        )
+    } != 1
+    {
         return Err(format!("EVP_Digest failed: {}", api.errors()));
     }
     Ok(out[..len as usize].to_vec())
@@ -410,7 +537,16 @@ fn digest(api: &Api, name: &str, msg: &[u8]) -> Result<Vec<u8>, String> {
 /// Runs one public-key known-answer vector or cross check.
 pub fn known_answer(api: &Api, algorithm: &Algorithm, kat: &Kat) -> Result<(), String> {
     match (*algorithm, *kat) {
-        (Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. }, Kat::SignatureVerify { spki, digest: Some(md), msg, sig, .. }) => {
+        (
+            Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. },
+            Kat::SignatureVerify {
+                spki,
+                digest: Some(md),
+                msg,
+                sig,
+                ..
+            },
+        ) => {
             let k = spki_key(api, &unhex(spki))?;
             let ctx = init_ctx(api, &k, Op::Verify)?;
             let h = digest(api, md, &unhex(msg))?;
@@ -423,15 +559,28 @@ pub fn known_answer(api: &Api, algorithm: &Algorithm, kat: &Kat) -> Result<(), S
             }
             Ok(())
         }
-        (Algorithm::Eddsa { .. }, Kat::SignatureVerify { spki, digest: None, msg, sig, .. }) => {
+        (
+            Algorithm::Eddsa { .. },
+            Kat::SignatureVerify {
+                spki,
+                digest: None,
+                msg,
+                sig,
+                ..
+            },
+        ) => {
             let k = spki_key(api, &unhex(spki))?;
             let mdctx = digest_sign_ctx(api, &k, false)?;
             let (msg, sig) = (unhex(msg), unhex(sig));
             // SAFETY: live context, owned buffers.
-            let good = unsafe { (api.EVP_DigestVerify)(mdctx, sig.as_ptr(), sig.len(), msg.as_ptr(), msg.len()) };
+            let good = unsafe {
+                (api.EVP_DigestVerify)(mdctx, sig.as_ptr(), sig.len(), msg.as_ptr(), msg.len())
+            };
             let bad_sig = corrupt(&sig);
             let m2 = digest_sign_ctx(api, &k, false)?;
-            let bad = unsafe { (api.EVP_DigestVerify)(m2, bad_sig.as_ptr(), bad_sig.len(), msg.as_ptr(), msg.len()) };
+            let bad = unsafe {
+                (api.EVP_DigestVerify)(m2, bad_sig.as_ptr(), bad_sig.len(), msg.as_ptr(), msg.len())
+            };
             unsafe {
                 (api.EVP_MD_CTX_free)(mdctx);
                 (api.EVP_MD_CTX_free)(m2);
@@ -443,47 +592,136 @@ pub fn known_answer(api: &Api, algorithm: &Algorithm, kat: &Kat) -> Result<(), S
                 _ => Err("a published valid signature was rejected".into()),
             }
         }
-        (Algorithm::Eddsa { curve }, Kat::EddsaSign { private, public, msg, sig, .. }) => {
-            let (private, public, msg, want) = (unhex(private), unhex(public), unhex(msg), unhex(sig));
+        (
+            Algorithm::Eddsa { curve },
+            Kat::EddsaSign {
+                private,
+                public,
+                msg,
+                sig,
+                ..
+            },
+        ) => {
+            let (private, public, msg, want) =
+                (unhex(private), unhex(public), unhex(msg), unhex(sig));
             // SAFETY: raw key bytes of the curve's length.
-            let k = key(api, unsafe { (api.EVP_PKEY_new_raw_private_key)(raw_type(curve), null_mut(), private.as_ptr(), private.len()) }, "raw private key")?;
+            let k = key(
+                api,
+                unsafe {
+                    (api.EVP_PKEY_new_raw_private_key)(
+                        raw_type(curve),
+                        null_mut(),
+                        private.as_ptr(),
+                        private.len(),
+                    )
+                },
+                "raw private key",
+            )?;
             let mdctx = digest_sign_ctx(api, &k, true)?;
             let got = digest_sign(api, mdctx, &msg);
             unsafe { (api.EVP_MD_CTX_free)(mdctx) };
             let got = got?;
             if got != want {
-                return Err(format!("signature: got {}, expected {}", hex::encode(&got), hex::encode(&want)));
+                return Err(format!(
+                    "signature: got {}, expected {}",
+                    hex::encode(&got),
+                    hex::encode(&want)
+                ));
             }
-            let pk = key(api, unsafe { (api.EVP_PKEY_new_raw_public_key)(raw_type(curve), null_mut(), public.as_ptr(), public.len()) }, "raw public key")?;
+            let pk = key(
+                api,
+                unsafe {
+                    (api.EVP_PKEY_new_raw_public_key)(
+                        raw_type(curve),
+                        null_mut(),
+                        public.as_ptr(),
+                        public.len(),
+                    )
+                },
+                "raw public key",
+            )?;
             let v = digest_sign_ctx(api, &pk, false)?;
-            let ok = unsafe { (api.EVP_DigestVerify)(v, want.as_ptr(), want.len(), msg.as_ptr(), msg.len()) };
+            let ok = unsafe {
+                (api.EVP_DigestVerify)(v, want.as_ptr(), want.len(), msg.as_ptr(), msg.len())
+            };
             unsafe { (api.EVP_MD_CTX_free)(v) };
-            (ok == 1).then_some(()).ok_or_else(|| "the published signature does not verify".into())
+            (ok == 1)
+                .then_some(())
+                .ok_or_else(|| "the published signature does not verify".into())
         }
-        (Algorithm::Ecdh { curve }, Kat::Agreement { private, peer_public, shared, .. }) => {
+        (
+            Algorithm::Ecdh { curve },
+            Kat::Agreement {
+                private,
+                peer_public,
+                shared,
+                ..
+            },
+        ) => {
             let (private, peer, want) = (unhex(private), unhex(peer_public), unhex(shared));
             let (own, other) = match curve {
                 Curve::X25519 | Curve::X448 => unsafe {
                     (
-                        key(api, (api.EVP_PKEY_new_raw_private_key)(raw_type(curve), null_mut(), private.as_ptr(), private.len()), "raw private key")?,
-                        key(api, (api.EVP_PKEY_new_raw_public_key)(raw_type(curve), null_mut(), peer.as_ptr(), peer.len()), "raw public key")?,
+                        key(
+                            api,
+                            (api.EVP_PKEY_new_raw_private_key)(
+                                raw_type(curve),
+                                null_mut(),
+                                private.as_ptr(),
+                                private.len(),
+                            ),
+                            "raw private key",
+                        )?,
+                        key(
+                            api,
+                            (api.EVP_PKEY_new_raw_public_key)(
+                                raw_type(curve),
+                                null_mut(),
+                                peer.as_ptr(),
+                                peer.len(),
+                            ),
+                            "raw public key",
+                        )?,
                     )
                 },
                 Curve::P256 => {
-                    let der = unhex(&format!("{P256_ECPRIVATEKEY_PREFIX}{}{P256_ECPRIVATEKEY_SUFFIX}", hex::encode(&private)));
+                    let der = unhex(&format!(
+                        "{P256_ECPRIVATEKEY_PREFIX}{}{P256_ECPRIVATEKEY_SUFFIX}",
+                        hex::encode(&private)
+                    ));
                     let mut p = der.as_ptr();
                     // SAFETY: d2i reads at most der.len() bytes.
-                    let own = key(api, unsafe { (api.d2i_PrivateKey)(ffi::EVP_PKEY_EC, null_mut(), &mut p, der.len() as _) }, "ECPrivateKey")?;
+                    let own = key(
+                        api,
+                        unsafe {
+                            (api.d2i_PrivateKey)(
+                                ffi::EVP_PKEY_EC,
+                                null_mut(),
+                                &mut p,
+                                der.len() as _,
+                            )
+                        },
+                        "ECPrivateKey",
+                    )?;
                     let spki = unhex(&format!("{}{}", spki_prefix(curve), hex::encode(&peer)));
                     (own, spki_key(api, &spki)?)
                 }
                 other => return Err(format!("no fixed-vector path for {other:?}")),
             };
             let got = derive(api, &own, &other)?;
-            (got == want).then_some(()).ok_or_else(|| format!("shared secret: got {}, expected {}", hex::encode(&got), hex::encode(&want)))
+            (got == want).then_some(()).ok_or_else(|| {
+                format!(
+                    "shared secret: got {}, expected {}",
+                    hex::encode(&got),
+                    hex::encode(&want)
+                )
+            })
         }
         (Algorithm::Rsa { .. }, Kat::CrossCheck { .. }) => rsa_cross_check(api, algorithm),
-        (Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. } | Algorithm::Eddsa { .. }, Kat::CrossCheck { .. }) => {
+        (
+            Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. } | Algorithm::Eddsa { .. },
+            Kat::CrossCheck { .. },
+        ) => {
             // Round trip with the timing key through the timed calls; the verifier itself is
             // pinned by the published vector above.
             let k = timing_key(api, algorithm)?;
@@ -495,10 +733,25 @@ pub fn known_answer(api: &Api, algorithm: &Algorithm, kat: &Kat) -> Result<(), S
                 let sig = sig?;
                 for (candidate, want) in [(sig.clone(), 1), (corrupt(&sig), 0)] {
                     let v = digest_sign_ctx(api, &k, false)?;
-                    let r = unsafe { (api.EVP_DigestVerify)(v, candidate.as_ptr(), candidate.len(), tbs.as_ptr(), tbs.len()) };
-                    unsafe { (api.EVP_MD_CTX_free)(v); (api.ERR_clear_error)() };
+                    let r = unsafe {
+                        (api.EVP_DigestVerify)(
+                            v,
+                            candidate.as_ptr(),
+                            candidate.len(),
+                            tbs.as_ptr(),
+                            tbs.len(),
+                        )
+                    };
+                    unsafe {
+                        (api.EVP_MD_CTX_free)(v);
+                        (api.ERR_clear_error)()
+                    };
                     if (r == 1) != (want == 1) {
-                        return Err(if want == 1 { "own signature rejected".into() } else { "corrupted signature accepted".into() });
+                        return Err(if want == 1 {
+                            "own signature rejected".into()
+                        } else {
+                            "corrupted signature accepted".into()
+                        });
                     }
                 }
                 return Ok(());
@@ -516,7 +769,9 @@ pub fn known_answer(api: &Api, algorithm: &Algorithm, kat: &Kat) -> Result<(), S
         (Algorithm::Ecdh { .. }, Kat::CrossCheck { .. }) => {
             let (a, b) = (timing_key(api, algorithm)?, timing_key(api, algorithm)?);
             let (ab, ba) = (derive(api, &a, &b)?, derive(api, &b, &a)?);
-            (ab == ba && !ab.is_empty()).then_some(()).ok_or_else(|| "the two directions derived different secrets".into())
+            (ab == ba && !ab.is_empty())
+                .then_some(())
+                .ok_or_else(|| "the two directions derived different secrets".into())
         }
         (Algorithm::Ffdh { .. }, Kat::CrossCheck { .. }) => {
             let (a, b) = (timing_key(api, algorithm)?, timing_key(api, algorithm)?);
@@ -524,7 +779,11 @@ pub fn known_answer(api: &Api, algorithm: &Algorithm, kat: &Kat) -> Result<(), S
             if ab != ba {
                 return Err("the two directions derived different secrets".into());
             }
-            let (p, priv_a, pub_b) = (bn_param(api, &a, "p")?, bn_param(api, &a, "priv")?, bn_param(api, &b, "pub")?);
+            let (p, priv_a, pub_b) = (
+                bn_param(api, &a, "p")?,
+                bn_param(api, &a, "priv")?,
+                bn_param(api, &b, "pub")?,
+            );
             let want = pub_b.modpow(&priv_a, &p);
             (BigUint::from_bytes_be(&ab) == want)
                 .then_some(())
@@ -570,5 +829,7 @@ fn rsa_cross_check(api: &Api, algorithm: &Algorithm) -> Result<(), String> {
             return Err(format!("encryption round trip failed: {}", api.errors()));
         }
     }
-    (pt[..pl] == msg).then_some(()).ok_or_else(|| "decryption did not return the plaintext".into())
+    (pt[..pl] == msg)
+        .then_some(())
+        .ok_or_else(|| "decryption did not return the plaintext".into())
 }

@@ -26,7 +26,10 @@ pub fn fetch_md(api: &Api, name: &str) -> Result<Ptr, String> {
         }
     };
     if md.is_null() {
-        return Err(format!("no provider offers digest {name} ({})", api.errors()));
+        return Err(format!(
+            "no provider offers digest {name} ({})",
+            api.errors()
+        ));
     }
     Ok(md)
 }
@@ -41,7 +44,10 @@ pub fn fetch_cipher(api: &Api, name: &str) -> Result<Ptr, String> {
         }
     };
     if c.is_null() {
-        return Err(format!("no provider offers cipher {name} ({})", api.errors()));
+        return Err(format!(
+            "no provider offers cipher {name} ({})",
+            api.errors()
+        ));
     }
     Ok(c)
 }
@@ -60,20 +66,48 @@ impl Drop for CipherCtx<'_> {
 }
 
 /// Sets a cipher context up the way `openssl speed` does: cipher, key length, then key and IV.
-pub fn cipher_ctx<'a>(api: &'a Api, name: &str, key: &[u8], iv: &[u8], encrypt: bool) -> Result<CipherCtx<'a>, String> {
+pub fn cipher_ctx<'a>(
+    api: &'a Api,
+    name: &str,
+    key: &[u8],
+    iv: &[u8],
+    encrypt: bool,
+) -> Result<CipherCtx<'a>, String> {
     let cipher = fetch_cipher(api, name)?;
     // SAFETY: every pointer is either NULL where the API allows it or points into live slices of
     // the lengths the cipher expects (checked against the catalog's key and IV lengths).
     unsafe {
-        let ctx = CipherCtx { api, ctx: (api.EVP_CIPHER_CTX_new)() };
+        let ctx = CipherCtx {
+            api,
+            ctx: (api.EVP_CIPHER_CTX_new)(),
+        };
         let enc = encrypt as c_int;
-        if (api.EVP_CipherInit_ex)(ctx.ctx, cipher, null_mut(), std::ptr::null(), std::ptr::null(), enc) != 1 {
-            return Err(format!("EVP_CipherInit_ex({name}) failed: {}", api.errors()));
+        if (api.EVP_CipherInit_ex)(
+            ctx.ctx,
+            cipher,
+            null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+            enc,
+        ) != 1
+        {
+            return Err(format!(
+                "EVP_CipherInit_ex({name}) failed: {}",
+                api.errors()
+            ));
         }
         if (api.EVP_CIPHER_CTX_set_key_length)(ctx.ctx, key.len() as c_int) != 1 {
-            return Err(format!("{name} does not take a {}-byte key: {}", key.len(), api.errors()));
+            return Err(format!(
+                "{name} does not take a {}-byte key: {}",
+                key.len(),
+                api.errors()
+            ));
         }
-        let ivp = if iv.is_empty() { std::ptr::null() } else { iv.as_ptr() };
+        let ivp = if iv.is_empty() {
+            std::ptr::null()
+        } else {
+            iv.as_ptr()
+        };
         if (api.EVP_CipherInit_ex)(ctx.ctx, null_mut(), null_mut(), key.as_ptr(), ivp, enc) != 1 {
             return Err(format!("setting the {name} key failed: {}", api.errors()));
         }
@@ -96,8 +130,15 @@ impl Drop for MacCtx<'_> {
     }
 }
 
-pub fn mac_ctx<'a>(api: &'a Api, algorithm: &Algorithm, key: &[u8], iv: &[u8]) -> Result<MacCtx<'a>, String> {
-    let (Some(fetch), Some(new), Some(init)) = (api.EVP_MAC_fetch, api.EVP_MAC_CTX_new, api.EVP_MAC_init) else {
+pub fn mac_ctx<'a>(
+    api: &'a Api,
+    algorithm: &Algorithm,
+    key: &[u8],
+    iv: &[u8],
+) -> Result<MacCtx<'a>, String> {
+    let (Some(fetch), Some(new), Some(init)) =
+        (api.EVP_MAC_fetch, api.EVP_MAC_CTX_new, api.EVP_MAC_init)
+    else {
         return Err("this libcrypto has no EVP_MAC API (OpenSSL < 3.0)".into());
     };
     let (mac_name, param_key, param_value) = match *algorithm {
@@ -106,7 +147,12 @@ pub fn mac_ctx<'a>(api: &'a Api, algorithm: &Algorithm, key: &[u8], iv: &[u8]) -
         Algorithm::Gmac { cipher } => ("GMAC", "cipher", cipher),
         _ => return Err("not a MAC".into()),
     };
-    let (mac_c, pk, pv, ivk) = (cstr(mac_name), cstr(param_key), cstr(param_value), cstr("iv"));
+    let (mac_c, pk, pv, ivk) = (
+        cstr(mac_name),
+        cstr(param_key),
+        cstr(param_value),
+        cstr("iv"),
+    );
     let mut iv_owned = iv.to_vec();
     let mut params = vec![OsslParam {
         key: pk.as_ptr(),
@@ -133,7 +179,10 @@ pub fn mac_ctx<'a>(api: &'a Api, algorithm: &Algorithm, key: &[u8], iv: &[u8]) -
         }
         let ctx = MacCtx { api, ctx: new(mac) };
         if ctx.ctx.is_null() || init(ctx.ctx, key.as_ptr(), key.len(), params.as_ptr()) != 1 {
-            return Err(format!("{mac_name} with {param_value} cannot be keyed: {}", api.errors()));
+            return Err(format!(
+                "{mac_name} with {param_value} cannot be keyed: {}",
+                api.errors()
+            ));
         }
         Ok(ctx)
     }
@@ -152,7 +201,13 @@ struct DigestLoop<'a> {
 
 impl Timed for DigestLoop<'_> {
     fn run(&mut self, iters: u64) -> Result<(), String> {
-        let (f, md, p, n, out) = (self.api.EVP_Digest, self.md, self.msg.ptr(), self.msg.len(), self.out.as_mut_ptr());
+        let (f, md, p, n, out) = (
+            self.api.EVP_Digest,
+            self.md,
+            self.msg.ptr(),
+            self.msg.len(),
+            self.out.as_mut_ptr(),
+        );
         for _ in 0..iters {
             // SAFETY: p points at n readable bytes; out has room for any digest up to 512 bits.
             if unsafe { f(p as *const _, n, out, null_mut(), md, null_mut()) } != 1 {
@@ -249,7 +304,12 @@ struct CipherLoop<'a> {
 
 impl Timed for CipherLoop<'_> {
     fn run(&mut self, iters: u64) -> Result<(), String> {
-        let (f, ctx, p, n) = (self.api.EVP_Cipher, self.ctx.ctx, self.msg.ptr(), self.msg.len() as c_uint);
+        let (f, ctx, p, n) = (
+            self.api.EVP_Cipher,
+            self.ctx.ctx,
+            self.msg.ptr(),
+            self.msg.len() as c_uint,
+        );
         for _ in 0..iters {
             // SAFETY: in-place operation on an owned buffer of n bytes (plus a block of slack).
             if unsafe { f(ctx, p, p, n) } <= 0 {
@@ -278,7 +338,14 @@ impl Timed for AeadEncryptLoop<'_> {
         for _ in 0..iters {
             // SAFETY: owned buffers; the message buffer has 32 bytes of slack for final.
             let ok = unsafe {
-                (a.EVP_CipherInit_ex)(ctx, null_mut(), null_mut(), std::ptr::null(), self.nonce.as_ptr(), 1) == 1
+                (a.EVP_CipherInit_ex)(
+                    ctx,
+                    null_mut(),
+                    null_mut(),
+                    std::ptr::null(),
+                    self.nonce.as_ptr(),
+                    1,
+                ) == 1
                     && (a.EVP_EncryptUpdate)(ctx, null_mut(), &mut outl, AAD13.as_ptr(), 13) == 1
                     && (a.EVP_EncryptUpdate)(ctx, p, &mut outl, p, n) == 1
                     && (a.EVP_EncryptFinal_ex)(ctx, p.add(outl as usize), &mut outl) == 1
@@ -304,19 +371,39 @@ struct AeadDecryptLoop<'a> {
 impl Timed for AeadDecryptLoop<'_> {
     fn run(&mut self, iters: u64) -> Result<(), String> {
         let a = self.api;
-        let (ctx, c, n, o) = (self.ctx.ctx, self.ciphertext.ptr(), self.ciphertext.len() as c_int, self.out.ptr());
+        let (ctx, c, n, o) = (
+            self.ctx.ctx,
+            self.ciphertext.ptr(),
+            self.ciphertext.len() as c_int,
+            self.out.ptr(),
+        );
         let mut outl: c_int = 0;
         for _ in 0..iters {
             // SAFETY: owned buffers of the stated lengths.
             let ok = unsafe {
-                (a.EVP_CipherInit_ex)(ctx, null_mut(), null_mut(), std::ptr::null(), self.nonce.as_ptr(), 0) == 1
-                    && (a.EVP_CIPHER_CTX_ctrl)(ctx, ffi::EVP_CTRL_AEAD_SET_TAG, self.tag.len() as c_int, self.tag.as_mut_ptr() as *mut _) == 1
+                (a.EVP_CipherInit_ex)(
+                    ctx,
+                    null_mut(),
+                    null_mut(),
+                    std::ptr::null(),
+                    self.nonce.as_ptr(),
+                    0,
+                ) == 1
+                    && (a.EVP_CIPHER_CTX_ctrl)(
+                        ctx,
+                        ffi::EVP_CTRL_AEAD_SET_TAG,
+                        self.tag.len() as c_int,
+                        self.tag.as_mut_ptr() as *mut _,
+                    ) == 1
                     && (a.EVP_DecryptUpdate)(ctx, null_mut(), &mut outl, AAD13.as_ptr(), 13) == 1
                     && (a.EVP_DecryptUpdate)(ctx, o, &mut outl, c, n) == 1
                     && (a.EVP_DecryptFinal_ex)(ctx, o.add(outl as usize), &mut outl) == 1
             };
             if !ok {
-                return Err(format!("AEAD decryption did not authenticate: {}", a.errors()));
+                return Err(format!(
+                    "AEAD decryption did not authenticate: {}",
+                    a.errors()
+                ));
             }
         }
         Ok(())
@@ -330,17 +417,43 @@ fn timing_key(len: usize) -> Vec<u8> {
 }
 
 /// Encrypts with an AEAD: returns ciphertext and tag.
-fn aead_seal(api: &Api, name: &str, key: &[u8], nonce: &[u8], aad: &[u8], pt: &[u8], tag_len: usize) -> Result<(Vec<u8>, Vec<u8>), String> {
+fn aead_seal(
+    api: &Api,
+    name: &str,
+    key: &[u8],
+    nonce: &[u8],
+    aad: &[u8],
+    pt: &[u8],
+    tag_len: usize,
+) -> Result<(Vec<u8>, Vec<u8>), String> {
     let ctx = cipher_ctx(api, name, key, nonce, true)?;
     let mut out = vec![0u8; pt.len() + 32];
     let mut tag = vec![0u8; tag_len];
     let (mut l1, mut l2): (c_int, c_int) = (0, 0);
     // SAFETY: owned buffers with room for the output and the final block.
     let ok = unsafe {
-        (aad.is_empty() || (api.EVP_EncryptUpdate)(ctx.ctx, null_mut(), &mut l1, aad.as_ptr(), aad.len() as c_int) == 1)
-            && (api.EVP_EncryptUpdate)(ctx.ctx, out.as_mut_ptr(), &mut l1, pt.as_ptr(), pt.len() as c_int) == 1
+        (aad.is_empty()
+            || (api.EVP_EncryptUpdate)(
+                ctx.ctx,
+                null_mut(),
+                &mut l1,
+                aad.as_ptr(),
+                aad.len() as c_int,
+            ) == 1)
+            && (api.EVP_EncryptUpdate)(
+                ctx.ctx,
+                out.as_mut_ptr(),
+                &mut l1,
+                pt.as_ptr(),
+                pt.len() as c_int,
+            ) == 1
             && (api.EVP_EncryptFinal_ex)(ctx.ctx, out.as_mut_ptr().add(l1 as usize), &mut l2) == 1
-            && (api.EVP_CIPHER_CTX_ctrl)(ctx.ctx, ffi::EVP_CTRL_AEAD_GET_TAG, tag_len as c_int, tag.as_mut_ptr() as *mut _) == 1
+            && (api.EVP_CIPHER_CTX_ctrl)(
+                ctx.ctx,
+                ffi::EVP_CTRL_AEAD_GET_TAG,
+                tag_len as c_int,
+                tag.as_mut_ptr() as *mut _,
+            ) == 1
     };
     if !ok {
         return Err(format!("{name} encryption failed: {}", api.errors()));
@@ -350,16 +463,42 @@ fn aead_seal(api: &Api, name: &str, key: &[u8], nonce: &[u8], aad: &[u8], pt: &[
 }
 
 /// Decrypts with an AEAD; `Ok(None)` when the tag does not authenticate.
-fn aead_open(api: &Api, name: &str, key: &[u8], nonce: &[u8], aad: &[u8], ct: &[u8], tag: &[u8]) -> Result<Option<Vec<u8>>, String> {
+fn aead_open(
+    api: &Api,
+    name: &str,
+    key: &[u8],
+    nonce: &[u8],
+    aad: &[u8],
+    ct: &[u8],
+    tag: &[u8],
+) -> Result<Option<Vec<u8>>, String> {
     let ctx = cipher_ctx(api, name, key, nonce, false)?;
     let mut out = vec![0u8; ct.len() + 32];
     let mut tag = tag.to_vec();
     let (mut l1, mut l2): (c_int, c_int) = (0, 0);
     // SAFETY: owned buffers with room for the output.
     unsafe {
-        if (api.EVP_CIPHER_CTX_ctrl)(ctx.ctx, ffi::EVP_CTRL_AEAD_SET_TAG, tag.len() as c_int, tag.as_mut_ptr() as *mut _) != 1
-            || !(aad.is_empty() || (api.EVP_DecryptUpdate)(ctx.ctx, null_mut(), &mut l1, aad.as_ptr(), aad.len() as c_int) == 1)
-            || (api.EVP_DecryptUpdate)(ctx.ctx, out.as_mut_ptr(), &mut l1, ct.as_ptr(), ct.len() as c_int) != 1
+        if (api.EVP_CIPHER_CTX_ctrl)(
+            ctx.ctx,
+            ffi::EVP_CTRL_AEAD_SET_TAG,
+            tag.len() as c_int,
+            tag.as_mut_ptr() as *mut _,
+        ) != 1
+            || !(aad.is_empty()
+                || (api.EVP_DecryptUpdate)(
+                    ctx.ctx,
+                    null_mut(),
+                    &mut l1,
+                    aad.as_ptr(),
+                    aad.len() as c_int,
+                ) == 1)
+            || (api.EVP_DecryptUpdate)(
+                ctx.ctx,
+                out.as_mut_ptr(),
+                &mut l1,
+                ct.as_ptr(),
+                ct.len() as c_int,
+            ) != 1
         {
             return Err(format!("{name} decryption failed: {}", api.errors()));
         }
@@ -373,49 +512,125 @@ fn aead_open(api: &Api, name: &str, key: &[u8], nonce: &[u8], aad: &[u8], ct: &[
 }
 
 /// Prepares a timed loop for a symmetric primitive.
-pub fn prepare<'a>(api: &'a Api, algorithm: &Algorithm, op: Op, bytes: usize, misalign: usize) -> Result<Box<dyn Timed + 'a>, String> {
+pub fn prepare<'a>(
+    api: &'a Api,
+    algorithm: &Algorithm,
+    op: Op,
+    bytes: usize,
+    misalign: usize,
+) -> Result<Box<dyn Timed + 'a>, String> {
     let msg = AlignedBuffer::new(bytes, 64, misalign);
     Ok(match (*algorithm, op) {
-        (Algorithm::Digest { name }, Op::Hash) => Box::new(DigestLoop { api, md: fetch_md(api, name)?, msg, out: [0; 64] }),
+        (Algorithm::Digest { name }, Op::Hash) => Box::new(DigestLoop {
+            api,
+            md: fetch_md(api, name)?,
+            msg,
+            out: [0; 64],
+        }),
         (Algorithm::Xof { name, out_len }, Op::Hash) => {
             let md = fetch_md(api, name)?;
             // SAFETY: plain constructor.
             let ctx = unsafe { (api.EVP_MD_CTX_new)() };
-            Box::new(XofLoop { api, md, ctx, msg, out: vec![0; out_len] })
+            Box::new(XofLoop {
+                api,
+                md,
+                ctx,
+                msg,
+                out: vec![0; out_len],
+            })
         }
         (Algorithm::Hmac { .. } | Algorithm::Cmac { .. }, Op::Mac) => {
-            let key_len = if matches!(algorithm, Algorithm::Cmac { .. }) { 16 } else { 32 };
+            let key_len = if matches!(algorithm, Algorithm::Cmac { .. }) {
+                16
+            } else {
+                32
+            };
             let mac = mac_ctx(api, algorithm, &timing_key(key_len), &[])?;
-            Box::new(MacLoop { api, mac, msg, update_only: false })
+            Box::new(MacLoop {
+                api,
+                mac,
+                msg,
+                update_only: false,
+            })
         }
         (Algorithm::Gmac { .. }, Op::Mac) => {
             let mac = mac_ctx(api, algorithm, &timing_key(16), &[0u8; 12])?;
-            Box::new(MacLoop { api, mac, msg, update_only: true })
+            Box::new(MacLoop {
+                api,
+                mac,
+                msg,
+                update_only: true,
+            })
         }
-        (Algorithm::Cipher { name, key_len, iv_len }, Op::Encrypt | Op::Decrypt) => {
-            let ctx = cipher_ctx(api, name, &timing_key(key_len), &vec![0u8; iv_len], op == Op::Encrypt)?;
+        (
+            Algorithm::Cipher {
+                name,
+                key_len,
+                iv_len,
+            },
+            Op::Encrypt | Op::Decrypt,
+        ) => {
+            let ctx = cipher_ctx(
+                api,
+                name,
+                &timing_key(key_len),
+                &vec![0u8; iv_len],
+                op == Op::Encrypt,
+            )?;
             Box::new(CipherLoop { api, ctx, msg })
         }
-        (Algorithm::Aead { name, key_len, nonce_len, .. }, Op::Encrypt) => {
+        (
+            Algorithm::Aead {
+                name,
+                key_len,
+                nonce_len,
+                ..
+            },
+            Op::Encrypt,
+        ) => {
             let nonce = vec![0u8; nonce_len];
             let ctx = cipher_ctx(api, name, &timing_key(key_len), &nonce, true)?;
-            Box::new(AeadEncryptLoop { api, ctx, nonce, msg })
+            Box::new(AeadEncryptLoop {
+                api,
+                ctx,
+                nonce,
+                msg,
+            })
         }
-        (Algorithm::Aead { name, key_len, nonce_len, tag_len }, Op::Decrypt) => {
+        (
+            Algorithm::Aead {
+                name,
+                key_len,
+                nonce_len,
+                tag_len,
+            },
+            Op::Decrypt,
+        ) => {
             let nonce = vec![0u8; nonce_len];
             let key = timing_key(key_len);
             let (ct, tag) = aead_seal(api, name, &key, &nonce, &AAD13, msg.as_slice(), tag_len)?;
             let mut ciphertext = AlignedBuffer::new(bytes, 64, misalign);
             ciphertext.as_mut_slice().copy_from_slice(&ct);
             let ctx = cipher_ctx(api, name, &key, &nonce, false)?;
-            Box::new(AeadDecryptLoop { api, ctx, nonce, ciphertext, tag, out: AlignedBuffer::new(bytes, 64, 0) })
+            Box::new(AeadDecryptLoop {
+                api,
+                ctx,
+                nonce,
+                ciphertext,
+                tag,
+                out: AlignedBuffer::new(bytes, 64, 0),
+            })
         }
         (alg, op) => return Err(format!("{op} is not an operation of {alg:?}")),
     })
 }
 
 fn mismatch(what: &str, got: &[u8], want: &[u8]) -> String {
-    format!("{what}: got {}, expected {}", hex::encode(got), hex::encode(want))
+    format!(
+        "{what}: got {}, expected {}",
+        hex::encode(got),
+        hex::encode(want)
+    )
 }
 
 /// Runs one symmetric known-answer vector.
@@ -427,52 +642,124 @@ pub fn known_answer(api: &Api, algorithm: &Algorithm, kat: &Kat) -> Result<(), S
             let mut got = [0u8; 64];
             let mut len: c_uint = 0;
             // SAFETY: owned buffers.
-            if unsafe { (api.EVP_Digest)(msg.as_ptr() as *const _, msg.len(), got.as_mut_ptr(), &mut len, md, null_mut()) } != 1 {
+            if unsafe {
+                (api.EVP_Digest)(
+                    msg.as_ptr() as *const _,
+                    msg.len(),
+                    got.as_mut_ptr(),
+                    &mut len,
+                    md,
+                    null_mut(),
+                )
+            } != 1
+            {
                 return Err(format!("EVP_Digest failed: {}", api.errors()));
             }
             let got = &got[..len as usize];
-            (got == want.as_slice()).then_some(()).ok_or_else(|| mismatch("digest", got, &want))
+            (got == want.as_slice())
+                .then_some(())
+                .ok_or_else(|| mismatch("digest", got, &want))
         }
         (Algorithm::Xof { name, .. }, Kat::Digest { msg, out, .. }) => {
             let (msg, want) = (unhex(msg), unhex(out));
-            let mut t = XofLoop { api, md: fetch_md(api, name)?, ctx: unsafe { (api.EVP_MD_CTX_new)() }, msg: AlignedBuffer::new(msg.len(), 0, 0), out: vec![0; want.len()] };
+            let mut t = XofLoop {
+                api,
+                md: fetch_md(api, name)?,
+                ctx: unsafe { (api.EVP_MD_CTX_new)() },
+                msg: AlignedBuffer::new(msg.len(), 0, 0),
+                out: vec![0; want.len()],
+            };
             t.msg.as_mut_slice().copy_from_slice(&msg);
             t.run(1)?;
-            (t.out == want).then_some(()).ok_or_else(|| mismatch("XOF output", &t.out, &want))
+            (t.out == want)
+                .then_some(())
+                .ok_or_else(|| mismatch("XOF output", &t.out, &want))
         }
-        (Algorithm::Hmac { .. } | Algorithm::Cmac { .. } | Algorithm::Gmac { .. }, Kat::Mac { key, iv, msg, out, .. }) => {
+        (
+            Algorithm::Hmac { .. } | Algorithm::Cmac { .. } | Algorithm::Gmac { .. },
+            Kat::Mac {
+                key, iv, msg, out, ..
+            },
+        ) => {
             let (key, iv, msg, want) = (unhex(key), unhex(iv), unhex(msg), unhex(out));
             let mac = mac_ctx(api, algorithm, &key, &iv)?;
-            let (update, fin) = (api.EVP_MAC_update.ok_or("no EVP_MAC_update")?, api.EVP_MAC_final.ok_or("no EVP_MAC_final")?);
+            let (update, fin) = (
+                api.EVP_MAC_update.ok_or("no EVP_MAC_update")?,
+                api.EVP_MAC_final.ok_or("no EVP_MAC_final")?,
+            );
             let mut got = [0u8; 64];
             let mut len = 0usize;
             // SAFETY: keyed context, owned buffers.
-            let ok = unsafe { update(mac.ctx, msg.as_ptr(), msg.len()) == 1 && fin(mac.ctx, got.as_mut_ptr(), &mut len, got.len()) == 1 };
+            let ok = unsafe {
+                update(mac.ctx, msg.as_ptr(), msg.len()) == 1
+                    && fin(mac.ctx, got.as_mut_ptr(), &mut len, got.len()) == 1
+            };
             if !ok {
                 return Err(format!("MAC computation failed: {}", api.errors()));
             }
             let got = &got[..len];
-            (got == want.as_slice()).then_some(()).ok_or_else(|| mismatch("MAC", got, &want))
+            (got == want.as_slice())
+                .then_some(())
+                .ok_or_else(|| mismatch("MAC", got, &want))
         }
-        (Algorithm::Cipher { name, .. }, Kat::Cipher { key, iv, pt, ct, .. }) => {
+        (
+            Algorithm::Cipher { name, .. },
+            Kat::Cipher {
+                key, iv, pt, ct, ..
+            },
+        ) => {
             let (key, iv, pt, want) = (unhex(key), unhex(iv), unhex(pt), unhex(ct));
             for encrypt in [true, false] {
                 let ctx = cipher_ctx(api, name, &key, &iv, encrypt)?;
                 let (input, expected) = if encrypt { (&pt, &want) } else { (&want, &pt) };
                 let mut out = vec![0u8; input.len() + 32];
                 // SAFETY: owned buffers with a block of slack.
-                if unsafe { (api.EVP_Cipher)(ctx.ctx, out.as_mut_ptr(), input.as_ptr(), input.len() as c_uint) } <= 0 {
+                if unsafe {
+                    (api.EVP_Cipher)(
+                        ctx.ctx,
+                        out.as_mut_ptr(),
+                        input.as_ptr(),
+                        input.len() as c_uint,
+                    )
+                } <= 0
+                {
                     return Err(format!("EVP_Cipher failed: {}", api.errors()));
                 }
                 let got = &out[..input.len()];
                 if got != expected.as_slice() {
-                    return Err(mismatch(if encrypt { "ciphertext" } else { "decrypted plaintext" }, got, expected));
+                    return Err(mismatch(
+                        if encrypt {
+                            "ciphertext"
+                        } else {
+                            "decrypted plaintext"
+                        },
+                        got,
+                        expected,
+                    ));
                 }
             }
             Ok(())
         }
-        (Algorithm::Aead { name, tag_len, .. }, Kat::Aead { key, nonce, aad, pt, ct, tag, .. }) => {
-            let (key, nonce, aad, pt, want_ct, want_tag) = (unhex(key), unhex(nonce), unhex(aad), unhex(pt), unhex(ct), unhex(tag));
+        (
+            Algorithm::Aead { name, tag_len, .. },
+            Kat::Aead {
+                key,
+                nonce,
+                aad,
+                pt,
+                ct,
+                tag,
+                ..
+            },
+        ) => {
+            let (key, nonce, aad, pt, want_ct, want_tag) = (
+                unhex(key),
+                unhex(nonce),
+                unhex(aad),
+                unhex(pt),
+                unhex(ct),
+                unhex(tag),
+            );
             let (got_ct, got_tag) = aead_seal(api, name, &key, &nonce, &aad, &pt, tag_len)?;
             if got_ct != want_ct {
                 return Err(mismatch("ciphertext", &got_ct, &want_ct));

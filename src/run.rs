@@ -1,0 +1,298 @@
+//! `cryptospeed run`, `runs` and `show`: measure cells in a worker, store each as it completes,
+//! and print the run in the chosen format. A worker that dies costs only the cell it was on (it
+//! is restarted for the rest); Ctrl-C keeps every finished cell and marks the run interrupted.
+
+use crate::args;
+use crate::session::{db_location, emit, interrupt_flag, ImplChoice};
+use anyhow::{bail, Result};
+use clap::Args;
+use cryptospeed_engine::protocol::{Request, Response};
+use cryptospeed_engine::worker_client::WorkerError;
+use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, RunStatus, Status};
+use cryptospeed_report::{Format, Options};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Args)]
+pub struct StoreArgs {
+    /// Results database (SQLite file). Default: $CRYPTOSPEED_DB, else ~/.local/share/cryptospeed/results.db.
+    #[arg(long)]
+    pub db: Option<String>,
+}
+
+#[derive(Args)]
+pub struct OutputArgs {
+    /// Output format: openssl, mr, json, csv, markdown.
+    #[arg(long, default_value = "openssl", value_parser = clap::builder::PossibleValuesParser::new(Format::NAMES))]
+    pub format: String,
+    /// Write the output to this file instead of stdout.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Show the 95% confidence interval (±% of the median) beside each number.
+    #[arg(long)]
+    pub ci: bool,
+    /// Show TSC reference cycles per byte (per operation for public key).
+    #[arg(long)]
+    pub cycles: bool,
+}
+
+impl OutputArgs {
+    fn render(&self, record: &cryptospeed_model::RunRecord) -> String {
+        let format = Format::parse(&self.format).expect("clap checked the format");
+        cryptospeed_report::render(
+            record,
+            format,
+            Options {
+                ci: self.ci,
+                cycles: self.cycles,
+            },
+        )
+    }
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// Primitives or groups, comma-separated, in any openssl speed spelling (default: all).
+    #[arg(long, short, value_name = "LIST")]
+    pub algorithms: Vec<String>,
+    /// Message sizes, comma-separated, 1 B to 16 MiB (k and MiB suffixes accepted).
+    #[arg(long, short, value_name = "LIST")]
+    pub bytes: Vec<String>,
+    /// Operations to time (hash, mac, encrypt, decrypt, sign, verify, derive, all); default: each
+    /// primitive's openssl speed operations.
+    #[arg(long, value_name = "LIST")]
+    pub ops: Vec<String>,
+    /// Start message buffers this many bytes past a 64-byte boundary.
+    #[arg(long, default_value_t = 0)]
+    pub misalign: u32,
+    /// Target half-width of the 95% CI of the median, as a fraction (0.01 = ±1%).
+    #[arg(long, default_value_t = 0.01)]
+    pub precision: f64,
+    /// Seconds per cell at most, precise or not.
+    #[arg(long, default_value_t = 2.0)]
+    pub max_time: f64,
+    /// Minimum samples per cell.
+    #[arg(long, default_value_t = 10)]
+    pub min_samples: u32,
+    /// Target duration of one sample, seconds.
+    #[arg(long, default_value_t = 0.01)]
+    pub sample_time: f64,
+    /// Pin the worker to this CPU.
+    #[arg(long)]
+    pub pin: Option<usize>,
+    /// Implementation: NAME or NAME:LIBRARY (e.g. openssl:/opt/ssl/lib/libcrypto.so.3).
+    #[arg(long = "impl", default_value = "openssl")]
+    pub implementation: String,
+    /// A name for the run, to refer to it later.
+    #[arg(long)]
+    pub label: Option<String>,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Args)]
+pub struct ShowArgs {
+    /// Run id or label.
+    pub run: String,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+fn cells(
+    primitives: &[&'static cryptospeed_catalog::Primitive],
+    sizes: &[u64],
+    ops: &Option<Vec<cryptospeed_model::Op>>,
+    misalign: u32,
+) -> Vec<CellSpec> {
+    let mut out = Vec::new();
+    for p in primitives {
+        let chosen: Vec<_> = match ops {
+            Some(list) => p
+                .ops()
+                .iter()
+                .copied()
+                .filter(|o| list.contains(o))
+                .collect(),
+            None => p.default_ops().to_vec(),
+        };
+        for op in chosen {
+            if p.has_bytes() {
+                out.extend(sizes.iter().map(|b| CellSpec {
+                    primitive: p.id.into(),
+                    op,
+                    bytes: Some(*b),
+                    misalign,
+                }));
+            } else {
+                out.push(CellSpec {
+                    primitive: p.id.into(),
+                    op,
+                    bytes: None,
+                    misalign: 0,
+                });
+            }
+        }
+    }
+    out
+}
+
+pub fn run(a: RunArgs) -> Result<i32> {
+    let primitives = args::select(&a.algorithms)?;
+    let sizes = args::parse_sizes(&a.bytes)?;
+    let ops = args::parse_ops(&a.ops)?;
+    if !(a.precision > 0.0 && a.precision < 1.0) {
+        bail!("--precision must be between 0 and 1 (0.01 means ±1%)");
+    }
+    if a.max_time <= 0.0 || a.sample_time <= 0.0 {
+        bail!("--max-time and --sample-time must be positive");
+    }
+    let plan = cells(&primitives, &sizes, &ops, a.misalign);
+    if plan.is_empty() {
+        bail!("nothing to measure: none of the selected primitives has the requested operations");
+    }
+    let config = MeasureConfig {
+        precision: a.precision,
+        max_time_s: a.max_time,
+        min_samples: a.min_samples.max(1),
+        sample_time_s: a.sample_time,
+        warmup_s: (a.sample_time * 2.0).min(0.1),
+    };
+    let cancel = interrupt_flag();
+    let choice = ImplChoice::parse(&a.implementation);
+
+    let db = db_location(&a.store.db);
+    let mut store = cryptospeed_store::open(&db)?;
+    let machine = cryptospeed_engine::machine::probe();
+    let mut worker = choice.start(a.pin, &cancel)?;
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let run_id = store.begin_run(
+        &machine,
+        a.label.as_deref(),
+        &command,
+        env!("CARGO_PKG_VERSION"),
+        &config,
+    )?;
+    let variant_id = store.variant_id(&worker.variant)?;
+
+    let bar = ProgressBar::new(plan.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
+            .unwrap(),
+    );
+    let deadline = Duration::from_secs_f64(120.0 + 3.0 * config.max_time_s);
+    let mut status = RunStatus::Complete;
+    let mut failed_cells = 0;
+    for cell in plan {
+        bar.set_message(format!(
+            "{} {}{}",
+            cell.primitive,
+            cell.op,
+            cell.bytes.map(|b| format!(" {b} B")).unwrap_or_default()
+        ));
+        let reply = worker.request(
+            &Request::Measure {
+                cell: cell.clone(),
+                config: config.clone(),
+            },
+            deadline,
+            &cancel,
+        );
+        let measurement = match reply {
+            Ok(Response::Measurement { measurement }) => measurement,
+            Ok(Response::Error { message }) => {
+                Measurement::not_timed(cell, Status::Failed, message)
+            }
+            Ok(other) => Measurement::not_timed(
+                cell,
+                Status::Failed,
+                format!("unexpected worker reply {other:?}"),
+            ),
+            Err(WorkerError::Interrupted) => {
+                status = RunStatus::Interrupted;
+                break;
+            }
+            Err(e) => {
+                // The library crashed or hung: this cell fails, a fresh worker takes the rest.
+                let m = Measurement::not_timed(cell, Status::Failed, e.to_string());
+                bar.suspend(|| {
+                    eprintln!(
+                        "cryptospeed: {}: {e}; restarting the worker",
+                        m.cell.primitive
+                    )
+                });
+                worker = match choice.start(a.pin, &cancel) {
+                    Ok(w) => w,
+                    Err(err) => {
+                        store.add_measurement(run_id, variant_id, &m)?;
+                        store.finish_run(run_id, RunStatus::Failed)?;
+                        bar.finish_and_clear();
+                        return Err(err.context(
+                            "the worker could not be restarted; finished cells are stored",
+                        ));
+                    }
+                };
+                m
+            }
+        };
+        if measurement.status == Status::Failed {
+            failed_cells += 1;
+        }
+        store.add_measurement(run_id, variant_id, &measurement)?;
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    worker.quit();
+    store.finish_run(run_id, status)?;
+    let record = store.load_run(&run_id.to_string())?;
+    emit(&a.output.render(&record), &a.output.output)?;
+    eprintln!(
+        "cryptospeed: run {run_id}{} {} ({} cells, {failed_cells} failed) stored in {db}",
+        a.label
+            .as_deref()
+            .map(|l| format!(" '{l}'"))
+            .unwrap_or_default(),
+        status.as_str(),
+        record.measurements.len()
+    );
+    Ok(match status {
+        RunStatus::Interrupted => 130,
+        _ if failed_cells > 0 => 1,
+        _ => 0,
+    })
+}
+
+pub fn runs(a: StoreArgs) -> Result<i32> {
+    let store = cryptospeed_store::open(&db_location(&a.db))?;
+    let rows = store.runs()?;
+    let mut table = comfy_table::Table::new();
+    table
+        .load_preset(comfy_table::presets::NOTHING)
+        .set_header([
+            "id", "label", "started", "status", "cells", "variants", "cpu",
+        ]);
+    for r in rows {
+        table.add_row([
+            r.id.to_string(),
+            r.label.unwrap_or_default(),
+            r.started_at,
+            r.status.as_str().to_string(),
+            r.measurements.to_string(),
+            r.variants,
+            r.cpu_model,
+        ]);
+    }
+    println!("{table}");
+    Ok(0)
+}
+
+pub fn show(a: ShowArgs) -> Result<i32> {
+    let store = cryptospeed_store::open(&db_location(&a.store.db))?;
+    let record = store.load_run(&a.run)?;
+    emit(&a.output.render(&record), &a.output.output)?;
+    Ok(0)
+}

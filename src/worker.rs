@@ -1,0 +1,209 @@
+//! `cryptospeed worker`: hosts one implementation and serves the worker protocol on
+//! stdin/stdout. Every primitive's known-answer tests run (once) before any of its cells is timed.
+//!
+//! `CRYPTOSPEED_FAULT` is a test hook: `kat:ID` makes ID's known-answer test fail, `crash:ID`
+//! makes the worker die of SIGSEGV when asked to measure ID. It exists so the test suite can show
+//! that wrong answers are never timed and that a crashing library costs only its own cells.
+
+use anyhow::{Context, Result};
+use clap::Args;
+use cryptospeed_engine::protocol::{AvailabilityEntry, Request, Response, PROTOCOL_VERSION};
+use cryptospeed_engine::{sampler, Implementation};
+use cryptospeed_model::{Measurement, Status};
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+
+#[derive(Args)]
+pub struct WorkerArgs {
+    /// Implementation to host (registry name).
+    #[arg(long = "impl", default_value = "openssl")]
+    implementation: String,
+    /// Shared library to load instead of the system one.
+    #[arg(long)]
+    lib: Option<String>,
+    /// Pin the worker to this CPU.
+    #[arg(long)]
+    pin: Option<usize>,
+}
+
+struct Fault {
+    kat: Option<String>,
+    crash: Option<String>,
+}
+
+fn fault() -> Fault {
+    let spec = std::env::var("CRYPTOSPEED_FAULT").unwrap_or_default();
+    let mut f = Fault {
+        kat: None,
+        crash: None,
+    };
+    for part in spec.split(',') {
+        match part.split_once(':') {
+            Some(("kat", id)) => f.kat = Some(id.to_string()),
+            Some(("crash", id)) => f.crash = Some(id.to_string()),
+            _ => {}
+        }
+    }
+    f
+}
+
+fn verify(
+    implementation: &mut dyn Implementation,
+    cache: &mut HashMap<String, Result<(), String>>,
+    fault: &Fault,
+    id: &str,
+) -> Result<(), String> {
+    if let Some(r) = cache.get(id) {
+        return r.clone();
+    }
+    let p = cryptospeed_catalog::lookup(id).ok_or_else(|| format!("unknown primitive {id}"))?;
+    let mut r = implementation.known_answer_test(p);
+    if fault.kat.as_deref() == Some(id) && r.is_ok() {
+        r = Err("known-answer test failed: output corrupted by CRYPTOSPEED_FAULT".into());
+    }
+    cache.insert(id.to_string(), r.clone());
+    r
+}
+
+fn handle(
+    implementation: &mut dyn Implementation,
+    cache: &mut HashMap<String, Result<(), String>>,
+    fault: &Fault,
+    req: Request,
+) -> Response {
+    match req {
+        Request::Hello { protocol } if protocol != PROTOCOL_VERSION => Response::Error {
+            message: format!("worker speaks protocol {PROTOCOL_VERSION}, not {protocol}"),
+        },
+        Request::Hello { .. } => Response::Hello {
+            protocol: PROTOCOL_VERSION,
+            variant: implementation.describe(),
+        },
+        Request::Availability { primitives } => Response::Availability {
+            entries: primitives
+                .into_iter()
+                .map(|id| {
+                    let r = match cryptospeed_catalog::lookup(&id) {
+                        Some(p) => implementation.availability(p),
+                        None => Err(format!("unknown primitive {id}")),
+                    };
+                    AvailabilityEntry {
+                        primitive: id,
+                        available: r.is_ok(),
+                        reason: r.err(),
+                    }
+                })
+                .collect(),
+        },
+        Request::Verify { primitive } => {
+            let source = cryptospeed_catalog::lookup(&primitive)
+                .map(|p| {
+                    p.kats
+                        .iter()
+                        .map(|k| k.source())
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                })
+                .unwrap_or_default();
+            match verify(implementation, cache, fault, &primitive) {
+                Ok(()) => Response::Verify {
+                    primitive,
+                    ok: true,
+                    detail: source,
+                },
+                Err(e) => Response::Verify {
+                    primitive,
+                    ok: false,
+                    detail: e,
+                },
+            }
+        }
+        Request::Measure { cell, config } => {
+            let Some(p) = cryptospeed_catalog::lookup(&cell.primitive) else {
+                return Response::Error {
+                    message: format!("unknown primitive {}", cell.primitive),
+                };
+            };
+            if let Err(why) = implementation.availability(p) {
+                return Response::Measurement {
+                    measurement: Measurement::not_timed(cell, Status::Unavailable, why),
+                };
+            }
+            if let Err(why) = verify(implementation, cache, fault, p.id) {
+                return Response::Measurement {
+                    measurement: Measurement::not_timed(
+                        cell,
+                        Status::Failed,
+                        format!("not timed: known-answer test failed: {why}"),
+                    ),
+                };
+            }
+            if fault.crash.as_deref() == Some(p.id) {
+                // SAFETY: deliberately ends this process the way a crashing library would.
+                unsafe { libc::raise(libc::SIGSEGV) };
+            }
+            let measurement = match implementation.prepare(p, &cell) {
+                Ok(mut timed) => sampler::measure(timed.as_mut(), cell, &config),
+                Err(e) => Measurement::not_timed(
+                    cell,
+                    Status::Failed,
+                    format!("cannot set the cell up: {e}"),
+                ),
+            };
+            Response::Measurement { measurement }
+        }
+        Request::Quit => Response::Bye,
+    }
+}
+
+pub fn serve(args: WorkerArgs) -> Result<i32> {
+    // Die with the orchestrator: a killed run must not leave workers spinning.
+    // SAFETY: prctl with PR_SET_PDEATHSIG only sets a flag on this process.
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+    if let Some(cpu) = args.pin {
+        cryptospeed_engine::clock::pin_to_cpu(cpu).map_err(anyhow::Error::msg)?;
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let options = cryptospeed_impls::ImplOptions {
+        library: args.lib.clone(),
+    };
+    let mut implementation = match cryptospeed_impls::create(&args.implementation, &options) {
+        Ok(i) => i,
+        Err(e) => {
+            // Answer the hello with the reason, so the orchestrator can report it.
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string(&Response::Error { message: e.clone() })?
+            )?;
+            return Ok(1);
+        }
+    };
+    let fault = fault();
+    let mut cache = HashMap::new();
+    for line in std::io::stdin().lock().lines() {
+        let line = line.context("reading a request")?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let reply = match serde_json::from_str::<Request>(&line) {
+            Ok(req) => {
+                let quit = matches!(req, Request::Quit);
+                let r = handle(implementation.as_mut(), &mut cache, &fault, req);
+                if quit {
+                    writeln!(out, "{}", serde_json::to_string(&r)?)?;
+                    out.flush()?;
+                    return Ok(0);
+                }
+                r
+            }
+            Err(e) => Response::Error {
+                message: format!("malformed request: {e}"),
+            },
+        };
+        writeln!(out, "{}", serde_json::to_string(&reply)?)?;
+        out.flush()?;
+    }
+    Ok(0)
+}
