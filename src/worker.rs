@@ -139,8 +139,12 @@ fn handle(
                 };
             }
             if fault.crash.as_deref() == Some(p.id) {
-                // SAFETY: deliberately ends this process the way a crashing library would.
-                unsafe { libc::raise(libc::SIGSEGV) };
+                // SAFETY: deliberately ends this process the way a crashing library would (the
+                // default action, not Rust's stack-overflow handler, which would return).
+                unsafe {
+                    libc::signal(libc::SIGSEGV, libc::SIG_DFL);
+                    libc::raise(libc::SIGSEGV);
+                }
             }
             let measurement = match implementation.prepare(p, &cell) {
                 Ok(mut timed) => sampler::measure(timed.as_mut(), cell, &config),

@@ -68,7 +68,7 @@ pub fn measure(timed: &mut dyn Timed, cell: CellSpec, config: &MeasureConfig) ->
         let n = samples.len();
         let spent = crate::clock::wall_ns() - started;
         // Re-check precision at a geometric pace: the median CI only narrows slowly.
-        if n >= config.min_samples as usize && (n < 64 || n % (n / 32) == 0) {
+        if n >= config.min_samples as usize && (n < 64 || n.is_multiple_of(n / 32)) {
             let per_op: Vec<f64> = samples.iter().map(Sample::ns_per_op).collect();
             if let Some(sum) = stats::summarize(&per_op) {
                 if stats::is_precise(&sum, config.precision) {

@@ -5,7 +5,6 @@ use crate::{RunRow, Store};
 use anyhow::{anyhow, bail, Context, Result};
 use cryptospeed_model::*;
 use rusqlite::{params, Connection, OptionalExtension};
-use rusqlite_migration::{Migrations, M};
 use std::path::Path;
 
 const MIGRATIONS: &[&str] = &[r#"
@@ -83,6 +82,24 @@ CREATE TABLE sample (
 );
 "#];
 
+/// Applies the missing migrations under an IMMEDIATE transaction, tracking the schema version in
+/// `PRAGMA user_version`. Written here rather than with rusqlite_migration because that crate reads
+/// the version before taking the write lock, so two runs opening a new file at once both try to
+/// create the tables; taking the lock first makes the second one see the first one's schema.
+fn migrate(conn: &mut Connection) -> Result<()> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let version: usize = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version > MIGRATIONS.len() {
+        bail!("the database has schema version {version}, newer than this cryptospeed knows ({}); upgrade cryptospeed", MIGRATIONS.len());
+    }
+    for sql in &MIGRATIONS[version..] {
+        tx.execute_batch(sql)?;
+    }
+    tx.pragma_update(None, "user_version", MIGRATIONS.len())?;
+    tx.commit()?;
+    Ok(())
+}
+
 pub struct SqliteStore {
     conn: Connection,
 }
@@ -109,9 +126,7 @@ impl SqliteStore {
             })?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        let migrations = Migrations::new(MIGRATIONS.iter().map(|m| M::up(m)).collect());
-        migrations
-            .to_latest(&mut conn)
+        migrate(&mut conn)
             .with_context(|| format!("cannot bring the schema of {} up to date", path.display()))?;
         Ok(SqliteStore { conn })
     }
