@@ -5,7 +5,9 @@ use crate::args;
 use crate::session::{interrupt_flag, ImplChoice};
 use anyhow::{bail, Result};
 use clap::Args;
-use cryptospeed_engine::protocol::{Request, Response};
+use cryptospeed_engine::protocol::{AvailabilityEntry, Request, Response};
+use cryptospeed_engine::worker_client::WorkerClient;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 #[derive(Args)]
@@ -28,6 +30,23 @@ pub struct VerifyArgs {
     implementation: String,
 }
 
+/// Asks a worker which of the primitives it offers.
+fn availability(
+    worker: &mut WorkerClient,
+    primitives: &[&cryptospeed_catalog::Primitive],
+    cancel: &AtomicBool,
+) -> Result<Vec<AvailabilityEntry>> {
+    let ids = primitives.iter().map(|p| p.id.to_string()).collect();
+    match worker.request(
+        &Request::Availability { primitives: ids },
+        Duration::from_secs(300),
+        cancel,
+    )? {
+        Response::Availability { entries } => Ok(entries),
+        other => bail!("worker answered the availability request with {other:?}"),
+    }
+}
+
 fn ops_text(p: &cryptospeed_catalog::Primitive) -> String {
     p.ops()
         .iter()
@@ -39,18 +58,8 @@ fn ops_text(p: &cryptospeed_catalog::Primitive) -> String {
 pub fn list(a: ListArgs) -> Result<i32> {
     let cancel = interrupt_flag();
     let mut worker = ImplChoice::parse(&a.implementation).start(None, &cancel)?;
-    let ids: Vec<String> = cryptospeed_catalog::all()
-        .iter()
-        .map(|p| p.id.to_string())
-        .collect();
-    let Response::Availability { entries } = worker.request(
-        &Request::Availability { primitives: ids },
-        Duration::from_secs(300),
-        &cancel,
-    )?
-    else {
-        bail!("worker answered the availability request with something else");
-    };
+    let all: Vec<_> = cryptospeed_catalog::all().iter().collect();
+    let entries = availability(&mut worker, &all, &cancel)?;
     if a.json {
         let rows: Vec<_> = cryptospeed_catalog::all()
             .iter()
@@ -89,15 +98,7 @@ pub fn verify(a: VerifyArgs) -> Result<i32> {
     let cancel = interrupt_flag();
     let primitives = args::select(&a.algorithms)?;
     let mut worker = ImplChoice::parse(&a.implementation).start(None, &cancel)?;
-    let ids: Vec<String> = primitives.iter().map(|p| p.id.to_string()).collect();
-    let Response::Availability { entries } = worker.request(
-        &Request::Availability { primitives: ids },
-        Duration::from_secs(300),
-        &cancel,
-    )?
-    else {
-        bail!("worker answered the availability request with something else");
-    };
+    let entries = availability(&mut worker, &primitives, &cancel)?;
     let mut table = comfy_table::Table::new();
     table
         .load_preset(comfy_table::presets::NOTHING)

@@ -15,41 +15,52 @@ fn cstr(s: &str) -> CString {
     CString::new(s).expect("algorithm names have no NUL")
 }
 
-/// Looks a digest up: `EVP_MD_fetch` on OpenSSL 3, `EVP_get_digestbyname` before.
-pub fn fetch_md(api: &Api, name: &str) -> Result<Ptr, String> {
+/// Looks an algorithm up by name: `EVP_MD_fetch`/`EVP_CIPHER_fetch` on OpenSSL 3, the
+/// `EVP_get_*byname` tables before.
+fn fetch(
+    api: &Api,
+    kind: &str,
+    name: &str,
+    fetch3: Option<
+        unsafe extern "C" fn(Ptr, *const std::os::raw::c_char, *const std::os::raw::c_char) -> Ptr,
+    >,
+    byname: unsafe extern "C" fn(*const std::os::raw::c_char) -> Ptr,
+) -> Result<Ptr, String> {
     let n = cstr(name);
     // SAFETY: valid C strings; NULL library context and properties are allowed.
-    let md = unsafe {
-        match api.EVP_MD_fetch {
-            Some(fetch) => fetch(null_mut(), n.as_ptr(), std::ptr::null()),
-            None => (api.EVP_get_digestbyname)(n.as_ptr()),
+    let found = unsafe {
+        match fetch3 {
+            Some(f) => f(null_mut(), n.as_ptr(), std::ptr::null()),
+            None => byname(n.as_ptr()),
         }
     };
-    if md.is_null() {
+    if found.is_null() {
         return Err(format!(
-            "no provider offers digest {name} ({})",
+            "no provider offers {kind} {name} ({})",
             api.errors()
         ));
     }
-    Ok(md)
+    Ok(found)
+}
+
+pub fn fetch_md(api: &Api, name: &str) -> Result<Ptr, String> {
+    fetch(
+        api,
+        "digest",
+        name,
+        api.EVP_MD_fetch,
+        api.EVP_get_digestbyname,
+    )
 }
 
 pub fn fetch_cipher(api: &Api, name: &str) -> Result<Ptr, String> {
-    let n = cstr(name);
-    // SAFETY: as in fetch_md.
-    let c = unsafe {
-        match api.EVP_CIPHER_fetch {
-            Some(fetch) => fetch(null_mut(), n.as_ptr(), std::ptr::null()),
-            None => (api.EVP_get_cipherbyname)(n.as_ptr()),
-        }
-    };
-    if c.is_null() {
-        return Err(format!(
-            "no provider offers cipher {name} ({})",
-            api.errors()
-        ));
-    }
-    Ok(c)
+    fetch(
+        api,
+        "cipher",
+        name,
+        api.EVP_CIPHER_fetch,
+        api.EVP_get_cipherbyname,
+    )
 }
 
 /// An `EVP_CIPHER_CTX` freed on drop.
