@@ -470,7 +470,17 @@ fn two_runs_can_write_one_database_at_once() {
 fn show_renders_every_format_from_the_store() {
     let dir = tempfile::tempdir().unwrap();
     let out = bin()
-        .args(["run", "-a", "sha1,ed25519", "-b", "16", "--label", "fmt"])
+        .args([
+            "run",
+            "-a",
+            "sha1,ed25519",
+            "-b",
+            "16",
+            "--label",
+            "fmt",
+            "--pin",
+            "0",
+        ])
         .args(quick(&db(&dir)))
         .output()
         .unwrap();
