@@ -308,20 +308,6 @@ pub fn lookup(name: &str) -> Option<&'static Primitive> {
         .find(|p| squash(p.id) == key || p.aliases.iter().any(|a| squash(a) == key))
 }
 
-/// Names of the selection groups (`rsa`, `aes`, …) with their members.
-pub fn groups() -> Vec<(&'static str, Vec<&'static str>)> {
-    let mut out: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
-    for p in all() {
-        for g in p.groups {
-            match out.iter_mut().find(|(name, _)| name == g) {
-                Some((_, members)) => members.push(p.id),
-                None => out.push((g, vec![p.id])),
-            }
-        }
-    }
-    out
-}
-
 /// Up to three known names closest to an unknown one, for "did you mean" messages.
 pub fn suggest(name: &str) -> Vec<&'static str> {
     let lower = name.to_ascii_lowercase();

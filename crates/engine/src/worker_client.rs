@@ -186,11 +186,6 @@ impl WorkerClient {
         }
     }
 
-    /// The worker's process id (tests use it to kill a worker mid-run).
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
     pub fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();

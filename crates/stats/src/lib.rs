@@ -72,12 +72,6 @@ pub fn median_ci_coverage(n: usize, lo: usize) -> f64 {
     1.0 - 2.0 * tail
 }
 
-/// A 95% confidence interval of the median; falls back to (min, max) when n is too small.
-pub fn median_ci95(values: &[f64]) -> Option<(f64, f64)> {
-    let s = sorted(values);
-    ci_sorted(&s, 0.95)
-}
-
 fn ci_sorted(s: &[f64], confidence: f64) -> Option<(f64, f64)> {
     if s.is_empty() {
         return None;
