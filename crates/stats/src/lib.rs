@@ -72,6 +72,7 @@ pub fn median_ci_coverage(n: usize, lo: usize) -> f64 {
     1.0 - 2.0 * tail
 }
 
+/// Order-statistic CI of the median of sorted values; (min, max) when n is too small for one.
 fn ci_sorted(s: &[f64], confidence: f64) -> Option<(f64, f64)> {
     if s.is_empty() {
         return None;
