@@ -7,7 +7,10 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use cryptospeed_engine::protocol::{AvailabilityEntry, Request, Response, PROTOCOL_VERSION};
+use cryptospeed_catalog::agreement::AgreementCase;
+use cryptospeed_engine::protocol::{
+    AgreementInputs, AvailabilityEntry, Request, Response, PROTOCOL_VERSION,
+};
 use cryptospeed_engine::{sampler, Implementation};
 use cryptospeed_model::{Measurement, Status};
 use std::collections::HashMap;
@@ -65,6 +68,57 @@ fn verify(
     r
 }
 
+/// Computes the agreement output, after the primitive's known-answer tests (an implementation
+/// that fails them has nothing to agree on). The `kat:` fault also corrupts the agreement output,
+/// so tests can show a wrong implementation is caught by both checks.
+fn agree(
+    implementation: &mut dyn Implementation,
+    cache: &mut HashMap<String, Result<(), String>>,
+    fault: &Fault,
+    primitive: &str,
+    inputs: &AgreementInputs,
+) -> Response {
+    let Some(p) = cryptospeed_catalog::lookup(primitive) else {
+        return Response::Error {
+            message: format!("unknown primitive {primitive}"),
+        };
+    };
+    let field = |name: &str, text: &str| {
+        hex::decode(text).map_err(|e| format!("agreement field {name} is not hex: {e}"))
+    };
+    let case = (|| -> Result<AgreementCase, String> {
+        Ok(AgreementCase {
+            key: field("key", &inputs.key)?,
+            iv: field("iv", &inputs.iv)?,
+            msg: field("msg", &inputs.msg)?,
+            aad: field("aad", &inputs.aad)?,
+            peer: field("peer", &inputs.peer)?,
+        })
+    })();
+    let result = case.and_then(|case| {
+        implementation.availability(p)?;
+        if fault.kat.as_deref() != Some(p.id) {
+            verify(implementation, cache, fault, p.id)?;
+        }
+        implementation.agree(p, &case)
+    });
+    match result {
+        Ok(mut out) => {
+            if fault.kat.as_deref() == Some(p.id) {
+                if let Some(b) = out.output.first_mut() {
+                    *b ^= 0x01;
+                }
+            }
+            Response::Agreement {
+                primitive: p.id.to_string(),
+                output: hex::encode(out.output),
+                public: hex::encode(out.public),
+            }
+        }
+        Err(message) => Response::Error { message },
+    }
+}
+
 fn handle(
     implementation: &mut dyn Implementation,
     cache: &mut HashMap<String, Result<(), String>>,
@@ -78,6 +132,41 @@ fn handle(
         Request::Hello { .. } => Response::Hello {
             protocol: PROTOCOL_VERSION,
             variant: implementation.describe(),
+            measures: true,
+        },
+        Request::Agree { primitive, inputs } => agree(implementation, cache, fault, &primitive, &inputs),
+        Request::CheckSignature {
+            primitive,
+            public,
+            msg,
+            signature,
+        } => {
+            let Some(p) = cryptospeed_catalog::lookup(&primitive) else {
+                return Response::Error {
+                    message: format!("unknown primitive {primitive}"),
+                };
+            };
+            let decoded = (hex::decode(&public), hex::decode(&msg), hex::decode(&signature));
+            let (Ok(public), Ok(msg), Ok(signature)) = decoded else {
+                return Response::Error {
+                    message: "check_signature fields must be hex".into(),
+                };
+            };
+            match implementation.check_signature(p, &public, &msg, &signature) {
+                Ok(ok) => Response::Checked {
+                    primitive,
+                    ok,
+                    detail: if ok { String::new() } else { "signature rejected".into() },
+                },
+                Err(e) => Response::Checked {
+                    primitive,
+                    ok: false,
+                    detail: e,
+                },
+            }
+        }
+        Request::Sample { .. } => Response::Error {
+            message: "this worker measures cells itself; send measure".into(),
         },
         Request::Availability { primitives } => Response::Availability {
             entries: primitives
@@ -145,6 +234,9 @@ fn handle(
                     libc::signal(libc::SIGSEGV, libc::SIG_DFL);
                     libc::raise(libc::SIGSEGV);
                 }
+            }
+            if let Some(m) = implementation.measure_whole(p, &cell, &config) {
+                return Response::Measurement { measurement: m };
             }
             let measurement = match implementation.prepare(p, &cell) {
                 Ok(mut timed) => sampler::measure(timed.as_mut(), cell, &config),

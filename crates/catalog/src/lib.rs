@@ -5,6 +5,7 @@
 //! Adding a primitive is one entry in one of the family files (`digests.rs`, `ciphers.rs`,
 //! `macs.rs`, `pkey.rs`); implementations interpret [`Algorithm`] generically.
 
+pub mod agreement;
 mod ciphers;
 mod digests;
 mod macs;

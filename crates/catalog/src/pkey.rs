@@ -136,7 +136,12 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
         aliases: &["ecdhp384", "ecdh-nistp384", "384 bits ecdh (nistp384)"],
         algorithm: Ecdh { curve: Curve::P384 },
         speed: SpeedRow::Ecdh { index: 4, bits: 384, name: "nistp384" },
-        kats: &[Kat::CrossCheck { how: "two fresh key pairs derive the same secret in both directions" }],
+        kats: &[Kat::Agreement {
+            private: "766e61425b2da9f846c09fc3564b93a6f8603b7392c785165bf20da948c49fd1fb1dee4edd64356b9f21c588b75dfd81",
+            peer_public: "04790a6e059ef9a5940163183d4a7809135d29791643fc43a2f17ee8bf677ab84f791b64a6be15969ffa012dd9185d8796d9b954baa8a75e82df711b3b56eadff6b0f668c3b26b4b1aeb308a1fcc1c680d329a6705025f1c98a0b5e5bfcb163caa",
+            shared: "6461defb95d996b24296f5a1832b34db05ed031114fbe7d98d098f93859866e4de1e229da71fef0c77fe49b249190135",
+            source: "Wycheproof ecdh_secp384r1_ecpoint_test tcId 1",
+        }],
         groups: &["ecdh", "pkey"],
         semantics: DERIVE,
     },

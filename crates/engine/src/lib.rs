@@ -11,8 +11,17 @@ pub mod protocol;
 pub mod sampler;
 pub mod worker_client;
 
+use cryptospeed_catalog::agreement::AgreementCase;
 use cryptospeed_catalog::Primitive;
-use cryptospeed_model::{CellSpec, Variant};
+use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, Variant};
+
+/// What an implementation computed for an agreement check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgreementOutput {
+    pub output: Vec<u8>,
+    /// Public key (SEC1 point) for randomised signatures, which others verify.
+    pub public: Vec<u8>,
+}
 
 /// A cell prepared for timing: buffers allocated, keys set, contexts initialised.
 pub trait Timed {
@@ -37,4 +46,43 @@ pub trait Implementation {
         primitive: &Primitive,
         cell: &CellSpec,
     ) -> Result<Box<dyn Timed + '_>, String>;
+    /// Computes the primitive on the agreement inputs (see `cryptospeed_catalog::agreement`).
+    fn agree(
+        &mut self,
+        primitive: &Primitive,
+        case: &AgreementCase,
+    ) -> Result<AgreementOutput, String> {
+        let _ = case;
+        Err(format!(
+            "{} has no agreement computation for {}",
+            self.name(),
+            primitive.id
+        ))
+    }
+    /// Verifies another implementation's signature; `Ok(false)` when it does not verify.
+    fn check_signature(
+        &mut self,
+        primitive: &Primitive,
+        public: &[u8],
+        msg: &[u8],
+        signature: &[u8],
+    ) -> Result<bool, String> {
+        let _ = (public, msg, signature);
+        Err(format!(
+            "{} cannot check signatures of {}",
+            self.name(),
+            primitive.id
+        ))
+    }
+    /// For implementations that cannot be timed call by call (an external `openssl speed`):
+    /// measures the whole cell at once. `None` means "use [`Implementation::prepare`]".
+    fn measure_whole(
+        &mut self,
+        primitive: &Primitive,
+        cell: &CellSpec,
+        config: &MeasureConfig,
+    ) -> Option<Measurement> {
+        let _ = (primitive, cell, config);
+        None
+    }
 }

@@ -2,11 +2,22 @@
 //! stdout, strictly one reply per request. Versioned by [`PROTOCOL_VERSION`]; documented in
 //! docs/worker-protocol.md so a worker in another language can implement it.
 
-use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, Variant};
+use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, Sample, Variant};
 use serde::{Deserialize, Serialize};
 
 /// Bumped on any incompatible change to the messages below.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
+
+/// The inputs of an agreement check, hex-encoded: every implementation that offers the primitive
+/// computes on exactly these bytes (see `cryptospeed_catalog::agreement`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgreementInputs {
+    pub key: String,
+    pub iv: String,
+    pub msg: String,
+    pub aad: String,
+    pub peer: String,
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "cmd", rename_all = "snake_case")]
@@ -22,8 +33,28 @@ pub enum Request {
         cell: CellSpec,
         config: MeasureConfig,
     },
+    /// Compute the primitive on fixed inputs, for the cross-implementation agreement check.
+    Agree {
+        primitive: String,
+        inputs: AgreementInputs,
+    },
+    /// Check a signature another implementation made (`public` as that implementation reported
+    /// it: a SEC1 point for ECDSA).
+    CheckSignature {
+        primitive: String,
+        public: String,
+        msg: String,
+        signature: String,
+    },
+    /// Time `iters` calls of one cell and report the clocks: the orchestrator-driven sampling
+    /// used by workers that answer `hello` with `"measures": false` (the Go worker).
+    Sample { cell: CellSpec, iters: u64 },
     /// Exit cleanly.
     Quit,
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -40,6 +71,10 @@ pub enum Response {
     Hello {
         protocol: u32,
         variant: Variant,
+        /// True when the worker serves `measure` itself; false when the orchestrator must drive
+        /// sampling through `sample` requests.
+        #[serde(default = "yes")]
+        measures: bool,
     },
     Availability {
         entries: Vec<AvailabilityEntry>,
@@ -51,6 +86,23 @@ pub enum Response {
     },
     Measurement {
         measurement: Measurement,
+    },
+    /// Result of `agree`: `output` hex; `public` (hex) for randomised signatures, which the other
+    /// implementations check instead of comparing bytes.
+    Agreement {
+        primitive: String,
+        output: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        public: String,
+    },
+    Checked {
+        primitive: String,
+        ok: bool,
+        #[serde(default)]
+        detail: String,
+    },
+    Sample {
+        sample: Sample,
     },
     Bye,
     /// The request could not be served (unknown primitive, malformed line, wrong version).

@@ -26,11 +26,14 @@ fn take_sample(timed: &mut dyn Timed, iters: u64) -> Result<Sample, String> {
 
 /// Finds the number of calls per batch that makes one batch last about `target_ns`, running for
 /// at least `warmup_ns` in total (calibration batches double as warm-up).
-fn calibrate(timed: &mut dyn Timed, target_ns: u64, warmup_ns: u64) -> Result<u64, String> {
+fn calibrate<F>(sample: &mut F, target_ns: u64, warmup_ns: u64) -> Result<u64, String>
+where
+    F: FnMut(u64) -> Result<Sample, String>,
+{
     let begin = crate::clock::wall_ns();
     let mut iters: u64 = 1;
     loop {
-        let s = take_sample(timed, iters)?;
+        let s = sample(iters)?;
         let warm = crate::clock::wall_ns() - begin >= warmup_ns;
         if s.wall_ns >= target_ns {
             if warm {
@@ -46,14 +49,23 @@ fn calibrate(timed: &mut dyn Timed, target_ns: u64, warmup_ns: u64) -> Result<u6
     }
 }
 
-/// Measures one prepared cell.
+/// Measures one prepared cell in this process.
 pub fn measure(timed: &mut dyn Timed, cell: CellSpec, config: &MeasureConfig) -> Measurement {
+    measure_with(|iters| take_sample(timed, iters), cell, config)
+}
+
+/// Measures one cell whose batches are taken by `sample(iters)`: locally, or by a worker that
+/// reads its own clocks around the batch (see the protocol's `sample` request).
+pub fn measure_with<F>(mut sample: F, cell: CellSpec, config: &MeasureConfig) -> Measurement
+where
+    F: FnMut(u64) -> Result<Sample, String>,
+{
     let started = crate::clock::wall_ns();
     let budget_ns = (config.max_time_s * 1e9) as u64;
     let target_ns = ((config.sample_time_s * 1e9) as u64).max(1);
     let failed = |cell: CellSpec, e: String| Measurement::not_timed(cell, Status::Failed, e);
 
-    let iters = match calibrate(timed, target_ns, (config.warmup_s * 1e9) as u64) {
+    let iters = match calibrate(&mut sample, target_ns, (config.warmup_s * 1e9) as u64) {
         Ok(i) => i,
         Err(e) => return failed(cell, format!("library call failed while calibrating: {e}")),
     };
@@ -61,7 +73,7 @@ pub fn measure(timed: &mut dyn Timed, cell: CellSpec, config: &MeasureConfig) ->
     let mut samples: Vec<Sample> = Vec::new();
     let mut precise = false;
     loop {
-        match take_sample(timed, iters) {
+        match sample(iters) {
             Ok(s) => samples.push(s),
             Err(e) => return failed(cell, format!("library call failed while sampling: {e}")),
         }

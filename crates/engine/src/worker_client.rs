@@ -5,7 +5,7 @@
 //! orchestrator, which then decides what to keep and stops the worker itself.
 
 use crate::protocol::{Request, Response, PROTOCOL_VERSION};
-use cryptospeed_model::Variant;
+use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, Status, Variant};
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
@@ -54,6 +54,8 @@ pub struct WorkerClient {
     stdin: Option<ChildStdin>,
     replies: Receiver<String>,
     pub variant: Variant,
+    /// Whether the worker serves `measure` itself (else the orchestrator samples through it).
+    pub measures: bool,
 }
 
 fn signal_name(sig: i32) -> &'static str {
@@ -103,6 +105,7 @@ impl WorkerClient {
             stdin,
             replies: rx,
             variant: Variant::default(),
+            measures: true,
         };
         match client.request(
             &Request::Hello {
@@ -111,8 +114,13 @@ impl WorkerClient {
             Duration::from_secs(60),
             cancel,
         )? {
-            Response::Hello { protocol, variant } if protocol == PROTOCOL_VERSION => {
+            Response::Hello {
+                protocol,
+                variant,
+                measures,
+            } if protocol == PROTOCOL_VERSION => {
                 client.variant = variant;
+                client.measures = measures;
                 Ok(client)
             }
             Response::Hello { protocol, .. } => Err(WorkerError::Protocol(format!(
@@ -183,6 +191,103 @@ impl WorkerClient {
                     return Err(WorkerError::Died(how));
                 }
             }
+        }
+    }
+
+    /// Measures one cell: with one `measure` request, or, for workers that leave sampling to
+    /// the orchestrator, with the engine's sampler driving `sample` requests. `deadline` bounds
+    /// each request.
+    pub fn measure(
+        &mut self,
+        cell: CellSpec,
+        config: &MeasureConfig,
+        deadline: Duration,
+        cancel: &AtomicBool,
+    ) -> Result<Measurement, WorkerError> {
+        if self.measures {
+            return match self.request(
+                &Request::Measure {
+                    cell: cell.clone(),
+                    config: config.clone(),
+                },
+                deadline,
+                cancel,
+            )? {
+                Response::Measurement { measurement } => Ok(measurement),
+                Response::Error { message } => {
+                    Ok(Measurement::not_timed(cell, Status::Failed, message))
+                }
+                other => Err(WorkerError::Protocol(format!(
+                    "unexpected reply to measure: {other:?}"
+                ))),
+            };
+        }
+        // The worker only samples: availability and the known-answer tests are asked first, so
+        // its cells follow the same rules as a measuring worker's.
+        let id = cell.primitive.clone();
+        match self.request(
+            &Request::Availability {
+                primitives: vec![id.clone()],
+            },
+            deadline,
+            cancel,
+        )? {
+            Response::Availability { entries } => {
+                if let Some(e) = entries.into_iter().find(|e| !e.available) {
+                    let why = e.reason.unwrap_or_else(|| "not offered".into());
+                    return Ok(Measurement::not_timed(cell, Status::Unavailable, why));
+                }
+            }
+            other => {
+                return Err(WorkerError::Protocol(format!(
+                    "unexpected reply to availability: {other:?}"
+                )))
+            }
+        }
+        match self.request(&Request::Verify { primitive: id }, deadline, cancel)? {
+            Response::Verify { ok: true, .. } => {}
+            Response::Verify { detail, .. } => {
+                return Ok(Measurement::not_timed(
+                    cell,
+                    Status::Failed,
+                    format!("not timed: known-answer test failed: {detail}"),
+                ))
+            }
+            other => {
+                return Err(WorkerError::Protocol(format!(
+                    "unexpected reply to verify: {other:?}"
+                )))
+            }
+        }
+        let mut fatal: Option<WorkerError> = None;
+        let sampled = cell.clone();
+        let m = crate::sampler::measure_with(
+            |iters| {
+                let reply = self.request(
+                    &Request::Sample {
+                        cell: sampled.clone(),
+                        iters,
+                    },
+                    deadline,
+                    cancel,
+                );
+                match reply {
+                    Ok(Response::Sample { sample }) => Ok(sample),
+                    Ok(Response::Error { message }) => Err(message),
+                    Ok(other) => Err(format!("unexpected reply to sample: {other:?}")),
+                    Err(e) => {
+                        let text = e.to_string();
+                        fatal = Some(e);
+                        Err(text)
+                    }
+                }
+            },
+            cell,
+            config,
+        );
+        match fatal {
+            Some(e) => Err(e),
+            None => Ok(m),
         }
     }
 

@@ -82,9 +82,21 @@ fn spki_prefix(curve: Curve) -> &'static str {
     }
 }
 
-/// DER ECPrivateKey (RFC 5915) prefix for a P-256 scalar; the public key is derived on import.
-const P256_ECPRIVATEKEY_PREFIX: &str = "30310201010420";
-const P256_ECPRIVATEKEY_SUFFIX: &str = "a00a06082a8648ce3d030107";
+/// DER ECPrivateKey (RFC 5915) for a NIST-curve scalar; the public key is derived on import.
+pub fn ec_private_der(curve: Curve, scalar: &[u8]) -> Result<Vec<u8>, String> {
+    let oid = match curve {
+        Curve::P256 => "06082a8648ce3d030107",
+        Curve::P384 => "06052b81040022",
+        Curve::P521 => "06052b81040023",
+        other => return Err(format!("{other:?} is not a NIST curve")),
+    };
+    let params = format!("a0{:02x}{oid}", oid.len() / 2);
+    let body = format!("020101 04{:02x}{}{params}", scalar.len(), hex::encode(scalar));
+    let body = unhex(&body);
+    let mut der = vec![0x30, body.len() as u8];
+    der.extend(body);
+    Ok(der)
+}
 
 fn raw_type(curve: Curve) -> c_int {
     match curve {
@@ -141,17 +153,17 @@ fn generate<'a>(api: &'a Api, algorithm: &str, group: Option<&str>) -> Result<Ke
 }
 
 const RSA_KEYS: &[(u32, &str)] = &[
-    (512, include_str!("../../keys/rsa-512.pem")),
-    (1024, include_str!("../../keys/rsa-1024.pem")),
-    (2048, include_str!("../../keys/rsa-2048.pem")),
-    (3072, include_str!("../../keys/rsa-3072.pem")),
-    (4096, include_str!("../../keys/rsa-4096.pem")),
-    (7680, include_str!("../../keys/rsa-7680.pem")),
-    (15360, include_str!("../../keys/rsa-15360.pem")),
+    (512, include_str!("../../../catalog/keys/rsa-512.pem")),
+    (1024, include_str!("../../../catalog/keys/rsa-1024.pem")),
+    (2048, include_str!("../../../catalog/keys/rsa-2048.pem")),
+    (3072, include_str!("../../../catalog/keys/rsa-3072.pem")),
+    (4096, include_str!("../../../catalog/keys/rsa-4096.pem")),
+    (7680, include_str!("../../../catalog/keys/rsa-7680.pem")),
+    (15360, include_str!("../../../catalog/keys/rsa-15360.pem")),
 ];
 const DSA_KEYS: &[(u32, &str)] = &[
-    (1024, include_str!("../../keys/dsa-1024.pem")),
-    (2048, include_str!("../../keys/dsa-2048.pem")),
+    (1024, include_str!("../../../catalog/keys/dsa-1024.pem")),
+    (2048, include_str!("../../../catalog/keys/dsa-2048.pem")),
 ];
 
 /// The key a primitive is timed with.
@@ -684,11 +696,8 @@ pub fn known_answer(api: &Api, algorithm: &Algorithm, kat: &Kat) -> Result<(), S
                         )?,
                     )
                 },
-                Curve::P256 => {
-                    let der = unhex(&format!(
-                        "{P256_ECPRIVATEKEY_PREFIX}{}{P256_ECPRIVATEKEY_SUFFIX}",
-                        hex::encode(&private)
-                    ));
+                Curve::P256 | Curve::P384 | Curve::P521 => {
+                    let der = ec_private_der(curve, &private)?;
                     let mut p = der.as_ptr();
                     // SAFETY: d2i reads at most der.len() bytes.
                     let own = key(
