@@ -5,6 +5,9 @@
 
 pub mod buffer;
 pub mod openssl;
+pub mod ring;
+pub mod ring_like;
+pub mod suite;
 
 use cryptospeed_engine::Implementation;
 
@@ -18,11 +21,14 @@ pub struct ImplOptions {
 type Constructor = fn(&ImplOptions) -> Result<Box<dyn Implementation>, String>;
 
 /// Every implementation this build carries: name, one-line description, constructor.
-pub const REGISTRY: &[(&str, &str, Constructor)] = &[(
-    "openssl",
-    "OpenSSL libcrypto through EVP, loaded at run time (system libcrypto.so.3 by default)",
-    openssl::create,
-)];
+pub const REGISTRY: &[(&str, &str, Constructor)] = &[
+    (
+        "openssl",
+        "OpenSSL libcrypto through EVP, loaded at run time (system libcrypto.so.3 by default)",
+        openssl::create,
+    ),
+    ("ring", "ring 0.17 (crates.io), statically linked", ring::create),
+];
 
 /// Instantiates an implementation by registry name.
 pub fn create(name: &str, options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {

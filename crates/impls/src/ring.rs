@@ -1,0 +1,76 @@
+//! `ring`: Brian Smith's library (BoringSSL-derived assembly, Rust around it), linked statically.
+//! Offers SHA-1/256/512, HMAC-SHA256, AES-GCM, ChaCha20-Poly1305, Ed25519, ECDSA P-256/P-384 and
+//! RSA (2048–8192-bit signing). Its key agreement takes only ephemeral keys, so X25519 and ECDH
+//! cannot be checked against published vectors and are listed as unavailable.
+
+use crate::suite::{AeadFn, HashFn, Res, Signer, Suite, SuiteImplementation};
+use crate::ImplOptions;
+use cryptospeed_catalog::agreement::signature_digest;
+use cryptospeed_catalog::Primitive;
+use cryptospeed_engine::Implementation;
+use cryptospeed_model::Variant;
+
+mod api {
+    crate::ring_like_api!(ring);
+
+    pub fn ecdsa_from_pkcs8(
+        alg: &'static signature::EcdsaSigningAlgorithm,
+        pkcs8: &[u8],
+        rng: &SystemRandom,
+    ) -> Res<signature::EcdsaKeyPair> {
+        signature::EcdsaKeyPair::from_pkcs8(alg, pkcs8, rng).map_err(|e| e.to_string())
+    }
+}
+
+pub struct Ring;
+
+pub fn create(_: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
+    Ok(Box::new(SuiteImplementation::new(Ring)))
+}
+
+impl Suite for Ring {
+    fn name(&self) -> &'static str {
+        "ring"
+    }
+    fn describe(&self) -> Variant {
+        Variant {
+            label: "ring-0.17".into(),
+            implementation: "ring".into(),
+            version: "0.17 (crates.io, statically linked)".into(),
+            library: "statically linked into cryptospeed".into(),
+            ..Default::default()
+        }
+    }
+    fn notes(&self) -> Vec<String> {
+        vec![
+            "signatures: ring signs messages, so ECDSA and RSA hash the 20/36-byte message \
+             with SHA-256/384 before signing (openssl speed signs it as a digest)"
+                .into(),
+        ]
+    }
+    fn hash(&self, p: &Primitive) -> Res<HashFn> {
+        api::hash("ring", p)
+    }
+    fn mac(&self, p: &Primitive, key: &[u8], _iv: &[u8]) -> Res<HashFn> {
+        api::mac("ring", p, key)
+    }
+    fn aead(&self, p: &Primitive, key: &[u8], encrypt: bool) -> Res<AeadFn> {
+        api::aead("ring", p, key, encrypt)
+    }
+    fn signer(&self, p: &Primitive, key: Option<&[u8]>) -> Res<Box<dyn Signer>> {
+        api::signer("ring", p, key)
+    }
+    fn verify_foreign(
+        &self,
+        p: &Primitive,
+        public: &[u8],
+        digest: &str,
+        msg: &[u8],
+        sig: &[u8],
+    ) -> Res<bool> {
+        if Some(digest) != signature_digest(&p.algorithm) {
+            return Err(format!("ring verifies {} only with its curve's own hash", p.id));
+        }
+        api::verify_foreign("ring", p, public, msg, sig)
+    }
+}

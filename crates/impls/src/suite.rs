@@ -1,0 +1,747 @@
+//! The shape most libraries share: a library exposes a hash, a MAC, a cipher, an AEAD, a signer
+//! or a key agreement for a primitive as a few calls. A [`Suite`] hands those calls over as
+//! closures, and [`SuiteImplementation`] turns any suite into an engine [`Implementation`]: the
+//! known-answer tests, the agreement computation and the timed loops are written once here, so an
+//! implementation module only maps primitives to its library's calls.
+//!
+//! The timed loops call the closure once per operation; a boxed closure costs one indirect call,
+//! the same as a call through a shared library's PLT, and is negligible beside the work measured.
+
+use crate::buffer::AlignedBuffer;
+use cryptospeed_catalog::agreement::{signature_digest, AgreementCase, AgreementKind};
+use cryptospeed_catalog::{unhex, Algorithm, Curve, Kat, Primitive};
+use cryptospeed_engine::{AgreementOutput, Implementation, Timed};
+use cryptospeed_model::{CellSpec, Op, Variant};
+use num_bigint::BigUint;
+use std::collections::HashMap;
+
+pub type Res<T> = Result<T, String>;
+/// Hashes or MACs a message into `out` (sized by the caller to the output length).
+pub type HashFn = Box<dyn FnMut(&[u8], &mut [u8]) -> Res<()>>;
+/// Encrypts or decrypts in place; chaining state (CBC IV, CTR counter) carries over between calls,
+/// as in `openssl speed`.
+pub type CipherFn = Box<dyn FnMut(&mut [u8]) -> Res<()>>;
+/// Seals (writes the tag) or opens (checks the tag; `Ok(false)` when it does not authenticate)
+/// in place: `(nonce, aad, data, tag)`.
+pub type AeadFn = Box<dyn FnMut(&[u8], &[u8], &mut [u8], &mut [u8]) -> Res<bool>>;
+/// Computes a shared secret with the key pair fixed at creation.
+pub type DeriveFn = Box<dyn FnMut() -> Res<Vec<u8>>>;
+
+/// A key pair that signs and verifies.
+pub trait Signer {
+    /// Signs a message. Hash-and-sign schemes hash with [`signature_digest`] first when the
+    /// library's API signs messages; EdDSA signs the message itself.
+    fn sign(&mut self, msg: &[u8]) -> Res<Vec<u8>>;
+    fn verify(&mut self, msg: &[u8], sig: &[u8]) -> Res<bool>;
+    /// The public key as other implementations read it: a SEC1 uncompressed point for ECDSA.
+    fn public(&self) -> Vec<u8>;
+}
+
+fn not_offered<T>(suite: &str, p: &Primitive) -> Res<T> {
+    Err(format!("{suite} does not offer {}", p.id))
+}
+
+/// One library's calls, primitive by primitive. Every method has a default that says the
+/// primitive is not offered, so a suite implements only what its library has.
+pub trait Suite {
+    fn name(&self) -> &'static str;
+    fn describe(&self) -> Variant;
+    fn hash(&self, p: &Primitive) -> Res<HashFn> {
+        not_offered(self.name(), p)
+    }
+    /// `iv` is used by GMAC only.
+    fn mac(&self, p: &Primitive, key: &[u8], iv: &[u8]) -> Res<HashFn> {
+        let _ = (key, iv);
+        not_offered(self.name(), p)
+    }
+    fn cipher(&self, p: &Primitive, key: &[u8], iv: &[u8], encrypt: bool) -> Res<CipherFn> {
+        let _ = (key, iv, encrypt);
+        not_offered(self.name(), p)
+    }
+    fn aead(&self, p: &Primitive, key: &[u8], encrypt: bool) -> Res<AeadFn> {
+        let _ = (key, encrypt);
+        not_offered(self.name(), p)
+    }
+    /// `key`: PKCS#8 DER for RSA and DSA, the raw seed for EdDSA; `None` for ECDSA asks for a
+    /// fresh key pair.
+    fn signer(&self, p: &Primitive, key: Option<&[u8]>) -> Res<Box<dyn Signer>> {
+        let _ = key;
+        not_offered(self.name(), p)
+    }
+    /// Verifies a signature made elsewhere. `public` is a SEC1 point (ECDSA) or a DER
+    /// SubjectPublicKeyInfo (DSA); `digest` names the hash the signature is over.
+    fn verify_foreign(
+        &self,
+        p: &Primitive,
+        public: &[u8],
+        digest: &str,
+        msg: &[u8],
+        sig: &[u8],
+    ) -> Res<bool> {
+        let _ = (public, digest, msg, sig);
+        not_offered(self.name(), p)
+    }
+    /// Key agreement between a raw private key (scalar or X25519/X448 bytes) and a peer public
+    /// key (SEC1 point or raw u-coordinate).
+    fn derive(&self, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
+        let _ = (private, peer);
+        not_offered(self.name(), p)
+    }
+    /// Notes about how this library's calls differ from `openssl speed`'s, for the variant's
+    /// build information.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// The SEC1 point inside an EC SubjectPublicKeyInfo: the BIT STRING's content, which is the
+/// last `1 + 2 × field bytes` bytes.
+pub fn spki_point(curve: Curve, spki: &[u8]) -> Res<&[u8]> {
+    let len = 1 + 2 * field_bytes(curve);
+    if spki.len() < len || spki[spki.len() - len] != 0x04 {
+        return Err("not an uncompressed EC SubjectPublicKeyInfo".into());
+    }
+    Ok(&spki[spki.len() - len..])
+}
+
+pub fn field_bytes(curve: Curve) -> usize {
+    match curve {
+        Curve::P256 | Curve::X25519 | Curve::Ed25519 => 32,
+        Curve::P384 => 48,
+        Curve::P521 => 66,
+        Curve::X448 => 56,
+        Curve::Ed448 => 57,
+    }
+}
+
+/// Bytes signed per operation in the timed loop, as `openssl speed` does: 36 for RSA, 20
+/// (a SHA-1-sized digest) for the others.
+fn tbs_len(algorithm: &Algorithm) -> usize {
+    match algorithm {
+        Algorithm::Rsa { .. } => 36,
+        _ => 20,
+    }
+}
+
+/// The timing key pair: the shipped key for RSA/DSA, a fixed seed for EdDSA, a fresh pair
+/// for ECDSA.
+fn timing_signer(suite: &dyn Suite, p: &Primitive) -> Res<Box<dyn Signer>> {
+    match p.algorithm {
+        Algorithm::Rsa { .. } | Algorithm::Dsa { .. } => {
+            let pem = cryptospeed_catalog::agreement::private_key_pem(&p.algorithm)
+                .ok_or("no shipped key of this size")?;
+            suite.signer(p, Some(&cryptospeed_catalog::agreement::pem_to_der(pem)))
+        }
+        Algorithm::Eddsa { .. } => {
+            let case = p.agreement_case().ok_or("no EdDSA seed")?;
+            suite.signer(p, Some(&case.key))
+        }
+        _ => suite.signer(p, None),
+    }
+}
+
+/// Bytes per message: the cell's size, or the fixed length for public key.
+fn timing_key(len: usize) -> Vec<u8> {
+    (0..len).map(|i| (0x12 + 0x22 * i) as u8).collect()
+}
+
+struct HashLoop {
+    f: HashFn,
+    msg: AlignedBuffer,
+    out: Vec<u8>,
+}
+impl Timed for HashLoop {
+    fn run(&mut self, iters: u64) -> Res<()> {
+        for _ in 0..iters {
+            (self.f)(self.msg.as_slice(), &mut self.out)?;
+        }
+        Ok(())
+    }
+}
+
+struct CipherLoop {
+    f: CipherFn,
+    buf: AlignedBuffer,
+}
+impl Timed for CipherLoop {
+    fn run(&mut self, iters: u64) -> Res<()> {
+        for _ in 0..iters {
+            (self.f)(self.buf.as_mut_slice())?;
+        }
+        Ok(())
+    }
+}
+
+struct AeadSealLoop {
+    f: AeadFn,
+    nonce: Vec<u8>,
+    aad: Vec<u8>,
+    buf: AlignedBuffer,
+    tag: Vec<u8>,
+}
+impl Timed for AeadSealLoop {
+    fn run(&mut self, iters: u64) -> Res<()> {
+        for _ in 0..iters {
+            (self.f)(&self.nonce, &self.aad, self.buf.as_mut_slice(), &mut self.tag)?;
+        }
+        Ok(())
+    }
+}
+
+/// Decryption in place needs a ciphertext whose tag verifies every time. These AEADs are
+/// counter-mode based, so decrypting the plaintext again (as if it were a ciphertext) gives the
+/// ciphertext back: the loop alternates between the two, each with its own precomputed tag.
+struct AeadOpenLoop {
+    f: AeadFn,
+    nonce: Vec<u8>,
+    aad: Vec<u8>,
+    buf: AlignedBuffer,
+    tags: [Vec<u8>; 2],
+    next: usize,
+}
+impl Timed for AeadOpenLoop {
+    fn run(&mut self, iters: u64) -> Res<()> {
+        for _ in 0..iters {
+            let tag = &mut self.tags[self.next];
+            if !(self.f)(&self.nonce, &self.aad, self.buf.as_mut_slice(), tag)? {
+                return Err("tag did not authenticate".into());
+            }
+            self.next ^= 1;
+        }
+        Ok(())
+    }
+}
+
+struct SignLoop {
+    signer: Box<dyn Signer>,
+    msg: Vec<u8>,
+}
+impl Timed for SignLoop {
+    fn run(&mut self, iters: u64) -> Res<()> {
+        for _ in 0..iters {
+            std::hint::black_box(self.signer.sign(&self.msg)?);
+        }
+        Ok(())
+    }
+}
+
+struct VerifyLoop {
+    signer: Box<dyn Signer>,
+    msg: Vec<u8>,
+    sig: Vec<u8>,
+}
+impl Timed for VerifyLoop {
+    fn run(&mut self, iters: u64) -> Res<()> {
+        for _ in 0..iters {
+            if !self.signer.verify(&self.msg, &self.sig)? {
+                return Err("signature did not verify".into());
+            }
+        }
+        Ok(())
+    }
+}
+
+struct DeriveLoop(DeriveFn);
+impl Timed for DeriveLoop {
+    fn run(&mut self, iters: u64) -> Res<()> {
+        for _ in 0..iters {
+            std::hint::black_box((self.0)()?);
+        }
+        Ok(())
+    }
+}
+
+fn mismatch(what: &str, got: &[u8], want: &[u8]) -> String {
+    format!(
+        "{what}: got {}, expected {}",
+        hex::encode(got),
+        hex::encode(want)
+    )
+}
+
+fn corrupt(sig: &[u8]) -> Vec<u8> {
+    let mut bad = sig.to_vec();
+    let mid = bad.len() / 2;
+    bad[mid] ^= 0x40;
+    bad
+}
+
+/// Output length of a hash primitive.
+fn digest_len(p: &Primitive) -> Res<usize> {
+    p.kats
+        .iter()
+        .find_map(|k| match k {
+            Kat::Digest { out, .. } => Some(unhex(out).len()),
+            _ => None,
+        })
+        .ok_or_else(|| format!("{} has no digest vector to size its output", p.id))
+}
+
+fn mac_len(p: &Primitive) -> Res<usize> {
+    p.kats
+        .iter()
+        .find_map(|k| match k {
+            Kat::Mac { out, .. } => Some(unhex(out).len()),
+            _ => None,
+        })
+        .ok_or_else(|| format!("{} has no MAC vector to size its output", p.id))
+}
+
+fn aead_tag_len(p: &Primitive) -> usize {
+    match p.algorithm {
+        Algorithm::Aead { tag_len, .. } => tag_len,
+        _ => 16,
+    }
+}
+
+/// Reads one DER TLV; returns (tag, content, rest). Enough DER to pull n and e out of a PKCS#8
+/// RSA key for the independent signature check; hand-written because that is all it needs.
+fn der_next(input: &[u8]) -> Res<(u8, &[u8], &[u8])> {
+    let bad = || "malformed DER".to_string();
+    let (&tag, rest) = input.split_first().ok_or_else(bad)?;
+    let (&first, mut rest) = rest.split_first().ok_or_else(bad)?;
+    let len = if first < 0x80 {
+        first as usize
+    } else {
+        let n = (first & 0x7f) as usize;
+        if n > 4 || rest.len() < n {
+            return Err(bad());
+        }
+        let l = rest[..n].iter().fold(0usize, |a, &b| a << 8 | b as usize);
+        rest = &rest[n..];
+        l
+    };
+    if rest.len() < len {
+        return Err(bad());
+    }
+    Ok((tag, &rest[..len], &rest[len..]))
+}
+
+/// Modulus and public exponent of a PKCS#8 RSA private key.
+pub fn rsa_public_from_pkcs8(der: &[u8]) -> Res<(BigUint, BigUint)> {
+    let (_, pkcs8, _) = der_next(der)?;
+    let (_, _version, rest) = der_next(pkcs8)?;
+    let (_, _alg, rest) = der_next(rest)?;
+    let (_, octets, _) = der_next(rest)?;
+    let (_, rsa, _) = der_next(octets)?;
+    let (_, _v, rest) = der_next(rsa)?;
+    let (_, n, rest) = der_next(rest)?;
+    let (_, e, _) = der_next(rest)?;
+    Ok((BigUint::from_bytes_be(n), BigUint::from_bytes_be(e)))
+}
+
+/// EMSA-PKCS1-v1_5 encoding of a SHA-256 digest (RFC 8017 section 9.2).
+fn pkcs1_sha256(digest: &[u8], k: usize) -> Vec<u8> {
+    let prefix = unhex("3031300d060960864801650304020105000420");
+    let t: Vec<u8> = prefix.iter().chain(digest).copied().collect();
+    let mut em = vec![0x00, 0x01];
+    em.resize(k - t.len() - 1, 0xff);
+    em.push(0x00);
+    em.extend(t);
+    em
+}
+
+/// RSA known-answer check without a vector per key size: the suite's PKCS#1 v1.5 SHA-256
+/// signature is checked by recomputing s^e mod n with num-bigint.
+fn rsa_cross_check(suite: &dyn Suite, p: &Primitive) -> Res<()> {
+    let pem = cryptospeed_catalog::agreement::private_key_pem(&p.algorithm)
+        .ok_or("no shipped key of this size")?;
+    let der = cryptospeed_catalog::agreement::pem_to_der(pem);
+    let (n, e) = rsa_public_from_pkcs8(&der)?;
+    let mut signer = suite.signer(p, Some(&der))?;
+    let msg = b"cryptospeed RSA cross-check";
+    let sig = signer.sign(msg)?;
+    let k = n.bits().div_ceil(8) as usize;
+    let s = BigUint::from_bytes_be(&sig);
+    let m = s.modpow(&e, &n).to_bytes_be();
+    let mut em = vec![0u8; k - m.len()];
+    em.extend(m);
+    let digest = sha256(msg);
+    let want = pkcs1_sha256(&digest, k);
+    if em != want {
+        return Err("s^e mod n is not the PKCS#1 v1.5 SHA-256 encoding of the message".into());
+    }
+    if !signer.verify(msg, &sig)? {
+        return Err("its own signature does not verify".into());
+    }
+    if signer.verify(msg, &corrupt(&sig))? {
+        return Err("a corrupted signature verifies".into());
+    }
+    Ok(())
+}
+
+/// SHA-256 from the RustCrypto crate, for encodings the suites are checked against.
+pub fn sha256(msg: &[u8]) -> Vec<u8> {
+    use sha2::Digest;
+    sha2::Sha256::digest(msg).to_vec()
+}
+
+/// Runs one known-answer vector through a suite.
+fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
+    match (p.algorithm, *kat) {
+        (Algorithm::Digest { .. } | Algorithm::Xof { .. }, Kat::Digest { msg, out, .. }) => {
+            let (msg, want) = (unhex(msg), unhex(out));
+            let mut got = vec![0u8; want.len()];
+            suite.hash(p)?(&msg, &mut got)?;
+            (got == want)
+                .then_some(())
+                .ok_or_else(|| mismatch("digest", &got, &want))
+        }
+        (_, Kat::Mac {
+            key, iv, msg, out, ..
+        }) => {
+            let want = unhex(out);
+            let mut got = vec![0u8; want.len()];
+            suite.mac(p, &unhex(key), &unhex(iv))?(&unhex(msg), &mut got)?;
+            (got == want)
+                .then_some(())
+                .ok_or_else(|| mismatch("MAC", &got, &want))
+        }
+        (_, Kat::Cipher {
+            key, iv, pt, ct, ..
+        }) => {
+            let (key, iv, pt, want) = (unhex(key), unhex(iv), unhex(pt), unhex(ct));
+            let mut buf = pt.clone();
+            suite.cipher(p, &key, &iv, true)?(&mut buf)?;
+            if buf != want {
+                return Err(mismatch("ciphertext", &buf, &want));
+            }
+            suite.cipher(p, &key, &iv, false)?(&mut buf)?;
+            (buf == pt)
+                .then_some(())
+                .ok_or_else(|| mismatch("decrypted", &buf, &pt))
+        }
+        (_, Kat::Aead {
+            key,
+            nonce,
+            aad,
+            pt,
+            ct,
+            tag,
+            ..
+        }) => {
+            let (key, nonce, aad, pt) = (unhex(key), unhex(nonce), unhex(aad), unhex(pt));
+            let (want_ct, want_tag) = (unhex(ct), unhex(tag));
+            let mut buf = pt.clone();
+            let mut got_tag = vec![0u8; want_tag.len()];
+            suite.aead(p, &key, true)?(&nonce, &aad, &mut buf, &mut got_tag)?;
+            if buf != want_ct {
+                return Err(mismatch("ciphertext", &buf, &want_ct));
+            }
+            if got_tag != want_tag {
+                return Err(mismatch("tag", &got_tag, &want_tag));
+            }
+            let mut open = suite.aead(p, &key, false)?;
+            if !open(&nonce, &aad, &mut buf, &mut got_tag)? || buf != pt {
+                return Err("decryption of the vector failed".into());
+            }
+            let mut bad_tag = corrupt(&want_tag);
+            let mut again = want_ct.clone();
+            if open(&nonce, &aad, &mut again, &mut bad_tag)? {
+                return Err("a corrupted tag authenticates".into());
+            }
+            Ok(())
+        }
+        (_, Kat::SignatureVerify {
+            spki,
+            digest,
+            msg,
+            sig,
+            ..
+        }) => {
+            let spki = unhex(spki);
+            let public = match p.algorithm {
+                Algorithm::Ecdsa { curve } => spki_point(curve, &spki)?.to_vec(),
+                _ => spki,
+            };
+            let digest = digest.unwrap_or("");
+            let (msg, sig) = (unhex(msg), unhex(sig));
+            if !suite.verify_foreign(p, &public, digest, &msg, &sig)? {
+                return Err("the published signature does not verify".into());
+            }
+            if suite.verify_foreign(p, &public, digest, &msg, &corrupt(&sig))? {
+                return Err("a corrupted signature verifies".into());
+            }
+            Ok(())
+        }
+        (_, Kat::EddsaSign {
+            private, msg, sig, ..
+        }) => {
+            let mut signer = suite.signer(p, Some(&unhex(private)))?;
+            let (msg, want) = (unhex(msg), unhex(sig));
+            let got = signer.sign(&msg)?;
+            if got != want {
+                return Err(mismatch("signature", &got, &want));
+            }
+            if !signer.verify(&msg, &got)? || signer.verify(&msg, &corrupt(&got))? {
+                return Err("verification of the vector's signature is wrong".into());
+            }
+            Ok(())
+        }
+        (_, Kat::Agreement {
+            private,
+            peer_public,
+            shared,
+            ..
+        }) => {
+            let want = unhex(shared);
+            let got = suite.derive(p, &unhex(private), &unhex(peer_public))?()?;
+            (got == want)
+                .then_some(())
+                .ok_or_else(|| mismatch("shared secret", &got, &want))
+        }
+        (Algorithm::Rsa { .. }, Kat::CrossCheck { .. }) => rsa_cross_check(suite, p),
+        (Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. }, Kat::CrossCheck { .. }) => {
+            let mut signer = timing_signer(suite, p)?;
+            let msg = b"cryptospeed sign-verify round trip";
+            let sig = signer.sign(msg)?;
+            if !signer.verify(msg, &sig)? || signer.verify(msg, &corrupt(&sig))? {
+                return Err("sign/verify round trip failed".into());
+            }
+            Ok(())
+        }
+        (_, Kat::CrossCheck { how }) => Err(format!("no generic check for: {how}")),
+        (alg, k) => Err(format!("vector {k:?} does not fit {alg:?}")),
+    }
+}
+
+/// Any [`Suite`] as an engine implementation.
+pub struct SuiteImplementation<S: Suite> {
+    suite: S,
+    availability: HashMap<&'static str, Res<()>>,
+}
+
+impl<S: Suite> SuiteImplementation<S> {
+    pub fn new(suite: S) -> Self {
+        SuiteImplementation {
+            suite,
+            availability: HashMap::new(),
+        }
+    }
+
+    /// Whether the suite can set the primitive up: it is available exactly when its calls can
+    /// be constructed.
+    fn probe(&self, p: &Primitive) -> Res<()> {
+        let s = &self.suite;
+        let case = p.agreement_case().unwrap_or_default();
+        match p.algorithm {
+            Algorithm::Digest { .. } | Algorithm::Xof { .. } => s.hash(p).map(drop),
+            Algorithm::Hmac { .. } | Algorithm::Cmac { .. } | Algorithm::Gmac { .. } => {
+                s.mac(p, &case.key, &case.iv).map(drop)
+            }
+            Algorithm::Cipher { .. } => s.cipher(p, &case.key, &case.iv, true).map(drop),
+            Algorithm::Aead { .. } => s.aead(p, &case.key, true).map(drop),
+            Algorithm::Rsa { .. }
+            | Algorithm::Dsa { .. }
+            | Algorithm::Ecdsa { .. }
+            | Algorithm::Eddsa { .. } => timing_signer(s, p).map(drop),
+            Algorithm::Ecdh { .. } => s.derive(p, &case.key, &case.peer).map(drop),
+            Algorithm::Ffdh { .. } => not_offered(s.name(), p),
+        }
+    }
+}
+
+impl<S: Suite> Implementation for SuiteImplementation<S> {
+    fn name(&self) -> &'static str {
+        self.suite.name()
+    }
+
+    fn describe(&self) -> Variant {
+        let mut v = self.suite.describe();
+        v.build_info.extend(self.suite.notes());
+        v
+    }
+
+    fn availability(&mut self, p: &Primitive) -> Res<()> {
+        if let Some(r) = self.availability.get(p.id) {
+            return r.clone();
+        }
+        let r = self.probe(p);
+        self.availability.insert(p.id, r.clone());
+        r
+    }
+
+    fn known_answer_test(&mut self, p: &Primitive) -> Res<()> {
+        self.availability(p)?;
+        for kat in p.kats {
+            known_answer(&self.suite, p, kat).map_err(|e| format!("{e} ({})", kat.source()))?;
+        }
+        Ok(())
+    }
+
+    fn prepare(&mut self, p: &Primitive, cell: &CellSpec) -> Res<Box<dyn Timed + '_>> {
+        let s = &self.suite;
+        let bytes = cell.bytes.unwrap_or(0) as usize;
+        let misalign = cell.misalign as usize;
+        let case = p.agreement_case().unwrap_or_default();
+        Ok(match (p.algorithm, cell.op) {
+            (Algorithm::Digest { .. }, Op::Hash) => Box::new(HashLoop {
+                f: s.hash(p)?,
+                msg: AlignedBuffer::new(bytes, 64, misalign),
+                out: vec![0; digest_len(p)?],
+            }),
+            (Algorithm::Xof { out_len, .. }, Op::Hash) => Box::new(HashLoop {
+                f: s.hash(p)?,
+                msg: AlignedBuffer::new(bytes, 64, misalign),
+                out: vec![0; out_len],
+            }),
+            (Algorithm::Hmac { .. } | Algorithm::Cmac { .. } | Algorithm::Gmac { .. }, Op::Mac) => {
+                Box::new(HashLoop {
+                    f: s.mac(p, &timing_key(case.key.len()), &case.iv)?,
+                    msg: AlignedBuffer::new(bytes, 64, misalign),
+                    out: vec![0; mac_len(p)?],
+                })
+            }
+            (Algorithm::Cipher { key_len, iv_len, .. }, Op::Encrypt | Op::Decrypt) => {
+                Box::new(CipherLoop {
+                    f: s.cipher(
+                        p,
+                        &timing_key(key_len),
+                        &vec![0; iv_len],
+                        cell.op == Op::Encrypt,
+                    )?,
+                    buf: AlignedBuffer::new(bytes, 64, misalign),
+                })
+            }
+            (Algorithm::Aead { key_len, nonce_len, .. }, Op::Encrypt) => Box::new(AeadSealLoop {
+                f: s.aead(p, &timing_key(key_len), true)?,
+                nonce: vec![0; nonce_len],
+                aad: vec![0xcc; 13],
+                buf: AlignedBuffer::new(bytes, 64, misalign),
+                tag: vec![0; aead_tag_len(p)],
+            }),
+            (Algorithm::Aead { key_len, nonce_len, .. }, Op::Decrypt) => {
+                let key = timing_key(key_len);
+                let (nonce, aad) = (vec![0; nonce_len], vec![0xcc; 13]);
+                let mut seal = s.aead(p, &key, true)?;
+                let mut buf = AlignedBuffer::new(bytes, 64, misalign);
+                let mut tag_pt = vec![0; aead_tag_len(p)];
+                let mut tag_ct = tag_pt.clone();
+                // buf: plaintext -> ciphertext (tag over the ciphertext) -> plaintext again
+                // (its tag is over the plaintext read as a ciphertext).
+                seal(&nonce, &aad, buf.as_mut_slice(), &mut tag_ct)?;
+                let ct = buf.as_slice().to_vec();
+                seal(&nonce, &aad, buf.as_mut_slice(), &mut tag_pt)?;
+                buf.as_mut_slice().copy_from_slice(&ct);
+                Box::new(AeadOpenLoop {
+                    f: s.aead(p, &key, false)?,
+                    nonce,
+                    aad,
+                    buf,
+                    tags: [tag_ct, tag_pt],
+                    next: 0,
+                })
+            }
+            (
+                Algorithm::Rsa { .. }
+                | Algorithm::Dsa { .. }
+                | Algorithm::Ecdsa { .. }
+                | Algorithm::Eddsa { .. },
+                Op::Sign | Op::Verify,
+            ) => {
+                let mut signer = timing_signer(s, p)?;
+                let msg = timing_key(tbs_len(&p.algorithm));
+                if cell.op == Op::Sign {
+                    Box::new(SignLoop { signer, msg })
+                } else {
+                    let sig = signer.sign(&msg)?;
+                    Box::new(VerifyLoop { signer, msg, sig })
+                }
+            }
+            (Algorithm::Ecdh { .. }, Op::Derive) => {
+                Box::new(DeriveLoop(s.derive(p, &case.key, &case.peer)?))
+            }
+            (_, op) => return Err(format!("{} does not time {} {op}", s.name(), p.id)),
+        })
+    }
+
+    fn agree(&mut self, p: &Primitive, case: &AgreementCase) -> Res<AgreementOutput> {
+        let s = &self.suite;
+        let bytes = |output: Vec<u8>| AgreementOutput {
+            output,
+            public: Vec::new(),
+        };
+        Ok(match p.algorithm {
+            Algorithm::Digest { .. } => {
+                let mut out = vec![0; digest_len(p)?];
+                s.hash(p)?(&case.msg, &mut out)?;
+                bytes(out)
+            }
+            Algorithm::Xof { out_len, .. } => {
+                let mut out = vec![0; out_len];
+                s.hash(p)?(&case.msg, &mut out)?;
+                bytes(out)
+            }
+            Algorithm::Hmac { .. } | Algorithm::Cmac { .. } | Algorithm::Gmac { .. } => {
+                let mut out = vec![0; mac_len(p)?];
+                s.mac(p, &case.key, &case.iv)?(&case.msg, &mut out)?;
+                bytes(out)
+            }
+            Algorithm::Cipher { .. } => {
+                let mut buf = case.msg.clone();
+                s.cipher(p, &case.key, &case.iv, true)?(&mut buf)?;
+                bytes(buf)
+            }
+            Algorithm::Aead { .. } => {
+                let mut buf = case.msg.clone();
+                let mut tag = vec![0; aead_tag_len(p)];
+                s.aead(p, &case.key, true)?(&case.iv, &case.aad, &mut buf, &mut tag)?;
+                buf.extend(tag);
+                bytes(buf)
+            }
+            Algorithm::Rsa { .. } | Algorithm::Eddsa { .. } => {
+                bytes(s.signer(p, Some(&case.key))?.sign(&case.msg)?)
+            }
+            Algorithm::Ecdsa { .. } => {
+                let mut signer = s.signer(p, None)?;
+                AgreementOutput {
+                    output: signer.sign(&case.msg)?,
+                    public: signer.public(),
+                }
+            }
+            Algorithm::Ecdh { .. } => bytes(s.derive(p, &case.key, &case.peer)?()?),
+            Algorithm::Dsa { .. } | Algorithm::Ffdh { .. } => {
+                return Err(format!("{} has no agreement check", p.id))
+            }
+        })
+    }
+
+    fn check_signature(
+        &mut self,
+        p: &Primitive,
+        public: &[u8],
+        msg: &[u8],
+        signature: &[u8],
+    ) -> Res<bool> {
+        if p.agreement_kind() != Some(AgreementKind::CrossVerify) {
+            return Err(format!("{} signatures are compared as bytes", p.id));
+        }
+        let digest = signature_digest(&p.algorithm).unwrap_or("");
+        self.suite
+            .verify_foreign(p, public, digest, msg, signature)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pkcs8_rsa_public_parts_are_found() {
+        let pem = cryptospeed_catalog::agreement::private_key_pem(&Algorithm::Rsa { bits: 2048 })
+            .unwrap();
+        let (n, e) = rsa_public_from_pkcs8(&cryptospeed_catalog::agreement::pem_to_der(pem))
+            .unwrap();
+        assert_eq!(n.bits(), 2048);
+        assert_eq!(e, BigUint::from(65537u32));
+    }
+
+    #[test]
+    fn pkcs1_encoding_has_rfc8017_shape() {
+        let em = pkcs1_sha256(&[0xab; 32], 256);
+        assert_eq!(em.len(), 256);
+        assert_eq!(&em[..2], &[0, 1]);
+        assert_eq!(em[256 - 52], 0);
+        assert_eq!(&em[256 - 32..], &[0xab; 32]);
+    }
+}
