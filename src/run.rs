@@ -6,7 +6,6 @@ use crate::args;
 use crate::session::{db_location, emit, interrupt_flag, ImplChoice};
 use anyhow::{bail, Result};
 use clap::Args;
-use cryptospeed_engine::protocol::{Request, Response};
 use cryptospeed_engine::worker_client::WorkerError;
 use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, RunStatus, Status};
 use cryptospeed_report::{Format, Options};
@@ -23,9 +22,10 @@ pub struct StoreArgs {
 
 #[derive(Args)]
 pub struct OutputArgs {
-    /// Output format: openssl, mr, json, csv, markdown.
-    #[arg(long, default_value = "openssl", value_parser = clap::builder::PossibleValuesParser::new(Format::NAMES))]
-    pub format: String,
+    /// Output format: openssl, mr, json, csv, markdown, matrix (default: openssl for one
+    /// implementation, matrix for several).
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(Format::NAMES))]
+    pub format: Option<String>,
     /// Write the output to this file instead of stdout.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
@@ -38,8 +38,11 @@ pub struct OutputArgs {
 }
 
 impl OutputArgs {
-    fn render(&self, record: &cryptospeed_model::RunRecord) -> String {
-        let format = Format::parse(&self.format).expect("clap checked the format");
+    /// Renders a run; without `--format`, a run of several variants is shown as the matrix.
+    fn render_for(&self, record: &cryptospeed_model::RunRecord, variants: usize) -> String {
+        let default = if variants > 1 { "matrix" } else { "openssl" };
+        let name = self.format.as_deref().unwrap_or(default);
+        let format = Format::parse(name).expect("clap checked the format");
         cryptospeed_report::render(
             record,
             format,
@@ -81,7 +84,8 @@ pub struct RunArgs {
     /// Pin the worker to this CPU.
     #[arg(long)]
     pub pin: Option<usize>,
-    /// Implementation: NAME or NAME:LIBRARY (e.g. openssl:/opt/ssl/lib/libcrypto.so.3).
+    /// Implementations, comma-separated, or `all`: NAME or NAME:LIBRARY (e.g.
+    /// openssl:/opt/ssl/lib/libcrypto.so.3, openssl-cli:/usr/bin/openssl).
     #[arg(long = "impl", default_value = "openssl")]
     pub implementation: String,
     /// A name for the run, to refer to it later.
@@ -163,12 +167,38 @@ pub fn run(a: RunArgs) -> Result<i32> {
         warmup_s: (a.sample_time * 2.0).min(0.1),
     };
     let cancel = interrupt_flag();
-    let choice = ImplChoice::parse(&a.implementation);
+    let choices = ImplChoice::parse_list(&a.implementation)?;
 
     let db = db_location(&a.store.db);
     let mut store = cryptospeed_store::open(&db)?;
     let machine = cryptospeed_engine::machine::probe();
-    let mut worker = choice.start(a.pin, &cancel)?;
+    // Start every worker before the run is stored: a single implementation that cannot start is
+    // an error; among several, it is reported and its cells are stored as unavailable.
+    let mut workers: Vec<Slot> = Vec::new();
+    for choice in &choices {
+        match choice.start(a.pin, &cancel) {
+            Ok(w) => workers.push(Slot {
+                choice: choice.clone(),
+                variant: w.variant.clone(),
+                worker: Some(w),
+                broken: None,
+            }),
+            Err(e) if choices.len() > 1 => {
+                eprintln!("cryptospeed: {e:#}; its cells are marked unavailable");
+                workers.push(Slot {
+                    choice: choice.clone(),
+                    variant: cryptospeed_model::Variant {
+                        label: choice.display(),
+                        implementation: choice.name.clone(),
+                        ..Default::default()
+                    },
+                    worker: None,
+                    broken: Some(format!("{e:#}")),
+                });
+            }
+            Err(e) => return Err(e),
+        }
+    }
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let run_id = store.begin_run(
         &machine,
@@ -177,9 +207,12 @@ pub fn run(a: RunArgs) -> Result<i32> {
         env!("CARGO_PKG_VERSION"),
         &config,
     )?;
-    let variant_id = store.variant_id(&worker.variant)?;
+    let mut variant_ids = Vec::new();
+    for slot in &workers {
+        variant_ids.push(store.variant_id(&slot.variant)?);
+    }
 
-    let bar = ProgressBar::new(plan.len() as u64);
+    let bar = ProgressBar::new((plan.len() * workers.len()) as u64);
     bar.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
             .unwrap(),
@@ -187,69 +220,76 @@ pub fn run(a: RunArgs) -> Result<i32> {
     let deadline = Duration::from_secs_f64(120.0 + 3.0 * config.max_time_s);
     let mut status = RunStatus::Complete;
     let mut failed_cells = 0;
-    for cell in plan {
-        bar.set_message(format!(
-            "{} {}{}",
-            cell.primitive,
-            cell.op,
-            cell.bytes.map(|b| format!(" {b} B")).unwrap_or_default()
-        ));
-        let reply = worker.request(
-            &Request::Measure {
-                cell: cell.clone(),
-                config: config.clone(),
-            },
-            deadline,
-            &cancel,
-        );
-        let measurement = match reply {
-            Ok(Response::Measurement { measurement }) => measurement,
-            Ok(Response::Error { message }) => {
-                Measurement::not_timed(cell, Status::Failed, message)
-            }
-            Ok(other) => Measurement::not_timed(
-                cell,
-                Status::Failed,
-                format!("unexpected worker reply {other:?}"),
-            ),
-            Err(WorkerError::Interrupted) => {
-                status = RunStatus::Interrupted;
-                break;
-            }
-            Err(e) => {
-                // The library crashed or hung: this cell fails, a fresh worker takes the rest.
-                let m = Measurement::not_timed(cell, Status::Failed, e.to_string());
-                bar.suspend(|| {
-                    eprintln!(
-                        "cryptospeed: {}: {e}; restarting the worker",
-                        m.cell.primitive
-                    )
-                });
-                worker = match choice.start(a.pin, &cancel) {
-                    Ok(w) => w,
-                    Err(err) => {
-                        store.add_measurement(run_id, variant_id, &m)?;
-                        store.finish_run(run_id, RunStatus::Failed)?;
-                        bar.finish_and_clear();
-                        return Err(err.context(
-                            "the worker could not be restarted; finished cells are stored",
-                        ));
+    // Cells outer, implementations inner: machine drift over the run hits every implementation
+    // alike.
+    'cells: for cell in plan {
+        for (slot, variant_id) in workers.iter_mut().zip(&variant_ids) {
+            bar.set_message(format!(
+                "{} {} {}{}",
+                slot.choice.name,
+                cell.primitive,
+                cell.op,
+                cell.bytes.map(|b| format!(" {b} B")).unwrap_or_default()
+            ));
+            let measurement = match (&mut slot.worker, &slot.broken) {
+                (None, why) => Measurement::not_timed(
+                    cell.clone(),
+                    Status::Unavailable,
+                    format!("worker unavailable: {}", why.clone().unwrap_or_default()),
+                ),
+                (Some(worker), _) => match worker.measure(cell.clone(), &config, deadline, &cancel)
+                {
+                    Ok(m) => m,
+                    Err(WorkerError::Interrupted) => {
+                        status = RunStatus::Interrupted;
+                        break 'cells;
                     }
-                };
-                m
+                    Err(e) => {
+                        // The library crashed or hung: this cell fails, a fresh worker takes the
+                        // rest.
+                        let m = Measurement::not_timed(cell.clone(), Status::Failed, e.to_string());
+                        bar.suspend(|| {
+                            eprintln!(
+                                "cryptospeed: {} {}: {e}; restarting the worker",
+                                slot.choice.name, m.cell.primitive
+                            )
+                        });
+                        match slot.choice.start(a.pin, &cancel) {
+                            Ok(w) => slot.worker = Some(w),
+                            Err(err) => {
+                                bar.suspend(|| {
+                                    eprintln!(
+                                        "cryptospeed: {} could not be restarted: {err:#}",
+                                        slot.choice.name
+                                    )
+                                });
+                                slot.worker = None;
+                                slot.broken = Some(format!("could not be restarted: {err:#}"));
+                            }
+                        }
+                        m
+                    }
+                },
+            };
+            if measurement.status == Status::Failed {
+                failed_cells += 1;
             }
-        };
-        if measurement.status == Status::Failed {
-            failed_cells += 1;
+            store.add_measurement(run_id, *variant_id, &measurement)?;
+            bar.inc(1);
         }
-        store.add_measurement(run_id, variant_id, &measurement)?;
-        bar.inc(1);
     }
     bar.finish_and_clear();
-    worker.quit();
+    for slot in workers {
+        if let Some(w) = slot.worker {
+            w.quit();
+        }
+    }
     store.finish_run(run_id, status)?;
     let record = store.load_run(&run_id.to_string())?;
-    emit(&a.output.render(&record), &a.output.output)?;
+    emit(
+        &a.output.render_for(&record, choices.len()),
+        &a.output.output,
+    )?;
     eprintln!(
         "cryptospeed: run {run_id}{} {} ({} cells, {failed_cells} failed) stored in {db}",
         a.label
@@ -264,6 +304,15 @@ pub fn run(a: RunArgs) -> Result<i32> {
         _ if failed_cells > 0 => 1,
         _ => 0,
     })
+}
+
+/// One implementation's worker during a run.
+struct Slot {
+    choice: ImplChoice,
+    variant: cryptospeed_model::Variant,
+    worker: Option<cryptospeed_engine::worker_client::WorkerClient>,
+    /// Why the worker is gone, once it cannot be (re)started.
+    broken: Option<String>,
 }
 
 pub fn runs(a: StoreArgs) -> Result<i32> {
@@ -293,6 +342,9 @@ pub fn runs(a: StoreArgs) -> Result<i32> {
 pub fn show(a: ShowArgs) -> Result<i32> {
     let store = cryptospeed_store::open(&db_location(&a.store.db))?;
     let record = store.load_run(&a.run)?;
-    emit(&a.output.render(&record), &a.output.output)?;
+    emit(
+        &a.output.render_for(&record, record.variants.len()),
+        &a.output.output,
+    )?;
     Ok(0)
 }

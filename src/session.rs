@@ -31,7 +31,81 @@ pub struct ImplChoice {
     pub library: Option<String>,
 }
 
+/// Implementations served by a worker program other than this binary: name, description, and
+/// how to find the program.
+pub const EXTERNAL_WORKERS: &[(&str, &str)] = &[(
+    "go",
+    "Go standard library crypto and golang.org/x/crypto (worker in workers/go)",
+)];
+
+/// Every implementation name `--impl all` expands to.
+pub fn all_implementations() -> Vec<String> {
+    cryptospeed_impls::REGISTRY
+        .iter()
+        .map(|(n, _, _)| n.to_string())
+        .chain(EXTERNAL_WORKERS.iter().map(|(n, _)| n.to_string()))
+        .collect()
+}
+
+/// Where the Go worker is: `$CRYPTOSPEED_GO_WORKER`, else beside this executable, else where the
+/// build script put it.
+fn go_worker() -> Result<PathBuf> {
+    if let Ok(p) = std::env::var("CRYPTOSPEED_GO_WORKER") {
+        return Ok(PathBuf::from(p));
+    }
+    let exe = std::env::current_exe()?;
+    let beside = exe.with_file_name("cryptospeed-go-worker");
+    if beside.exists() {
+        return Ok(beside);
+    }
+    match option_env!("CRYPTOSPEED_GO_WORKER_BUILT") {
+        Some(p) if std::path::Path::new(p).exists() => Ok(PathBuf::from(p)),
+        _ => anyhow::bail!(
+            "the Go worker is not built (needs Go 1.22+ on PATH when cryptospeed is built,              or set CRYPTOSPEED_GO_WORKER to a built workers/go binary)"
+        ),
+    }
+}
+
 impl ImplChoice {
+    /// A comma-separated list of selectors; `all` is every implementation.
+    pub fn parse_list(text: &str) -> Result<Vec<ImplChoice>> {
+        let mut out: Vec<ImplChoice> = Vec::new();
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let choices = if part == "all" {
+                all_implementations()
+                    .iter()
+                    .map(|n| ImplChoice::parse(n))
+                    .collect()
+            } else {
+                vec![ImplChoice::parse(part)]
+            };
+            for c in choices {
+                if !all_implementations().contains(&c.name) {
+                    anyhow::bail!(
+                        "unknown implementation '{}'; known: {}",
+                        c.name,
+                        all_implementations().join(", ")
+                    );
+                }
+                if !out.iter().any(|o| o.name == c.name && o.library == c.library) {
+                    out.push(c);
+                }
+            }
+        }
+        if out.is_empty() {
+            anyhow::bail!("--impl names no implementation");
+        }
+        Ok(out)
+    }
+
+    /// How the selector is shown to the user.
+    pub fn display(&self) -> String {
+        match &self.library {
+            Some(l) => format!("{}:{l}", self.name),
+            None => self.name.clone(),
+        }
+    }
+
     pub fn parse(text: &str) -> ImplChoice {
         match text.split_once(':') {
             Some((n, lib)) => ImplChoice {
@@ -46,6 +120,17 @@ impl ImplChoice {
     }
 
     pub fn spec(&self, pin: Option<usize>) -> Result<WorkerSpec> {
+        if self.name == "go" {
+            let mut args = Vec::new();
+            if let Some(cpu) = pin {
+                args.extend(["--pin".to_string(), cpu.to_string()]);
+            }
+            return Ok(WorkerSpec {
+                program: go_worker()?,
+                args,
+                env: Vec::new(),
+            });
+        }
         let mut args = vec![
             "worker".to_string(),
             "--impl".to_string(),

@@ -3,6 +3,7 @@
 
 mod json;
 mod markdown;
+mod matrix;
 mod mr;
 mod openssl;
 
@@ -19,10 +20,12 @@ pub enum Format {
     Json,
     Csv,
     Markdown,
+    /// Primitives × implementations, fastest marked.
+    Matrix,
 }
 
 impl Format {
-    pub const NAMES: &'static [&'static str] = &["openssl", "mr", "json", "csv", "markdown"];
+    pub const NAMES: &'static [&'static str] = &["openssl", "mr", "json", "csv", "markdown", "matrix"];
 
     pub fn parse(s: &str) -> Option<Format> {
         Some(match s {
@@ -31,6 +34,7 @@ impl Format {
             "json" => Format::Json,
             "csv" => Format::Csv,
             "markdown" | "md" => Format::Markdown,
+            "matrix" => Format::Matrix,
             _ => return None,
         })
     }
@@ -52,6 +56,7 @@ pub fn render(record: &RunRecord, format: Format, options: Options) -> String {
         Format::Json => json::write_json(record),
         Format::Csv => json::write_csv(record),
         Format::Markdown => markdown::write(record, options),
+        Format::Matrix => matrix::write(record, options),
     }
 }
 

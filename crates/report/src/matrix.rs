@@ -1,0 +1,197 @@
+//! The implementation matrix: rows are primitives (and operations), columns are the run's
+//! variants, one table per message size plus one for public key; the fastest cell of each row
+//! is marked `*`. A primitive an implementation does not offer is `n/a`, never 0.
+//!
+//! It is what `run --impl a,b,c` prints by default, and `--format matrix` for any run.
+
+use crate::{by_variant, find, is_symmetric, Options};
+use cryptospeed_model::{Measurement, Op, RunRecord, Status, VariantMeasurement};
+use std::fmt::Write;
+
+/// Throughput in the unit a reader scans fastest: MB/s (10^6 bytes) for messages, ops/s for
+/// public key.
+fn rate(m: &Measurement) -> Option<f64> {
+    if !m.status.has_numbers() {
+        return None;
+    }
+    match m.cell.bytes {
+        Some(_) => m.bytes_per_s().map(|b| b / 1e6),
+        None => m.ops_per_s(),
+    }
+}
+
+fn text(m: Option<&Measurement>, best: Option<f64>, options: Options) -> String {
+    let Some(m) = m else {
+        return "-".into();
+    };
+    match rate(m) {
+        Some(r) => {
+            let mut s = if r >= 100.0 {
+                format!("{r:.0}")
+            } else {
+                format!("{r:.2}")
+            };
+            if m.samples.is_empty() {
+                // Numbers read back from another tool carry no samples.
+                s.push('†');
+            }
+            if options.ci {
+                if let Some(sum) = m.summary.filter(|_| !m.samples.is_empty()) {
+                    let _ = write!(s, " ±{:.1}%", sum.rel_ci() * 100.0);
+                }
+            }
+            if m.status == Status::Imprecise {
+                s.push('?');
+            }
+            if best == Some(r) {
+                s.push_str(" *");
+            }
+            s
+        }
+        None => match m.status {
+            Status::Unavailable => "n/a".into(),
+            _ => "FAILED".into(),
+        },
+    }
+}
+
+type Row = (String, String, Vec<Option<Measurement>>);
+
+fn table(title: &str, columns: &[String], rows: &[Row], options: Options) -> String {
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::NOTHING);
+    let mut header = vec![title.to_string(), "op".to_string()];
+    header.extend(columns.iter().cloned());
+    t.set_header(header);
+    for (id, op, cells) in rows {
+        let best = cells
+            .iter()
+            .flatten()
+            .filter_map(rate)
+            .fold(None, |a: Option<f64>, r| Some(a.map_or(r, |a| a.max(r))));
+        let best = best.filter(|_| cells.iter().flatten().filter_map(rate).count() > 1);
+        let mut row = vec![id.clone(), op.clone()];
+        row.extend(cells.iter().map(|m| text(m.as_ref(), best, options)));
+        t.add_row(row);
+    }
+    for i in 2..columns.len() + 2 {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(comfy_table::CellAlignment::Right);
+        }
+    }
+    format!("{t}\n")
+}
+
+pub fn write(record: &RunRecord, options: Options) -> String {
+    let groups = by_variant(record);
+    let columns: Vec<String> = groups.iter().map(|(l, _)| l.clone()).collect();
+    let all: Vec<&VariantMeasurement> = record.measurements.iter().collect();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "cryptospeed run {}{} on {}",
+        record.run.id,
+        record
+            .run
+            .label
+            .as_deref()
+            .map(|l| format!(" '{l}'"))
+            .unwrap_or_default(),
+        record.machine.cpu_model
+    );
+    let prims: Vec<_> = crate::primitives_in(&all);
+    let mut sizes = crate::sizes(&all);
+    sizes.dedup();
+    let cell_row = |id: &str, op: Op, bytes: Option<u64>| -> Vec<Option<Measurement>> {
+        groups
+            .iter()
+            .map(|(_, ms)| find(ms, id, op, bytes).cloned())
+            .collect()
+    };
+    for size in &sizes {
+        let mut rows = Vec::new();
+        for p in prims.iter().filter(|p| is_symmetric(p)) {
+            for op in p.ops() {
+                let cells = cell_row(p.id, *op, Some(*size));
+                if cells.iter().any(Option::is_some) {
+                    rows.push((p.id.to_string(), op.to_string(), cells));
+                }
+            }
+        }
+        if !rows.is_empty() {
+            let _ = writeln!(out, "\nMB/s at {size} bytes (10^6 bytes per second)");
+            out.push_str(&table("primitive", &columns, &rows, options));
+        }
+    }
+    let mut rows = Vec::new();
+    for p in prims.iter().filter(|p| !is_symmetric(p)) {
+        for op in p.ops() {
+            let cells = cell_row(p.id, *op, None);
+            if cells.iter().any(Option::is_some) {
+                rows.push((p.id.to_string(), op.to_string(), cells));
+            }
+        }
+    }
+    if !rows.is_empty() {
+        let _ = writeln!(out, "\noperations per second");
+        out.push_str(&table("primitive", &columns, &rows, options));
+    }
+    let _ = writeln!(
+        out,
+        "\n* fastest in the row; n/a: the implementation does not offer it; FAILED: see --format json\n\
+         ?: imprecise (time budget spent before the precision target)"
+    );
+    if record
+        .measurements
+        .iter()
+        .any(|m| m.measurement.status.has_numbers() && m.measurement.samples.is_empty())
+    {
+        let _ = writeln!(
+            out,
+            "†: read back from `openssl speed -mr`: one number, no samples, no confidence interval"
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_per_variant_fastest_marked_missing_is_na() {
+        let mut r = crate::fixture::record();
+        for m in &mut r.measurements {
+            m.measurement.samples.push(cryptospeed_model::Sample {
+                iters: 1,
+                wall_ns: 1,
+                cpu_ns: 1,
+                tsc: 1,
+            });
+        }
+        let mut other = r.measurements.clone();
+        for m in &mut other {
+            m.variant = "ring-0.17".into();
+            m.implementation = "ring".into();
+            if let Some(s) = m.measurement.summary.as_mut() {
+                s.median /= 2.0; // twice as fast
+            }
+        }
+        other.retain(|m| m.measurement.cell.primitive != "x25519");
+        r.measurements.extend(other);
+        let out = write(&r, Options::default());
+        assert!(out.contains("openssl-3.0.19") && out.contains("ring-0.17"), "{out}");
+        let md5 = out
+            .lines()
+            .find(|l| l.contains("md5") && l.contains("hash"))
+            .unwrap();
+        // 16 B in 160 ns = 100 MB/s; ring at 80 ns = 200 MB/s, the fastest.
+        assert!(md5.contains("100") && md5.contains("200 *"), "{md5}");
+        assert!(!out.contains('†'));
+        let x = out.lines().find(|l| l.contains("x25519")).unwrap();
+        assert!(x.contains('-'), "{x}");
+        assert!(out.contains("MB/s at 8192 bytes"));
+        let md2 = out.lines().find(|l| l.contains("md2")).unwrap();
+        assert!(md2.contains("n/a"), "{md2}");
+    }
+}
