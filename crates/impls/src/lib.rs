@@ -7,6 +7,7 @@ pub mod buffer;
 pub mod openssl;
 pub mod ring;
 pub mod ring_like;
+pub mod rustcrypto;
 pub mod suite;
 
 use cryptospeed_engine::Implementation;
@@ -28,6 +29,11 @@ pub const REGISTRY: &[(&str, &str, Constructor)] = &[
         openssl::create,
     ),
     ("ring", "ring 0.17 (crates.io), statically linked", ring::create),
+    (
+        "rustcrypto",
+        "the RustCrypto crates (pure Rust), legacy ciphers and hashes included",
+        rustcrypto::create,
+    ),
 ];
 
 /// Instantiates an implementation by registry name.

@@ -1,0 +1,351 @@
+//! `rustcrypto`: the RustCrypto project's pure-Rust crates (crates.io), legacy ones included:
+//! MD2, MD4, MD5, SHA-1/2/3, BLAKE2, RIPEMD-160, Whirlpool; HMAC, CMAC, GMAC (AES-GCM over
+//! associated data only); DES, 3DES, IDEA, RC2, RC4, Blowfish, CAST5, AES, Camellia in CBC, AES
+//! in CTR; AES-GCM, ChaCha20-Poly1305; RSA, ECDSA P-256/P-384, Ed25519, ECDH P-256/P-384 and
+//! X25519. SEED, RC5, MDC-2, DSA, X448 and Ed448 have no crate here and are listed unavailable.
+
+use crate::suite::{AeadFn, CipherFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
+use crate::ImplOptions;
+use cipher::block_padding::NoPadding;
+use cipher::{
+    BlockCipher, BlockDecryptMut, BlockEncryptMut, KeyInit, KeyIvInit, StreamCipher,
+};
+use cryptospeed_catalog::{Algorithm, Curve, Primitive};
+use cryptospeed_engine::Implementation;
+use cryptospeed_model::Variant;
+use digest::{Digest, ExtendableOutput, Update};
+
+pub struct RustCrypto;
+
+pub fn create(_: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
+    Ok(Box::new(SuiteImplementation::new(RustCrypto)))
+}
+
+fn hash_of<D: Digest + 'static>() -> HashFn {
+    Box::new(|msg, out| {
+        out.copy_from_slice(&D::digest(msg));
+        Ok(())
+    })
+}
+
+/// Any RustCrypto MAC (HMAC, CMAC): keyed once, cloned per message.
+fn mac_of<M>(key: &[u8]) -> Res<HashFn>
+where
+    M: digest::Mac + KeyInit + Clone + 'static,
+{
+    let mac = <M as KeyInit>::new_from_slice(key).map_err(|e| e.to_string())?;
+    Ok(Box::new(move |msg, out| {
+        let mut m = mac.clone();
+        digest::Mac::update(&mut m, msg);
+        out.copy_from_slice(&m.finalize().into_bytes());
+        Ok(())
+    }))
+}
+
+/// CBC without padding. Each call starts from the IV (the mode object is cloned), which costs a
+/// copy of the key schedule and lets decryption use the parallel multi-block path.
+fn cbc_of<C>(key: &[u8], iv: &[u8], encrypt: bool) -> Res<CipherFn>
+where
+    C: BlockCipher + BlockEncryptMut + BlockDecryptMut + KeyInit + Clone + 'static,
+{
+    let bs = C::block_size();
+    let whole = move |buf: &mut [u8]| buf.len() / bs * bs;
+    if encrypt {
+        let e = cbc::Encryptor::<C>::new_from_slices(key, iv).map_err(|e| e.to_string())?;
+        Ok(Box::new(move |buf| {
+            let n = whole(buf);
+            e.clone()
+                .encrypt_padded_mut::<NoPadding>(&mut buf[..n], n)
+                .map_err(|e| e.to_string())?;
+            Ok(())
+        }))
+    } else {
+        let d = cbc::Decryptor::<C>::new_from_slices(key, iv).map_err(|e| e.to_string())?;
+        Ok(Box::new(move |buf| {
+            let n = whole(buf);
+            d.clone()
+                .decrypt_padded_mut::<NoPadding>(&mut buf[..n])
+                .map_err(|e| e.to_string())?;
+            Ok(())
+        }))
+    }
+}
+
+fn stream_of<S: StreamCipher + 'static>(mut s: S) -> CipherFn {
+    Box::new(move |buf| {
+        s.apply_keystream(buf);
+        Ok(())
+    })
+}
+
+fn aead_of<A>(key: &[u8], encrypt: bool) -> Res<AeadFn>
+where
+    A: aes_gcm::aead::AeadInPlace + KeyInit + 'static,
+{
+    use aes_gcm::aead::generic_array::GenericArray;
+    let a = A::new_from_slice(key).map_err(|e| e.to_string())?;
+    Ok(if encrypt {
+        Box::new(move |nonce, aad, data, tag| {
+            let t = a
+                .encrypt_in_place_detached(GenericArray::from_slice(nonce), aad, data)
+                .map_err(|e| e.to_string())?;
+            tag.copy_from_slice(&t);
+            Ok(true)
+        })
+    } else {
+        Box::new(move |nonce, aad, data, tag| {
+            Ok(a.decrypt_in_place_detached(
+                GenericArray::from_slice(nonce),
+                aad,
+                data,
+                GenericArray::from_slice(tag),
+            )
+            .is_ok())
+        })
+    })
+}
+
+struct RsaSigner {
+    key: rsa::pkcs1v15::SigningKey<sha2::Sha256>,
+    verifying: rsa::pkcs1v15::VerifyingKey<sha2::Sha256>,
+}
+impl Signer for RsaSigner {
+    fn sign(&mut self, msg: &[u8]) -> Res<Vec<u8>> {
+        use rsa::signature::{SignatureEncoding, Signer as _};
+        Ok(self.key.sign(msg).to_vec())
+    }
+    fn verify(&mut self, msg: &[u8], sig: &[u8]) -> Res<bool> {
+        use rsa::signature::Verifier;
+        let Ok(sig) = rsa::pkcs1v15::Signature::try_from(sig) else {
+            return Ok(false);
+        };
+        Ok(self.verifying.verify(msg, &sig).is_ok())
+    }
+    fn public(&self) -> Vec<u8> {
+        Vec::new()
+    }
+}
+
+struct Ed25519(ed25519_dalek::SigningKey);
+impl Signer for Ed25519 {
+    fn sign(&mut self, msg: &[u8]) -> Res<Vec<u8>> {
+        use ed25519_dalek::Signer as _;
+        Ok(self.0.sign(msg).to_bytes().to_vec())
+    }
+    fn verify(&mut self, msg: &[u8], sig: &[u8]) -> Res<bool> {
+        let Ok(sig) = ed25519_dalek::Signature::from_slice(sig) else {
+            return Ok(false);
+        };
+        Ok(self.0.verifying_key().verify_strict(msg, &sig).is_ok())
+    }
+    fn public(&self) -> Vec<u8> {
+        self.0.verifying_key().to_bytes().to_vec()
+    }
+}
+
+/// ECDSA over one of the `p256`/`p384` crates (same API, different types).
+macro_rules! ecdsa_signer {
+    ($name:ident, $k:ident) => {
+        struct $name($k::ecdsa::SigningKey);
+        impl Signer for $name {
+            fn sign(&mut self, msg: &[u8]) -> Res<Vec<u8>> {
+                use $k::ecdsa::signature::Signer as _;
+                let sig: $k::ecdsa::Signature = self.0.sign(msg);
+                Ok(sig.to_der().as_bytes().to_vec())
+            }
+            fn verify(&mut self, msg: &[u8], sig: &[u8]) -> Res<bool> {
+                verify_sec1_der!($k, &self.public(), msg, sig)
+            }
+            fn public(&self) -> Vec<u8> {
+                self.0
+                    .verifying_key()
+                    .to_encoded_point(false)
+                    .as_bytes()
+                    .to_vec()
+            }
+        }
+    };
+}
+
+macro_rules! verify_sec1_der {
+    ($k:ident, $public:expr, $msg:expr, $sig:expr) => {{
+        use $k::ecdsa::signature::Verifier;
+        let vk = $k::ecdsa::VerifyingKey::from_sec1_bytes($public).map_err(|e| e.to_string())?;
+        match $k::ecdsa::Signature::from_der($sig) {
+            Ok(sig) => Ok(vk.verify($msg, &sig).is_ok()),
+            Err(_) => Ok(false),
+        }
+    }};
+}
+
+ecdsa_signer!(EcdsaP256, p256);
+ecdsa_signer!(EcdsaP384, p384);
+
+macro_rules! nist_derive {
+    ($k:ident, $private:expr, $peer:expr) => {{
+        let sk = $k::SecretKey::from_slice($private).map_err(|e| e.to_string())?;
+        let pk = $k::PublicKey::from_sec1_bytes($peer).map_err(|e| e.to_string())?;
+        Ok(Box::new(move || {
+            let shared = $k::ecdh::diffie_hellman(sk.to_nonzero_scalar(), pk.as_affine());
+            Ok(shared.raw_secret_bytes().to_vec())
+        }))
+    }};
+}
+
+impl Suite for RustCrypto {
+    fn name(&self) -> &'static str {
+        "rustcrypto"
+    }
+    fn describe(&self) -> Variant {
+        Variant {
+            label: "rustcrypto".into(),
+            implementation: "rustcrypto".into(),
+            version: "RustCrypto crates (digest 0.10, cipher 0.4, rsa 0.9, p256/p384 0.13, dalek 2)"
+                .into(),
+            library: "statically linked into cryptospeed".into(),
+            ..Default::default()
+        }
+    }
+    fn notes(&self) -> Vec<String> {
+        vec![
+            "signatures: the crates sign messages, so ECDSA and RSA hash the 20/36-byte message \
+             with SHA-256/384 before signing (openssl speed signs it as a digest)"
+                .into(),
+            "cbc: each call restarts from the IV (openssl speed chains across calls)".into(),
+        ]
+    }
+    fn hash(&self, p: &Primitive) -> Res<HashFn> {
+        Ok(match p.id {
+            "md2" => hash_of::<md2::Md2>(),
+            "md4" => hash_of::<md4::Md4>(),
+            "md5" => hash_of::<md5::Md5>(),
+            "sha1" => hash_of::<sha1::Sha1>(),
+            "sha256" => hash_of::<sha2::Sha256>(),
+            "sha512" => hash_of::<sha2::Sha512>(),
+            "sha3-256" => hash_of::<sha3::Sha3_256>(),
+            "blake2b-512" => hash_of::<blake2::Blake2b512>(),
+            "ripemd160" => hash_of::<ripemd::Ripemd160>(),
+            "whirlpool" => hash_of::<whirlpool::Whirlpool>(),
+            "shake128" => Box::new(|msg, out| {
+                let mut h = sha3::Shake128::default();
+                h.update(msg);
+                h.finalize_xof_into(out);
+                Ok(())
+            }),
+            _ => return Err(format!("rustcrypto has no crate for {}", p.id)),
+        })
+    }
+    fn mac(&self, p: &Primitive, key: &[u8], iv: &[u8]) -> Res<HashFn> {
+        match p.id {
+            "hmac-md5" => mac_of::<hmac::Hmac<md5::Md5>>(key),
+            "hmac-sha256" => mac_of::<hmac::Hmac<sha2::Sha256>>(key),
+            "cmac" => mac_of::<cmac::Cmac<aes::Aes128>>(key),
+            "ghash" => {
+                // GMAC is GCM with the message as associated data and nothing to encrypt.
+                let mut gcm = aead_of::<aes_gcm::Aes128Gcm>(key, true)?;
+                let nonce = iv.to_vec();
+                Ok(Box::new(move |msg, out| {
+                    gcm(&nonce, msg, &mut [], out)?;
+                    Ok(())
+                }))
+            }
+            _ => Err(format!("rustcrypto has no crate for {}", p.id)),
+        }
+    }
+    fn cipher(&self, p: &Primitive, key: &[u8], iv: &[u8], encrypt: bool) -> Res<CipherFn> {
+        match p.id {
+            "des-cbc" => cbc_of::<des::Des>(key, iv, encrypt),
+            "des-ede3-cbc" => cbc_of::<des::TdesEde3>(key, iv, encrypt),
+            "idea-cbc" => cbc_of::<idea::Idea>(key, iv, encrypt),
+            "rc2-cbc" => cbc_of::<rc2::Rc2>(key, iv, encrypt),
+            "bf-cbc" => cbc_of::<blowfish::Blowfish>(key, iv, encrypt),
+            "cast-cbc" => cbc_of::<cast5::Cast5>(key, iv, encrypt),
+            "aes-128-cbc" => cbc_of::<aes::Aes128>(key, iv, encrypt),
+            "aes-192-cbc" => cbc_of::<aes::Aes192>(key, iv, encrypt),
+            "aes-256-cbc" => cbc_of::<aes::Aes256>(key, iv, encrypt),
+            "camellia-128-cbc" => cbc_of::<camellia::Camellia128>(key, iv, encrypt),
+            "camellia-192-cbc" => cbc_of::<camellia::Camellia192>(key, iv, encrypt),
+            "camellia-256-cbc" => cbc_of::<camellia::Camellia256>(key, iv, encrypt),
+            "aes-128-ctr" => Ok(stream_of(
+                ctr::Ctr128BE::<aes::Aes128>::new_from_slices(key, iv)
+                    .map_err(|e| e.to_string())?,
+            )),
+            "rc4" => Ok(stream_of(
+                rc4::Rc4::<rc4::consts::U16>::new_from_slice(key).map_err(|e| e.to_string())?,
+            )),
+            _ => Err(format!("rustcrypto has no crate for {}", p.id)),
+        }
+    }
+    fn aead(&self, p: &Primitive, key: &[u8], encrypt: bool) -> Res<AeadFn> {
+        match p.id {
+            "aes-128-gcm" => aead_of::<aes_gcm::Aes128Gcm>(key, encrypt),
+            "aes-256-gcm" => aead_of::<aes_gcm::Aes256Gcm>(key, encrypt),
+            "chacha20-poly1305" => aead_of::<chacha20poly1305::ChaCha20Poly1305>(key, encrypt),
+            _ => Err(format!("rustcrypto has no crate for {}", p.id)),
+        }
+    }
+    fn signer(&self, p: &Primitive, key: Option<&[u8]>) -> Res<Box<dyn Signer>> {
+        let mut rng = rand_core::OsRng;
+        match (p.algorithm, key) {
+            (Algorithm::Rsa { .. }, Some(der)) => {
+                use rsa::pkcs8::DecodePrivateKey;
+                let k = rsa::RsaPrivateKey::from_pkcs8_der(der).map_err(|e| e.to_string())?;
+                let key = rsa::pkcs1v15::SigningKey::<sha2::Sha256>::new(k);
+                let verifying = rsa::signature::Keypair::verifying_key(&key);
+                Ok(Box::new(RsaSigner { key, verifying }))
+            }
+            (Algorithm::Eddsa { curve: Curve::Ed25519 }, Some(seed)) => {
+                let seed: [u8; 32] = seed.try_into().map_err(|_| "Ed25519 seed is 32 bytes")?;
+                Ok(Box::new(Ed25519(ed25519_dalek::SigningKey::from_bytes(
+                    &seed,
+                ))))
+            }
+            (Algorithm::Ecdsa { curve: Curve::P256 }, None) => Ok(Box::new(EcdsaP256(
+                p256::ecdsa::SigningKey::random(&mut rng),
+            ))),
+            (Algorithm::Ecdsa { curve: Curve::P384 }, None) => Ok(Box::new(EcdsaP384(
+                p384::ecdsa::SigningKey::random(&mut rng),
+            ))),
+            _ => Err(format!("rustcrypto has no crate for {}", p.id)),
+        }
+    }
+    fn verify_foreign(
+        &self,
+        p: &Primitive,
+        public: &[u8],
+        digest: &str,
+        msg: &[u8],
+        sig: &[u8],
+    ) -> Res<bool> {
+        match (p.algorithm, digest) {
+            (Algorithm::Ecdsa { curve: Curve::P256 }, "SHA256") => {
+                verify_sec1_der!(p256, public, msg, sig)
+            }
+            (Algorithm::Ecdsa { curve: Curve::P384 }, "SHA384") => {
+                verify_sec1_der!(p384, public, msg, sig)
+            }
+            _ => Err(format!(
+                "rustcrypto cannot verify {} signatures over {digest}",
+                p.id
+            )),
+        }
+    }
+    fn derive(&self, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
+        match p.algorithm {
+            Algorithm::Ecdh { curve: Curve::P256 } => nist_derive!(p256, private, peer),
+            Algorithm::Ecdh { curve: Curve::P384 } => nist_derive!(p384, private, peer),
+            Algorithm::Ecdh {
+                curve: Curve::X25519,
+            } => {
+                let sk: [u8; 32] = private.try_into().map_err(|_| "X25519 keys are 32 bytes")?;
+                let pk: [u8; 32] = peer.try_into().map_err(|_| "X25519 keys are 32 bytes")?;
+                let secret = x25519_dalek::StaticSecret::from(sk);
+                let public = x25519_dalek::PublicKey::from(pk);
+                Ok(Box::new(move || {
+                    Ok(secret.diffie_hellman(&public).as_bytes().to_vec())
+                }))
+            }
+            _ => Err(format!("rustcrypto has no crate for {}", p.id)),
+        }
+    }
+}
