@@ -3,6 +3,7 @@
 //!
 //! Adding an implementation is one module plus one line in [`REGISTRY`].
 
+pub mod aws_lc;
 pub mod buffer;
 pub mod openssl;
 pub mod ring;
@@ -27,6 +28,11 @@ pub const REGISTRY: &[(&str, &str, Constructor)] = &[
         "openssl",
         "OpenSSL libcrypto through EVP, loaded at run time (system libcrypto.so.3 by default)",
         openssl::create,
+    ),
+    (
+        "aws-lc",
+        "AWS-LC through aws-lc-rs (crates.io), statically linked",
+        aws_lc::create,
     ),
     ("ring", "ring 0.17 (crates.io), statically linked", ring::create),
     (

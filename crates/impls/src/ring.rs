@@ -20,6 +20,19 @@ mod api {
     ) -> Res<signature::EcdsaKeyPair> {
         signature::EcdsaKeyPair::from_pkcs8(alg, pkcs8, rng).map_err(|e| e.to_string())
     }
+
+    pub fn open_separate(
+        key: &ring::aead::LessSafeKey,
+        nonce: ring::aead::Nonce,
+        aad: ring::aead::Aad<&[u8]>,
+        tag: &[u8],
+        data: &mut [u8],
+    ) -> Res<bool> {
+        let tag = ring::aead::Tag::try_from(tag).map_err(|_| "bad tag length".to_string())?;
+        Ok(key
+            .open_in_place_separate_tag(nonce, aad, tag, data, 0..)
+            .is_ok())
+    }
 }
 
 pub struct Ring;

@@ -3,7 +3,9 @@
 //! implementation module then adds only what its crate has beyond the common API.
 
 /// Expands to free functions implementing the [`crate::suite::Suite`] methods over `$k`
-/// (`ring` or `aws_lc_rs`): digests, HMAC, AEADs, Ed25519, ECDSA and RSA PKCS#1 v1.5.
+/// (`ring` or `aws_lc_rs`): digests, HMAC, AEADs, Ed25519, ECDSA and RSA PKCS#1 v1.5. The
+/// invoking module supplies the two calls whose signatures differ: `ecdsa_from_pkcs8` and
+/// `open_separate`.
 #[macro_export]
 macro_rules! ring_like_api {
     ($k:ident) => {
@@ -69,10 +71,7 @@ macro_rules! ring_like_api {
                 })
             } else {
                 Box::new(move |n, aad, data, tag| {
-                    let t = aead::Tag::try_from(&tag[..]).map_err(|_| "bad tag".to_string())?;
-                    Ok(key
-                        .open_in_place_separate_tag(nonce(n)?, aead::Aad::from(aad), t, data, 0..)
-                        .is_ok())
+                    open_separate(&key, nonce(n)?, aead::Aad::from(aad), tag, data)
                 })
             })
         }
@@ -120,7 +119,8 @@ macro_rules! ring_like_api {
         }
         impl Signer for Rsa {
             fn sign(&mut self, msg: &[u8]) -> Res<Vec<u8>> {
-                let mut sig = vec![0; self.pair.public().modulus_len()];
+                #[allow(deprecated)] // ring's replacement is not in aws-lc-rs
+                let mut sig = vec![0; self.pair.public_modulus_len()];
                 self.pair
                     .sign(&signature::RSA_PKCS1_SHA256, &self.rng, msg, &mut sig)
                     .map_err(|_| "RSA signing failed".to_string())?;
