@@ -5,6 +5,8 @@
 
 pub mod aws_lc;
 pub mod buffer;
+pub mod dl;
+pub mod libsodium;
 pub mod openssl;
 pub mod ring;
 pub mod ring_like;
@@ -33,6 +35,11 @@ pub const REGISTRY: &[(&str, &str, Constructor)] = &[
         "aws-lc",
         "AWS-LC through aws-lc-rs (crates.io), statically linked",
         aws_lc::create,
+    ),
+    (
+        "libsodium",
+        "libsodium (Debian libsodium23), loaded at run time",
+        libsodium::create,
     ),
     ("ring", "ring 0.17 (crates.io), statically linked", ring::create),
     (

@@ -47,45 +47,8 @@ impl OsslParam {
     }
 }
 
-macro_rules! api {
-    (
-        required { $($name:ident : fn($($arg:ty),*) $(-> $ret:ty)?;)* }
-        optional { $($oname:ident : fn($($oarg:ty),*) $(-> $oret:ty)?;)* }
-    ) => {
-        /// Function pointers into one loaded libcrypto. They stay valid while `_lib` lives.
-        pub struct Api {
-            _lib: libloading::Library,
-            pub path: String,
-            $(pub $name: unsafe extern "C" fn($($arg),*) $(-> $ret)?,)*
-            $(pub $oname: Option<unsafe extern "C" fn($($oarg),*) $(-> $oret)?>,)*
-        }
-
-        impl Api {
-            pub fn load(path: &str) -> Result<Api, String> {
-                // SAFETY: loading libcrypto runs its constructors, which have no preconditions;
-                // every symbol is given the C prototype it has in OpenSSL's headers.
-                unsafe {
-                    let lib = libloading::Library::new(path)
-                        .map_err(|e| format!("cannot load {path}: {e}"))?;
-                    $(
-                        let $name = *lib
-                            .get::<unsafe extern "C" fn($($arg),*) $(-> $ret)?>(concat!(stringify!($name), "\0").as_bytes())
-                            .map_err(|e| format!("{path} is not a usable libcrypto: it lacks {} ({e})", stringify!($name)))?;
-                    )*
-                    $(
-                        let $oname = lib
-                            .get::<unsafe extern "C" fn($($oarg),*) $(-> $oret)?>(concat!(stringify!($oname), "\0").as_bytes())
-                            .ok()
-                            .map(|s| *s);
-                    )*
-                    Ok(Api { _lib: lib, path: path.to_string(), $($name,)* $($oname,)* })
-                }
-            }
-        }
-    };
-}
-
-api! {
+crate::dynamic_api! {
+    Api, "libcrypto";
     required {
         OpenSSL_version: fn(c_int) -> *const c_char;
         ERR_get_error: fn() -> c_ulong;

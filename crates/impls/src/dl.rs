@@ -1,0 +1,45 @@
+//! Run-time loading of C libraries: a macro that declares a struct of function pointers and
+//! resolves them with dlopen/dlsym (libloading). Loading at run time, rather than linking, lets
+//! a worker report a missing library as "unavailable" with the reason instead of failing to start,
+//! and lets one binary load any build of a library by path.
+
+#[macro_export]
+macro_rules! dynamic_api {
+    (
+        $api:ident, $what:literal;
+        required { $($name:ident : fn($($arg:ty),*) $(-> $ret:ty)?;)* }
+        optional { $($oname:ident : fn($($oarg:ty),*) $(-> $oret:ty)?;)* }
+    ) => {
+        /// Function pointers into one loaded library. They stay valid while `_lib` lives.
+        pub struct $api {
+            _lib: libloading::Library,
+            pub path: String,
+            $(pub $name: unsafe extern "C" fn($($arg),*) $(-> $ret)?,)*
+            $(pub $oname: Option<unsafe extern "C" fn($($oarg),*) $(-> $oret)?>,)*
+        }
+
+        impl $api {
+            pub fn load(path: &str) -> Result<$api, String> {
+                // SAFETY: loading the library runs its constructors, which have no preconditions;
+                // every symbol is declared with the C prototype of the library's headers.
+                unsafe {
+                    let lib = libloading::Library::new(path)
+                        .map_err(|e| format!("cannot load {path}: {e}"))?;
+                    $(
+                        let $name = *lib
+                            .get::<unsafe extern "C" fn($($arg),*) $(-> $ret)?>(concat!(stringify!($name), "\0").as_bytes())
+                            .map_err(|e| format!("{path} is not a usable {}: it lacks {} ({e})", $what, stringify!($name)))?;
+                    )*
+                    $(
+                        let $oname = lib
+                            .get::<unsafe extern "C" fn($($oarg),*) $(-> $oret)?>(concat!(stringify!($oname), "\0").as_bytes())
+                            .ok()
+                            .map(|s| *s);
+                    )*
+                    Ok($api { _lib: lib, path: path.to_string(), $($name,)* $($oname,)* })
+                }
+            }
+        }
+    };
+}
+
