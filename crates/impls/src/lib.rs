@@ -6,6 +6,7 @@
 pub mod aws_lc;
 pub mod buffer;
 pub mod dl;
+pub mod libgcrypt;
 pub mod libsodium;
 pub mod openssl;
 pub mod ring;
@@ -35,6 +36,11 @@ pub const REGISTRY: &[(&str, &str, Constructor)] = &[
         "aws-lc",
         "AWS-LC through aws-lc-rs (crates.io), statically linked",
         aws_lc::create,
+    ),
+    (
+        "libgcrypt",
+        "libgcrypt (Debian libgcrypt20), loaded at run time",
+        libgcrypt::create,
     ),
     (
         "libsodium",
