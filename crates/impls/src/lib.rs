@@ -8,6 +8,7 @@ pub mod buffer;
 pub mod dl;
 pub mod libgcrypt;
 pub mod libsodium;
+pub mod nettle;
 pub mod openssl;
 pub mod ring;
 pub mod ring_like;
@@ -46,6 +47,11 @@ pub const REGISTRY: &[(&str, &str, Constructor)] = &[
         "libsodium",
         "libsodium (Debian libsodium23), loaded at run time",
         libsodium::create,
+    ),
+    (
+        "nettle",
+        "GNU Nettle and Hogweed (Debian libnettle8, libhogweed6), loaded at run time",
+        nettle::create,
     ),
     ("ring", "ring 0.17 (crates.io), statically linked", ring::create),
     (

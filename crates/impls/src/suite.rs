@@ -452,6 +452,10 @@ fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
             let spki = unhex(spki);
             let public = match p.algorithm {
                 Algorithm::Ecdsa { curve } => spki_point(curve, &spki)?.to_vec(),
+                // An EdDSA SubjectPublicKeyInfo ends with the raw public key.
+                Algorithm::Eddsa { curve } if spki.len() >= field_bytes(curve) => {
+                    spki[spki.len() - field_bytes(curve)..].to_vec()
+                }
                 _ => spki,
             };
             let digest = digest.unwrap_or("");
