@@ -495,7 +495,10 @@ fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
                 .ok_or_else(|| mismatch("shared secret", &got, &want))
         }
         (Algorithm::Rsa { .. }, Kat::CrossCheck { .. }) => rsa_cross_check(suite, p),
-        (Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. }, Kat::CrossCheck { .. }) => {
+        (
+            Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. } | Algorithm::Eddsa { .. },
+            Kat::CrossCheck { .. },
+        ) => {
             let mut signer = timing_signer(suite, p)?;
             let msg = b"cryptospeed sign-verify round trip";
             let sig = signer.sign(msg)?;
