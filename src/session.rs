@@ -87,7 +87,10 @@ impl ImplChoice {
                         all_implementations().join(", ")
                     );
                 }
-                if !out.iter().any(|o| o.name == c.name && o.library == c.library) {
+                if !out
+                    .iter()
+                    .any(|o| o.name == c.name && o.library == c.library)
+                {
                     out.push(c);
                 }
             }

@@ -134,7 +134,9 @@ fn handle(
             variant: implementation.describe(),
             measures: true,
         },
-        Request::Agree { primitive, inputs } => agree(implementation, cache, fault, &primitive, &inputs),
+        Request::Agree { primitive, inputs } => {
+            agree(implementation, cache, fault, &primitive, &inputs)
+        }
         Request::CheckSignature {
             primitive,
             public,
@@ -146,7 +148,11 @@ fn handle(
                     message: format!("unknown primitive {primitive}"),
                 };
             };
-            let decoded = (hex::decode(&public), hex::decode(&msg), hex::decode(&signature));
+            let decoded = (
+                hex::decode(&public),
+                hex::decode(&msg),
+                hex::decode(&signature),
+            );
             let (Ok(public), Ok(msg), Ok(signature)) = decoded else {
                 return Response::Error {
                     message: "check_signature fields must be hex".into(),
@@ -156,7 +162,11 @@ fn handle(
                 Ok(ok) => Response::Checked {
                     primitive,
                     ok,
-                    detail: if ok { String::new() } else { "signature rejected".into() },
+                    detail: if ok {
+                        String::new()
+                    } else {
+                        "signature rejected".into()
+                    },
                 },
                 Err(e) => Response::Checked {
                     primitive,

@@ -64,7 +64,9 @@ impl Suite for AwsLc {
     fn hash(&self, p: &Primitive) -> Res<HashFn> {
         if p.id == "sha3-256" {
             return Ok(Box::new(|msg, out| {
-                out.copy_from_slice(aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA3_256, msg).as_ref());
+                out.copy_from_slice(
+                    aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA3_256, msg).as_ref(),
+                );
                 Ok(())
             }));
         }
@@ -88,7 +90,10 @@ impl Suite for AwsLc {
         sig: &[u8],
     ) -> Res<bool> {
         if Some(digest) != signature_digest(&p.algorithm) {
-            return Err(format!("aws-lc verifies {} only with its curve's own hash", p.id));
+            return Err(format!(
+                "aws-lc verifies {} only with its curve's own hash",
+                p.id
+            ));
         }
         api::verify_foreign("aws-lc", p, public, msg, sig)
     }

@@ -53,7 +53,11 @@ pub const REGISTRY: &[(&str, &str, Constructor)] = &[
         "GNU Nettle and Hogweed (Debian libnettle8, libhogweed6), loaded at run time",
         nettle::create,
     ),
-    ("ring", "ring 0.17 (crates.io), statically linked", ring::create),
+    (
+        "ring",
+        "ring 0.17 (crates.io), statically linked",
+        ring::create,
+    ),
     (
         "rustcrypto",
         "the RustCrypto crates (pure Rust), legacy ciphers and hashes included",

@@ -199,7 +199,10 @@ impl Suite for Gcrypt {
             // SAFETY: the handle lives in `mac`, captured whole; out has the MAC's length.
             let mac = &mac;
             let api = &mac.api;
-            check((api.gcry_mac_ctl)(mac.h, GCRYCTL_RESET, null_mut(), 0), "gcry_mac_reset")?;
+            check(
+                (api.gcry_mac_ctl)(mac.h, GCRYCTL_RESET, null_mut(), 0),
+                "gcry_mac_reset",
+            )?;
             if !iv.is_empty() {
                 check(
                     (api.gcry_mac_setiv)(mac.h, iv.as_ptr() as _, iv.len()),

@@ -51,7 +51,9 @@ pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> 
     if unsafe { (api.sodium_init)() } < 0 {
         return Err("sodium_init failed".into());
     }
-    Ok(Box::new(SuiteImplementation::new(Sodium { api: Arc::new(api) })))
+    Ok(Box::new(SuiteImplementation::new(Sodium {
+        api: Arc::new(api),
+    })))
 }
 
 fn check(rc: c_int, what: &str) -> Res<()> {
@@ -63,8 +65,29 @@ fn check(rc: c_int, what: &str) -> Res<()> {
 }
 
 /// The two AEADs share one calling convention; this picks the pair of functions.
-type SealFn = unsafe extern "C" fn(*mut U8, *mut U8, *mut Len, *const U8, Len, *const U8, Len, *const U8, *const U8, *const U8) -> c_int;
-type OpenFn = unsafe extern "C" fn(*mut U8, *mut U8, *const U8, Len, *const U8, *const U8, Len, *const U8, *const U8) -> c_int;
+type SealFn = unsafe extern "C" fn(
+    *mut U8,
+    *mut U8,
+    *mut Len,
+    *const U8,
+    Len,
+    *const U8,
+    Len,
+    *const U8,
+    *const U8,
+    *const U8,
+) -> c_int;
+type OpenFn = unsafe extern "C" fn(
+    *mut U8,
+    *mut U8,
+    *const U8,
+    Len,
+    *const U8,
+    *const U8,
+    Len,
+    *const U8,
+    *const U8,
+) -> c_int;
 
 struct Ed25519 {
     api: Arc<Api>,
@@ -132,13 +155,17 @@ impl Suite for Sodium {
         Ok(match p.id {
             "sha256" => Box::new(move |msg, out| {
                 check(
-                    unsafe { (api.crypto_hash_sha256)(out.as_mut_ptr(), msg.as_ptr(), msg.len() as Len) },
+                    unsafe {
+                        (api.crypto_hash_sha256)(out.as_mut_ptr(), msg.as_ptr(), msg.len() as Len)
+                    },
                     "crypto_hash_sha256",
                 )
             }),
             "sha512" => Box::new(move |msg, out| {
                 check(
-                    unsafe { (api.crypto_hash_sha512)(out.as_mut_ptr(), msg.as_ptr(), msg.len() as Len) },
+                    unsafe {
+                        (api.crypto_hash_sha512)(out.as_mut_ptr(), msg.as_ptr(), msg.len() as Len)
+                    },
                     "crypto_hash_sha512",
                 )
             }),
@@ -174,7 +201,11 @@ impl Suite for Sodium {
                 "crypto_auth_hmacsha256_init",
             )?;
             check(
-                (api.crypto_auth_hmacsha256_update)(state.as_mut_ptr(), msg.as_ptr(), msg.len() as Len),
+                (api.crypto_auth_hmacsha256_update)(
+                    state.as_mut_ptr(),
+                    msg.as_ptr(),
+                    msg.len() as Len,
+                ),
                 "crypto_auth_hmacsha256_update",
             )?;
             check(
@@ -189,7 +220,10 @@ impl Suite for Sodium {
             "aes-256-gcm" => {
                 // SAFETY: no arguments.
                 if unsafe { (api.crypto_aead_aes256gcm_is_available)() } == 0 {
-                    return Err("libsodium's AES-256-GCM needs AES-NI and PCLMUL, which this CPU lacks".into());
+                    return Err(
+                        "libsodium's AES-256-GCM needs AES-NI and PCLMUL, which this CPU lacks"
+                            .into(),
+                    );
                 }
                 (
                     api.crypto_aead_aes256gcm_encrypt_detached,
@@ -251,7 +285,12 @@ impl Suite for Sodium {
     }
     fn signer(&self, p: &Primitive, key: Option<&[u8]>) -> Res<Box<dyn Signer>> {
         match (p.algorithm, key) {
-            (Algorithm::Eddsa { curve: Curve::Ed25519 }, Some(seed)) if seed.len() == 32 => {
+            (
+                Algorithm::Eddsa {
+                    curve: Curve::Ed25519,
+                },
+                Some(seed),
+            ) if seed.len() == 32 => {
                 let mut s = Ed25519 {
                     api: self.api.clone(),
                     public: [0; 32],
@@ -274,7 +313,11 @@ impl Suite for Sodium {
         }
     }
     fn derive(&self, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
-        if p.algorithm != (Algorithm::Ecdh { curve: Curve::X25519 }) {
+        if p.algorithm
+            != (Algorithm::Ecdh {
+                curve: Curve::X25519,
+            })
+        {
             return Err(format!("libsodium does not offer {}", p.id));
         }
         if private.len() != 32 || peer.len() != 32 {

@@ -104,8 +104,8 @@ pub struct Nettle {
 pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
     let path = options.library.as_deref().unwrap_or("libnettle.so.8");
     let api = Nettle8::load(path).map_err(|e| format!("{e} (Debian package libnettle8)"))?;
-    let hogweed =
-        Hogweed6::load("libhogweed.so.6").map_err(|e| format!("{e} (Debian package libhogweed6)"))?;
+    let hogweed = Hogweed6::load("libhogweed.so.6")
+        .map_err(|e| format!("{e} (Debian package libhogweed6)"))?;
     Ok(Box::new(SuiteImplementation::new(Nettle {
         api: Arc::new(api),
         hogweed: Arc::new(hogweed),
@@ -381,8 +381,12 @@ impl Suite for Nettle {
     }
     fn signer(&self, p: &Primitive, key: Option<&[u8]>) -> Res<Box<dyn Signer>> {
         let (ed448, len) = match p.algorithm {
-            Algorithm::Eddsa { curve: Curve::Ed25519 } => (false, 32),
-            Algorithm::Eddsa { curve: Curve::Ed448 } => (true, 57),
+            Algorithm::Eddsa {
+                curve: Curve::Ed25519,
+            } => (false, 32),
+            Algorithm::Eddsa {
+                curve: Curve::Ed448,
+            } => (true, 57),
             _ => return Err(format!("nettle does not offer {}", p.id)),
         };
         let private = key.ok_or("EdDSA needs a seed")?.to_vec();
@@ -413,8 +417,12 @@ impl Suite for Nettle {
         sig: &[u8],
     ) -> Res<bool> {
         let ed448 = match p.algorithm {
-            Algorithm::Eddsa { curve: Curve::Ed25519 } => false,
-            Algorithm::Eddsa { curve: Curve::Ed448 } => true,
+            Algorithm::Eddsa {
+                curve: Curve::Ed25519,
+            } => false,
+            Algorithm::Eddsa {
+                curve: Curve::Ed448,
+            } => true,
             _ => return Err(format!("nettle does not verify {} signatures", p.id)),
         };
         let mut v = EdDsa {

@@ -82,7 +82,10 @@ impl Suite for Ring {
         sig: &[u8],
     ) -> Res<bool> {
         if Some(digest) != signature_digest(&p.algorithm) {
-            return Err(format!("ring verifies {} only with its curve's own hash", p.id));
+            return Err(format!(
+                "ring verifies {} only with its curve's own hash",
+                p.id
+            ));
         }
         api::verify_foreign("ring", p, public, msg, sig)
     }

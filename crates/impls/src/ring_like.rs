@@ -9,10 +9,10 @@
 #[macro_export]
 macro_rules! ring_like_api {
     ($k:ident) => {
+        use cryptospeed_catalog::{Algorithm, Curve, Primitive};
         use $crate::suite::{AeadFn, HashFn, Res, Signer};
         use $k::rand::SystemRandom;
         use $k::signature::{self, KeyPair};
-        use cryptospeed_catalog::{Algorithm, Curve, Primitive};
 
         fn no<T>(what: &str, p: &Primitive) -> Res<T> {
             Err(format!("{} does not offer {}", what, p.id))
@@ -28,7 +28,8 @@ macro_rules! ring_like_api {
         }
 
         pub fn hash(name: &str, p: &Primitive) -> Res<HashFn> {
-            let alg = digest_algorithm(p).ok_or_else(|| format!("{name} does not offer {}", p.id))?;
+            let alg =
+                digest_algorithm(p).ok_or_else(|| format!("{name} does not offer {}", p.id))?;
             Ok(Box::new(move |msg, out| {
                 out.copy_from_slice($k::digest::digest(alg, msg).as_ref());
                 Ok(())
@@ -82,7 +83,8 @@ macro_rules! ring_like_api {
                 Ok(self.0.sign(msg).as_ref().to_vec())
             }
             fn verify(&mut self, msg: &[u8], sig: &[u8]) -> Res<bool> {
-                let pk = signature::UnparsedPublicKey::new(&signature::ED25519, self.0.public_key());
+                let pk =
+                    signature::UnparsedPublicKey::new(&signature::ED25519, self.0.public_key());
                 Ok(pk.verify(msg, sig).is_ok())
             }
             fn public(&self) -> Vec<u8> {
@@ -160,13 +162,18 @@ macro_rules! ring_like_api {
         pub fn signer(name: &str, p: &Primitive, key: Option<&[u8]>) -> Res<Box<dyn Signer>> {
             let rng = SystemRandom::new();
             match (p.algorithm, key) {
-                (Algorithm::Eddsa { curve: Curve::Ed25519 }, Some(seed)) => Ok(Box::new(Ed25519(
+                (
+                    Algorithm::Eddsa {
+                        curve: Curve::Ed25519,
+                    },
+                    Some(seed),
+                ) => Ok(Box::new(Ed25519(
                     signature::Ed25519KeyPair::from_seed_unchecked(seed)
                         .map_err(|e| format!("Ed25519 seed rejected: {e}"))?,
                 ))),
                 (Algorithm::Ecdsa { curve }, None) => {
-                    let (sign_alg, verify_alg) =
-                        ecdsa_algs(curve).ok_or_else(|| format!("{name} does not offer {}", p.id))?;
+                    let (sign_alg, verify_alg) = ecdsa_algs(curve)
+                        .ok_or_else(|| format!("{name} does not offer {}", p.id))?;
                     let pkcs8 = signature::EcdsaKeyPair::generate_pkcs8(sign_alg, &rng)
                         .map_err(|_| "ECDSA key generation failed".to_string())?;
                     let pair = ecdsa_from_pkcs8(sign_alg, pkcs8.as_ref(), &rng)?;

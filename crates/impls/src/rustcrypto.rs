@@ -7,9 +7,7 @@
 use crate::suite::{AeadFn, CipherFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
 use crate::ImplOptions;
 use cipher::block_padding::NoPadding;
-use cipher::{
-    BlockCipher, BlockDecryptMut, BlockEncryptMut, KeyInit, KeyIvInit, StreamCipher,
-};
+use cipher::{BlockCipher, BlockDecryptMut, BlockEncryptMut, KeyInit, KeyIvInit, StreamCipher};
 use cryptospeed_catalog::{Algorithm, Curve, Primitive};
 use cryptospeed_engine::Implementation;
 use cryptospeed_model::Variant;
@@ -200,8 +198,9 @@ impl Suite for RustCrypto {
         Variant {
             label: "rustcrypto".into(),
             implementation: "rustcrypto".into(),
-            version: "RustCrypto crates (digest 0.10, cipher 0.4, rsa 0.9, p256/p384 0.13, dalek 2)"
-                .into(),
+            version:
+                "RustCrypto crates (digest 0.10, cipher 0.4, rsa 0.9, p256/p384 0.13, dalek 2)"
+                    .into(),
             library: "statically linked into cryptospeed".into(),
             ..Default::default()
         }
@@ -294,7 +293,12 @@ impl Suite for RustCrypto {
                 let verifying = rsa::signature::Keypair::verifying_key(&key);
                 Ok(Box::new(RsaSigner { key, verifying }))
             }
-            (Algorithm::Eddsa { curve: Curve::Ed25519 }, Some(seed)) => {
+            (
+                Algorithm::Eddsa {
+                    curve: Curve::Ed25519,
+                },
+                Some(seed),
+            ) => {
                 let seed: [u8; 32] = seed.try_into().map_err(|_| "Ed25519 seed is 32 bytes")?;
                 Ok(Box::new(Ed25519(ed25519_dalek::SigningKey::from_bytes(
                     &seed,

@@ -182,7 +182,12 @@ struct AeadSealLoop {
 impl Timed for AeadSealLoop {
     fn run(&mut self, iters: u64) -> Res<()> {
         for _ in 0..iters {
-            (self.f)(&self.nonce, &self.aad, self.buf.as_mut_slice(), &mut self.tag)?;
+            (self.f)(
+                &self.nonce,
+                &self.aad,
+                self.buf.as_mut_slice(),
+                &mut self.tag,
+            )?;
         }
         Ok(())
     }
@@ -387,9 +392,12 @@ fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
                 .then_some(())
                 .ok_or_else(|| mismatch("digest", &got, &want))
         }
-        (_, Kat::Mac {
-            key, iv, msg, out, ..
-        }) => {
+        (
+            _,
+            Kat::Mac {
+                key, iv, msg, out, ..
+            },
+        ) => {
             let want = unhex(out);
             let mut got = vec![0u8; want.len()];
             suite.mac(p, &unhex(key), &unhex(iv))?(&unhex(msg), &mut got)?;
@@ -397,9 +405,12 @@ fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
                 .then_some(())
                 .ok_or_else(|| mismatch("MAC", &got, &want))
         }
-        (_, Kat::Cipher {
-            key, iv, pt, ct, ..
-        }) => {
+        (
+            _,
+            Kat::Cipher {
+                key, iv, pt, ct, ..
+            },
+        ) => {
             let (key, iv, pt, want) = (unhex(key), unhex(iv), unhex(pt), unhex(ct));
             let mut buf = pt.clone();
             suite.cipher(p, &key, &iv, true)?(&mut buf)?;
@@ -411,15 +422,18 @@ fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
                 .then_some(())
                 .ok_or_else(|| mismatch("decrypted", &buf, &pt))
         }
-        (_, Kat::Aead {
-            key,
-            nonce,
-            aad,
-            pt,
-            ct,
-            tag,
-            ..
-        }) => {
+        (
+            _,
+            Kat::Aead {
+                key,
+                nonce,
+                aad,
+                pt,
+                ct,
+                tag,
+                ..
+            },
+        ) => {
             let (key, nonce, aad, pt) = (unhex(key), unhex(nonce), unhex(aad), unhex(pt));
             let (want_ct, want_tag) = (unhex(ct), unhex(tag));
             let mut buf = pt.clone();
@@ -442,13 +456,16 @@ fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
             }
             Ok(())
         }
-        (_, Kat::SignatureVerify {
-            spki,
-            digest,
-            msg,
-            sig,
-            ..
-        }) => {
+        (
+            _,
+            Kat::SignatureVerify {
+                spki,
+                digest,
+                msg,
+                sig,
+                ..
+            },
+        ) => {
             let spki = unhex(spki);
             let public = match p.algorithm {
                 Algorithm::Ecdsa { curve } => spki_point(curve, &spki)?.to_vec(),
@@ -468,9 +485,12 @@ fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
             }
             Ok(())
         }
-        (_, Kat::EddsaSign {
-            private, msg, sig, ..
-        }) => {
+        (
+            _,
+            Kat::EddsaSign {
+                private, msg, sig, ..
+            },
+        ) => {
             let mut signer = suite.signer(p, Some(&unhex(private)))?;
             let (msg, want) = (unhex(msg), unhex(sig));
             let got = signer.sign(&msg)?;
@@ -482,12 +502,15 @@ fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
             }
             Ok(())
         }
-        (_, Kat::Agreement {
-            private,
-            peer_public,
-            shared,
-            ..
-        }) => {
+        (
+            _,
+            Kat::Agreement {
+                private,
+                peer_public,
+                shared,
+                ..
+            },
+        ) => {
             let want = unhex(shared);
             let got = suite.derive(p, &unhex(private), &unhex(peer_public))?()?;
             (got == want)
@@ -599,25 +622,38 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
                     out: vec![0; mac_len(p)?],
                 })
             }
-            (Algorithm::Cipher { key_len, iv_len, .. }, Op::Encrypt | Op::Decrypt) => {
-                Box::new(CipherLoop {
-                    f: s.cipher(
-                        p,
-                        &timing_key(key_len),
-                        &vec![0; iv_len],
-                        cell.op == Op::Encrypt,
-                    )?,
-                    buf: AlignedBuffer::new(bytes, 64, misalign),
-                })
-            }
-            (Algorithm::Aead { key_len, nonce_len, .. }, Op::Encrypt) => Box::new(AeadSealLoop {
+            (
+                Algorithm::Cipher {
+                    key_len, iv_len, ..
+                },
+                Op::Encrypt | Op::Decrypt,
+            ) => Box::new(CipherLoop {
+                f: s.cipher(
+                    p,
+                    &timing_key(key_len),
+                    &vec![0; iv_len],
+                    cell.op == Op::Encrypt,
+                )?,
+                buf: AlignedBuffer::new(bytes, 64, misalign),
+            }),
+            (
+                Algorithm::Aead {
+                    key_len, nonce_len, ..
+                },
+                Op::Encrypt,
+            ) => Box::new(AeadSealLoop {
                 f: s.aead(p, &timing_key(key_len), true)?,
                 nonce: vec![0; nonce_len],
                 aad: vec![0xcc; 13],
                 buf: AlignedBuffer::new(bytes, 64, misalign),
                 tag: vec![0; aead_tag_len(p)],
             }),
-            (Algorithm::Aead { key_len, nonce_len, .. }, Op::Decrypt) => {
+            (
+                Algorithm::Aead {
+                    key_len, nonce_len, ..
+                },
+                Op::Decrypt,
+            ) => {
                 let key = timing_key(key_len);
                 let (nonce, aad) = (vec![0; nonce_len], vec![0xcc; 13]);
                 let mut seal = s.aead(p, &key, true)?;
@@ -724,8 +760,7 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
             return Err(format!("{} signatures are compared as bytes", p.id));
         }
         let digest = signature_digest(&p.algorithm).unwrap_or("");
-        self.suite
-            .verify_foreign(p, public, digest, msg, signature)
+        self.suite.verify_foreign(p, public, digest, msg, signature)
     }
 }
 
@@ -737,8 +772,8 @@ mod tests {
     fn pkcs8_rsa_public_parts_are_found() {
         let pem = cryptospeed_catalog::agreement::private_key_pem(&Algorithm::Rsa { bits: 2048 })
             .unwrap();
-        let (n, e) = rsa_public_from_pkcs8(&cryptospeed_catalog::agreement::pem_to_der(pem))
-            .unwrap();
+        let (n, e) =
+            rsa_public_from_pkcs8(&cryptospeed_catalog::agreement::pem_to_der(pem)).unwrap();
         assert_eq!(n.bits(), 2048);
         assert_eq!(e, BigUint::from(65537u32));
     }

@@ -25,7 +25,8 @@ pub enum Format {
 }
 
 impl Format {
-    pub const NAMES: &'static [&'static str] = &["openssl", "mr", "json", "csv", "markdown", "matrix"];
+    pub const NAMES: &'static [&'static str] =
+        &["openssl", "mr", "json", "csv", "markdown", "matrix"];
 
     pub fn parse(s: &str) -> Option<Format> {
         Some(match s {

@@ -180,7 +180,10 @@ mod tests {
         other.retain(|m| m.measurement.cell.primitive != "x25519");
         r.measurements.extend(other);
         let out = write(&r, Options::default());
-        assert!(out.contains("openssl-3.0.19") && out.contains("ring-0.17"), "{out}");
+        assert!(
+            out.contains("openssl-3.0.19") && out.contains("ring-0.17"),
+            "{out}"
+        );
         let md5 = out
             .lines()
             .find(|l| l.contains("md5") && l.contains("hash"))

@@ -104,6 +104,7 @@ crate::dynamic_api! {
         CRYPTO_free: fn(*mut c_void, *const c_char, c_int);
     }
     optional {
+        EVP_PKEY_get_octet_string_param: fn(Ptr, *const c_char, *mut u8, usize, *mut usize) -> c_int;
         OSSL_PROVIDER_load: fn(Ptr, *const c_char) -> Ptr;
         EVP_MD_fetch: fn(Ptr, *const c_char, *const c_char) -> Ptr;
         EVP_CIPHER_fetch: fn(Ptr, *const c_char, *const c_char) -> Ptr;

@@ -2,6 +2,7 @@
 //! `openssl speed` drives it, with the legacy provider loaded beside the default one so the old
 //! algorithms (MD4, Whirlpool, DES, Blowfish, CAST, SEED, RC2, RC4) are reachable.
 
+mod agree;
 mod ffi;
 mod pkey;
 mod symmetric;
@@ -191,6 +192,26 @@ impl Implementation for OpenSsl {
             r.map_err(|e| format!("{} ({})", e, kat.source()))?;
         }
         Ok(())
+    }
+
+    fn agree(
+        &mut self,
+        primitive: &Primitive,
+        case: &cryptospeed_catalog::agreement::AgreementCase,
+    ) -> Result<cryptospeed_engine::AgreementOutput, String> {
+        self.availability(primitive)?;
+        agree::agree(&self.api, primitive, case)
+    }
+
+    fn check_signature(
+        &mut self,
+        primitive: &Primitive,
+        public: &[u8],
+        msg: &[u8],
+        signature: &[u8],
+    ) -> Result<bool, String> {
+        self.availability(primitive)?;
+        agree::check_signature(&self.api, primitive, public, msg, signature)
     }
 
     fn prepare(

@@ -26,7 +26,7 @@ impl Drop for Key<'_> {
 }
 
 /// An EVP_PKEY_CTX freed on drop.
-struct PkeyCtx<'a> {
+pub(super) struct PkeyCtx<'a> {
     api: &'a Api,
     ptr: Ptr,
 }
@@ -38,7 +38,7 @@ impl Drop for PkeyCtx<'_> {
     }
 }
 
-fn key<'a>(api: &'a Api, ptr: Ptr, what: &str) -> Result<Key<'a>, String> {
+pub(super) fn key<'a>(api: &'a Api, ptr: Ptr, what: &str) -> Result<Key<'a>, String> {
     if ptr.is_null() {
         Err(format!("{what}: {}", api.errors()))
     } else {
@@ -55,7 +55,7 @@ fn ctx_for<'a>(api: &'a Api, k: &Key) -> Result<PkeyCtx<'a>, String> {
     Ok(PkeyCtx { api, ptr })
 }
 
-fn pem_key<'a>(api: &'a Api, pem: &str) -> Result<Key<'a>, String> {
+pub(super) fn pem_key<'a>(api: &'a Api, pem: &str) -> Result<Key<'a>, String> {
     // SAFETY: the BIO reads the PEM text, which outlives it.
     unsafe {
         let bio = (api.BIO_new_mem_buf)(pem.as_ptr() as *const _, pem.len() as c_int);
@@ -65,7 +65,7 @@ fn pem_key<'a>(api: &'a Api, pem: &str) -> Result<Key<'a>, String> {
     }
 }
 
-fn spki_key<'a>(api: &'a Api, der: &[u8]) -> Result<Key<'a>, String> {
+pub(super) fn spki_key<'a>(api: &'a Api, der: &[u8]) -> Result<Key<'a>, String> {
     let mut p = der.as_ptr();
     // SAFETY: d2i reads at most der.len() bytes.
     let k = unsafe { (api.d2i_PUBKEY)(null_mut(), &mut p, der.len() as _) };
@@ -73,7 +73,7 @@ fn spki_key<'a>(api: &'a Api, der: &[u8]) -> Result<Key<'a>, String> {
 }
 
 /// DER prefix of a SubjectPublicKeyInfo for an uncompressed point on a NIST curve.
-fn spki_prefix(curve: Curve) -> &'static str {
+pub(super) fn spki_prefix(curve: Curve) -> &'static str {
     match curve {
         Curve::P256 => "3059301306072a8648ce3d020106082a8648ce3d030107034200",
         Curve::P384 => "3076301006072a8648ce3d020106052b81040022036200",
@@ -91,14 +91,18 @@ pub fn ec_private_der(curve: Curve, scalar: &[u8]) -> Result<Vec<u8>, String> {
         other => return Err(format!("{other:?} is not a NIST curve")),
     };
     let params = format!("a0{:02x}{oid}", oid.len() / 2);
-    let body = format!("020101 04{:02x}{}{params}", scalar.len(), hex::encode(scalar));
+    let body = format!(
+        "020101 04{:02x}{}{params}",
+        scalar.len(),
+        hex::encode(scalar)
+    );
     let body = unhex(&body);
     let mut der = vec![0x30, body.len() as u8];
     der.extend(body);
     Ok(der)
 }
 
-fn raw_type(curve: Curve) -> c_int {
+pub(super) fn raw_type(curve: Curve) -> c_int {
     match curve {
         Curve::X25519 => ffi::EVP_PKEY_X25519,
         Curve::X448 => ffi::EVP_PKEY_X448,
@@ -109,7 +113,11 @@ fn raw_type(curve: Curve) -> c_int {
 }
 
 /// Generates a key by algorithm name (and group, for EC and DH).
-fn generate<'a>(api: &'a Api, algorithm: &str, group: Option<&str>) -> Result<Key<'a>, String> {
+pub(super) fn generate<'a>(
+    api: &'a Api,
+    algorithm: &str,
+    group: Option<&str>,
+) -> Result<Key<'a>, String> {
     let new = api
         .EVP_PKEY_CTX_new_from_name
         .ok_or("key generation needs OpenSSL 3 (EVP_PKEY_CTX_new_from_name)")?;
@@ -310,7 +318,7 @@ impl Timed for PkeyLoop<'_> {
     }
 }
 
-fn init_ctx<'a>(api: &'a Api, k: &Key, op: Op) -> Result<PkeyCtx<'a>, String> {
+pub(super) fn init_ctx<'a>(api: &'a Api, k: &Key, op: Op) -> Result<PkeyCtx<'a>, String> {
     let ctx = ctx_for(api, k)?;
     // SAFETY: live context.
     let ok = unsafe {
@@ -339,7 +347,7 @@ fn init_ctx<'a>(api: &'a Api, k: &Key, op: Op) -> Result<PkeyCtx<'a>, String> {
     Ok(ctx)
 }
 
-fn sign_once(api: &Api, ctx: &PkeyCtx, tbs: &[u8]) -> Result<Vec<u8>, String> {
+pub(super) fn sign_once(api: &Api, ctx: &PkeyCtx, tbs: &[u8]) -> Result<Vec<u8>, String> {
     let mut sig = vec![0u8; 4096];
     let mut len = sig.len();
     // SAFETY: owned buffers; 4096 bytes hold a 15360-bit RSA signature (1920 bytes).
@@ -352,7 +360,7 @@ fn sign_once(api: &Api, ctx: &PkeyCtx, tbs: &[u8]) -> Result<Vec<u8>, String> {
     Ok(sig)
 }
 
-fn verify_once(api: &Api, ctx: &PkeyCtx, tbs: &[u8], sig: &[u8]) -> bool {
+pub(super) fn verify_once(api: &Api, ctx: &PkeyCtx, tbs: &[u8], sig: &[u8]) -> bool {
     // SAFETY: owned buffers.
     let r =
         unsafe { (api.EVP_PKEY_verify)(ctx.ptr, sig.as_ptr(), sig.len(), tbs.as_ptr(), tbs.len()) };
@@ -361,7 +369,7 @@ fn verify_once(api: &Api, ctx: &PkeyCtx, tbs: &[u8], sig: &[u8]) -> bool {
     r == 1
 }
 
-fn digest_sign_ctx(api: &Api, k: &Key, sign: bool) -> Result<Ptr, String> {
+pub(super) fn digest_sign_ctx(api: &Api, k: &Key, sign: bool) -> Result<Ptr, String> {
     // SAFETY: fresh digest context, live key; NULL md selects EdDSA's one-shot mode.
     unsafe {
         let mdctx = (api.EVP_MD_CTX_new)();
@@ -378,7 +386,7 @@ fn digest_sign_ctx(api: &Api, k: &Key, sign: bool) -> Result<Ptr, String> {
     }
 }
 
-fn digest_sign(api: &Api, mdctx: Ptr, tbs: &[u8]) -> Result<Vec<u8>, String> {
+pub(super) fn digest_sign(api: &Api, mdctx: Ptr, tbs: &[u8]) -> Result<Vec<u8>, String> {
     let mut sig = vec![0u8; 256];
     let mut len = sig.len();
     // SAFETY: owned buffers.
@@ -391,7 +399,7 @@ fn digest_sign(api: &Api, mdctx: Ptr, tbs: &[u8]) -> Result<Vec<u8>, String> {
     Ok(sig)
 }
 
-fn derive(api: &Api, own: &Key, peer: &Key) -> Result<Vec<u8>, String> {
+pub(super) fn derive(api: &Api, own: &Key, peer: &Key) -> Result<Vec<u8>, String> {
     let ctx = init_ctx(api, own, Op::Derive)?;
     let mut out = vec![0u8; 1024];
     let mut len = out.len();
@@ -525,7 +533,7 @@ fn corrupt(sig: &[u8]) -> Vec<u8> {
     bad
 }
 
-fn digest(api: &Api, name: &str, msg: &[u8]) -> Result<Vec<u8>, String> {
+pub(super) fn digest(api: &Api, name: &str, msg: &[u8]) -> Result<Vec<u8>, String> {
     let md = fetch_md(api, name)?;
     let mut out = [0u8; 64];
     let mut len = 0u32;

@@ -428,7 +428,7 @@ fn timing_key(len: usize) -> Vec<u8> {
 }
 
 /// Encrypts with an AEAD: returns ciphertext and tag.
-fn aead_seal(
+pub(super) fn aead_seal(
     api: &Api,
     name: &str,
     key: &[u8],

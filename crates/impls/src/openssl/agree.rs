@@ -1,0 +1,228 @@
+//! The agreement computation for libcrypto: each primitive computed once on the catalog's
+//! agreement inputs with the same EVP calls the timed loops use, and ECDSA signatures of other
+//! implementations checked.
+
+use super::ffi::{self, Api};
+use super::pkey::{
+    derive, digest, digest_sign, digest_sign_ctx, generate, init_ctx, key, pem_key, raw_type,
+    sign_once, spki_key, spki_prefix, verify_once,
+};
+use super::symmetric::{aead_seal, cipher_ctx, fetch_md, mac_ctx};
+use cryptospeed_catalog::agreement::{private_key_pem, signature_digest, AgreementCase};
+use cryptospeed_catalog::{unhex, Algorithm, Curve, Primitive};
+use cryptospeed_engine::AgreementOutput;
+use cryptospeed_model::Op;
+use std::os::raw::c_uint;
+use std::ptr::null_mut;
+
+fn bytes(output: Vec<u8>) -> AgreementOutput {
+    AgreementOutput {
+        output,
+        public: Vec::new(),
+    }
+}
+
+/// DigestInfo prefix of SHA-256 (RFC 8017 section 9.2 note 1): signing prefix || digest with
+/// PKCS#1 v1.5 padding and no digest set is the standard SHA-256 signature.
+const SHA256_DIGEST_INFO: &str = "3031300d060960864801650304020105000420";
+
+/// The EC public key as a SEC1 uncompressed point.
+fn ec_public(api: &Api, k: &super::pkey::Key) -> Result<Vec<u8>, String> {
+    let get = api
+        .EVP_PKEY_get_octet_string_param
+        .ok_or("needs OpenSSL 3 (EVP_PKEY_get_octet_string_param)")?;
+    let mut out = vec![0u8; 200];
+    let mut len = 0usize;
+    // SAFETY: NUL-terminated parameter name and an owned buffer.
+    if unsafe {
+        get(
+            k.ptr,
+            c"encoded-pub-key".as_ptr(),
+            out.as_mut_ptr(),
+            out.len(),
+            &mut len,
+        )
+    } != 1
+    {
+        return Err(format!("cannot read the public key: {}", api.errors()));
+    }
+    out.truncate(len);
+    Ok(out)
+}
+
+pub fn agree(api: &Api, p: &Primitive, case: &AgreementCase) -> Result<AgreementOutput, String> {
+    Ok(match p.algorithm {
+        Algorithm::Digest { name } => bytes(digest(api, name, &case.msg)?),
+        Algorithm::Xof { name, out_len } => {
+            let md = fetch_md(api, name)?;
+            let mut out = vec![0u8; out_len];
+            // SAFETY: a fresh digest context, freed below; owned buffers.
+            unsafe {
+                let ctx = (api.EVP_MD_CTX_new)();
+                let ok = (api.EVP_DigestInit_ex)(ctx, md, null_mut()) == 1
+                    && (api.EVP_DigestUpdate)(ctx, case.msg.as_ptr() as _, case.msg.len()) == 1
+                    && (api.EVP_DigestFinalXOF)(ctx, out.as_mut_ptr(), out.len()) == 1;
+                (api.EVP_MD_CTX_free)(ctx);
+                if !ok {
+                    return Err(format!("XOF failed: {}", api.errors()));
+                }
+            }
+            bytes(out)
+        }
+        Algorithm::Hmac { .. } | Algorithm::Cmac { .. } | Algorithm::Gmac { .. } => {
+            let mac = mac_ctx(api, &p.algorithm, &case.key, &case.iv)?;
+            let (update, fin) = (
+                api.EVP_MAC_update.ok_or("no EVP_MAC_update")?,
+                api.EVP_MAC_final.ok_or("no EVP_MAC_final")?,
+            );
+            let mut out = [0u8; 64];
+            let mut len = 0usize;
+            // SAFETY: keyed context, owned buffers.
+            let ok = unsafe {
+                update(mac.ctx, case.msg.as_ptr(), case.msg.len()) == 1
+                    && fin(mac.ctx, out.as_mut_ptr(), &mut len, out.len()) == 1
+            };
+            if !ok {
+                return Err(format!("MAC computation failed: {}", api.errors()));
+            }
+            bytes(out[..len].to_vec())
+        }
+        Algorithm::Cipher { name, .. } => {
+            let ctx = cipher_ctx(api, name, &case.key, &case.iv, true)?;
+            let mut out = vec![0u8; case.msg.len() + 32];
+            // SAFETY: owned buffers with a block of slack.
+            if unsafe {
+                (api.EVP_Cipher)(
+                    ctx.ctx,
+                    out.as_mut_ptr(),
+                    case.msg.as_ptr(),
+                    case.msg.len() as c_uint,
+                )
+            } <= 0
+            {
+                return Err(format!("EVP_Cipher failed: {}", api.errors()));
+            }
+            out.truncate(case.msg.len());
+            bytes(out)
+        }
+        Algorithm::Aead { name, tag_len, .. } => {
+            let (mut ct, tag) = aead_seal(
+                api, name, &case.key, &case.iv, &case.aad, &case.msg, tag_len,
+            )?;
+            ct.extend(tag);
+            bytes(ct)
+        }
+        Algorithm::Rsa { .. } => {
+            let pem = private_key_pem(&p.algorithm).ok_or("no shipped key of this size")?;
+            let k = pem_key(api, pem)?;
+            let mut tbs = unhex(SHA256_DIGEST_INFO);
+            tbs.extend(digest(api, "SHA256", &case.msg)?);
+            let ctx = init_ctx(api, &k, Op::Sign)?;
+            bytes(sign_once(api, &ctx, &tbs)?)
+        }
+        Algorithm::Eddsa { curve } => {
+            // SAFETY: raw private key of the curve's length.
+            let k = key(
+                api,
+                unsafe {
+                    (api.EVP_PKEY_new_raw_private_key)(
+                        raw_type(curve),
+                        null_mut(),
+                        case.key.as_ptr(),
+                        case.key.len(),
+                    )
+                },
+                "raw private key",
+            )?;
+            let mdctx = digest_sign_ctx(api, &k, true)?;
+            let sig = digest_sign(api, mdctx, &case.msg);
+            // SAFETY: created by digest_sign_ctx, freed once.
+            unsafe { (api.EVP_MD_CTX_free)(mdctx) };
+            bytes(sig?)
+        }
+        Algorithm::Ecdh { curve } => {
+            let (own, peer) = match curve {
+                Curve::X25519 | Curve::X448 => {
+                    // SAFETY: raw keys of the curve's length.
+                    unsafe {
+                        (
+                            key(
+                                api,
+                                (api.EVP_PKEY_new_raw_private_key)(
+                                    raw_type(curve),
+                                    null_mut(),
+                                    case.key.as_ptr(),
+                                    case.key.len(),
+                                ),
+                                "raw private key",
+                            )?,
+                            key(
+                                api,
+                                (api.EVP_PKEY_new_raw_public_key)(
+                                    raw_type(curve),
+                                    null_mut(),
+                                    case.peer.as_ptr(),
+                                    case.peer.len(),
+                                ),
+                                "raw public key",
+                            )?,
+                        )
+                    }
+                }
+                _ => {
+                    let der = super::pkey::ec_private_der(curve, &case.key)?;
+                    let mut ptr = der.as_ptr();
+                    // SAFETY: d2i reads at most der.len() bytes.
+                    let own = key(
+                        api,
+                        unsafe {
+                            (api.d2i_PrivateKey)(
+                                ffi::EVP_PKEY_EC,
+                                null_mut(),
+                                &mut ptr,
+                                der.len() as _,
+                            )
+                        },
+                        "ECPrivateKey",
+                    )?;
+                    let spki = unhex(&format!(
+                        "{}{}",
+                        spki_prefix(curve),
+                        hex::encode(&case.peer)
+                    ));
+                    (own, spki_key(api, &spki)?)
+                }
+            };
+            bytes(derive(api, &own, &peer)?)
+        }
+        Algorithm::Ecdsa { curve } => {
+            let k = generate(api, "EC", Some(curve.name()))?;
+            let md = signature_digest(&p.algorithm).ok_or("no digest for this curve")?;
+            let ctx = init_ctx(api, &k, Op::Sign)?;
+            AgreementOutput {
+                output: sign_once(api, &ctx, &digest(api, md, &case.msg)?)?,
+                public: ec_public(api, &k)?,
+            }
+        }
+        Algorithm::Dsa { .. } | Algorithm::Ffdh { .. } => {
+            return Err(format!("{} has no agreement check", p.id))
+        }
+    })
+}
+
+pub fn check_signature(
+    api: &Api,
+    p: &Primitive,
+    public: &[u8],
+    msg: &[u8],
+    sig: &[u8],
+) -> Result<bool, String> {
+    let Algorithm::Ecdsa { curve } = p.algorithm else {
+        return Err(format!("{} signatures are compared as bytes", p.id));
+    };
+    let spki = unhex(&format!("{}{}", spki_prefix(curve), hex::encode(public)));
+    let k = spki_key(api, &spki)?;
+    let md = signature_digest(&p.algorithm).ok_or("no digest for this curve")?;
+    let ctx = init_ctx(api, &k, Op::Verify)?;
+    Ok(verify_once(api, &ctx, &digest(api, md, msg)?, sig))
+}
