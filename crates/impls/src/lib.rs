@@ -8,6 +8,7 @@ pub mod buffer;
 pub mod dl;
 pub mod libgcrypt;
 pub mod libsodium;
+pub mod mbedtls;
 pub mod nettle;
 pub mod openssl;
 pub mod ring;
@@ -47,6 +48,11 @@ pub const REGISTRY: &[(&str, &str, Constructor)] = &[
         "libsodium",
         "libsodium (Debian libsodium23), loaded at run time",
         libsodium::create,
+    ),
+    (
+        "mbedtls",
+        "Mbed TLS crypto (Debian libmbedcrypto7), loaded at run time",
+        mbedtls::create,
     ),
     (
         "nettle",
