@@ -323,7 +323,7 @@ pub fn verify(a: VerifyArgs) -> Result<i32> {
                     None => counts.push((o.as_str(), 1)),
                 }
             }
-            counts.sort_by(|a, b| b.1.cmp(&a.1));
+            counts.sort_by_key(|c| std::cmp::Reverse(c.1));
             counts.first().map(|(o, _)| o.to_string())
         };
         let kind = p.agreement_kind();

@@ -31,39 +31,12 @@ pub struct ImplChoice {
     pub library: Option<String>,
 }
 
-/// Implementations served by a worker program other than this binary: name, description, and
-/// how to find the program.
-pub const EXTERNAL_WORKERS: &[(&str, &str)] = &[(
-    "go",
-    "Go standard library crypto and golang.org/x/crypto (worker in workers/go)",
-)];
-
 /// Every implementation name `--impl all` expands to.
 pub fn all_implementations() -> Vec<String> {
     cryptospeed_impls::REGISTRY
         .iter()
         .map(|(n, _, _)| n.to_string())
-        .chain(EXTERNAL_WORKERS.iter().map(|(n, _)| n.to_string()))
         .collect()
-}
-
-/// Where the Go worker is: `$CRYPTOSPEED_GO_WORKER`, else beside this executable, else where the
-/// build script put it.
-fn go_worker() -> Result<PathBuf> {
-    if let Ok(p) = std::env::var("CRYPTOSPEED_GO_WORKER") {
-        return Ok(PathBuf::from(p));
-    }
-    let exe = std::env::current_exe()?;
-    let beside = exe.with_file_name("cryptospeed-go-worker");
-    if beside.exists() {
-        return Ok(beside);
-    }
-    match option_env!("CRYPTOSPEED_GO_WORKER_BUILT") {
-        Some(p) if std::path::Path::new(p).exists() => Ok(PathBuf::from(p)),
-        _ => anyhow::bail!(
-            "the Go worker is not built (needs Go 1.22+ on PATH when cryptospeed is built,              or set CRYPTOSPEED_GO_WORKER to a built workers/go binary)"
-        ),
-    }
 }
 
 impl ImplChoice {
@@ -123,17 +96,6 @@ impl ImplChoice {
     }
 
     pub fn spec(&self, pin: Option<usize>) -> Result<WorkerSpec> {
-        if self.name == "go" {
-            let mut args = Vec::new();
-            if let Some(cpu) = pin {
-                args.extend(["--pin".to_string(), cpu.to_string()]);
-            }
-            return Ok(WorkerSpec {
-                program: go_worker()?,
-                args,
-                env: Vec::new(),
-            });
-        }
         let mut args = vec![
             "worker".to_string(),
             "--impl".to_string(),

@@ -11,6 +11,7 @@ macro_rules! dynamic_api {
         optional { $($oname:ident : fn($($oarg:ty),*) $(-> $oret:ty)?;)* }
     ) => {
         /// Function pointers into one loaded library. They stay valid while `_lib` lives.
+        #[allow(non_snake_case, clippy::type_complexity)]
         pub struct $api {
             _lib: libloading::Library,
             pub path: String,
@@ -18,6 +19,7 @@ macro_rules! dynamic_api {
             $(pub $oname: Option<unsafe extern "C" fn($($oarg),*) $(-> $oret)?>,)*
         }
 
+        #[allow(non_snake_case, clippy::macro_metavars_in_unsafe)]
         impl $api {
             pub fn load(path: &str) -> Result<$api, String> {
                 // SAFETY: loading the library runs its constructors, which have no preconditions;

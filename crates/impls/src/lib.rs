@@ -11,10 +11,12 @@ pub mod libsodium;
 pub mod mbedtls;
 pub mod nettle;
 pub mod openssl;
+pub mod openssl_cli;
 pub mod ring;
 pub mod ring_like;
 pub mod rustcrypto;
 pub mod suite;
+pub mod wolfssl;
 
 use cryptospeed_engine::Implementation;
 
@@ -33,6 +35,11 @@ pub const REGISTRY: &[(&str, &str, Constructor)] = &[
         "openssl",
         "OpenSSL libcrypto through EVP, loaded at run time (system libcrypto.so.3 by default)",
         openssl::create,
+    ),
+    (
+        "openssl-cli",
+        "an openssl executable (openssl-cli:PATH), timed by `openssl speed -mr`",
+        openssl_cli::create,
     ),
     (
         "aws-lc",
@@ -68,6 +75,11 @@ pub const REGISTRY: &[(&str, &str, Constructor)] = &[
         "rustcrypto",
         "the RustCrypto crates (pure Rust), legacy ciphers and hashes included",
         rustcrypto::create,
+    ),
+    (
+        "wolfssl",
+        "wolfSSL's wolfCrypt (Debian libwolfssl35), loaded at run time",
+        wolfssl::create,
     ),
 ];
 

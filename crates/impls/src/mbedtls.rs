@@ -45,7 +45,9 @@ pub struct MbedTls {
 pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
     let path = options.library.as_deref().unwrap_or("libmbedcrypto.so.7");
     let api = Api::load(path).map_err(|e| format!("{e} (Debian package libmbedcrypto7)"))?;
-    Ok(Box::new(SuiteImplementation::new(MbedTls { api: Arc::new(api) })))
+    Ok(Box::new(SuiteImplementation::new(MbedTls {
+        api: Arc::new(api),
+    })))
 }
 
 fn check(rc: c_int, what: &str) -> Res<()> {
@@ -98,9 +100,17 @@ impl MbedTls {
                 buf: Box::new([0u128; 64]),
             };
             (self.api.mbedtls_cipher_init)(ctx.ptr());
-            check((self.api.mbedtls_cipher_setup)(ctx.ptr(), info), "mbedtls_cipher_setup")?;
             check(
-                (self.api.mbedtls_cipher_setkey)(ctx.ptr(), key.as_ptr(), (key.len() * 8) as c_int, op),
+                (self.api.mbedtls_cipher_setup)(ctx.ptr(), info),
+                "mbedtls_cipher_setup",
+            )?;
+            check(
+                (self.api.mbedtls_cipher_setkey)(
+                    ctx.ptr(),
+                    key.as_ptr(),
+                    (key.len() * 8) as c_int,
+                    op,
+                ),
                 "mbedtls_cipher_setkey",
             )?;
             Ok(ctx)
@@ -188,12 +198,18 @@ impl Suite for MbedTls {
             "aes-128-ctr" => ("AES-128-CTR", 1),
             _ => return Err(format!("mbedtls does not offer {}", p.id)),
         };
-        let op = if encrypt { MBEDTLS_ENCRYPT } else { MBEDTLS_DECRYPT };
+        let op = if encrypt {
+            MBEDTLS_ENCRYPT
+        } else {
+            MBEDTLS_DECRYPT
+        };
         let mut ctx = self.cipher_ctx(name, key, op)?;
         if block > 1 {
             // SAFETY: set-up context.
             check(
-                unsafe { (self.api.mbedtls_cipher_set_padding_mode)(ctx.ptr(), MBEDTLS_PADDING_NONE) },
+                unsafe {
+                    (self.api.mbedtls_cipher_set_padding_mode)(ctx.ptr(), MBEDTLS_PADDING_NONE)
+                },
                 "mbedtls_cipher_set_padding_mode",
             )?;
         }
@@ -226,7 +242,11 @@ impl Suite for MbedTls {
             "chacha20-poly1305" => "CHACHA20-POLY1305",
             _ => return Err(format!("mbedtls does not offer {}", p.id)),
         };
-        let op = if encrypt { MBEDTLS_ENCRYPT } else { MBEDTLS_DECRYPT };
+        let op = if encrypt {
+            MBEDTLS_ENCRYPT
+        } else {
+            MBEDTLS_DECRYPT
+        };
         let mut ctx = self.cipher_ctx(name, key, op)?;
         let api = self.api.clone();
         // SAFETY: in place (input == output is allowed for GCM and ChaCha20-Poly1305); tag

@@ -1,0 +1,210 @@
+//! `wolfssl`: wolfSSL's wolfCrypt (Debian libwolfssl-dev / libwolfssl35), loaded at run time.
+//! Offers its one-shot hashes (MD5, SHA-1, SHA-256, SHA-512, SHA3-256), AES-GCM and
+//! ChaCha20-Poly1305, the primitives the Debian build enables that have one-call APIs.
+
+use crate::suite::{AeadFn, HashFn, Res, Suite, SuiteImplementation};
+use crate::ImplOptions;
+use cryptospeed_catalog::Primitive;
+use cryptospeed_engine::Implementation;
+use cryptospeed_model::Variant;
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_int, c_void};
+use std::ptr::null_mut;
+use std::sync::Arc;
+
+type HashCall = unsafe extern "C" fn(*const u8, u32, *mut u8) -> c_int;
+
+crate::dynamic_api! {
+    Api, "libwolfssl";
+    required {
+        wolfSSL_lib_version: fn() -> *const c_char;
+        wolfCrypt_Init: fn() -> c_int;
+        wc_Md5Hash: fn(*const u8, u32, *mut u8) -> c_int;
+        wc_ShaHash: fn(*const u8, u32, *mut u8) -> c_int;
+        wc_Sha256Hash: fn(*const u8, u32, *mut u8) -> c_int;
+        wc_Sha512Hash: fn(*const u8, u32, *mut u8) -> c_int;
+        wc_Sha3_256Hash: fn(*const u8, u32, *mut u8) -> c_int;
+        wc_AesInit: fn(*mut c_void, *mut c_void, c_int) -> c_int;
+        wc_AesFree: fn(*mut c_void);
+        wc_AesGcmSetKey: fn(*mut c_void, *const u8, u32) -> c_int;
+        wc_AesGcmEncrypt: fn(*mut c_void, *mut u8, *const u8, u32, *const u8, u32, *mut u8, u32, *const u8, u32) -> c_int;
+        wc_AesGcmDecrypt: fn(*mut c_void, *mut u8, *const u8, u32, *const u8, u32, *const u8, u32, *const u8, u32) -> c_int;
+        wc_ChaCha20Poly1305_Encrypt: fn(*const u8, *const u8, *const u8, u32, *const u8, u32, *mut u8, *mut u8) -> c_int;
+        wc_ChaCha20Poly1305_Decrypt: fn(*const u8, *const u8, *const u8, u32, *const u8, u32, *const u8, *mut u8) -> c_int;
+    }
+    optional {}
+}
+
+/// wolfCrypt's `INVALID_DEVID`: use the software implementation.
+const INVALID_DEVID: c_int = -2;
+
+pub struct WolfSsl {
+    api: Arc<Api>,
+}
+
+pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
+    let path = options.library.as_deref().unwrap_or("libwolfssl.so.35");
+    let api = Api::load(path).map_err(|e| format!("{e} (Debian package libwolfssl35)"))?;
+    // SAFETY: global initialisation, no arguments.
+    if unsafe { (api.wolfCrypt_Init)() } != 0 {
+        return Err("wolfCrypt_Init failed".into());
+    }
+    Ok(Box::new(SuiteImplementation::new(WolfSsl {
+        api: Arc::new(api),
+    })))
+}
+
+fn check(rc: c_int, what: &str) -> Res<()> {
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(format!("{what} returned {rc}"))
+    }
+}
+
+/// An `Aes` object: opaque to us, so a generously sized aligned buffer, freed on drop.
+struct Aes {
+    api: Arc<Api>,
+    buf: Box<[u128; 1024]>,
+}
+impl Aes {
+    fn ptr(&mut self) -> *mut c_void {
+        self.buf.as_mut_ptr() as *mut c_void
+    }
+}
+impl Drop for Aes {
+    fn drop(&mut self) {
+        let api = self.api.clone();
+        // SAFETY: initialised by wc_AesInit.
+        unsafe { (api.wc_AesFree)(self.ptr()) }
+    }
+}
+
+impl Suite for WolfSsl {
+    fn name(&self) -> &'static str {
+        "wolfssl"
+    }
+    fn describe(&self) -> Variant {
+        // SAFETY: static version string.
+        let version = unsafe { CStr::from_ptr((self.api.wolfSSL_lib_version)()) }
+            .to_string_lossy()
+            .into_owned();
+        Variant {
+            label: format!("wolfssl-{version}"),
+            implementation: "wolfssl".into(),
+            version,
+            library: self.api.path.clone(),
+            ..Default::default()
+        }
+    }
+    fn hash(&self, p: &Primitive) -> Res<HashFn> {
+        let f: HashCall = match p.id {
+            "md5" => self.api.wc_Md5Hash,
+            "sha1" => self.api.wc_ShaHash,
+            "sha256" => self.api.wc_Sha256Hash,
+            "sha512" => self.api.wc_Sha512Hash,
+            "sha3-256" => self.api.wc_Sha3_256Hash,
+            _ => return Err(format!("wolfssl does not offer {}", p.id)),
+        };
+        let api = self.api.clone();
+        // SAFETY: out is sized by the caller to the digest length.
+        Ok(Box::new(move |msg, out| {
+            let _keep = &api;
+            check(
+                unsafe { f(msg.as_ptr(), msg.len() as u32, out.as_mut_ptr()) },
+                "wolfCrypt hash",
+            )
+        }))
+    }
+    fn aead(&self, p: &Primitive, key: &[u8], encrypt: bool) -> Res<AeadFn> {
+        let api = self.api.clone();
+        match p.id {
+            "chacha20-poly1305" => {
+                let key: [u8; 32] = key.try_into().map_err(|_| "key must be 32 bytes")?;
+                // SAFETY (both): 32-byte key, 12-byte nonce, 16-byte tag; in place.
+                Ok(Box::new(move |nonce, aad, data, tag| unsafe {
+                    if encrypt {
+                        check(
+                            (api.wc_ChaCha20Poly1305_Encrypt)(
+                                key.as_ptr(),
+                                nonce.as_ptr(),
+                                aad.as_ptr(),
+                                aad.len() as u32,
+                                data.as_ptr(),
+                                data.len() as u32,
+                                data.as_mut_ptr(),
+                                tag.as_mut_ptr(),
+                            ),
+                            "wc_ChaCha20Poly1305_Encrypt",
+                        )?;
+                        Ok(true)
+                    } else {
+                        Ok((api.wc_ChaCha20Poly1305_Decrypt)(
+                            key.as_ptr(),
+                            nonce.as_ptr(),
+                            aad.as_ptr(),
+                            aad.len() as u32,
+                            data.as_ptr(),
+                            data.len() as u32,
+                            tag.as_ptr(),
+                            data.as_mut_ptr(),
+                        ) == 0)
+                    }
+                }))
+            }
+            "aes-128-gcm" | "aes-256-gcm" => {
+                let mut aes = Aes {
+                    api: api.clone(),
+                    buf: Box::new([0u128; 1024]),
+                };
+                // SAFETY: the buffer is larger than wolfCrypt's Aes struct.
+                unsafe {
+                    check(
+                        (api.wc_AesInit)(aes.ptr(), null_mut(), INVALID_DEVID),
+                        "wc_AesInit",
+                    )?;
+                    check(
+                        (api.wc_AesGcmSetKey)(aes.ptr(), key.as_ptr(), key.len() as u32),
+                        "wc_AesGcmSetKey",
+                    )?;
+                }
+                // SAFETY (both): in place; nonce, tag and AAD with their lengths.
+                Ok(Box::new(move |nonce, aad, data, tag| unsafe {
+                    let aes = &mut aes;
+                    if encrypt {
+                        check(
+                            (api.wc_AesGcmEncrypt)(
+                                aes.ptr(),
+                                data.as_mut_ptr(),
+                                data.as_ptr(),
+                                data.len() as u32,
+                                nonce.as_ptr(),
+                                nonce.len() as u32,
+                                tag.as_mut_ptr(),
+                                tag.len() as u32,
+                                aad.as_ptr(),
+                                aad.len() as u32,
+                            ),
+                            "wc_AesGcmEncrypt",
+                        )?;
+                        Ok(true)
+                    } else {
+                        Ok((api.wc_AesGcmDecrypt)(
+                            aes.ptr(),
+                            data.as_mut_ptr(),
+                            data.as_ptr(),
+                            data.len() as u32,
+                            nonce.as_ptr(),
+                            nonce.len() as u32,
+                            tag.as_ptr(),
+                            tag.len() as u32,
+                            aad.as_ptr(),
+                            aad.len() as u32,
+                        ) == 0)
+                    }
+                }))
+            }
+            _ => Err(format!("wolfssl does not offer {}", p.id)),
+        }
+    }
+}
