@@ -342,9 +342,7 @@ pub fn verify(a: VerifyArgs) -> Result<i32> {
                 Some(Ok(_)) => match (outputs[i].clone(), kind) {
                     (_, None) => "kat".to_string(),
                     (None, _) => "KAT ok, no output".to_string(),
-                    (Some(_), _) if outputs.iter().flatten().count() < 2 => {
-                        "alone".to_string()
-                    }
+                    (Some(_), _) if outputs.iter().flatten().count() < 2 => "alone".to_string(),
                     (Some((out, _)), Some(AgreementKind::SameBytes)) => {
                         if Some(&out) == majority.as_ref() {
                             "agrees".to_string()
