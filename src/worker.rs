@@ -1,7 +1,8 @@
 //! `cryptospeed worker`: hosts one implementation and serves the worker protocol on
 //! stdin/stdout. Every primitive's known-answer tests run (once) before any of its cells is timed.
 //!
-//! `CRYPTOSPEED_FAULT` is a test hook: `kat:ID` makes ID's known-answer test fail, `crash:ID`
+//! `CRYPTOSPEED_FAULT` is a test hook: `kat:ID` makes ID's known-answer test fail (and flips a
+//! bit of its agreement output), `crash:ID`
 //! makes the worker die of SIGSEGV when asked to measure ID. It exists so the test suite can show
 //! that wrong answers are never timed and that a crashing library costs only its own cells.
 
