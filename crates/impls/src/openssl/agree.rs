@@ -2,14 +2,14 @@
 //! agreement inputs with the same EVP calls the timed loops use, and ECDSA signatures of other
 //! implementations checked.
 
-use super::ffi::{self, Api};
+use super::ffi::Api;
 use super::pkey::{
-    derive, digest, digest_sign, digest_sign_ctx, generate, init_ctx, key, pem_key, raw_type,
-    sign_once, spki_key, spki_prefix, verify_once,
+    agreement_keys, derive, digest, eddsa_sign, generate, init_ctx, pem_key, raw_key, sign_once,
+    spki_key, spki_prefix, verify_once,
 };
 use super::symmetric::{aead_seal, cipher_ctx, fetch_md, mac_ctx};
 use cryptospeed_catalog::agreement::{private_key_pem, signature_digest, AgreementCase};
-use cryptospeed_catalog::{unhex, Algorithm, Curve, Primitive};
+use cryptospeed_catalog::{unhex, Algorithm, Primitive};
 use cryptospeed_engine::AgreementOutput;
 use cryptospeed_model::Op;
 use std::os::raw::c_uint;
@@ -120,79 +120,13 @@ pub fn agree(api: &Api, p: &Primitive, case: &AgreementCase) -> Result<Agreement
             let ctx = init_ctx(api, &k, Op::Sign)?;
             bytes(sign_once(api, &ctx, &tbs)?)
         }
-        Algorithm::Eddsa { curve } => {
-            // SAFETY: raw private key of the curve's length.
-            let k = key(
-                api,
-                unsafe {
-                    (api.EVP_PKEY_new_raw_private_key)(
-                        raw_type(curve),
-                        null_mut(),
-                        case.key.as_ptr(),
-                        case.key.len(),
-                    )
-                },
-                "raw private key",
-            )?;
-            let mdctx = digest_sign_ctx(api, &k, true)?;
-            let sig = digest_sign(api, mdctx, &case.msg);
-            // SAFETY: created by digest_sign_ctx, freed once.
-            unsafe { (api.EVP_MD_CTX_free)(mdctx) };
-            bytes(sig?)
-        }
+        Algorithm::Eddsa { curve } => bytes(eddsa_sign(
+            api,
+            &raw_key(api, curve, &case.key, true)?,
+            &case.msg,
+        )?),
         Algorithm::Ecdh { curve } => {
-            let (own, peer) = match curve {
-                Curve::X25519 | Curve::X448 => {
-                    // SAFETY: raw keys of the curve's length.
-                    unsafe {
-                        (
-                            key(
-                                api,
-                                (api.EVP_PKEY_new_raw_private_key)(
-                                    raw_type(curve),
-                                    null_mut(),
-                                    case.key.as_ptr(),
-                                    case.key.len(),
-                                ),
-                                "raw private key",
-                            )?,
-                            key(
-                                api,
-                                (api.EVP_PKEY_new_raw_public_key)(
-                                    raw_type(curve),
-                                    null_mut(),
-                                    case.peer.as_ptr(),
-                                    case.peer.len(),
-                                ),
-                                "raw public key",
-                            )?,
-                        )
-                    }
-                }
-                _ => {
-                    let der = super::pkey::ec_private_der(curve, &case.key)?;
-                    let mut ptr = der.as_ptr();
-                    // SAFETY: d2i reads at most der.len() bytes.
-                    let own = key(
-                        api,
-                        unsafe {
-                            (api.d2i_PrivateKey)(
-                                ffi::EVP_PKEY_EC,
-                                null_mut(),
-                                &mut ptr,
-                                der.len() as _,
-                            )
-                        },
-                        "ECPrivateKey",
-                    )?;
-                    let spki = unhex(&format!(
-                        "{}{}",
-                        spki_prefix(curve),
-                        hex::encode(&case.peer)
-                    ));
-                    (own, spki_key(api, &spki)?)
-                }
-            };
+            let (own, peer) = agreement_keys(api, curve, &case.key, &case.peer)?;
             bytes(derive(api, &own, &peer)?)
         }
         Algorithm::Ecdsa { curve } => {

@@ -82,6 +82,71 @@ pub(super) fn spki_prefix(curve: Curve) -> &'static str {
     }
 }
 
+/// A key from raw bytes (X25519, X448, Ed25519, Ed448): private when `private`, else public.
+pub(super) fn raw_key<'a>(
+    api: &'a Api,
+    curve: Curve,
+    bytes: &[u8],
+    private: bool,
+) -> Result<Key<'a>, String> {
+    let new = if private {
+        api.EVP_PKEY_new_raw_private_key
+    } else {
+        api.EVP_PKEY_new_raw_public_key
+    };
+    // SAFETY: raw key bytes with their length; OpenSSL checks the length for the type.
+    let ptr = unsafe { new(raw_type(curve), null_mut(), bytes.as_ptr(), bytes.len()) };
+    key(
+        api,
+        ptr,
+        if private {
+            "raw private key"
+        } else {
+            "raw public key"
+        },
+    )
+}
+
+/// Own and peer keys for a key agreement from a raw private key (scalar for NIST curves) and a
+/// raw (X25519/X448) or SEC1 (NIST) peer public key.
+pub(super) fn agreement_keys<'a>(
+    api: &'a Api,
+    curve: Curve,
+    private: &[u8],
+    peer: &[u8],
+) -> Result<(Key<'a>, Key<'a>), String> {
+    match curve {
+        Curve::X25519 | Curve::X448 => Ok((
+            raw_key(api, curve, private, true)?,
+            raw_key(api, curve, peer, false)?,
+        )),
+        Curve::P256 | Curve::P384 | Curve::P521 => {
+            let der = ec_private_der(curve, private)?;
+            let mut p = der.as_ptr();
+            // SAFETY: d2i reads at most der.len() bytes.
+            let own = key(
+                api,
+                unsafe {
+                    (api.d2i_PrivateKey)(ffi::EVP_PKEY_EC, null_mut(), &mut p, der.len() as _)
+                },
+                "ECPrivateKey",
+            )?;
+            let spki = unhex(&format!("{}{}", spki_prefix(curve), hex::encode(peer)));
+            Ok((own, spki_key(api, &spki)?))
+        }
+        other => Err(format!("no key agreement on {other:?}")),
+    }
+}
+
+/// One EdDSA signature (EVP_DigestSign with a fresh context).
+pub(super) fn eddsa_sign(api: &Api, k: &Key, msg: &[u8]) -> Result<Vec<u8>, String> {
+    let mdctx = digest_sign_ctx(api, k, true)?;
+    let sig = digest_sign(api, mdctx, msg);
+    // SAFETY: created by digest_sign_ctx, freed once.
+    unsafe { (api.EVP_MD_CTX_free)(mdctx) };
+    sig
+}
+
 /// DER ECPrivateKey (RFC 5915) for a NIST-curve scalar; the public key is derived on import.
 pub fn ec_private_der(curve: Curve, scalar: &[u8]) -> Result<Vec<u8>, String> {
     let oid = match curve {
@@ -624,23 +689,7 @@ pub fn known_answer(api: &Api, algorithm: &Algorithm, kat: &Kat) -> Result<(), S
         ) => {
             let (private, public, msg, want) =
                 (unhex(private), unhex(public), unhex(msg), unhex(sig));
-            // SAFETY: raw key bytes of the curve's length.
-            let k = key(
-                api,
-                unsafe {
-                    (api.EVP_PKEY_new_raw_private_key)(
-                        raw_type(curve),
-                        null_mut(),
-                        private.as_ptr(),
-                        private.len(),
-                    )
-                },
-                "raw private key",
-            )?;
-            let mdctx = digest_sign_ctx(api, &k, true)?;
-            let got = digest_sign(api, mdctx, &msg);
-            unsafe { (api.EVP_MD_CTX_free)(mdctx) };
-            let got = got?;
+            let got = eddsa_sign(api, &raw_key(api, curve, &private, true)?, &msg)?;
             if got != want {
                 return Err(format!(
                     "signature: got {}, expected {}",
@@ -648,18 +697,7 @@ pub fn known_answer(api: &Api, algorithm: &Algorithm, kat: &Kat) -> Result<(), S
                     hex::encode(&want)
                 ));
             }
-            let pk = key(
-                api,
-                unsafe {
-                    (api.EVP_PKEY_new_raw_public_key)(
-                        raw_type(curve),
-                        null_mut(),
-                        public.as_ptr(),
-                        public.len(),
-                    )
-                },
-                "raw public key",
-            )?;
+            let pk = raw_key(api, curve, &public, false)?;
             let v = digest_sign_ctx(api, &pk, false)?;
             let ok = unsafe {
                 (api.EVP_DigestVerify)(v, want.as_ptr(), want.len(), msg.as_ptr(), msg.len())
@@ -679,52 +717,7 @@ pub fn known_answer(api: &Api, algorithm: &Algorithm, kat: &Kat) -> Result<(), S
             },
         ) => {
             let (private, peer, want) = (unhex(private), unhex(peer_public), unhex(shared));
-            let (own, other) = match curve {
-                Curve::X25519 | Curve::X448 => unsafe {
-                    (
-                        key(
-                            api,
-                            (api.EVP_PKEY_new_raw_private_key)(
-                                raw_type(curve),
-                                null_mut(),
-                                private.as_ptr(),
-                                private.len(),
-                            ),
-                            "raw private key",
-                        )?,
-                        key(
-                            api,
-                            (api.EVP_PKEY_new_raw_public_key)(
-                                raw_type(curve),
-                                null_mut(),
-                                peer.as_ptr(),
-                                peer.len(),
-                            ),
-                            "raw public key",
-                        )?,
-                    )
-                },
-                Curve::P256 | Curve::P384 | Curve::P521 => {
-                    let der = ec_private_der(curve, &private)?;
-                    let mut p = der.as_ptr();
-                    // SAFETY: d2i reads at most der.len() bytes.
-                    let own = key(
-                        api,
-                        unsafe {
-                            (api.d2i_PrivateKey)(
-                                ffi::EVP_PKEY_EC,
-                                null_mut(),
-                                &mut p,
-                                der.len() as _,
-                            )
-                        },
-                        "ECPrivateKey",
-                    )?;
-                    let spki = unhex(&format!("{}{}", spki_prefix(curve), hex::encode(&peer)));
-                    (own, spki_key(api, &spki)?)
-                }
-                other => return Err(format!("no fixed-vector path for {other:?}")),
-            };
+            let (own, other) = agreement_keys(api, curve, &private, &peer)?;
             let got = derive(api, &own, &other)?;
             (got == want).then_some(()).ok_or_else(|| {
                 format!(
