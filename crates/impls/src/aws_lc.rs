@@ -6,7 +6,6 @@
 
 use crate::suite::{AeadFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
 use crate::ImplOptions;
-use cryptospeed_catalog::agreement::signature_digest;
 use cryptospeed_catalog::{Algorithm, Curve, Primitive};
 use cryptospeed_engine::Implementation;
 use cryptospeed_model::Variant;
@@ -54,13 +53,7 @@ impl Suite for AwsLc {
             ..Default::default()
         }
     }
-    fn notes(&self) -> Vec<String> {
-        vec![
-            "signatures: aws-lc-rs signs messages, so ECDSA and RSA hash the 20/36-byte \
-             message with SHA-256/384 before signing (openssl speed signs it as a digest)"
-                .into(),
-        ]
-    }
+    crate::ring_like_suite_methods!("aws-lc");
     fn hash(&self, p: &Primitive) -> Res<HashFn> {
         if p.id == "sha3-256" {
             return Ok(Box::new(|msg, out| {
@@ -71,31 +64,6 @@ impl Suite for AwsLc {
             }));
         }
         api::hash("aws-lc", p)
-    }
-    fn mac(&self, p: &Primitive, key: &[u8], _iv: &[u8]) -> Res<HashFn> {
-        api::mac("aws-lc", p, key)
-    }
-    fn aead(&self, p: &Primitive, key: &[u8], encrypt: bool) -> Res<AeadFn> {
-        api::aead("aws-lc", p, key, encrypt)
-    }
-    fn signer(&self, p: &Primitive, key: Option<&[u8]>) -> Res<Box<dyn Signer>> {
-        api::signer("aws-lc", p, key)
-    }
-    fn verify_foreign(
-        &self,
-        p: &Primitive,
-        public: &[u8],
-        digest: &str,
-        msg: &[u8],
-        sig: &[u8],
-    ) -> Res<bool> {
-        if Some(digest) != signature_digest(&p.algorithm) {
-            return Err(format!(
-                "aws-lc verifies {} only with its curve's own hash",
-                p.id
-            ));
-        }
-        api::verify_foreign("aws-lc", p, public, msg, sig)
     }
     fn derive(&self, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
         use aws_lc_rs::agreement;

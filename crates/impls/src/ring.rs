@@ -5,7 +5,6 @@
 
 use crate::suite::{AeadFn, HashFn, Res, Signer, Suite, SuiteImplementation};
 use crate::ImplOptions;
-use cryptospeed_catalog::agreement::signature_digest;
 use cryptospeed_catalog::Primitive;
 use cryptospeed_engine::Implementation;
 use cryptospeed_model::Variant;
@@ -54,39 +53,8 @@ impl Suite for Ring {
             ..Default::default()
         }
     }
-    fn notes(&self) -> Vec<String> {
-        vec![
-            "signatures: ring signs messages, so ECDSA and RSA hash the 20/36-byte message \
-             with SHA-256/384 before signing (openssl speed signs it as a digest)"
-                .into(),
-        ]
-    }
+    crate::ring_like_suite_methods!("ring");
     fn hash(&self, p: &Primitive) -> Res<HashFn> {
         api::hash("ring", p)
-    }
-    fn mac(&self, p: &Primitive, key: &[u8], _iv: &[u8]) -> Res<HashFn> {
-        api::mac("ring", p, key)
-    }
-    fn aead(&self, p: &Primitive, key: &[u8], encrypt: bool) -> Res<AeadFn> {
-        api::aead("ring", p, key, encrypt)
-    }
-    fn signer(&self, p: &Primitive, key: Option<&[u8]>) -> Res<Box<dyn Signer>> {
-        api::signer("ring", p, key)
-    }
-    fn verify_foreign(
-        &self,
-        p: &Primitive,
-        public: &[u8],
-        digest: &str,
-        msg: &[u8],
-        sig: &[u8],
-    ) -> Res<bool> {
-        if Some(digest) != signature_digest(&p.algorithm) {
-            return Err(format!(
-                "ring verifies {} only with its curve's own hash",
-                p.id
-            ));
-        }
-        api::verify_foreign("ring", p, public, msg, sig)
     }
 }

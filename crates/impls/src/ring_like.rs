@@ -215,3 +215,44 @@ macro_rules! ring_like_api {
         }
     };
 }
+
+/// Expands, inside an `impl Suite`, to the methods ring and aws-lc-rs share, delegating to the
+/// functions of [`ring_like_api!`] in the module `api`; `$name` is the implementation's name.
+/// `hash` is left out (aws-lc adds SHA3-256 to it) and takes `api::hash` by hand.
+#[macro_export]
+macro_rules! ring_like_suite_methods {
+    ($name:literal) => {
+        fn notes(&self) -> Vec<String> {
+            vec![format!(
+                "signatures: {} signs messages, so ECDSA and RSA hash the 20/36-byte message \
+                 with SHA-256/384 before signing (openssl speed signs it as a digest)",
+                $name
+            )]
+        }
+        fn mac(&self, p: &Primitive, key: &[u8], _iv: &[u8]) -> Res<HashFn> {
+            api::mac($name, p, key)
+        }
+        fn aead(&self, p: &Primitive, key: &[u8], encrypt: bool) -> Res<AeadFn> {
+            api::aead($name, p, key, encrypt)
+        }
+        fn signer(&self, p: &Primitive, key: Option<&[u8]>) -> Res<Box<dyn Signer>> {
+            api::signer($name, p, key)
+        }
+        fn verify_foreign(
+            &self,
+            p: &Primitive,
+            public: &[u8],
+            digest: &str,
+            msg: &[u8],
+            sig: &[u8],
+        ) -> Res<bool> {
+            if Some(digest) != cryptospeed_catalog::agreement::signature_digest(&p.algorithm) {
+                return Err(format!(
+                    "{} verifies {} only with its curve's own hash",
+                    $name, p.id
+                ));
+            }
+            api::verify_foreign($name, p, public, msg, sig)
+        }
+    };
+}
