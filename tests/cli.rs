@@ -2,32 +2,12 @@
 //! real worker processes and writes a real SQLite file. Time budgets are kept small (`--max-time`)
 //! so the suite stays quick; no test asserts a speed.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{bin, quick};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-fn bin() -> Command {
-    Command::cargo_bin("cryptospeed").unwrap()
-}
-
-fn quick(db: &Path) -> Vec<String> {
-    [
-        "--db",
-        db.to_str().unwrap(),
-        "--max-time",
-        "0.3",
-        "--sample-time",
-        "0.002",
-        "--min-samples",
-        "6",
-        "--precision",
-        "0.05",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect()
-}
 
 fn db(dir: &tempfile::TempDir) -> PathBuf {
     dir.path().join("results.db")

@@ -3,31 +3,10 @@
 //! wolfSSL, the openssl executable, and ring, aws-lc and RustCrypto linked in). The oracles are the
 //! published vectors in the catalog and the other libraries' outputs; no test asserts a speed.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{bin, quick};
 use rusqlite::Connection;
-use std::path::Path;
-
-fn bin() -> Command {
-    Command::cargo_bin("cryptospeed").unwrap()
-}
-
-fn quick(db: &Path) -> Vec<String> {
-    [
-        "--db",
-        db.to_str().unwrap(),
-        "--max-time",
-        "0.3",
-        "--sample-time",
-        "0.002",
-        "--min-samples",
-        "6",
-        "--precision",
-        "0.05",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect()
-}
 
 #[test]
 fn list_shows_a_matrix_of_at_least_ten_implementations() {
