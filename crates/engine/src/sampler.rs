@@ -140,6 +140,7 @@ pub fn summarize(
         cpu_fraction: stats::median(&cpu_fraction),
         samples,
         elapsed_s,
+        reported_rate: None,
     }
 }
 

@@ -249,6 +249,7 @@ impl Implementation for OpensslCli {
             cpu_fraction: None,
             samples: Vec::new(),
             elapsed_s: started.elapsed().as_secs_f64(),
+            reported_rate: None,
         })
     }
 }

@@ -17,10 +17,16 @@ pub enum Op {
     Sign,
     Verify,
     Derive,
+    /// Key generation (KEMs and signature schemes in `openssl speed` 3.x, `bssl speed`).
+    Keygen,
+    /// KEM encapsulation.
+    Encaps,
+    /// KEM decapsulation.
+    Decaps,
 }
 
 impl Op {
-    pub const ALL: [Op; 7] = [
+    pub const ALL: [Op; 10] = [
         Op::Hash,
         Op::Mac,
         Op::Encrypt,
@@ -28,6 +34,9 @@ impl Op {
         Op::Sign,
         Op::Verify,
         Op::Derive,
+        Op::Keygen,
+        Op::Encaps,
+        Op::Decaps,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -39,6 +48,9 @@ impl Op {
             Op::Sign => "sign",
             Op::Verify => "verify",
             Op::Derive => "derive",
+            Op::Keygen => "keygen",
+            Op::Encaps => "encaps",
+            Op::Decaps => "decaps",
         }
     }
 
@@ -196,6 +208,10 @@ pub struct Measurement {
     /// Seconds spent on this cell including calibration and warm-up.
     #[serde(default)]
     pub elapsed_s: f64,
+    /// The rate exactly as an imported log printed it (bytes/s for cells with a size, else
+    /// ops/s); `None` for cells cryptospeed measured itself. Imported cells have no samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_rate: Option<f64>,
 }
 
 impl Measurement {
@@ -209,12 +225,51 @@ impl Measurement {
             cpu_fraction: None,
             samples: Vec::new(),
             elapsed_s: 0.0,
+            reported_rate: None,
         }
     }
 
-    /// Operations per second from the median time per operation.
+    /// A cell read from an imported log: one value, no samples, the printed rate kept exactly.
+    pub fn imported(cell: CellSpec, rate: f64) -> Self {
+        let ops = rate / cell.bytes.unwrap_or(1) as f64;
+        let ns = 1e9 / ops;
+        Measurement {
+            cell,
+            status: Status::Ok,
+            reason: None,
+            summary: Some(Summary {
+                n: 1,
+                median: ns,
+                ci_lo: ns,
+                ci_hi: ns,
+                mad: 0.0,
+                outliers: 0,
+                min: ns,
+                max: ns,
+            }),
+            tsc_per_op: None,
+            cpu_fraction: None,
+            samples: Vec::new(),
+            elapsed_s: 0.0,
+            reported_rate: Some(rate),
+        }
+    }
+
+    /// Operations per second: the imported figure when there is one, else from the median time
+    /// per operation.
     pub fn ops_per_s(&self) -> Option<f64> {
+        if let Some(rate) = self.reported_rate {
+            return Some(rate / self.cell.bytes.unwrap_or(1) as f64);
+        }
         self.summary.map(|s| 1e9 / s.median)
+    }
+
+    /// The cell's rate in its unit: bytes/s for cells with a size, else ops/s.
+    pub fn rate(&self) -> Option<f64> {
+        if let Some(rate) = self.reported_rate {
+            return Some(rate);
+        }
+        Some(self.ops_per_s()? * self.cell.bytes.unwrap_or(1) as f64)
     }
 
     /// Bytes per second, for cells with a message size.
@@ -345,6 +400,33 @@ pub struct RunInfo {
     pub tool_version: String,
     pub status: RunStatus,
     pub config: MeasureConfig,
+    /// Where an imported run came from; `None` for runs cryptospeed measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<ImportSource>,
+}
+
+/// The origin of an imported run: the file, the format and the header the log carried.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ImportSource {
+    /// File name as given to `cryptospeed import` (`-` for stdin).
+    pub file: String,
+    /// Lines of the file this run came from, 1-based, inclusive.
+    pub first_line: usize,
+    pub last_line: usize,
+    /// Format family, e.g. `openssl-speed`, `openssl-speed-mr`, `bssl-speed`, `bssl-speed-json`.
+    pub format: String,
+    /// Header fields by name (`version`, `built on`, `options`, `compiler`, `CPUINFO`,
+    /// `platform`, `timing`, `multi`, `command`), as printed.
+    pub header: Vec<(String, String)>,
+}
+
+impl ImportSource {
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.header
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
 }
 
 /// A measurement together with the variant it belongs to, as reports consume them.

@@ -154,6 +154,7 @@ pub(crate) mod fixture {
                 cpu_fraction: Some(1.0),
                 samples: vec![],
                 elapsed_s: 0.2,
+                reported_rate: None,
             },
         };
         let mut md2 = m("md2", Op::Hash, Some(16), 1.0);
@@ -172,6 +173,7 @@ pub(crate) mod fixture {
                 tool_version: "0.1.0".into(),
                 status: RunStatus::Complete,
                 config: MeasureConfig::default(),
+                imported: None,
             },
             machine: Machine {
                 cpu_model: "Test CPU @ 2.60GHz".into(),

@@ -15,6 +15,8 @@ use cryptospeed_model::{Machine, MeasureConfig, Measurement, RunRecord, RunStatu
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct RunRow {
     pub id: i64,
+    /// `import:FILE` for imported runs, empty for measured ones.
+    pub source: String,
     pub label: Option<String>,
     pub started_at: String,
     pub status: RunStatus,
@@ -38,8 +40,13 @@ pub trait Store {
     fn variant_id(&mut self, variant: &Variant) -> Result<i64>;
     /// Stores one measurement with its samples, atomically.
     fn add_measurement(&mut self, run: i64, variant: i64, measurement: &Measurement) -> Result<()>;
+    /// Stores a whole imported run (machine, variants, measurements) in one transaction, so a
+    /// failed import leaves the store as it was. Returns the new run's id.
+    fn import_run(&mut self, record: &RunRecord) -> Result<i64>;
     fn finish_run(&mut self, run: i64, status: RunStatus) -> Result<()>;
     fn runs(&self) -> Result<Vec<RunRow>>;
+    /// The newest run holding measurements of the variant with this label.
+    fn latest_run_with_variant(&self, label: &str) -> Result<Option<i64>>;
     /// Loads a run by id, or the newest run with that label.
     fn load_run(&self, selector: &str) -> Result<RunRecord>;
 }

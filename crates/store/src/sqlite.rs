@@ -7,7 +7,8 @@ use cryptospeed_model::*;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
 
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE machine (
     id INTEGER PRIMARY KEY,
     fingerprint TEXT NOT NULL UNIQUE,
@@ -80,7 +81,14 @@ CREATE TABLE sample (
     tsc INTEGER NOT NULL,
     PRIMARY KEY (measurement_id, idx)
 );
-"#];
+"#,
+    // 2: imported runs (`cryptospeed import`): where the run came from, the header the log
+    // carried, and each cell's rate exactly as printed.
+    r#"
+ALTER TABLE run ADD COLUMN source TEXT;
+ALTER TABLE measurement ADD COLUMN reported_rate REAL;
+"#,
+];
 
 /// Applies the missing migrations under an IMMEDIATE transaction, tracking the schema version in
 /// `PRAGMA user_version`. Written here rather than with rusqlite_migration because that crate reads
@@ -131,20 +139,6 @@ impl SqliteStore {
         Ok(SqliteStore { conn })
     }
 
-    fn machine_id(&mut self, m: &Machine) -> Result<i64> {
-        let fp = m.fingerprint();
-        self.conn.execute(
-            "INSERT OR IGNORE INTO machine (fingerprint, hostname, cpu_model, cpu_flags, cores, threads, caches, tsc_hz, constant_tsc, kernel, os, arch)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-            params![fp, m.hostname, m.cpu_model, m.cpu_flags.join(" "), m.cores, m.threads, serde_json::to_string(&m.caches)?, m.tsc_hz, m.constant_tsc, m.kernel, m.os, m.arch],
-        )?;
-        Ok(self
-            .conn
-            .query_row("SELECT id FROM machine WHERE fingerprint = ?1", [fp], |r| {
-                r.get(0)
-            })?)
-    }
-
     fn resolve(&self, selector: &str) -> Result<i64> {
         if let Ok(id) = selector.parse::<i64>() {
             if self
@@ -169,6 +163,64 @@ impl SqliteStore {
     }
 }
 
+/// The id of a machine row, inserting it on first sight.
+fn machine_id(conn: &Connection, m: &Machine) -> Result<i64> {
+    let fp = m.fingerprint();
+    conn.execute(
+        "INSERT OR IGNORE INTO machine (fingerprint, hostname, cpu_model, cpu_flags, cores, threads, caches, tsc_hz, constant_tsc, kernel, os, arch)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        params![fp, m.hostname, m.cpu_model, m.cpu_flags.join(" "), m.cores, m.threads, serde_json::to_string(&m.caches)?, m.tsc_hz, m.constant_tsc, m.kernel, m.os, m.arch],
+    )?;
+    Ok(
+        conn.query_row("SELECT id FROM machine WHERE fingerprint = ?1", [fp], |r| {
+            r.get(0)
+        })?,
+    )
+}
+
+/// The id of a variant row, inserting it on first sight.
+fn variant_id(conn: &Connection, v: &Variant) -> Result<i64> {
+    let fp = v.fingerprint();
+    conn.execute(
+        "INSERT OR IGNORE INTO variant (fingerprint, label, implementation, version, library, build_info, capabilities, feature_mask)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![fp, v.label, v.implementation, v.version, v.library, serde_json::to_string(&v.build_info)?, v.capabilities, v.feature_mask],
+    )?;
+    Ok(
+        conn.query_row("SELECT id FROM variant WHERE fingerprint = ?1", [fp], |r| {
+            r.get(0)
+        })?,
+    )
+}
+
+/// Inserts one measurement and its samples; the caller owns the transaction.
+fn insert_measurement(conn: &Connection, run: i64, variant: i64, m: &Measurement) -> Result<()> {
+    let s = m.summary;
+    conn.execute(
+        "INSERT INTO measurement (run_id, variant_id, primitive, op, bytes, misalign, status, reason, unit, n, median_ns, ci_lo_ns, ci_hi_ns, mad_ns, min_ns, max_ns, outliers, tsc_per_op, cpu_fraction, elapsed_s, created_at, reported_rate)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
+        params![
+            run, variant, m.cell.primitive, m.cell.op.as_str(), m.cell.bytes.map(|b| b as i64), m.cell.misalign,
+            m.status.as_str(), m.reason, unit(m), s.map(|s| s.n as i64), s.map(|s| s.median), s.map(|s| s.ci_lo),
+            s.map(|s| s.ci_hi), s.map(|s| s.mad), s.map(|s| s.min), s.map(|s| s.max), s.map(|s| s.outliers as i64),
+            m.tsc_per_op, m.cpu_fraction, m.elapsed_s, now(), m.reported_rate
+        ],
+    )?;
+    let id = conn.last_insert_rowid();
+    let mut stmt = conn.prepare_cached("INSERT INTO sample (measurement_id, idx, iters, wall_ns, cpu_ns, tsc) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
+    for (i, smp) in m.samples.iter().enumerate() {
+        stmt.execute(params![
+            id,
+            i as i64,
+            smp.iters as i64,
+            smp.wall_ns as i64,
+            smp.cpu_ns as i64,
+            smp.tsc as i64
+        ])?;
+    }
+    Ok(())
+}
+
 fn unit(m: &Measurement) -> &'static str {
     if m.cell.bytes.is_some() {
         "bytes/s"
@@ -186,7 +238,7 @@ impl Store for SqliteStore {
         tool_version: &str,
         config: &MeasureConfig,
     ) -> Result<i64> {
-        let machine_id = self.machine_id(machine)?;
+        let machine_id = machine_id(&self.conn, machine)?;
         self.conn.execute(
             "INSERT INTO run (label, started_at, command, tool_version, status, machine_id, config) VALUES (?1, ?2, ?3, ?4, 'running', ?5, ?6)",
             params![label, now(), command, tool_version, machine_id, serde_json::to_string(config)?],
@@ -195,50 +247,58 @@ impl Store for SqliteStore {
     }
 
     fn variant_id(&mut self, v: &Variant) -> Result<i64> {
-        let fp = v.fingerprint();
-        self.conn.execute(
-            "INSERT OR IGNORE INTO variant (fingerprint, label, implementation, version, library, build_info, capabilities, feature_mask)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            params![fp, v.label, v.implementation, v.version, v.library, serde_json::to_string(&v.build_info)?, v.capabilities, v.feature_mask],
-        )?;
-        Ok(self
-            .conn
-            .query_row("SELECT id FROM variant WHERE fingerprint = ?1", [fp], |r| {
-                r.get(0)
-            })?)
+        variant_id(&self.conn, v)
     }
 
     fn add_measurement(&mut self, run: i64, variant: i64, m: &Measurement) -> Result<()> {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let s = m.summary;
-        tx.execute(
-            "INSERT INTO measurement (run_id, variant_id, primitive, op, bytes, misalign, status, reason, unit, n, median_ns, ci_lo_ns, ci_hi_ns, mad_ns, min_ns, max_ns, outliers, tsc_per_op, cpu_fraction, elapsed_s, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
-            params![
-                run, variant, m.cell.primitive, m.cell.op.as_str(), m.cell.bytes.map(|b| b as i64), m.cell.misalign,
-                m.status.as_str(), m.reason, unit(m), s.map(|s| s.n as i64), s.map(|s| s.median), s.map(|s| s.ci_lo),
-                s.map(|s| s.ci_hi), s.map(|s| s.mad), s.map(|s| s.min), s.map(|s| s.max), s.map(|s| s.outliers as i64),
-                m.tsc_per_op, m.cpu_fraction, m.elapsed_s, now()
-            ],
-        )?;
-        let id = tx.last_insert_rowid();
-        {
-            let mut stmt = tx.prepare_cached("INSERT INTO sample (measurement_id, idx, iters, wall_ns, cpu_ns, tsc) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
-            for (i, smp) in m.samples.iter().enumerate() {
-                stmt.execute(params![
-                    id,
-                    i as i64,
-                    smp.iters as i64,
-                    smp.wall_ns as i64,
-                    smp.cpu_ns as i64,
-                    smp.tsc as i64
-                ])?;
-            }
-        }
+        insert_measurement(&tx, run, variant, m)?;
         tx.commit()?;
         Ok(())
+    }
+
+    fn import_run(&mut self, record: &RunRecord) -> Result<i64> {
+        let source = record
+            .run
+            .imported
+            .as_ref()
+            .ok_or_else(|| anyhow!("import_run needs a run with an import source"))?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let machine = machine_id(&tx, &record.machine)?;
+        tx.execute(
+            "INSERT INTO run (label, started_at, finished_at, command, tool_version, status, machine_id, config, source)
+             VALUES (?1, ?2, ?2, ?3, ?4, 'complete', ?5, ?6, ?7)",
+            params![
+                record.run.label,
+                now(),
+                record.run.command,
+                record.run.tool_version,
+                machine,
+                serde_json::to_string(&record.run.config)?,
+                serde_json::to_string(source)?
+            ],
+        )?;
+        let run = tx.last_insert_rowid();
+        let mut ids = Vec::new();
+        for v in &record.variants {
+            ids.push((v.label.clone(), variant_id(&tx, v)?));
+        }
+        for vm in &record.measurements {
+            let Some((_, vid)) = ids.iter().find(|(l, _)| *l == vm.variant) else {
+                bail!(
+                    "measurement of {} names variant '{}', which the run does not carry",
+                    vm.measurement.cell.primitive,
+                    vm.variant
+                );
+            };
+            insert_measurement(&tx, run, *vid, &vm.measurement)?;
+        }
+        tx.commit()?;
+        Ok(run)
     }
 
     fn finish_run(&mut self, run: i64, status: RunStatus) -> Result<()> {
@@ -251,7 +311,7 @@ impl Store for SqliteStore {
 
     fn runs(&self) -> Result<Vec<RunRow>> {
         let mut stmt = self.conn.prepare(
-            "SELECT r.id, r.label, r.started_at, r.status, r.command, m.cpu_model,
+            "SELECT r.id, r.label, r.started_at, r.status, r.command, m.cpu_model, r.source,
                     (SELECT COUNT(*) FROM measurement x WHERE x.run_id = r.id),
                     (SELECT GROUP_CONCAT(DISTINCT v.label) FROM measurement x JOIN variant v ON v.id = x.variant_id WHERE x.run_id = r.id)
              FROM run r JOIN machine m ON m.id = r.machine_id ORDER BY r.id",
@@ -264,17 +324,30 @@ impl Store for SqliteStore {
                 status: RunStatus::parse(&r.get::<_, String>(3)?).unwrap_or(RunStatus::Failed),
                 command: r.get(4)?,
                 cpu_model: r.get(5)?,
-                measurements: r.get(6)?,
-                variants: r.get::<_, Option<String>>(7)?.unwrap_or_default(),
+                source: r
+                    .get::<_, Option<String>>(6)?
+                    .and_then(|s| serde_json::from_str::<ImportSource>(&s).ok())
+                    .map(|s| format!("import:{}", s.file))
+                    .unwrap_or_default(),
+                measurements: r.get(7)?,
+                variants: r.get::<_, Option<String>>(8)?.unwrap_or_default(),
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    fn latest_run_with_variant(&self, label: &str) -> Result<Option<i64>> {
+        Ok(self.conn.query_row(
+            "SELECT MAX(m.run_id) FROM measurement m JOIN variant v ON v.id = m.variant_id WHERE v.label = ?1",
+            [label],
+            |r| r.get(0),
+        )?)
+    }
+
     fn load_run(&self, selector: &str) -> Result<RunRecord> {
         let id = self.resolve(selector)?;
         let (run, machine_id) = self.conn.query_row(
-            "SELECT id, label, started_at, finished_at, command, tool_version, status, config, machine_id FROM run WHERE id = ?1",
+            "SELECT id, label, started_at, finished_at, command, tool_version, status, config, machine_id, source FROM run WHERE id = ?1",
             [id],
             |r| {
                 Ok((
@@ -287,6 +360,9 @@ impl Store for SqliteStore {
                         tool_version: r.get(5)?,
                         status: RunStatus::parse(&r.get::<_, String>(6)?).unwrap_or(RunStatus::Failed),
                         config: serde_json::from_str(&r.get::<_, String>(7)?).unwrap_or_default(),
+                        imported: r
+                            .get::<_, Option<String>>(9)?
+                            .and_then(|s| serde_json::from_str(&s).ok()),
                     },
                     r.get::<_, i64>(8)?,
                 ))
@@ -334,7 +410,7 @@ impl Store for SqliteStore {
         }
         let mut measurements = Vec::new();
         let mut stmt = self.conn.prepare(
-            "SELECT id, variant_id, primitive, op, bytes, misalign, status, reason, n, median_ns, ci_lo_ns, ci_hi_ns, mad_ns, min_ns, max_ns, outliers, tsc_per_op, cpu_fraction, elapsed_s
+            "SELECT id, variant_id, primitive, op, bytes, misalign, status, reason, n, median_ns, ci_lo_ns, ci_hi_ns, mad_ns, min_ns, max_ns, outliers, tsc_per_op, cpu_fraction, elapsed_s, reported_rate
              FROM measurement WHERE run_id = ?1 ORDER BY id",
         )?;
         let mut samples_stmt = self.conn.prepare(
@@ -375,6 +451,7 @@ impl Store for SqliteStore {
                         cpu_fraction: r.get(17)?,
                         samples: Vec::new(),
                         elapsed_s: r.get(18)?,
+                        reported_rate: r.get(19)?,
                     },
                 ))
             })?
@@ -452,6 +529,7 @@ mod tests {
             cpu_fraction: Some(0.99),
             samples,
             elapsed_s: 0.1,
+            reported_rate: None,
         }
     }
 

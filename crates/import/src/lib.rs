@@ -1,0 +1,226 @@
+//! Readers for benchmark logs that other tools printed, so twenty years of published
+//! `openssl speed` tables (and `bssl speed` output) line up against runs cryptospeed measured.
+//!
+//! Each log family is one [`LogFormat`] in [`FORMATS`]; [`parse`] picks the family, splits a file
+//! carrying several outputs into several [`ImportedRun`]s and maps every printed name onto the
+//! catalog. Nothing here touches the store: the caller stores a whole file or nothing, so a
+//! truncated or garbled log (an [`ImportError`] naming the line) leaves the store unchanged.
+
+mod bssl;
+mod bssl_json;
+pub mod names;
+mod openssl;
+
+use cryptospeed_model::Op;
+use std::fmt;
+
+/// One result read from a log: a cell and its rate exactly as printed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportedResult {
+    /// Catalog id when the name is known, else the printed name made lowercase with dashes.
+    pub primitive: String,
+    pub op: Op,
+    pub bytes: Option<u64>,
+    /// Bytes per second for cells with a size, operations per second otherwise.
+    pub rate: f64,
+    /// The name as the log printed it.
+    pub printed_name: String,
+    /// Whether `primitive` is a catalog id (false: kept under the log's own name).
+    pub mapped: bool,
+    /// 1-based line the value was read from.
+    pub line: usize,
+}
+
+/// One output of one tool run, as found in a log.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ImportedRun {
+    /// Format family, e.g. `openssl-speed`.
+    pub format: String,
+    /// The implementation that printed it: `openssl`, `libressl`, `boringssl`.
+    pub implementation: String,
+    /// Header fields in the order met (`version`, `built on`, `options`, `compiler`, `CPUINFO`,
+    /// `platform`, `timing`, `multi`, `command`).
+    pub header: Vec<(String, String)>,
+    pub first_line: usize,
+    pub last_line: usize,
+    pub results: Vec<ImportedResult>,
+}
+
+impl ImportedRun {
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.header
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub(crate) fn set(&mut self, name: &str, value: impl Into<String>) {
+        let value = value.into();
+        match self.header.iter_mut().find(|(k, _)| k == name) {
+            Some(slot) => slot.1 = value,
+            None => self.header.push((name.to_string(), value)),
+        }
+    }
+
+    /// Names the log printed that the catalog does not know (kept under their own names).
+    pub fn unmapped_names(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self
+            .results
+            .iter()
+            .filter(|r| !r.mapped)
+            .map(|r| r.printed_name.as_str())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+}
+
+/// Why a log could not be read: the line (1-based, 0 for the whole file) and what was expected.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl ImportError {
+    pub fn at(line: usize, message: impl Into<String>) -> Self {
+        ImportError {
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ImportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "line {}: {}", self.line, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ImportError {}
+
+/// Choices a log cannot carry itself.
+#[derive(Debug, Clone, Default)]
+pub struct ImportOptions {
+    /// The log came from `openssl speed -decrypt`: its cipher rows are decryption (the output
+    /// looks the same either way).
+    pub decrypt: bool,
+}
+
+/// A family of logs.
+pub trait LogFormat: Sync {
+    /// Short name used in `--format` and stored with the run.
+    fn name(&self) -> &'static str;
+    /// Whether `text` looks like this family (cheap; the first family that says yes parses).
+    fn sniff(&self, text: &str) -> bool;
+    /// Every output in `text`, in file order; an error names the line.
+    fn parse(&self, text: &str, options: &ImportOptions) -> Result<Vec<ImportedRun>, ImportError>;
+}
+
+/// Every log family, most specific first; a new family is one file and one line here.
+pub static FORMATS: &[&dyn LogFormat] = &[
+    &bssl_json::BsslJson,
+    &bssl::BsslText,
+    &openssl::OpensslSpeed,
+];
+
+/// Finds a family by name (`openssl-speed`, `bssl-speed`, `bssl-speed-json`).
+pub fn format_named(name: &str) -> Option<&'static dyn LogFormat> {
+    FORMATS.iter().copied().find(|f| f.name() == name)
+}
+
+/// Reads every output in a log, sniffing its family unless `format` names one.
+pub fn parse(
+    text: &str,
+    format: Option<&str>,
+    options: &ImportOptions,
+) -> Result<Vec<ImportedRun>, ImportError> {
+    let family = match format {
+        Some(name) => format_named(name).ok_or_else(|| {
+            ImportError::at(
+                0,
+                format!(
+                    "unknown log format '{name}'; known: {}",
+                    FORMATS
+                        .iter()
+                        .map(|f| f.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+        })?,
+        None => {
+            if text.trim().is_empty() {
+                return Err(ImportError::at(
+                    0,
+                    "the file is empty: expected the output of openssl speed or bssl speed",
+                ));
+            }
+            FORMATS
+                .iter()
+                .copied()
+                .find(|f| f.sniff(text))
+                .unwrap_or(FORMATS[FORMATS.len() - 1])
+        }
+    };
+    let runs = family.parse(text, options)?;
+    if runs.is_empty() || runs.iter().all(|r| r.results.is_empty()) {
+        return Err(ImportError::at(
+            0,
+            format!(
+                "no results found: this does not look like {} output (expected a results table)",
+                family.name()
+            ),
+        ));
+    }
+    Ok(runs)
+}
+
+/// Parses a decimal number as printed by printf (`%f`, `%.2f`, `%8.1f`), rejecting anything
+/// else (no `inf`, `nan`, hex or exponents sneaking in from a garbled line).
+pub(crate) fn number(token: &str) -> Option<f64> {
+    let t = token.strip_prefix('-').unwrap_or(token);
+    if t.is_empty()
+        || !t.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        || t.bytes().filter(|&b| b == b'.').count() > 1
+        || !t.bytes().any(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    token.parse().ok().filter(|v: &f64| v.is_finite())
+}
+
+/// 1-based numbered lines with trailing `\r` removed (logs pasted from Windows).
+pub(crate) fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_strict() {
+        assert_eq!(number("93917.47"), Some(93917.47));
+        assert_eq!(number("0.000046"), Some(0.000046));
+        assert_eq!(number("12"), Some(12.0));
+        for bad in ["", ".", "1.2.3", "nan", "inf", "1e5", "0x10", "12a", "--1"] {
+            assert_eq!(number(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn empty_and_unknown_inputs_are_errors() {
+        let e = parse("", None, &ImportOptions::default()).unwrap_err();
+        assert!(e.message.contains("empty"), "{e}");
+        let e = parse("hello\n", Some("nope"), &ImportOptions::default()).unwrap_err();
+        assert!(e.message.contains("unknown log format"), "{e}");
+    }
+}

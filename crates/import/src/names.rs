@@ -1,0 +1,210 @@
+//! Maps the names logs print (`des ede3`, `hmac(md5)`, `aes-128 cbc`, `rsa 1024 bits`,
+//! `256 bits ecdsa (nistp256)`, `AES-128-GCM (16 bytes) seal`) onto catalog ids, so an imported
+//! cell and a measured one share a row in `compare`. A name the catalog does not know is kept,
+//! lowercased with dashes, and reported as unmapped rather than dropped.
+
+use cryptospeed_catalog as catalog;
+use cryptospeed_model::Op;
+
+/// A printed name resolved to a primitive id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mapped {
+    pub primitive: String,
+    pub mapped: bool,
+}
+
+/// Lowercase, with every run of characters other than letters and digits turned into one dash.
+pub fn slug(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.trim().chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    while out.ends_with('-') {
+        out.pop();
+    }
+    out
+}
+
+fn catalog_or_slug(name: &str) -> Mapped {
+    match catalog::lookup(name) {
+        Some(p) => Mapped {
+            primitive: p.id.to_string(),
+            mapped: true,
+        },
+        None => Mapped {
+            primitive: slug(name),
+            mapped: false,
+        },
+    }
+}
+
+/// A row of the `type 16 bytes 64 bytes …` table (or a `+F:` line): the primitive and the
+/// operation its figures time.
+pub fn symmetric(printed: &str, decrypt: bool) -> (Mapped, Op) {
+    let m = catalog_or_slug(printed);
+    let op = match catalog::lookup(printed) {
+        Some(p) => {
+            let first = p.default_ops()[0];
+            if decrypt && p.ops().contains(&Op::Decrypt) {
+                Op::Decrypt
+            } else {
+                first
+            }
+        }
+        None => guess_op(&m.primitive, decrypt),
+    };
+    (m, op)
+}
+
+/// The operation of a name the catalog does not know, from its family.
+fn guess_op(slug: &str, decrypt: bool) -> Op {
+    const MACS: &[&str] = &[
+        "hmac", "cmac", "gmac", "ghash", "poly1305", "kmac", "siphash",
+    ];
+    const HASHES: &[&str] = &[
+        "sha",
+        "md2",
+        "md4",
+        "md5",
+        "mdc2",
+        "sm3",
+        "blake",
+        "shake",
+        "whirlpool",
+        "rmd",
+        "ripemd",
+        "keccak",
+        "gost",
+    ];
+    if MACS.iter().any(|p| slug.starts_with(p)) {
+        Op::Mac
+    } else if HASHES.iter().any(|p| slug.starts_with(p)) {
+        Op::Hash
+    } else if decrypt {
+        Op::Decrypt
+    } else {
+        Op::Encrypt
+    }
+}
+
+/// `rsa-2048`, `dsa-1024`, `ffdh-2048`: a family and a key size.
+pub fn sized(family: &str, bits: u32) -> Mapped {
+    catalog_or_slug(&format!("{family}-{bits}"))
+}
+
+/// The primitive of an elliptic-curve row: `kind` is `ecdsa` or `ecdh`, `curve` as printed
+/// (`nistp256`, `X25519`, `brainpoolP256r1`).
+pub fn curve(kind: &str, curve: &str) -> Mapped {
+    let c = slug(curve).replace('-', "");
+    let short = match c.as_str() {
+        "nistp256" | "prime256v1" | "secp256r1" | "p256" => "p256",
+        "nistp384" | "secp384r1" | "p384" => "p384",
+        "nistp521" | "secp521r1" | "p521" => "p521",
+        _ => "",
+    };
+    if kind == "ecdh" && (c == "x25519" || c == "curve25519") {
+        return catalog_or_slug("x25519");
+    }
+    if kind == "ecdh" && (c == "x448" || c == "curve448") {
+        return catalog_or_slug("x448");
+    }
+    if short.is_empty() {
+        Mapped {
+            primitive: format!("{kind}-{c}"),
+            mapped: false,
+        }
+    } else {
+        catalog_or_slug(&format!("{kind}-{short}"))
+    }
+}
+
+/// The curve `openssl speed -mr` means by an `+F4`/`+F5` index: the first six entries of its
+/// curve table have been the same since 0.9.8 (later entries moved between versions).
+pub fn curve_by_index(kind: &str, index: u32, bits: u32) -> Mapped {
+    if kind == "ecdh" && bits == 253 {
+        return catalog_or_slug("x25519");
+    }
+    if kind == "ecdh" && bits == 448 {
+        return catalog_or_slug("x448");
+    }
+    const FIRST: [&str; 6] = [
+        "secp160r1",
+        "nistp192",
+        "nistp224",
+        "nistp256",
+        "nistp384",
+        "nistp521",
+    ];
+    match FIRST.get(index as usize) {
+        Some(name) => curve(kind, name),
+        None => Mapped {
+            primitive: format!("{kind}-{bits}bit-curve{index}"),
+            mapped: false,
+        },
+    }
+}
+
+/// EdDSA and SM2 rows print the scheme's own name (`Ed25519`, `Ed448`, `CurveSM2`).
+pub fn named_scheme(name: &str) -> Mapped {
+    if slug(name) == "curvesm2" {
+        return catalog_or_slug("sm2");
+    }
+    catalog_or_slug(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printed_names_map_onto_the_catalog() {
+        let cases = [
+            ("des ede3", "des-ede3-cbc", Op::Encrypt),
+            ("des-ede3", "des-ede3-cbc", Op::Encrypt),
+            ("des cbc", "des-cbc", Op::Encrypt),
+            ("hmac(md5)", "hmac-md5", Op::Mac),
+            ("aes-128 cbc", "aes-128-cbc", Op::Encrypt),
+            ("AES-128-GCM", "aes-128-gcm", Op::Encrypt),
+            ("blowfish cbc", "bf-cbc", Op::Encrypt),
+            ("rmd160", "ripemd160", Op::Hash),
+            ("rc5-32/12 cbc", "rc5-cbc", Op::Encrypt),
+            ("camellia-256 cbc", "camellia-256-cbc", Op::Encrypt),
+        ];
+        for (printed, id, op) in cases {
+            let (m, o) = symmetric(printed, false);
+            assert_eq!(
+                (m.primitive.as_str(), o, m.mapped),
+                (id, op, true),
+                "{printed}"
+            );
+        }
+        assert_eq!(symmetric("aes-128-cbc", true).1, Op::Decrypt);
+        assert_eq!(sized("rsa", 1024).primitive, "rsa-1024");
+        assert_eq!(curve("ecdsa", "nistp256").primitive, "ecdsa-p256");
+        assert_eq!(curve("ecdh", "X25519").primitive, "x25519");
+        assert_eq!(curve_by_index("ecdsa", 4, 384).primitive, "ecdsa-p384");
+        assert_eq!(named_scheme("Ed25519").primitive, "ed25519");
+    }
+
+    #[test]
+    fn unknown_names_are_kept_and_flagged() {
+        let (m, op) = symmetric("aes-128 ige", false);
+        assert_eq!(
+            (m.primitive.as_str(), m.mapped, op),
+            ("aes-128-ige", false, Op::Encrypt)
+        );
+        let (m, op) = symmetric("hmac(sha512)", false);
+        assert_eq!((m.primitive.as_str(), op), ("hmac-sha512", Op::Mac));
+        let (m, op) = symmetric("sha384", false);
+        assert_eq!((m.primitive.as_str(), op), ("sha384", Op::Hash));
+        let m = curve("ecdsa", "brainpoolP256r1");
+        assert_eq!(
+            (m.primitive.as_str(), m.mapped),
+            ("ecdsa-brainpoolp256r1", false)
+        );
+    }
+}

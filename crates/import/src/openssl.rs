@@ -1,0 +1,1030 @@
+//! `openssl speed` output of every version from 0.9.6 to 3.5, human and `-mr`, read line by line.
+//!
+//! Human output: progress lines (`Doing md5 for 3s on 16 size blocks: …`, stderr when merged),
+//! the version header (`OpenSSL 1.0.2k  26 Jan 2017` or `version: 3.0.2`, `built on:`, `options:`,
+//! `compiler:`, `CPUINFO:`, Windows' `timing function used: ftime`), the `type 16 bytes …` table
+//! whose values are in 1000s of bytes/s with a `k` suffix above 10000 bytes/s, then the public-key
+//! tables (`sign verify sign/s verify/s`, `op op/s`, 3.2's RSA `encr./s decr./s`, 3.4's KEM and
+//! signature tables). `-mr` output: `+H:sizes`, `+F:index:name:bytes/s…`, `+F2`…`+F10` for public
+//! key (times per op before 1.1.0, rates since; `+F5`/`+F8` carry both), with `+DT`/`+R` progress.
+//! `-multi` adds `Forked child N` and `Got: … from N` lines before the summed table.
+//!
+//! A file holding several outputs is split where a new output starts (progress, header or table
+//! lines after results, or a result for a cell already read). A log that stops before the results
+//! its progress lines announce, a row with too few values or a value openssl could not have
+//! printed is an error naming the line.
+
+use crate::names::{self, Mapped};
+use crate::{
+    number, numbered_lines, ImportError, ImportOptions, ImportedResult, ImportedRun, LogFormat,
+};
+use cryptospeed_model::Op;
+use std::collections::HashSet;
+
+pub struct OpensslSpeed;
+
+impl LogFormat for OpensslSpeed {
+    fn name(&self) -> &'static str {
+        "openssl-speed"
+    }
+
+    fn sniff(&self, text: &str) -> bool {
+        text.contains("+H:")
+            || text.contains("+F")
+            || text.contains("1000s of bytes per second")
+            || text.contains("Doing ")
+            || text.contains("sign/s")
+    }
+
+    fn parse(&self, text: &str, options: &ImportOptions) -> Result<Vec<ImportedRun>, ImportError> {
+        let mut parser = Parser {
+            options,
+            runs: Vec::new(),
+            seg: Segment::default(),
+            table: Table::None,
+        };
+        let mut last = 0;
+        for (n, line) in numbered_lines(text) {
+            parser.line(n, line)?;
+            last = n;
+        }
+        parser.close(last)?;
+        Ok(parser.runs)
+    }
+}
+
+/// Which table the following lines belong to.
+#[derive(Debug, Clone, PartialEq)]
+enum Table {
+    None,
+    /// `type 16 bytes …` with the sizes it announced and where.
+    Symmetric(Vec<u64>, usize),
+    /// `sign verify sign/s verify/s` (RSA, DSA, ECDSA, EdDSA, SM2) and `op op/s` (ECDH, FFDH).
+    PublicKey,
+    /// 3.2+: `sign verify encrypt decrypt sign/s verify/s encr./s decr./s` for RSA.
+    RsaFull,
+    /// 3.4+: `keygen encaps decaps keygens/s encaps/s decaps/s`.
+    Kem,
+    /// 3.4+: `keygen signs verify keygens/s sign/s verify/s`.
+    Signature,
+}
+
+/// A `-mr` public-key line kept until the whole output is read, because whether `+F2`…`+F4` carry
+/// times (before 1.1.0) or rates (since) is decided from all of them together.
+#[derive(Debug, Clone)]
+struct MrPublicKey {
+    tag: u8,
+    index: u32,
+    bits: u32,
+    name: String,
+    values: Vec<f64>,
+    line: usize,
+}
+
+#[derive(Default)]
+struct Segment {
+    run: ImportedRun,
+    started: bool,
+    /// First progress line for symmetric cells / public-key cells, and the names announced.
+    progress_symmetric: Option<usize>,
+    progress_public_key: Option<usize>,
+    announced: Vec<(String, usize)>,
+    /// Header (version) line, `type` header line, `+H` sizes.
+    version_line: Option<usize>,
+    mr_sizes: Option<Vec<u64>>,
+    mr_public_key: Vec<MrPublicKey>,
+    keys: HashSet<(String, Op, Option<u64>)>,
+    multi_lines: Option<usize>,
+    /// Sizes from a `-multi` child's `+H` line, and where.
+    multi_sizes: Option<(Vec<u64>, usize)>,
+    symmetric_rows: usize,
+    public_key_rows: usize,
+    saw_human: bool,
+    saw_mr: bool,
+}
+
+impl Segment {
+    fn has_results(&self) -> bool {
+        !self.run.results.is_empty() || !self.mr_public_key.is_empty()
+    }
+}
+
+struct Parser<'a> {
+    options: &'a ImportOptions,
+    runs: Vec<ImportedRun>,
+    seg: Segment,
+    table: Table,
+}
+
+const EXPECTED: &str = "expected a line openssl speed prints (a 'Doing …' progress line, the version header, a results table row, or a '+'-prefixed -mr line)";
+
+impl Parser<'_> {
+    fn touch(&mut self, n: usize) {
+        if !self.seg.started {
+            self.seg.started = true;
+            self.seg.run.first_line = n;
+        }
+        self.seg.run.last_line = n;
+    }
+
+    /// Starts a new output at line `n` if the current one already has results.
+    fn boundary_if_results(&mut self, n: usize) -> Result<(), ImportError> {
+        if self.seg.has_results() {
+            self.close(n - 1)?;
+        }
+        Ok(())
+    }
+
+    fn line(&mut self, n: usize, raw: &str) -> Result<(), ImportError> {
+        let t = raw.trim();
+        if t.is_empty() {
+            if !matches!(self.table, Table::Symmetric(_, _)) || self.seg.symmetric_rows > 0 {
+                self.table = Table::None;
+            }
+            return Ok(());
+        }
+        if t.chars().any(|c| c.is_control() && c != '\t') {
+            return Err(ImportError::at(
+                n,
+                "contains control characters: the file is binary or garbled",
+            ));
+        }
+        // A shell command line: a new output starts here.
+        if is_command_line(t) {
+            self.boundary_if_results(n)?;
+            self.touch(n);
+            self.seg.run.set("command", strip_prompt(t));
+            self.table = Table::None;
+            return Ok(());
+        }
+        if let Some(rest) = t.strip_prefix('+') {
+            return self.mr_line(n, t, rest);
+        }
+        if let Some(rest) = t.strip_prefix("Forked child ") {
+            let child: u32 = rest.trim().parse().map_err(|_| {
+                ImportError::at(
+                    n,
+                    format!("expected 'Forked child N' (openssl speed -multi), found '{t}'"),
+                )
+            })?;
+            if child == 0 {
+                self.boundary_if_results(n)?;
+            }
+            self.touch(n);
+            self.seg.run.set("multi", (child + 1).to_string());
+            self.seg.multi_lines.get_or_insert(n);
+            return Ok(());
+        }
+        if let Some(got) = t.strip_prefix("Got: ") {
+            // `Got: +H:16:64:… from 0`: in 3.x the summed table that follows has no header of its
+            // own, so the children's +H line gives its sizes.
+            self.touch(n);
+            self.seg.multi_lines.get_or_insert(n);
+            if let Some(h) = got.strip_prefix("+H:") {
+                let h = h.split(" from ").next().unwrap_or("");
+                let sizes: Option<Vec<u64>> = h.split(':').map(|f| f.trim().parse().ok()).collect();
+                match sizes {
+                    Some(sizes) if !sizes.is_empty() => self.seg.multi_sizes = Some((sizes, n)),
+                    _ => {
+                        return Err(ImportError::at(
+                            n,
+                            format!("expected 'Got: +H:16:64:… from N', found '{}'", shorten(t)),
+                        ))
+                    }
+                }
+            }
+            return Ok(());
+        }
+        if let Some(rest) = t.strip_prefix("Doing ") {
+            self.boundary_if_results(n)?;
+            self.touch(n);
+            if rest.contains("size blocks") {
+                self.seg.progress_symmetric.get_or_insert(n);
+                // `Doing md5 for 3s on 16 size blocks: …`, or without SIGALRM
+                // `Doing md5 12345 times on 16 size blocks: …`.
+                let name = if let Some((name, _)) = rest.split_once(" for ") {
+                    name
+                } else if let Some((name, _)) = rest.split_once(" times on ") {
+                    name.rsplit_once(' ').map(|(name, _)| name).unwrap_or(name)
+                } else {
+                    rest
+                };
+                let name = name.strip_suffix(" ops").unwrap_or(name).to_string();
+                if !self.seg.announced.iter().any(|(a, _)| *a == name) {
+                    self.seg.announced.push((name, n));
+                }
+            } else {
+                self.seg.progress_public_key.get_or_insert(n);
+            }
+            return Ok(());
+        }
+        if is_count_line(t) {
+            self.touch(n);
+            return Ok(());
+        }
+        if let Some(done) = self.header_line(n, t)? {
+            return done;
+        }
+        if t.starts_with("The 'numbers' are in 1000s of bytes per second") {
+            self.touch(n);
+            return Ok(());
+        }
+        if t.starts_with("type") && t.ends_with("bytes") {
+            return self.symmetric_header(n, t);
+        }
+        if t.contains("/s") && (t.contains("sign") || t.contains("op") || t.contains("keygen")) {
+            self.table = if t.contains("encaps/s") {
+                Table::Kem
+            } else if t.contains("keygens/s") {
+                Table::Signature
+            } else if t.contains("encr./s") {
+                Table::RsaFull
+            } else {
+                Table::PublicKey
+            };
+            self.touch(n);
+            return Ok(());
+        }
+        if let Some(result) = self.public_key_row(n, t)? {
+            return result;
+        }
+        if let Table::Symmetric(sizes, header) = self.table.clone() {
+            return self.symmetric_row(n, t, &sizes, header);
+        }
+        if self.table == Table::None && !is_noise(t) {
+            if let Some((sizes, at)) = self.seg.multi_sizes.clone() {
+                self.table = Table::Symmetric(sizes.clone(), at);
+                return self.symmetric_row(n, t, &sizes, at);
+            }
+        }
+        if is_noise(t) {
+            self.touch(n);
+            return Ok(());
+        }
+        Err(ImportError::at(
+            n,
+            format!("cannot read '{}': {EXPECTED}", shorten(t)),
+        ))
+    }
+
+    /// Header lines; `Some(Ok(()))` when the line was one.
+    fn header_line(
+        &mut self,
+        n: usize,
+        t: &str,
+    ) -> Result<Option<Result<(), ImportError>>, ImportError> {
+        let version = if let Some(v) = t.strip_prefix("version:") {
+            Some(v.trim().to_string())
+        } else if (t.starts_with("OpenSSL ")
+            || t.starts_with("LibreSSL ")
+            || t.starts_with("SSLeay "))
+            && t.split_whitespace()
+                .nth(1)
+                .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+        {
+            Some(t.to_string())
+        } else {
+            None
+        };
+        if let Some(v) = version {
+            if self.seg.has_results() || self.seg.version_line.is_some() {
+                self.close(n - 1)?;
+            }
+            self.touch(n);
+            self.seg.version_line = Some(n);
+            if t.starts_with("LibreSSL") {
+                self.seg.run.implementation = "libressl".into();
+            }
+            self.seg.run.set("version", v);
+            self.table = Table::None;
+            return Ok(Some(Ok(())));
+        }
+        const FIELDS: &[(&str, &str)] = &[
+            ("built on:", "built on"),
+            ("options:", "options"),
+            ("compiler:", "compiler"),
+            ("platform:", "platform"),
+            ("CPUINFO:", "CPUINFO"),
+            ("available timing options:", "timing options"),
+            ("timing function used:", "timing"),
+        ];
+        for (prefix, field) in FIELDS {
+            if let Some(v) = t.strip_prefix(prefix) {
+                self.touch(n);
+                self.seg.run.set(field, v.trim());
+                return Ok(Some(Ok(())));
+            }
+        }
+        Ok(None)
+    }
+
+    fn symmetric_header(&mut self, n: usize, t: &str) -> Result<(), ImportError> {
+        let words: Vec<&str> = t.split_whitespace().skip(1).collect();
+        if words.is_empty() || words.len() % 2 != 0 {
+            return Err(ImportError::at(
+                n,
+                format!(
+                    "expected the table header 'type  16 bytes  64 bytes …', found '{}'",
+                    shorten(t)
+                ),
+            ));
+        }
+        let mut sizes = Vec::new();
+        for pair in words.chunks(2) {
+            match (pair[0].parse::<u64>(), pair[1]) {
+                (Ok(size), "bytes") if size > 0 => sizes.push(size),
+                _ => {
+                    return Err(ImportError::at(
+                        n,
+                        format!(
+                            "expected 'N bytes' in the table header, found '{} {}'",
+                            pair[0], pair[1]
+                        ),
+                    ))
+                }
+            }
+        }
+        if self.seg.symmetric_rows > 0 {
+            self.close(n - 1)?;
+        }
+        self.touch(n);
+        self.seg.saw_human = true;
+        self.table = Table::Symmetric(sizes, n);
+        Ok(())
+    }
+
+    fn symmetric_row(
+        &mut self,
+        n: usize,
+        t: &str,
+        sizes: &[u64],
+        header: usize,
+    ) -> Result<(), ImportError> {
+        let tokens: Vec<&str> = t.split_whitespace().collect();
+        let want = sizes.len();
+        let shape = || {
+            format!(
+                "expected a row of the table whose header is line {header}: a name and {want} value(s) in 1000s of bytes/s (one per size {}), found '{}'",
+                sizes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "),
+                shorten(t)
+            )
+        };
+        if tokens.len() < want + 1 {
+            return Err(ImportError::at(
+                n,
+                format!("too few values — truncated? {}", shape()),
+            ));
+        }
+        let (name_tokens, value_tokens) = tokens.split_at(tokens.len() - want);
+        let mut values = Vec::with_capacity(want);
+        for (i, tok) in value_tokens.iter().enumerate() {
+            let rate = if let Some(k) = tok.strip_suffix('k') {
+                let v = number(k).ok_or_else(|| {
+                    ImportError::at(n, format!("'{tok}' is not a number. {}", shape()))
+                })?;
+                if v <= 10.0 {
+                    return Err(ImportError::at(n, format!("'{tok}': openssl prints the 'k' form only above 10000 bytes/s, so this value is garbled")));
+                }
+                v * 1000.0
+            } else {
+                let v = number(tok).ok_or_else(|| {
+                    ImportError::at(n, format!("'{tok}' is not a number. {}", shape()))
+                })?;
+                if v > 10000.0 {
+                    return Err(ImportError::at(n, format!("'{tok}': openssl prints values above 10000 bytes/s as 1000s with a 'k', so this value is truncated or garbled")));
+                }
+                v
+            };
+            if rate < 0.0 {
+                return Err(ImportError::at(n, format!("'{tok}' is negative")));
+            }
+            values.push((sizes[i], rate));
+        }
+        let name = name_tokens.join(" ");
+        if name.is_empty() || number(name_tokens[0].trim_end_matches('k')).is_some() {
+            return Err(ImportError::at(
+                n,
+                format!("too many values or no name. {}", shape()),
+            ));
+        }
+        self.seg.symmetric_rows += 1;
+        self.touch(n);
+        let (m, op) = names::symmetric(&name, self.options.decrypt);
+        for (size, rate) in values {
+            self.push(n, &name, &m, op, Some(size), rate)?;
+        }
+        Ok(())
+    }
+
+    /// Human public-key rows; `Some(Ok(()))` when the line was one.
+    fn public_key_row(
+        &mut self,
+        n: usize,
+        t: &str,
+    ) -> Result<Option<Result<(), ImportError>>, ImportError> {
+        let tokens: Vec<&str> = t.split_whitespace().collect();
+        // rsa 2048 bits 0.000241s 0.000016s 4152.0 62365.7 (and the 8-column 3.2+ form)
+        if tokens.len() >= 3 && (tokens[0] == "rsa" || tokens[0] == "dsa") && tokens[2] == "bits" {
+            let bits: u32 = tokens[1].parse().map_err(|_| {
+                ImportError::at(
+                    n,
+                    format!(
+                        "expected '{} BITS bits …', found '{}'",
+                        tokens[0],
+                        shorten(t)
+                    ),
+                )
+            })?;
+            let figures = &tokens[3..];
+            let ops: &[Op] = match figures.len() {
+                4 => &[Op::Sign, Op::Verify],
+                8 if tokens[0] == "rsa" => &[Op::Sign, Op::Verify, Op::Encrypt, Op::Decrypt],
+                _ => {
+                    return Err(ImportError::at(
+                        n,
+                        format!("expected '{} {bits} bits' then times and rates (sign verify sign/s verify/s{}), found {} values — truncated?", tokens[0], if tokens[0] == "rsa" { ", or 3.2's 8-column form" } else { "" }, figures.len()),
+                    ))
+                }
+            };
+            let rates = times_and_rates(n, figures, ops.len())?;
+            let m = names::sized(tokens[0], bits);
+            let printed = format!("{} {bits} bits", tokens[0]);
+            self.public_key_results(n, &printed, &m, ops, &rates)?;
+            return Ok(Some(Ok(())));
+        }
+        // 256 bits ecdsa (nistp256) 0.0000s 0.0001s 51956.6 16892.0   (0.9.8/1.0: "256 bit ecdsa")
+        // 253 bits EdDSA (Ed25519) …, 256 bits SM2 (CurveSM2) …, 256 bits ecdh (nistp256) 0.0000s 22368.7
+        if tokens.len() >= 4
+            && (tokens[1] == "bits" || tokens[1] == "bit")
+            && tokens[0].parse::<u32>().is_ok()
+        {
+            let bits: u32 = tokens[0].parse().unwrap_or(0);
+            let kind = tokens[2].to_ascii_lowercase();
+            if kind == "ffdh" {
+                let rates = times_and_rates(n, &tokens[3..], 1)?;
+                let m = names::sized("ffdh", bits);
+                self.public_key_results(
+                    n,
+                    &format!("{bits} bits ffdh"),
+                    &m,
+                    &[Op::Derive],
+                    &rates,
+                )?;
+                return Ok(Some(Ok(())));
+            }
+            if matches!(kind.as_str(), "ecdsa" | "ecdh" | "eddsa" | "sm2") {
+                let close = t.find(')').ok_or_else(|| {
+                    ImportError::at(
+                        n,
+                        format!(
+                            "expected '{bits} bits {kind} (CURVE) …', found '{}'",
+                            shorten(t)
+                        ),
+                    )
+                })?;
+                let open = t.find('(').filter(|&o| o < close).ok_or_else(|| {
+                    ImportError::at(
+                        n,
+                        format!(
+                            "expected '{bits} bits {kind} (CURVE) …', found '{}'",
+                            shorten(t)
+                        ),
+                    )
+                })?;
+                let curve = t[open + 1..close].trim();
+                let figures: Vec<&str> = t[close + 1..].split_whitespace().collect();
+                let (m, ops): (Mapped, &[Op]) = match kind.as_str() {
+                    "ecdsa" => (names::curve("ecdsa", curve), &[Op::Sign, Op::Verify]),
+                    "ecdh" => (names::curve("ecdh", curve), &[Op::Derive]),
+                    _ => (names::named_scheme(curve), &[Op::Sign, Op::Verify]),
+                };
+                let rates = times_and_rates(n, &figures, ops.len())?;
+                let printed = t[..close + 1].to_string();
+                self.public_key_results(n, &printed, &m, ops, &rates)?;
+                return Ok(Some(Ok(())));
+            }
+        }
+        // 3.4+ KEM and signature tables: NAME 0.000012s 0.000013s 0.000014s 83333.3 76923.1 71428.6
+        if matches!(self.table, Table::Kem | Table::Signature) && tokens.len() == 7 {
+            let ops: &[Op] = if self.table == Table::Kem {
+                &[Op::Keygen, Op::Encaps, Op::Decaps]
+            } else {
+                &[Op::Keygen, Op::Sign, Op::Verify]
+            };
+            let rates = times_and_rates(n, &tokens[1..], 3)?;
+            let m = names::named_scheme(tokens[0]);
+            self.public_key_results(n, tokens[0], &m, ops, &rates)?;
+            return Ok(Some(Ok(())));
+        }
+        if matches!(
+            self.table,
+            Table::PublicKey | Table::RsaFull | Table::Kem | Table::Signature
+        ) {
+            return Err(ImportError::at(
+                n,
+                format!("expected a row of the public-key table above (algorithm, times in s, then rates per second), found '{}'", shorten(t)),
+            ));
+        }
+        Ok(None)
+    }
+
+    fn public_key_results(
+        &mut self,
+        n: usize,
+        printed: &str,
+        m: &Mapped,
+        ops: &[Op],
+        rates: &[f64],
+    ) -> Result<(), ImportError> {
+        self.seg.public_key_rows += 1;
+        self.seg.saw_human = true;
+        self.touch(n);
+        for (op, rate) in ops.iter().zip(rates) {
+            self.push(n, printed, m, *op, None, *rate)?;
+        }
+        Ok(())
+    }
+
+    fn push(
+        &mut self,
+        n: usize,
+        printed: &str,
+        m: &Mapped,
+        op: Op,
+        bytes: Option<u64>,
+        rate: f64,
+    ) -> Result<(), ImportError> {
+        let key = (m.primitive.clone(), op, bytes);
+        if self.seg.keys.contains(&key) {
+            // The same cell again: the next output of a concatenated file starts here.
+            self.close(n - 1)?;
+            self.touch(n);
+        }
+        self.seg.keys.insert(key);
+        self.seg.run.results.push(ImportedResult {
+            primitive: m.primitive.clone(),
+            op,
+            bytes,
+            rate,
+            printed_name: printed.to_string(),
+            mapped: m.mapped,
+            line: n,
+        });
+        Ok(())
+    }
+
+    fn mr_line(&mut self, n: usize, t: &str, rest: &str) -> Result<(), ImportError> {
+        let (tag, body) = rest.split_once(':').ok_or_else(|| {
+            ImportError::at(
+                n,
+                format!("expected a -mr line '+TAG:…', found '{}'", shorten(t)),
+            )
+        })?;
+        let fields: Vec<&str> = body.split(':').collect();
+        match tag {
+            "DT" | "DN" | "DTP" | "DNP" => {
+                self.boundary_if_results(n)?;
+                self.touch(n);
+                self.seg.saw_mr = true;
+                if tag == "DT" || tag == "DN" {
+                    if fields.len() >= 3 {
+                        self.seg.progress_symmetric.get_or_insert(n);
+                        let name = fields[0].to_string();
+                        if !self.seg.announced.iter().any(|(a, _)| *a == name) {
+                            self.seg.announced.push((name, n));
+                        }
+                    }
+                } else {
+                    self.seg.progress_public_key.get_or_insert(n);
+                }
+                Ok(())
+            }
+            t2 if t2.starts_with('R') && t2[1..].chars().all(|c| c.is_ascii_digit()) => {
+                self.touch(n);
+                Ok(())
+            }
+            "H" => {
+                let mut sizes = Vec::new();
+                for f in &fields {
+                    match f.parse::<u64>() {
+                        Ok(s) if s > 0 => sizes.push(s),
+                        _ => {
+                            return Err(ImportError::at(
+                                n,
+                                format!(
+                                    "expected '+H:16:64:…' (the block sizes), found '{}'",
+                                    shorten(t)
+                                ),
+                            ))
+                        }
+                    }
+                }
+                if self.seg.has_results() {
+                    self.close(n - 1)?;
+                }
+                self.touch(n);
+                self.seg.saw_mr = true;
+                self.seg.mr_sizes = Some(sizes);
+                Ok(())
+            }
+            "F" => {
+                let sizes = self.seg.mr_sizes.clone().ok_or_else(|| ImportError::at(n, "a '+F:' line before the '+H:' line giving the block sizes — truncated at the top?"))?;
+                if fields.len() != sizes.len() + 2 {
+                    return Err(ImportError::at(
+                        n,
+                        format!("expected '+F:INDEX:NAME' and {} values (one per size in +H), found {} fields — truncated?", sizes.len(), fields.len()),
+                    ));
+                }
+                fields[0].parse::<u32>().map_err(|_| {
+                    ImportError::at(
+                        n,
+                        format!(
+                            "expected a numeric algorithm index after '+F:', found '{}'",
+                            fields[0]
+                        ),
+                    )
+                })?;
+                let name = fields[1];
+                if name.is_empty() {
+                    return Err(ImportError::at(n, "empty algorithm name in '+F:' line"));
+                }
+                let mut values = Vec::new();
+                for (f, size) in fields[2..].iter().zip(&sizes) {
+                    let v = number(f).filter(|v| *v >= 0.0).ok_or_else(|| {
+                        ImportError::at(n, format!("'{f}' is not a rate in bytes/s"))
+                    })?;
+                    values.push((*size, v));
+                }
+                self.touch(n);
+                self.seg.symmetric_rows += 1;
+                let (m, op) = names::symmetric(name, self.options.decrypt);
+                for (size, rate) in values {
+                    self.push(n, name, &m, op, Some(size), rate)?;
+                }
+                Ok(())
+            }
+            _ => {
+                let number_tag: Option<u8> = tag
+                    .strip_prefix('F')
+                    .and_then(|d| d.parse().ok())
+                    .filter(|d| (2..=10).contains(d));
+                let Some(number_tag) = number_tag else {
+                    return Err(ImportError::at(
+                        n,
+                        format!("unknown -mr line '+{tag}:…': {EXPECTED}"),
+                    ));
+                };
+                self.mr_public_key(n, t, number_tag, &fields)
+            }
+        }
+    }
+
+    fn mr_public_key(
+        &mut self,
+        n: usize,
+        t: &str,
+        tag: u8,
+        fields: &[&str],
+    ) -> Result<(), ImportError> {
+        // +F2/+F3/+F4/+F5/+F8: INDEX:BITS:v…   +F6/+F7: INDEX:BITS:NAME:v:v   +F9/+F10: INDEX:v:v:v
+        let (bits_at, name_at, first_value, counts): (
+            Option<usize>,
+            Option<usize>,
+            usize,
+            &[usize],
+        ) = match tag {
+            2 => (Some(1), None, 2, &[2, 4]),
+            3 | 4 | 5 | 8 => (Some(1), None, 2, &[2]),
+            6 | 7 => (Some(1), Some(2), 3, &[2]),
+            _ => (None, None, 1, &[3]),
+        };
+        let bad = |what: &str| {
+            ImportError::at(
+                n,
+                format!("'+F{tag}:' line: {what}, found '{}'", shorten(t)),
+            )
+        };
+        let index: u32 = fields
+            .first()
+            .and_then(|f| f.parse().ok())
+            .ok_or_else(|| bad("expected a numeric index first"))?;
+        let bits: u32 = match bits_at {
+            Some(i) => fields
+                .get(i)
+                .and_then(|f| f.parse().ok())
+                .ok_or_else(|| bad("expected the key size in bits second"))?,
+            None => 0,
+        };
+        let name = name_at
+            .and_then(|i| fields.get(i))
+            .map(|s| s.to_string())
+            .unwrap_or_default();
+        let values_raw = fields.get(first_value..).unwrap_or(&[]);
+        if !counts.contains(&values_raw.len()) {
+            return Err(bad(&format!(
+                "expected {} value(s) — truncated?",
+                counts
+                    .iter()
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            )));
+        }
+        let mut values = Vec::new();
+        for f in values_raw {
+            values.push(
+                number(f)
+                    .filter(|v| *v >= 0.0)
+                    .ok_or_else(|| bad(&format!("'{f}' is not a number")))?,
+            );
+        }
+        self.touch(n);
+        self.seg.saw_mr = true;
+        self.seg.mr_public_key.push(MrPublicKey {
+            tag,
+            index,
+            bits,
+            name,
+            values,
+            line: n,
+        });
+        Ok(())
+    }
+
+    /// Converts the deferred `-mr` public-key lines into results.
+    fn settle_mr_public_key(&mut self) -> Result<(), ImportError> {
+        let lines = std::mem::take(&mut self.seg.mr_public_key);
+        if lines.is_empty() {
+            return Ok(());
+        }
+        // Before 1.1.0, +F2/+F3/+F4 carried seconds per operation; since, operations per second.
+        // 1.1.0 also added +F6…; 3.2 gave +F2 four values. Without those, RSA verify is faster
+        // than sign (so a larger second value means rates), and times are all below one second.
+        let modern = lines
+            .iter()
+            .any(|l| l.tag >= 6 || (l.tag == 2 && l.values.len() == 4));
+        let rates = modern
+            || match lines.iter().find(|l| l.tag == 2) {
+                Some(rsa) => rsa.values[1] > rsa.values[0],
+                None => !lines
+                    .iter()
+                    .filter(|l| (2..=4).contains(&l.tag))
+                    .all(|l| l.values.iter().all(|v| *v < 1.0)),
+            };
+        if !rates {
+            self.seg.run.set(
+                "-mr public-key figures",
+                "seconds per operation (OpenSSL before 1.1.0), converted to rates",
+            );
+        }
+        for l in lines {
+            let to_rate = |v: f64| if rates || v == 0.0 { v } else { 1.0 / v };
+            let (m, printed, ops, values): (Mapped, String, Vec<Op>, Vec<f64>) = match l.tag {
+                2 => {
+                    let ops = if l.values.len() == 4 {
+                        vec![Op::Sign, Op::Verify, Op::Encrypt, Op::Decrypt]
+                    } else {
+                        vec![Op::Sign, Op::Verify]
+                    };
+                    (
+                        names::sized("rsa", l.bits),
+                        format!("rsa {} bits", l.bits),
+                        ops,
+                        l.values.iter().map(|v| to_rate(*v)).collect(),
+                    )
+                }
+                3 => (
+                    names::sized("dsa", l.bits),
+                    format!("dsa {} bits", l.bits),
+                    vec![Op::Sign, Op::Verify],
+                    l.values.iter().map(|v| to_rate(*v)).collect(),
+                ),
+                4 => (
+                    names::curve_by_index("ecdsa", l.index, l.bits),
+                    format!("+F4:{}:{}", l.index, l.bits),
+                    vec![Op::Sign, Op::Verify],
+                    l.values.iter().map(|v| to_rate(*v)).collect(),
+                ),
+                // Time and rate, in an order that changed between versions: the rate is the larger.
+                5 => (
+                    names::curve_by_index("ecdh", l.index, l.bits),
+                    format!("+F5:{}:{}", l.index, l.bits),
+                    vec![Op::Derive],
+                    vec![l.values[0].max(l.values[1])],
+                ),
+                8 => (
+                    names::sized("ffdh", l.bits),
+                    format!("{} bits ffdh", l.bits),
+                    vec![Op::Derive],
+                    vec![l.values[0].max(l.values[1])],
+                ),
+                6 | 7 => (
+                    names::named_scheme(&l.name),
+                    l.name.clone(),
+                    vec![Op::Sign, Op::Verify],
+                    l.values.clone(),
+                ),
+                9 => (
+                    Mapped {
+                        primitive: format!("kem-{}", l.index),
+                        mapped: false,
+                    },
+                    format!("+F9:{}", l.index),
+                    vec![Op::Keygen, Op::Encaps, Op::Decaps],
+                    l.values.clone(),
+                ),
+                _ => (
+                    Mapped {
+                        primitive: format!("signature-{}", l.index),
+                        mapped: false,
+                    },
+                    format!("+F10:{}", l.index),
+                    vec![Op::Keygen, Op::Sign, Op::Verify],
+                    l.values.clone(),
+                ),
+            };
+            self.seg.public_key_rows += 1;
+            for (op, rate) in ops.into_iter().zip(values) {
+                let key = (m.primitive.clone(), op, None);
+                if self.seg.keys.contains(&key) {
+                    return Err(ImportError::at(
+                        l.line,
+                        format!("'{printed}' {op} appears twice in one -mr output"),
+                    ));
+                }
+                self.seg.keys.insert(key);
+                self.seg.run.results.push(ImportedResult {
+                    primitive: m.primitive.clone(),
+                    op,
+                    bytes: None,
+                    rate,
+                    printed_name: printed.clone(),
+                    mapped: m.mapped,
+                    line: l.line,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the current output at line `last`, checking it is complete.
+    fn close(&mut self, last: usize) -> Result<(), ImportError> {
+        self.settle_mr_public_key()?;
+        let seg = std::mem::take(&mut self.seg);
+        self.table = Table::None;
+        if !seg.started {
+            return Ok(());
+        }
+        let end = last.max(seg.run.first_line);
+        let truncated = |from: usize, what: &str| {
+            ImportError::at(
+                end,
+                format!("the output that starts at line {} ends here, before {what} (announced at line {from}) — the log is truncated", seg.run.first_line),
+            )
+        };
+        if let Some(from) = seg.progress_symmetric {
+            if seg.symmetric_rows == 0 {
+                return Err(truncated(
+                    from,
+                    "the results table its progress lines announce",
+                ));
+            }
+            for (name, at) in &seg.announced {
+                let (m, _) = names::symmetric(name, self.options.decrypt);
+                if !seg.run.results.iter().any(|r| {
+                    r.primitive == m.primitive || r.printed_name.eq_ignore_ascii_case(name)
+                }) {
+                    return Err(truncated(*at, &format!("the row for '{name}'")));
+                }
+            }
+        }
+        if let Some(from) = seg.progress_public_key {
+            if seg.public_key_rows == 0 {
+                return Err(truncated(
+                    from,
+                    "the public-key results its progress lines announce",
+                ));
+            }
+        }
+        if let Some(from) = seg.version_line {
+            if seg.run.results.is_empty() {
+                return Err(truncated(
+                    from,
+                    "any results table after the version header",
+                ));
+            }
+        }
+        if let Some(from) = seg.multi_lines {
+            if seg.run.results.is_empty() {
+                return Err(truncated(from, "the summed table of the -multi children"));
+            }
+        }
+        if seg.mr_sizes.is_some() && seg.symmetric_rows == 0 {
+            return Err(truncated(seg.run.first_line, "any '+F:' line after '+H:'"));
+        }
+        if seg.run.results.is_empty() {
+            // Only a command line or noise: nothing to keep, nothing lost.
+            return Ok(());
+        }
+        let mut run = seg.run;
+        run.format = if seg.saw_mr && !seg.saw_human {
+            "openssl-speed-mr".into()
+        } else {
+            "openssl-speed".into()
+        };
+        if run.implementation.is_empty() {
+            run.implementation = "openssl".into();
+        }
+        run.last_line = end;
+        self.runs.push(run);
+        Ok(())
+    }
+}
+
+/// `0.000241s 0.000016s 4152.0 62365.7`: `count` times with an `s`, then `count` rates. Returns
+/// the rates, after checking each time agrees with its rate to the printed digits.
+fn times_and_rates(n: usize, figures: &[&str], count: usize) -> Result<Vec<f64>, ImportError> {
+    if figures.len() != 2 * count {
+        return Err(ImportError::at(n, format!("expected {count} time(s) in seconds and {count} rate(s), found {} value(s) — truncated?", figures.len())));
+    }
+    let mut rates = Vec::new();
+    for i in 0..count {
+        let t = figures[i];
+        let time_text = t.strip_suffix('s').ok_or_else(|| {
+            ImportError::at(n, format!("expected a time like '0.000241s', found '{t}'"))
+        })?;
+        let time = number(time_text)
+            .ok_or_else(|| ImportError::at(n, format!("'{t}' is not a time in seconds")))?;
+        let r = figures[count + i];
+        let rate = number(r)
+            .filter(|v| *v >= 0.0)
+            .ok_or_else(|| ImportError::at(n, format!("'{r}' is not a rate per second")))?;
+        let decimals = time_text.split_once('.').map(|(_, d)| d.len()).unwrap_or(0) as i32;
+        if rate > 0.0 {
+            let slack = 0.5 * 10f64.powi(-decimals) * 1.01 + 1e-9;
+            if (time - 1.0 / rate).abs() > slack {
+                return Err(ImportError::at(
+                    n,
+                    format!(
+                        "time '{t}' and rate '{r}' disagree (1/{r} = {:.7}s): the row is garbled",
+                        1.0 / rate
+                    ),
+                ));
+            }
+        }
+        rates.push(rate);
+    }
+    Ok(rates)
+}
+
+fn is_command_line(t: &str) -> bool {
+    let body = strip_prompt(t);
+    (body != t && !body.is_empty())
+        || t.contains("openssl speed")
+        || t.contains("openssl.exe speed")
+        || t.starts_with("speed ")
+}
+
+fn strip_prompt(t: &str) -> &str {
+    for p in ["$ ", "# ", "% ", "> ", "OpenSSL> "] {
+        if let Some(rest) = t.strip_prefix(p) {
+            return rest.trim();
+        }
+    }
+    t
+}
+
+/// `6216915 md5's in 0.99s` (the second half of a progress line split by interleaved output).
+fn is_count_line(t: &str) -> bool {
+    t.starts_with(|c: char| c.is_ascii_digit())
+        && t.contains(" in ")
+        && t.trim_end().ends_with('s')
+        && !t.contains(" bits ffdh")
+        && !t.contains(" bits ecd")
+}
+
+/// Lines openssl speed prints that carry no figures.
+fn is_noise(t: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "To get the most accurate results",
+        "program when this computer is idle",
+        "First we calculate the approximate speed",
+        "WARNING",
+        "Warning",
+        "Don't understand line",
+        "You have chosen to measure elapsed time",
+        "instead of user CPU time",
+    ];
+    PREFIXES.iter().any(|p| t.starts_with(p))
+        || t.contains("failure")
+        || t.contains(":error:")
+        || t.starts_with("error")
+}
+
+fn shorten(t: &str) -> String {
+    if t.chars().count() > 80 {
+        format!("{}…", t.chars().take(80).collect::<String>())
+    } else {
+        t.to_string()
+    }
+}
