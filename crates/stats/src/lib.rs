@@ -4,6 +4,9 @@
 //! median with a distribution-free confidence interval from order statistics, and the median
 //! absolute deviation as its spread, instead of a mean and a standard deviation.
 
+mod mann_whitney;
+
+pub use mann_whitney::{mann_whitney_u, MannWhitney};
 use cryptospeed_model::Summary;
 
 /// Median of the values (average of the two middle ones for an even count). `None` when empty.
