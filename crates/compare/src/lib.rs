@@ -1,0 +1,362 @@
+//! Comparison tables: the speedup and percent tables people publish, from any two or more sides
+//! (a side is one run, one variant of a run, or several runs pooled), with a significance test
+//! per cell and a geomean row.
+//!
+//! Pure computation over model types: the caller resolves selectors to runs and chooses a
+//! renderer from [`render`].
+
+pub mod render;
+
+use cryptospeed_model::{Op, RunRecord};
+use cryptospeed_stats as stats;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A row of the comparison: one cell of the catalog.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct CellKey {
+    /// Position in the catalog (unknown primitives sort last, by name).
+    #[serde(skip)]
+    pub order: usize,
+    pub primitive: String,
+    pub op: Op,
+    pub bytes: Option<u64>,
+}
+
+impl CellKey {
+    /// `md5`, `aes-128-cbc decrypt`, `rsa-2048 sign`: the primitive, and the operation where the
+    /// primitive has more than one.
+    pub fn label(&self) -> String {
+        let single = cryptospeed_catalog::lookup(&self.primitive)
+            .map(|p| p.ops().len() == 1 || (self.bytes.is_some() && p.default_ops() == [self.op]))
+            .unwrap_or(self.bytes.is_some() && matches!(self.op, Op::Hash | Op::Mac | Op::Encrypt));
+        if single {
+            self.primitive.clone()
+        } else {
+            format!("{} {}", self.primitive, self.op)
+        }
+    }
+}
+
+/// One run's contribution to a side: its figure for a cell and the samples behind it.
+#[derive(Debug, Clone)]
+pub struct RunValue {
+    pub run: i64,
+    /// Rate in the cell's unit (bytes/s with a size, ops/s without).
+    pub rate: f64,
+    /// Nanoseconds per operation of every sample; empty for imported or sample-less cells.
+    pub ns_per_op: Vec<f64>,
+}
+
+/// What one side holds, before comparison.
+#[derive(Debug, Clone, Default)]
+pub struct SideInput {
+    /// Column heading (a label, `run 12`, a file name, `gcc/openssl-3.0.19`…).
+    pub name: String,
+    /// What the side is, for the header lines (runs, variants, files).
+    pub description: String,
+    pub runs: Vec<i64>,
+    pub cells: BTreeMap<CellKey, Vec<RunValue>>,
+}
+
+impl SideInput {
+    /// Adds the measurements of `variant` (or every variant when `None`) of a stored run.
+    pub fn add_run(&mut self, record: &RunRecord, variant: Option<&str>) {
+        if !self.runs.contains(&record.run.id) {
+            self.runs.push(record.run.id);
+        }
+        for vm in &record.measurements {
+            if variant.is_some_and(|v| v != vm.variant) {
+                continue;
+            }
+            let m = &vm.measurement;
+            if !m.status.has_numbers() || m.cell.misalign != 0 {
+                continue;
+            }
+            let Some(rate) = m.rate() else { continue };
+            let key = cell_key(&m.cell.primitive, m.cell.op, m.cell.bytes);
+            self.cells.entry(key).or_default().push(RunValue {
+                run: record.run.id,
+                rate,
+                ns_per_op: m.samples.iter().map(|s| s.ns_per_op()).collect(),
+            });
+        }
+    }
+}
+
+pub fn cell_key(primitive: &str, op: Op, bytes: Option<u64>) -> CellKey {
+    let all = cryptospeed_catalog::all();
+    let order = all.iter().position(|p| p.id == primitive).unwrap_or(all.len());
+    CellKey {
+        order,
+        primitive: primitive.to_string(),
+        op,
+        bytes,
+    }
+}
+
+/// How a side's figure for a cell was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Basis {
+    /// Median of the pooled samples of every run.
+    Samples,
+    /// Mean of the runs' single figures (imported logs), with their spread.
+    Averaged,
+}
+
+/// A side's figure for one cell.
+#[derive(Debug, Clone, Serialize)]
+pub struct SideValue {
+    /// Rate in the cell's unit: bytes/s with a size, ops/s without.
+    pub rate: f64,
+    pub unit: &'static str,
+    pub basis: Basis,
+    /// 95% confidence interval of the rate (from the pooled samples' median).
+    pub ci: Option<(f64, f64)>,
+    /// Lowest and highest run figure when several runs were averaged.
+    pub spread: Option<(f64, f64)>,
+    pub samples: usize,
+    pub runs: usize,
+}
+
+/// A candidate against the baseline for one cell.
+#[derive(Debug, Clone, Serialize)]
+pub struct Versus {
+    /// Candidate rate / baseline rate (> 1: the candidate is faster).
+    pub ratio: f64,
+    /// Conservative interval of the ratio from both sides' intervals.
+    pub ratio_ci: Option<(f64, f64)>,
+    /// Two-sided Mann-Whitney U p-value, when both sides have samples (or several runs each).
+    pub p: Option<f64>,
+    /// `Some(false)` prints `~`: no significant difference at α.
+    pub significant: Option<bool>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub key: CellKey,
+    pub label: String,
+    /// One entry per side; `None` is `n/a` (the side lacks the cell).
+    pub values: Vec<Option<SideValue>>,
+    /// One entry per side against the baseline; `None` at the baseline and where either lacks it.
+    pub versus: Vec<Option<Versus>>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SideSummary {
+    pub name: String,
+    pub description: String,
+    pub runs: Vec<i64>,
+    /// Geometric mean of the ratios over the rows both this side and the baseline have.
+    pub geomean: Option<f64>,
+    /// Rows counted in the geomean.
+    pub geomean_rows: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    pub baseline: usize,
+    pub alpha: f64,
+    pub sides: Vec<SideSummary>,
+    pub rows: Vec<Row>,
+}
+
+/// Which rows to keep.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Keep only cells of this size (public-key rows, which have none, are kept too).
+    pub bytes: Option<u64>,
+    /// Keep only these primitives (catalog ids or names as stored).
+    pub primitives: Option<Vec<String>>,
+}
+
+impl Filter {
+    fn keeps(&self, key: &CellKey) -> bool {
+        if let (Some(b), Some(kb)) = (self.bytes, key.bytes) {
+            if b != kb {
+                return false;
+            }
+        }
+        match &self.primitives {
+            Some(list) => list.iter().any(|p| *p == key.primitive),
+            None => true,
+        }
+    }
+}
+
+fn side_value(key: &CellKey, runs: &[RunValue]) -> Option<SideValue> {
+    if runs.is_empty() {
+        return None;
+    }
+    let scale = key.bytes.unwrap_or(1) as f64 * 1e9;
+    let unit = if key.bytes.is_some() { "bytes/s" } else { "ops/s" };
+    if runs.iter().all(|r| !r.ns_per_op.is_empty()) {
+        let pooled: Vec<f64> = runs.iter().flat_map(|r| r.ns_per_op.iter().copied()).collect();
+        let s = stats::summarize(&pooled)?;
+        let ci = (s.n >= 6).then(|| (scale / s.ci_hi, scale / s.ci_lo));
+        return Some(SideValue {
+            rate: scale / s.median,
+            unit,
+            basis: Basis::Samples,
+            ci,
+            spread: None,
+            samples: s.n,
+            runs: runs.len(),
+        });
+    }
+    let rates: Vec<f64> = runs.iter().map(|r| r.rate).collect();
+    let mean = rates.iter().sum::<f64>() / rates.len() as f64;
+    let lo = rates.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = rates.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Some(SideValue {
+        rate: mean,
+        unit,
+        basis: Basis::Averaged,
+        ci: None,
+        spread: (rates.len() > 1).then_some((lo, hi)),
+        samples: 0,
+        runs: rates.len(),
+    })
+}
+
+fn versus(base: &SideValue, base_runs: &[RunValue], cand: &SideValue, cand_runs: &[RunValue], alpha: f64) -> Versus {
+    let ratio = cand.rate / base.rate;
+    let ratio_ci = match (base.ci, cand.ci) {
+        (Some((blo, bhi)), Some((clo, chi))) => Some((clo / bhi, chi / blo)),
+        _ => None,
+    };
+    // Samples against samples when both sides have them; otherwise the runs' figures against
+    // each other when both sides have several runs (five averaged runs per build, as published).
+    let test = if base.basis == Basis::Samples && cand.basis == Basis::Samples && base.samples >= 2 && cand.samples >= 2 {
+        let a: Vec<f64> = base_runs.iter().flat_map(|r| r.ns_per_op.iter().copied()).collect();
+        let b: Vec<f64> = cand_runs.iter().flat_map(|r| r.ns_per_op.iter().copied()).collect();
+        stats::mann_whitney_u(&a, &b)
+    } else if base_runs.len() >= 2 && cand_runs.len() >= 2 {
+        let a: Vec<f64> = base_runs.iter().map(|r| r.rate).collect();
+        let b: Vec<f64> = cand_runs.iter().map(|r| r.rate).collect();
+        stats::mann_whitney_u(&a, &b)
+    } else {
+        None
+    };
+    Versus {
+        ratio,
+        ratio_ci,
+        p: test.map(|t| t.p),
+        significant: test.map(|t| t.p < alpha),
+    }
+}
+
+/// Compares every side with `sides[baseline]`, cell by cell.
+pub fn compare(sides: &[SideInput], baseline: usize, alpha: f64, filter: &Filter) -> Comparison {
+    let mut keys: Vec<CellKey> = sides.iter().flat_map(|s| s.cells.keys().cloned()).filter(|k| filter.keeps(k)).collect();
+    keys.sort();
+    keys.dedup();
+    let empty = Vec::new();
+    let mut rows = Vec::new();
+    for key in keys {
+        let runs: Vec<&Vec<RunValue>> = sides.iter().map(|s| s.cells.get(&key).unwrap_or(&empty)).collect();
+        let values: Vec<Option<SideValue>> = runs.iter().map(|r| side_value(&key, r)).collect();
+        let versus: Vec<Option<Versus>> = (0..sides.len())
+            .map(|i| {
+                if i == baseline {
+                    return None;
+                }
+                let (b, c) = (values[baseline].as_ref()?, values[i].as_ref()?);
+                Some(versus(b, runs[baseline], c, runs[i], alpha))
+            })
+            .collect();
+        rows.push(Row { label: key.label(), key, values, versus });
+    }
+    let summaries = sides
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let ratios: Vec<f64> = if i == baseline {
+                rows.iter().filter(|r| r.values[i].is_some()).map(|_| 1.0).collect()
+            } else {
+                rows.iter().filter_map(|r| r.versus[i].as_ref().map(|v| v.ratio)).collect()
+            };
+            SideSummary {
+                name: s.name.clone(),
+                description: s.description.clone(),
+                runs: s.runs.clone(),
+                geomean: stats::geomean(&ratios),
+                geomean_rows: ratios.len(),
+            }
+        })
+        .collect();
+    Comparison { baseline, alpha, sides: summaries, rows }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn side(name: &str, cells: &[(&str, Option<u64>, Vec<f64>)]) -> SideInput {
+        let mut s = SideInput { name: name.into(), ..Default::default() };
+        for (p, b, ns) in cells {
+            let op = if b.is_some() { Op::Hash } else { Op::Sign };
+            let median = stats::median(ns).unwrap();
+            s.cells.entry(cell_key(p, op, *b)).or_default().push(RunValue {
+                run: 1,
+                rate: b.unwrap_or(1) as f64 * 1e9 / median,
+                ns_per_op: ns.clone(),
+            });
+        }
+        s
+    }
+
+    fn around(center: f64, n: usize) -> Vec<f64> {
+        (0..n).map(|i| center * (1.0 + 0.001 * ((i * 7 % 11) as f64 - 5.0))).collect()
+    }
+
+    #[test]
+    fn ratios_significance_and_geomean() {
+        let a = side("a", &[("md5", Some(8192), around(1000.0, 30)), ("rsa-2048", None, around(200_000.0, 30))]);
+        let b = side("b", &[("md5", Some(8192), around(500.0, 30)), ("rsa-2048", None, around(200_000.0, 30))]);
+        let c = compare(&[a, b], 0, 0.05, &Filter::default());
+        assert_eq!(c.rows.len(), 2);
+        let md5 = c.rows.iter().find(|r| r.key.primitive == "md5").unwrap();
+        let v = md5.versus[1].as_ref().unwrap();
+        assert!((v.ratio - 2.0).abs() < 1e-9, "half the time is twice the rate: {}", v.ratio);
+        assert_eq!(v.significant, Some(true));
+        let rsa = c.rows.iter().find(|r| r.key.primitive == "rsa-2048").unwrap();
+        assert_eq!(rsa.label, "rsa-2048 sign");
+        assert_eq!(rsa.versus[1].as_ref().unwrap().significant, Some(false));
+        assert!((c.sides[1].geomean.unwrap() - 2f64.sqrt()).abs() < 1e-9);
+        assert_eq!(c.sides[0].geomean, Some(1.0));
+    }
+
+    #[test]
+    fn missing_cells_and_filters() {
+        let a = side("a", &[("md5", Some(16), around(10.0, 10)), ("md5", Some(8192), around(1000.0, 10))]);
+        let b = side("b", &[("md5", Some(8192), around(900.0, 10))]);
+        let c = compare(&[a.clone(), b.clone()], 0, 0.05, &Filter::default());
+        let small = c.rows.iter().find(|r| r.key.bytes == Some(16)).unwrap();
+        assert!(small.values[1].is_none() && small.versus[1].is_none());
+        let c = compare(&[a, b], 0, 0.05, &Filter { bytes: Some(8192), primitives: None });
+        assert_eq!(c.rows.len(), 1);
+        assert_eq!(c.sides[1].geomean_rows, 1);
+    }
+
+    #[test]
+    fn imported_runs_are_averaged_with_their_spread() {
+        let mut a = SideInput { name: "a".into(), ..Default::default() };
+        let mut b = SideInput { name: "b".into(), ..Default::default() };
+        let key = cell_key("sha256", Op::Hash, Some(8192));
+        for (i, r) in [100.0, 102.0, 98.0, 101.0, 99.0].iter().enumerate() {
+            a.cells.entry(key.clone()).or_default().push(RunValue { run: i as i64, rate: *r, ns_per_op: vec![] });
+            b.cells.entry(key.clone()).or_default().push(RunValue { run: 10 + i as i64, rate: r * 1.2, ns_per_op: vec![] });
+        }
+        let c = compare(&[a, b], 0, 0.05, &Filter::default());
+        let v = c.rows[0].values[0].as_ref().unwrap();
+        assert_eq!(v.basis, Basis::Averaged);
+        assert_eq!(v.rate, 100.0);
+        assert_eq!(v.spread, Some((98.0, 102.0)));
+        let vs = c.rows[0].versus[1].as_ref().unwrap();
+        assert!((vs.ratio - 1.2).abs() < 1e-12);
+        // Five runs against five, all higher: exact p = 2/252.
+        assert!((vs.p.unwrap() - 2.0 / 252.0).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,19 @@
+//! The whole comparison as JSON: sides, rows with every side's figure and test, geomeans.
+
+use super::{Mode, View};
+use crate::Comparison;
+
+pub fn write(c: &Comparison, view: &View) -> String {
+    let mode = match view.mode {
+        Mode::Ratio => "ratio",
+        Mode::Percent => "percent",
+        Mode::Raw => "raw",
+    };
+    let mut v = serde_json::to_value(c).unwrap_or_default();
+    if let Some(obj) = v.as_object_mut() {
+        obj.insert("mode".into(), mode.into());
+    }
+    let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+    s.push('\n');
+    s
+}

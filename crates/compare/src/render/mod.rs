@@ -1,0 +1,243 @@
+//! Writers for a [`Comparison`]. Each format is one module with one `write` function; adding a
+//! format is one module plus one line in [`FORMATS`].
+
+mod csv;
+mod json;
+mod markdown;
+mod text;
+
+use crate::{Comparison, Row, SideValue, Versus};
+
+/// What the candidate columns show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Candidate rate / baseline rate: `1.00x 1.28x 0.82x`.
+    #[default]
+    Ratio,
+    /// `new/old*100-100`, as in patch reviews.
+    Percent,
+    /// The rates themselves (1000s of bytes/s as openssl prints them, or ops/s).
+    Raw,
+}
+
+/// How the table is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Layout {
+    /// Rows are cells (primitive, size), columns are sides.
+    #[default]
+    Sides,
+    /// Rows are primitives, columns are sizes; one table per candidate against the baseline
+    /// (the `type 16 bytes 64 bytes …` shape of published percent tables).
+    Sizes,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct View {
+    pub mode: Mode,
+    pub layout: Layout,
+    /// Show confidence intervals and p-values next to the figures.
+    pub detail: bool,
+}
+
+type Writer = fn(&Comparison, &View) -> String;
+
+/// Every format `compare --format` accepts.
+pub static FORMATS: &[(&str, Writer)] = &[
+    ("text", text::write),
+    ("markdown", markdown::write),
+    ("csv", csv::write),
+    ("json", json::write),
+];
+
+pub fn format_names() -> Vec<&'static str> {
+    FORMATS.iter().map(|(n, _)| *n).collect()
+}
+
+pub fn render(c: &Comparison, format: &str, view: &View) -> Option<String> {
+    let name = if format == "md" { "markdown" } else { format };
+    FORMATS.iter().find(|(n, _)| *n == name).map(|(_, w)| w(c, view))
+}
+
+/// A table of strings, shared by the text and Markdown writers.
+pub(crate) struct Grid {
+    pub title: String,
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+pub(crate) fn raw(v: &SideValue) -> String {
+    if v.unit == "bytes/s" {
+        format!("{:.2}k", v.rate / 1e3)
+    } else {
+        format!("{:.1}/s", v.rate)
+    }
+}
+
+fn rel(ci: (f64, f64), center: f64) -> f64 {
+    (ci.1 - ci.0) / 2.0 / center * 100.0
+}
+
+/// The text of one candidate cell.
+pub(crate) fn candidate(value: Option<&SideValue>, vs: Option<&Versus>, view: &View) -> String {
+    let (Some(v), Some(vs)) = (value, vs) else {
+        return "n/a".into();
+    };
+    let mut s = String::new();
+    if vs.significant == Some(false) {
+        s.push_str("~ ");
+    }
+    match view.mode {
+        Mode::Ratio => s.push_str(&format!("{:.2}x", vs.ratio)),
+        Mode::Percent => s.push_str(&format!("{:+.2}%", (vs.ratio - 1.0) * 100.0)),
+        Mode::Raw => s.push_str(&raw(v)),
+    }
+    if view.detail {
+        match (view.mode, vs.ratio_ci, v.ci, v.spread) {
+            (Mode::Raw, _, Some(ci), _) => s.push_str(&format!(" ±{:.1}%", rel(ci, v.rate))),
+            (_, Some(ci), _, _) => s.push_str(&format!(" ±{:.1}%", rel(ci, vs.ratio))),
+            (_, _, _, Some((lo, hi))) => s.push_str(&format!(" [{:.1}%]", (hi - lo) / v.rate * 100.0)),
+            _ => {}
+        }
+        if let Some(p) = vs.p {
+            s.push_str(&format!(" p={p:.3}"));
+        }
+    }
+    s
+}
+
+/// The text of the baseline cell.
+pub(crate) fn baseline(value: Option<&SideValue>, view: &View) -> String {
+    let Some(v) = value else {
+        return "n/a".into();
+    };
+    let mut s = match view.mode {
+        Mode::Ratio => "1.00x".to_string(),
+        Mode::Percent => "+0.00%".to_string(),
+        Mode::Raw => raw(v),
+    };
+    if view.detail {
+        if view.mode != Mode::Ratio && view.mode != Mode::Percent {
+            if let Some(ci) = v.ci {
+                s.push_str(&format!(" ±{:.1}%", rel(ci, v.rate)));
+            }
+        } else {
+            s = format!("{} ({})", s, raw(v));
+        }
+    }
+    s
+}
+
+fn geomean_text(g: Option<f64>, view: &View) -> String {
+    match (g, view.mode) {
+        (None, _) => "n/a".into(),
+        (Some(g), Mode::Percent) => format!("{:+.2}%", (g - 1.0) * 100.0),
+        (Some(g), _) => format!("{g:.2}x"),
+    }
+}
+
+fn size(bytes: Option<u64>) -> String {
+    bytes.map(|b| b.to_string()).unwrap_or_default()
+}
+
+/// The explanation printed above the tables.
+pub(crate) fn legend(c: &Comparison, view: &View) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (i, s) in c.sides.iter().enumerate() {
+        let role = if i == c.baseline { "baseline" } else { "candidate" };
+        lines.push(format!("{role} {}: {}", s.name, s.description));
+    }
+    lines.push(match view.mode {
+        Mode::Ratio => "figures: rate / baseline rate (above 1.00x is faster)".to_string(),
+        Mode::Percent => "figures: new/old*100-100 of the rates (positive is faster)".to_string(),
+        Mode::Raw => "figures: rates, in 1000s of bytes/s (k, as openssl speed prints) or operations/s".to_string(),
+    });
+    lines.push(format!(
+        "~ : no significant difference (two-sided Mann-Whitney U, alpha = {}); cells without ~ either differ significantly or had no samples to test{}",
+        c.alpha,
+        if view.detail { "; ± : 95% CI; [x%]: spread of averaged runs" } else { "" }
+    ));
+    lines
+}
+
+pub(crate) fn grids(c: &Comparison, view: &View) -> Vec<Grid> {
+    match view.layout {
+        Layout::Sides => vec![sides_grid(c, view)],
+        Layout::Sizes => (0..c.sides.len()).filter(|&i| i != c.baseline).flat_map(|i| sizes_grids(c, view, i)).collect(),
+    }
+}
+
+fn sides_grid(c: &Comparison, view: &View) -> Grid {
+    let mut header = vec!["algorithm".to_string(), "size".to_string()];
+    header.extend(c.sides.iter().map(|s| s.name.clone()));
+    let mut rows: Vec<Vec<String>> = c
+        .rows
+        .iter()
+        .map(|r: &Row| {
+            let mut line = vec![r.label.clone(), size(r.key.bytes)];
+            for i in 0..c.sides.len() {
+                line.push(if i == c.baseline {
+                    baseline(r.values[i].as_ref(), view)
+                } else {
+                    candidate(r.values[i].as_ref(), r.versus[i].as_ref(), view)
+                });
+            }
+            line
+        })
+        .collect();
+    if view.mode != Mode::Raw {
+        let mut g = vec!["geomean".to_string(), String::new()];
+        g.extend(c.sides.iter().map(|s| geomean_text(s.geomean, view)));
+        rows.push(g);
+    }
+    Grid {
+        title: format!("against {}", c.sides[c.baseline].name),
+        header,
+        rows,
+    }
+}
+
+fn sizes_grids(c: &Comparison, view: &View, cand: usize) -> Vec<Grid> {
+    let mut sizes: Vec<u64> = c.rows.iter().filter_map(|r| r.key.bytes).collect();
+    sizes.sort();
+    sizes.dedup();
+    let title = format!("{} against {}", c.sides[cand].name, c.sides[c.baseline].name);
+    let mut out = Vec::new();
+    if !sizes.is_empty() {
+        let mut header = vec!["type".to_string()];
+        header.extend(sizes.iter().map(|s| format!("{s} bytes")));
+        let mut labels: Vec<(usize, String)> = Vec::new();
+        for r in c.rows.iter().filter(|r| r.key.bytes.is_some()) {
+            if !labels.iter().any(|(_, l)| *l == r.label) {
+                labels.push((r.key.order, r.label.clone()));
+            }
+        }
+        let rows = labels
+            .iter()
+            .map(|(_, label)| {
+                let mut line = vec![label.clone()];
+                for s in &sizes {
+                    let row = c.rows.iter().find(|r| r.label == *label && r.key.bytes == Some(*s));
+                    line.push(match row {
+                        Some(r) => candidate(r.values[cand].as_ref(), r.versus[cand].as_ref(), view),
+                        None => "n/a".into(),
+                    });
+                }
+                line
+            })
+            .collect();
+        out.push(Grid { title: title.clone(), header, rows });
+    }
+    let pkey: Vec<&Row> = c.rows.iter().filter(|r| r.key.bytes.is_none()).collect();
+    if !pkey.is_empty() {
+        let rows = pkey
+            .iter()
+            .map(|r| vec![r.label.clone(), candidate(r.values[cand].as_ref(), r.versus[cand].as_ref(), view)])
+            .collect();
+        out.push(Grid {
+            title: format!("{title}, public key"),
+            header: vec!["algorithm".into(), c.sides[cand].name.clone()],
+            rows,
+        });
+    }
+    out
+}
