@@ -3,6 +3,8 @@
 //! as a worker process that hosts one implementation.
 
 mod args;
+mod compare;
+mod import;
 mod list;
 mod run;
 mod session;
@@ -34,6 +36,11 @@ enum Command {
     Runs(run::StoreArgs),
     /// Print a stored run in any output format.
     Show(run::ShowArgs),
+    /// Store `openssl speed` (any version, human or -mr) and `bssl speed` logs as imported runs.
+    Import(import::ImportArgs),
+    /// Compare runs, run labels, variants or log files: ratio, percent or raw tables with a
+    /// Mann-Whitney U test per cell and a geomean.
+    Compare(compare::CompareArgs),
     /// Serve the worker protocol on stdin/stdout (started by the orchestrator).
     #[command(hide = true)]
     Worker(worker::WorkerArgs),
@@ -47,6 +54,8 @@ fn main() {
         Command::Verify(a) => list::verify(a),
         Command::Runs(a) => run::runs(a),
         Command::Show(a) => run::show(a),
+        Command::Import(a) => import::import(a),
+        Command::Compare(a) => compare::compare(a),
         Command::Worker(a) => worker::serve(a),
     };
     match result {

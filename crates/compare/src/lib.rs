@@ -86,7 +86,10 @@ impl SideInput {
 
 pub fn cell_key(primitive: &str, op: Op, bytes: Option<u64>) -> CellKey {
     let all = cryptospeed_catalog::all();
-    let order = all.iter().position(|p| p.id == primitive).unwrap_or(all.len());
+    let order = all
+        .iter()
+        .position(|p| p.id == primitive)
+        .unwrap_or(all.len());
     CellKey {
         order,
         primitive: primitive.to_string(),
@@ -129,7 +132,7 @@ pub struct Versus {
     pub ratio_ci: Option<(f64, f64)>,
     /// Two-sided Mann-Whitney U p-value, when both sides have samples (or several runs each).
     pub p: Option<f64>,
-    /// `Some(false)` prints `~`: no significant difference at α.
+    /// `Some(false)` prints `~`: p ≥ α, or the change is smaller than the minimum effect.
     pub significant: Option<bool>,
 }
 
@@ -158,6 +161,8 @@ pub struct SideSummary {
 pub struct Comparison {
     pub baseline: usize,
     pub alpha: f64,
+    /// Changes smaller than this fraction are never called significant (run-to-run drift).
+    pub min_effect: f64,
     pub sides: Vec<SideSummary>,
     pub rows: Vec<Row>,
 }
@@ -179,7 +184,7 @@ impl Filter {
             }
         }
         match &self.primitives {
-            Some(list) => list.iter().any(|p| *p == key.primitive),
+            Some(list) => list.contains(&key.primitive),
             None => true,
         }
     }
@@ -190,9 +195,16 @@ fn side_value(key: &CellKey, runs: &[RunValue]) -> Option<SideValue> {
         return None;
     }
     let scale = key.bytes.unwrap_or(1) as f64 * 1e9;
-    let unit = if key.bytes.is_some() { "bytes/s" } else { "ops/s" };
+    let unit = if key.bytes.is_some() {
+        "bytes/s"
+    } else {
+        "ops/s"
+    };
     if runs.iter().all(|r| !r.ns_per_op.is_empty()) {
-        let pooled: Vec<f64> = runs.iter().flat_map(|r| r.ns_per_op.iter().copied()).collect();
+        let pooled: Vec<f64> = runs
+            .iter()
+            .flat_map(|r| r.ns_per_op.iter().copied())
+            .collect();
         let s = stats::summarize(&pooled)?;
         let ci = (s.n >= 6).then(|| (scale / s.ci_hi, scale / s.ci_lo));
         return Some(SideValue {
@@ -220,7 +232,14 @@ fn side_value(key: &CellKey, runs: &[RunValue]) -> Option<SideValue> {
     })
 }
 
-fn versus(base: &SideValue, base_runs: &[RunValue], cand: &SideValue, cand_runs: &[RunValue], alpha: f64) -> Versus {
+fn versus(
+    base: &SideValue,
+    base_runs: &[RunValue],
+    cand: &SideValue,
+    cand_runs: &[RunValue],
+    alpha: f64,
+    min_effect: f64,
+) -> Versus {
     let ratio = cand.rate / base.rate;
     let ratio_ci = match (base.ci, cand.ci) {
         (Some((blo, bhi)), Some((clo, chi))) => Some((clo / bhi, chi / blo)),
@@ -228,9 +247,19 @@ fn versus(base: &SideValue, base_runs: &[RunValue], cand: &SideValue, cand_runs:
     };
     // Samples against samples when both sides have them; otherwise the runs' figures against
     // each other when both sides have several runs (five averaged runs per build, as published).
-    let test = if base.basis == Basis::Samples && cand.basis == Basis::Samples && base.samples >= 2 && cand.samples >= 2 {
-        let a: Vec<f64> = base_runs.iter().flat_map(|r| r.ns_per_op.iter().copied()).collect();
-        let b: Vec<f64> = cand_runs.iter().flat_map(|r| r.ns_per_op.iter().copied()).collect();
+    let test = if base.basis == Basis::Samples
+        && cand.basis == Basis::Samples
+        && base.samples >= 2
+        && cand.samples >= 2
+    {
+        let a: Vec<f64> = base_runs
+            .iter()
+            .flat_map(|r| r.ns_per_op.iter().copied())
+            .collect();
+        let b: Vec<f64> = cand_runs
+            .iter()
+            .flat_map(|r| r.ns_per_op.iter().copied())
+            .collect();
         stats::mann_whitney_u(&a, &b)
     } else if base_runs.len() >= 2 && cand_runs.len() >= 2 {
         let a: Vec<f64> = base_runs.iter().map(|r| r.rate).collect();
@@ -243,19 +272,35 @@ fn versus(base: &SideValue, base_runs: &[RunValue], cand: &SideValue, cand_runs:
         ratio,
         ratio_ci,
         p: test.map(|t| t.p),
-        significant: test.map(|t| t.p < alpha),
+        significant: test.map(|t| t.p < alpha && (ratio - 1.0).abs() >= min_effect),
     }
 }
 
-/// Compares every side with `sides[baseline]`, cell by cell.
-pub fn compare(sides: &[SideInput], baseline: usize, alpha: f64, filter: &Filter) -> Comparison {
-    let mut keys: Vec<CellKey> = sides.iter().flat_map(|s| s.cells.keys().cloned()).filter(|k| filter.keeps(k)).collect();
+/// Compares every side with `sides[baseline]`, cell by cell. A cell's change is significant when
+/// the Mann-Whitney U test gives p < `alpha` and the change is at least `min_effect` (a fraction):
+/// samples within one run cannot see run-to-run drift, which on a shared machine is about 1%, so
+/// smaller changes between runs are not evidence of a real difference.
+pub fn compare(
+    sides: &[SideInput],
+    baseline: usize,
+    alpha: f64,
+    min_effect: f64,
+    filter: &Filter,
+) -> Comparison {
+    let mut keys: Vec<CellKey> = sides
+        .iter()
+        .flat_map(|s| s.cells.keys().cloned())
+        .filter(|k| filter.keeps(k))
+        .collect();
     keys.sort();
     keys.dedup();
     let empty = Vec::new();
     let mut rows = Vec::new();
     for key in keys {
-        let runs: Vec<&Vec<RunValue>> = sides.iter().map(|s| s.cells.get(&key).unwrap_or(&empty)).collect();
+        let runs: Vec<&Vec<RunValue>> = sides
+            .iter()
+            .map(|s| s.cells.get(&key).unwrap_or(&empty))
+            .collect();
         let values: Vec<Option<SideValue>> = runs.iter().map(|r| side_value(&key, r)).collect();
         let versus: Vec<Option<Versus>> = (0..sides.len())
             .map(|i| {
@@ -263,19 +308,29 @@ pub fn compare(sides: &[SideInput], baseline: usize, alpha: f64, filter: &Filter
                     return None;
                 }
                 let (b, c) = (values[baseline].as_ref()?, values[i].as_ref()?);
-                Some(versus(b, runs[baseline], c, runs[i], alpha))
+                Some(versus(b, runs[baseline], c, runs[i], alpha, min_effect))
             })
             .collect();
-        rows.push(Row { label: key.label(), key, values, versus });
+        rows.push(Row {
+            label: key.label(),
+            key,
+            values,
+            versus,
+        });
     }
     let summaries = sides
         .iter()
         .enumerate()
         .map(|(i, s)| {
             let ratios: Vec<f64> = if i == baseline {
-                rows.iter().filter(|r| r.values[i].is_some()).map(|_| 1.0).collect()
+                rows.iter()
+                    .filter(|r| r.values[i].is_some())
+                    .map(|_| 1.0)
+                    .collect()
             } else {
-                rows.iter().filter_map(|r| r.versus[i].as_ref().map(|v| v.ratio)).collect()
+                rows.iter()
+                    .filter_map(|r| r.versus[i].as_ref().map(|v| v.ratio))
+                    .collect()
             };
             SideSummary {
                 name: s.name.clone(),
@@ -286,7 +341,13 @@ pub fn compare(sides: &[SideInput], baseline: usize, alpha: f64, filter: &Filter
             }
         })
         .collect();
-    Comparison { baseline, alpha, sides: summaries, rows }
+    Comparison {
+        baseline,
+        alpha,
+        min_effect,
+        sides: summaries,
+        rows,
+    }
 }
 
 #[cfg(test)]
@@ -294,34 +355,62 @@ mod tests {
     use super::*;
 
     fn side(name: &str, cells: &[(&str, Option<u64>, Vec<f64>)]) -> SideInput {
-        let mut s = SideInput { name: name.into(), ..Default::default() };
+        let mut s = SideInput {
+            name: name.into(),
+            ..Default::default()
+        };
         for (p, b, ns) in cells {
             let op = if b.is_some() { Op::Hash } else { Op::Sign };
             let median = stats::median(ns).unwrap();
-            s.cells.entry(cell_key(p, op, *b)).or_default().push(RunValue {
-                run: 1,
-                rate: b.unwrap_or(1) as f64 * 1e9 / median,
-                ns_per_op: ns.clone(),
-            });
+            s.cells
+                .entry(cell_key(p, op, *b))
+                .or_default()
+                .push(RunValue {
+                    run: 1,
+                    rate: b.unwrap_or(1) as f64 * 1e9 / median,
+                    ns_per_op: ns.clone(),
+                });
         }
         s
     }
 
     fn around(center: f64, n: usize) -> Vec<f64> {
-        (0..n).map(|i| center * (1.0 + 0.001 * ((i * 7 % 11) as f64 - 5.0))).collect()
+        (0..n)
+            .map(|i| center * (1.0 + 0.001 * ((i * 7 % 11) as f64 - 5.0)))
+            .collect()
     }
 
     #[test]
     fn ratios_significance_and_geomean() {
-        let a = side("a", &[("md5", Some(8192), around(1000.0, 30)), ("rsa-2048", None, around(200_000.0, 30))]);
-        let b = side("b", &[("md5", Some(8192), around(500.0, 30)), ("rsa-2048", None, around(200_000.0, 30))]);
-        let c = compare(&[a, b], 0, 0.05, &Filter::default());
+        let a = side(
+            "a",
+            &[
+                ("md5", Some(8192), around(1000.0, 30)),
+                ("rsa-2048", None, around(200_000.0, 30)),
+            ],
+        );
+        let b = side(
+            "b",
+            &[
+                ("md5", Some(8192), around(500.0, 30)),
+                ("rsa-2048", None, around(200_000.0, 30)),
+            ],
+        );
+        let c = compare(&[a, b], 0, 0.05, 0.01, &Filter::default());
         assert_eq!(c.rows.len(), 2);
         let md5 = c.rows.iter().find(|r| r.key.primitive == "md5").unwrap();
         let v = md5.versus[1].as_ref().unwrap();
-        assert!((v.ratio - 2.0).abs() < 1e-9, "half the time is twice the rate: {}", v.ratio);
+        assert!(
+            (v.ratio - 2.0).abs() < 1e-9,
+            "half the time is twice the rate: {}",
+            v.ratio
+        );
         assert_eq!(v.significant, Some(true));
-        let rsa = c.rows.iter().find(|r| r.key.primitive == "rsa-2048").unwrap();
+        let rsa = c
+            .rows
+            .iter()
+            .find(|r| r.key.primitive == "rsa-2048")
+            .unwrap();
         assert_eq!(rsa.label, "rsa-2048 sign");
         assert_eq!(rsa.versus[1].as_ref().unwrap().significant, Some(false));
         assert!((c.sides[1].geomean.unwrap() - 2f64.sqrt()).abs() < 1e-9);
@@ -330,26 +419,55 @@ mod tests {
 
     #[test]
     fn missing_cells_and_filters() {
-        let a = side("a", &[("md5", Some(16), around(10.0, 10)), ("md5", Some(8192), around(1000.0, 10))]);
+        let a = side(
+            "a",
+            &[
+                ("md5", Some(16), around(10.0, 10)),
+                ("md5", Some(8192), around(1000.0, 10)),
+            ],
+        );
         let b = side("b", &[("md5", Some(8192), around(900.0, 10))]);
-        let c = compare(&[a.clone(), b.clone()], 0, 0.05, &Filter::default());
+        let c = compare(&[a.clone(), b.clone()], 0, 0.05, 0.01, &Filter::default());
         let small = c.rows.iter().find(|r| r.key.bytes == Some(16)).unwrap();
         assert!(small.values[1].is_none() && small.versus[1].is_none());
-        let c = compare(&[a, b], 0, 0.05, &Filter { bytes: Some(8192), primitives: None });
+        let c = compare(
+            &[a, b],
+            0,
+            0.05,
+            0.01,
+            &Filter {
+                bytes: Some(8192),
+                primitives: None,
+            },
+        );
         assert_eq!(c.rows.len(), 1);
         assert_eq!(c.sides[1].geomean_rows, 1);
     }
 
     #[test]
     fn imported_runs_are_averaged_with_their_spread() {
-        let mut a = SideInput { name: "a".into(), ..Default::default() };
-        let mut b = SideInput { name: "b".into(), ..Default::default() };
+        let mut a = SideInput {
+            name: "a".into(),
+            ..Default::default()
+        };
+        let mut b = SideInput {
+            name: "b".into(),
+            ..Default::default()
+        };
         let key = cell_key("sha256", Op::Hash, Some(8192));
         for (i, r) in [100.0, 102.0, 98.0, 101.0, 99.0].iter().enumerate() {
-            a.cells.entry(key.clone()).or_default().push(RunValue { run: i as i64, rate: *r, ns_per_op: vec![] });
-            b.cells.entry(key.clone()).or_default().push(RunValue { run: 10 + i as i64, rate: r * 1.2, ns_per_op: vec![] });
+            a.cells.entry(key.clone()).or_default().push(RunValue {
+                run: i as i64,
+                rate: *r,
+                ns_per_op: vec![],
+            });
+            b.cells.entry(key.clone()).or_default().push(RunValue {
+                run: 10 + i as i64,
+                rate: r * 1.2,
+                ns_per_op: vec![],
+            });
         }
-        let c = compare(&[a, b], 0, 0.05, &Filter::default());
+        let c = compare(&[a, b], 0, 0.05, 0.01, &Filter::default());
         let v = c.rows[0].values[0].as_ref().unwrap();
         assert_eq!(v.basis, Basis::Averaged);
         assert_eq!(v.rate, 100.0);

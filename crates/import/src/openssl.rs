@@ -320,7 +320,7 @@ impl Parser<'_> {
 
     fn symmetric_header(&mut self, n: usize, t: &str) -> Result<(), ImportError> {
         let words: Vec<&str> = t.split_whitespace().skip(1).collect();
-        if words.is_empty() || words.len() % 2 != 0 {
+        if words.is_empty() || !words.len().is_multiple_of(2) {
             return Err(ImportError::at(
                 n,
                 format!(

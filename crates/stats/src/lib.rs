@@ -6,8 +6,8 @@
 
 mod mann_whitney;
 
-pub use mann_whitney::{mann_whitney_u, MannWhitney};
 use cryptospeed_model::Summary;
+pub use mann_whitney::{mann_whitney_u, MannWhitney};
 
 /// Median of the values (average of the two middle ones for an even count). `None` when empty.
 pub fn median(values: &[f64]) -> Option<f64> {

@@ -26,7 +26,11 @@ pub fn mann_whitney_u(a: &[f64], b: &[f64]) -> Option<MannWhitney> {
     if n1 == 0 || n2 == 0 || a.iter().chain(b).any(|x| x.is_nan()) {
         return None;
     }
-    let mut all: Vec<(f64, bool)> = a.iter().map(|&x| (x, true)).chain(b.iter().map(|&x| (x, false))).collect();
+    let mut all: Vec<(f64, bool)> = a
+        .iter()
+        .map(|&x| (x, true))
+        .chain(b.iter().map(|&x| (x, false)))
+        .collect();
     all.sort_by(|x, y| x.0.total_cmp(&y.0));
     // Average ranks over ties; collect tie group sizes for the variance correction.
     let n = all.len();
@@ -54,18 +58,30 @@ pub fn mann_whitney_u(a: &[f64], b: &[f64]) -> Option<MannWhitney> {
     let ties = tie_term > 0.0;
     if !ties && n1.min(n2) <= 8 && n1.max(n2) <= 100 {
         let p = (2.0 * exact_sf(big.round() as usize, n1, n2)).min(1.0);
-        return Some(MannWhitney { u: u1, p, exact: true });
+        return Some(MannWhitney {
+            u: u1,
+            p,
+            exact: true,
+        });
     }
     let (n1f, n2f, nf) = (n1 as f64, n2 as f64, n as f64);
     let mu = n1f * n2f / 2.0;
     let var = n1f * n2f / 12.0 * ((nf + 1.0) - tie_term / (nf * (nf - 1.0)));
     if var <= 0.0 {
         // Every value is the same: no evidence of a difference.
-        return Some(MannWhitney { u: u1, p: 1.0, exact: false });
+        return Some(MannWhitney {
+            u: u1,
+            p: 1.0,
+            exact: false,
+        });
     }
     let z = (big - mu - 0.5) / var.sqrt();
     let p = (2.0 * normal_sf(z)).clamp(0.0, 1.0);
-    Some(MannWhitney { u: u1, p, exact: false })
+    Some(MannWhitney {
+        u: u1,
+        p,
+        exact: false,
+    })
 }
 
 /// P(U >= k) under the null hypothesis for samples of sizes m and n, by counting arrangements:
@@ -126,7 +142,9 @@ mod tests {
     #[test]
     fn matches_scipy_asymptotic_with_ties() {
         let a = [1.0, 2.0, 2.0, 3.0, 4.0, 4.0, 5.0, 6.0, 7.0, 9.0];
-        let b = [2.0, 4.0, 5.0, 6.0, 6.0, 7.0, 8.0, 8.0, 9.0, 10.0, 11.0, 12.0];
+        let b = [
+            2.0, 4.0, 5.0, 6.0, 6.0, 7.0, 8.0, 8.0, 9.0, 10.0, 11.0, 12.0,
+        ];
         let r = mann_whitney_u(&a, &b).unwrap();
         assert!(!r.exact);
         assert_eq!(r.u, 25.5);

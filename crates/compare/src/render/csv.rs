@@ -22,7 +22,11 @@ pub fn write(c: &Comparison, _view: &View) -> String {
         for (i, side) in c.sides.iter().enumerate() {
             let v = r.values[i].as_ref();
             let vs = r.versus[i].as_ref();
-            let ratio = if i == c.baseline { v.map(|_| 1.0) } else { vs.map(|x| x.ratio) };
+            let ratio = if i == c.baseline {
+                v.map(|_| 1.0)
+            } else {
+                vs.map(|x| x.ratio)
+            };
             let cols = [
                 field(&r.key.primitive),
                 r.key.op.to_string(),
@@ -30,8 +34,10 @@ pub fn write(c: &Comparison, _view: &View) -> String {
                 field(&side.name),
                 (i == c.baseline).to_string(),
                 opt(v.map(|v| v.rate)),
-                v.map(|v| v.unit.to_string()).unwrap_or_else(|| "n/a".into()),
-                v.map(|v| format!("{:?}", v.basis).to_lowercase()).unwrap_or_default(),
+                v.map(|v| v.unit.to_string())
+                    .unwrap_or_else(|| "n/a".into()),
+                v.map(|v| format!("{:?}", v.basis).to_lowercase())
+                    .unwrap_or_default(),
                 opt(v.and_then(|v| v.ci).map(|c| c.0)),
                 opt(v.and_then(|v| v.ci).map(|c| c.1)),
                 v.map(|v| v.runs.to_string()).unwrap_or_default(),
@@ -41,7 +47,9 @@ pub fn write(c: &Comparison, _view: &View) -> String {
                 opt(vs.and_then(|x| x.ratio_ci).map(|c| c.0)),
                 opt(vs.and_then(|x| x.ratio_ci).map(|c| c.1)),
                 opt(vs.and_then(|x| x.p)),
-                vs.and_then(|x| x.significant).map(|s| s.to_string()).unwrap_or_default(),
+                vs.and_then(|x| x.significant)
+                    .map(|s| s.to_string())
+                    .unwrap_or_default(),
             ];
             out.push_str(&cols.join(","));
             out.push('\n');
@@ -49,7 +57,13 @@ pub fn write(c: &Comparison, _view: &View) -> String {
     }
     for (i, side) in c.sides.iter().enumerate() {
         let _ = i;
-        out.push_str(&format!("geomean,,,{},{},,,,,,,,{},{},,,,\n", field(&side.name), i == c.baseline, opt(side.geomean), opt(side.geomean.map(|g| g * 100.0 - 100.0))));
+        out.push_str(&format!(
+            "geomean,,,{},{},,,,,,,,{},{},,,,\n",
+            field(&side.name),
+            i == c.baseline,
+            opt(side.geomean),
+            opt(side.geomean.map(|g| g * 100.0 - 100.0))
+        ));
     }
     out
 }

@@ -4,7 +4,9 @@ use super::{grids, legend, View};
 use crate::Comparison;
 
 fn escape(s: &str) -> String {
-    s.replace('|', "\\|").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('|', "\\|")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 pub fn write(c: &Comparison, view: &View) -> String {
@@ -14,10 +16,31 @@ pub fn write(c: &Comparison, view: &View) -> String {
     }
     for g in grids(c, view) {
         out.push_str(&format!("\n**{}**\n\n", escape(&g.title)));
-        out.push_str(&format!("| {} |\n", g.header.iter().map(|h| escape(h)).collect::<Vec<_>>().join(" | ")));
-        out.push_str(&format!("|{}|\n", g.header.iter().enumerate().map(|(i, _)| if i == 0 { ":---" } else { "---:" }).collect::<Vec<_>>().join("|")));
+        out.push_str(&format!(
+            "| {} |\n",
+            g.header
+                .iter()
+                .map(|h| escape(h))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        ));
+        out.push_str(&format!(
+            "|{}|\n",
+            g.header
+                .iter()
+                .enumerate()
+                .map(|(i, _)| if i == 0 { ":---" } else { "---:" })
+                .collect::<Vec<_>>()
+                .join("|")
+        ));
         for row in &g.rows {
-            out.push_str(&format!("| {} |\n", row.iter().map(|c| escape(c)).collect::<Vec<_>>().join(" | ")));
+            out.push_str(&format!(
+                "| {} |\n",
+                row.iter()
+                    .map(|c| escape(c))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            ));
         }
     }
     out

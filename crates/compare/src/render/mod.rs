@@ -55,7 +55,10 @@ pub fn format_names() -> Vec<&'static str> {
 
 pub fn render(c: &Comparison, format: &str, view: &View) -> Option<String> {
     let name = if format == "md" { "markdown" } else { format };
-    FORMATS.iter().find(|(n, _)| *n == name).map(|(_, w)| w(c, view))
+    FORMATS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, w)| w(c, view))
 }
 
 /// A table of strings, shared by the text and Markdown writers.
@@ -95,7 +98,9 @@ pub(crate) fn candidate(value: Option<&SideValue>, vs: Option<&Versus>, view: &V
         match (view.mode, vs.ratio_ci, v.ci, v.spread) {
             (Mode::Raw, _, Some(ci), _) => s.push_str(&format!(" ±{:.1}%", rel(ci, v.rate))),
             (_, Some(ci), _, _) => s.push_str(&format!(" ±{:.1}%", rel(ci, vs.ratio))),
-            (_, _, _, Some((lo, hi))) => s.push_str(&format!(" [{:.1}%]", (hi - lo) / v.rate * 100.0)),
+            (_, _, _, Some((lo, hi))) => {
+                s.push_str(&format!(" [{:.1}%]", (hi - lo) / v.rate * 100.0))
+            }
             _ => {}
         }
         if let Some(p) = vs.p {
@@ -143,17 +148,25 @@ fn size(bytes: Option<u64>) -> String {
 pub(crate) fn legend(c: &Comparison, view: &View) -> Vec<String> {
     let mut lines = Vec::new();
     for (i, s) in c.sides.iter().enumerate() {
-        let role = if i == c.baseline { "baseline" } else { "candidate" };
+        let role = if i == c.baseline {
+            "baseline"
+        } else {
+            "candidate"
+        };
         lines.push(format!("{role} {}: {}", s.name, s.description));
     }
     lines.push(match view.mode {
         Mode::Ratio => "figures: rate / baseline rate (above 1.00x is faster)".to_string(),
         Mode::Percent => "figures: new/old*100-100 of the rates (positive is faster)".to_string(),
-        Mode::Raw => "figures: rates, in 1000s of bytes/s (k, as openssl speed prints) or operations/s".to_string(),
+        Mode::Raw => {
+            "figures: rates, in 1000s of bytes/s (k, as openssl speed prints) or operations/s"
+                .to_string()
+        }
     });
     lines.push(format!(
-        "~ : no significant difference (two-sided Mann-Whitney U, alpha = {}); cells without ~ either differ significantly or had no samples to test{}",
+        "~ : no significant difference: two-sided Mann-Whitney U p >= {} or a change under {}%; cells with neither ~ nor p had no samples to test{}",
         c.alpha,
+        c.min_effect * 100.0,
         if view.detail { "; ± : 95% CI; [x%]: spread of averaged runs" } else { "" }
     ));
     lines
@@ -162,7 +175,10 @@ pub(crate) fn legend(c: &Comparison, view: &View) -> Vec<String> {
 pub(crate) fn grids(c: &Comparison, view: &View) -> Vec<Grid> {
     match view.layout {
         Layout::Sides => vec![sides_grid(c, view)],
-        Layout::Sizes => (0..c.sides.len()).filter(|&i| i != c.baseline).flat_map(|i| sizes_grids(c, view, i)).collect(),
+        Layout::Sizes => (0..c.sides.len())
+            .filter(|&i| i != c.baseline)
+            .flat_map(|i| sizes_grids(c, view, i))
+            .collect(),
     }
 }
 
@@ -200,7 +216,10 @@ fn sizes_grids(c: &Comparison, view: &View, cand: usize) -> Vec<Grid> {
     let mut sizes: Vec<u64> = c.rows.iter().filter_map(|r| r.key.bytes).collect();
     sizes.sort();
     sizes.dedup();
-    let title = format!("{} against {}", c.sides[cand].name, c.sides[c.baseline].name);
+    let title = format!(
+        "{} against {}",
+        c.sides[cand].name, c.sides[c.baseline].name
+    );
     let mut out = Vec::new();
     if !sizes.is_empty() {
         let mut header = vec!["type".to_string()];
@@ -216,22 +235,36 @@ fn sizes_grids(c: &Comparison, view: &View, cand: usize) -> Vec<Grid> {
             .map(|(_, label)| {
                 let mut line = vec![label.clone()];
                 for s in &sizes {
-                    let row = c.rows.iter().find(|r| r.label == *label && r.key.bytes == Some(*s));
+                    let row = c
+                        .rows
+                        .iter()
+                        .find(|r| r.label == *label && r.key.bytes == Some(*s));
                     line.push(match row {
-                        Some(r) => candidate(r.values[cand].as_ref(), r.versus[cand].as_ref(), view),
+                        Some(r) => {
+                            candidate(r.values[cand].as_ref(), r.versus[cand].as_ref(), view)
+                        }
                         None => "n/a".into(),
                     });
                 }
                 line
             })
             .collect();
-        out.push(Grid { title: title.clone(), header, rows });
+        out.push(Grid {
+            title: title.clone(),
+            header,
+            rows,
+        });
     }
     let pkey: Vec<&Row> = c.rows.iter().filter(|r| r.key.bytes.is_none()).collect();
     if !pkey.is_empty() {
         let rows = pkey
             .iter()
-            .map(|r| vec![r.label.clone(), candidate(r.values[cand].as_ref(), r.versus[cand].as_ref(), view)])
+            .map(|r| {
+                vec![
+                    r.label.clone(),
+                    candidate(r.values[cand].as_ref(), r.versus[cand].as_ref(), view),
+                ]
+            })
             .collect();
         out.push(Grid {
             title: format!("{title}, public key"),

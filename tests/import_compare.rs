@@ -1,0 +1,332 @@
+//! End-to-end tests of `cryptospeed import` and `cryptospeed compare` on real `openssl speed`
+//! output (captured fixtures and a fresh run of the system openssl) and on real measured runs.
+
+mod common;
+
+use common::{bin, quick};
+use rusqlite::Connection;
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates/import/tests/fixtures")
+        .join(name)
+}
+
+fn db_arg(db: &Path) -> [String; 2] {
+    ["--db".into(), db.to_str().unwrap().into()]
+}
+
+fn ok(cmd: &mut assert_cmd::Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Every table's rows, as (run count, measurement count, sample count, sum of reported rates).
+fn store_state(db: &Path) -> (i64, i64, i64, f64) {
+    let c = Connection::open(db).unwrap();
+    let q = |sql: &str| c.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
+    (
+        q("SELECT COUNT(*) FROM run"),
+        q("SELECT COUNT(*) FROM measurement"),
+        q("SELECT COUNT(*) FROM sample"),
+        c.query_row(
+            "SELECT COALESCE(SUM(reported_rate), 0) FROM measurement",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap(),
+    )
+}
+
+#[test]
+fn imported_logs_compare_to_the_printed_digits() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let out = ok(bin()
+        .arg("import")
+        .args(db_arg(&db))
+        .arg(fixture("openssl-1.1.1w-human.txt"))
+        .arg(fixture("openssl-3.0.19-human.txt")));
+    assert!(
+        out.contains("as run 1, label 'openssl-1.1.1w-human'"),
+        "{out}"
+    );
+    assert!(out.contains("openssl-3.0.19): 41 cells as run 2"), "{out}");
+    let text = ok(bin()
+        .args([
+            "compare",
+            "openssl-1.1.1w-human",
+            "openssl-3.0.19-human",
+            "--bytes",
+            "8192",
+        ])
+        .args(db_arg(&db)));
+    // The oracle: the figures as the two logs print them.
+    let expect = [
+        ("sha256", 761098.76, 1769005.06),
+        ("md5", 761234.56, 760623.06),
+        ("des-ede3-cbc", 29512.34, 30965.76),
+        ("aes-128-cbc", 1430987.65, 1431085.06),
+        ("rsa-2048 sign", 1538.5, 4152.0),
+        ("rsa-2048 verify", 52631.6, 62365.7),
+        ("ecdsa-p256 sign", 36219.0, 51956.6),
+        ("ed25519 verify", 9012.3, 9919.0),
+    ];
+    for (label, old, new) in expect {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{label} ")))
+            .unwrap_or_else(|| panic!("no {label} in\n{text}"));
+        let want = format!("{:.2}x", new / old);
+        assert!(
+            line.trim_end().ends_with(&want),
+            "{label}: want {want} in '{line}'"
+        );
+    }
+    let pct = ok(bin()
+        .args([
+            "compare",
+            "openssl-1.1.1w-human",
+            "openssl-3.0.19-human",
+            "--percent",
+            "-a",
+            "sha256",
+        ])
+        .args(db_arg(&db)));
+    let line = pct
+        .lines()
+        .find(|l| l.starts_with("sha256") && l.contains(" 16 "))
+        .unwrap();
+    assert!(
+        line.trim_end()
+            .ends_with(&format!("{:+.2}%", (131873.50 / 98765.43) * 100.0 - 100.0)),
+        "{line}"
+    );
+    // Raw mode prints the figures as openssl printed them.
+    let raw = ok(bin()
+        .args([
+            "compare",
+            "openssl-1.1.1w-human",
+            "openssl-3.0.19-human",
+            "--raw",
+            "-b",
+            "16",
+            "-a",
+            "md5",
+        ])
+        .args(db_arg(&db)));
+    assert!(
+        raw.contains("123456.78k") && raw.contains("100475.39k"),
+        "{raw}"
+    );
+    // A cell one side lacks is n/a; the geomean covers the shared rows.
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("ffdh-2048") && l.contains("n/a")),
+        "{text}"
+    );
+    assert!(text.lines().any(|l| l.starts_with("geomean")), "{text}");
+}
+
+#[test]
+fn a_fresh_openssl_speed_run_imports_from_stdin_exactly() {
+    let out = std::process::Command::new("openssl")
+        .args(["speed", "-mr", "-seconds", "1", "-bytes", "64", "md5"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    // The oracle: openssl's own +F line, read here without the importer.
+    let f = stdout.lines().find(|l| l.starts_with("+F:")).unwrap();
+    let printed: f64 = f.rsplit(':').next().unwrap().parse().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let mut cmd = bin();
+    cmd.args(["import", "-", "--label", "fresh"])
+        .args(db_arg(&db))
+        .write_stdin(stdout);
+    ok(&mut cmd);
+    let c = Connection::open(&db).unwrap();
+    let (primitive, bytes, rate): (String, i64, f64) = c
+        .query_row(
+            "SELECT primitive, bytes, reported_rate FROM measurement",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!((primitive.as_str(), bytes), ("md5", 64));
+    assert_eq!(rate, printed);
+    let source: String = c
+        .query_row("SELECT source FROM run", [], |r| r.get(0))
+        .unwrap();
+    assert!(source.contains("openssl-speed-mr"), "{source}");
+}
+
+#[test]
+fn truncated_and_garbled_logs_name_the_line_and_leave_the_store_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    ok(bin()
+        .arg("import")
+        .args(db_arg(&db))
+        .arg(fixture("openssl-1.1.1w-human.txt")));
+    let before = store_state(&db);
+    let full = std::fs::read_to_string(fixture("openssl-3.0.19-human.txt")).unwrap();
+    let truncated = dir.path().join("truncated.txt");
+    std::fs::write(
+        &truncated,
+        full.lines().take(51).collect::<Vec<_>>().join("\n"),
+    )
+    .unwrap();
+    let garbled = dir.path().join("garbled.txt");
+    std::fs::write(&garbled, full.replacen("62365.7", "6236x.7", 1)).unwrap();
+    let good = fixture("openssl-1.1.1w-human.txt");
+    for (bad, line) in [(&truncated, 51), (&garbled, 55)] {
+        // A good file next to a bad one: nothing of either is stored.
+        let out = bin()
+            .arg("import")
+            .args(db_arg(&db))
+            .arg(&good)
+            .arg(bad)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("line {line}:")), "{err}");
+        assert!(err.contains("nothing was stored"), "{err}");
+        assert_eq!(store_state(&db), before);
+    }
+    let out = bin()
+        .args(["compare", "1"])
+        .arg(&garbled)
+        .args(db_arg(&db))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(store_state(&db), before);
+}
+
+#[test]
+fn concatenated_runs_are_split_and_pooled_by_label() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let five = dir.path().join("five.txt");
+    let one = std::fs::read_to_string(fixture("openssl-3.0.19-bytes-8192-sha256.txt")).unwrap();
+    let mut text = String::new();
+    for factor in [
+        "1761452.03k",
+        "1700000.00k",
+        "1800000.00k",
+        "1750000.00k",
+        "1770000.00k",
+    ] {
+        text.push_str(&one.replace("1761452.03k", factor));
+    }
+    std::fs::write(&five, text).unwrap();
+    let out = ok(bin()
+        .args(["import", "--label", "five"])
+        .args(db_arg(&db))
+        .arg(&five));
+    assert_eq!(out.matches("as run").count(), 5, "{out}");
+    let json = ok(bin()
+        .args(["compare", "five", "--format", "json"])
+        .arg(fixture("openssl-3.0.19-bytes-8192-sha256.txt"))
+        .args(db_arg(&db)));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let base = &v["rows"][0]["values"][0];
+    assert_eq!(base["runs"], 5);
+    let mean = (1761452.03 + 1700000.0 + 1800000.0 + 1750000.0 + 1770000.0) / 5.0 * 1e3;
+    assert!(
+        (base["rate"].as_f64().unwrap() - mean).abs() < 1e-3,
+        "{base}"
+    );
+    assert_eq!(base["spread"][0].as_f64().unwrap(), 1700000.0e3);
+    let ratio = v["rows"][0]["versus"][1]["ratio"].as_f64().unwrap();
+    assert!((ratio - 1761452.03e3 / mean).abs() < 1e-12);
+    // Run ids pool too: 1,2,3 is three of the five.
+    let json = ok(bin()
+        .args(["compare", "1,2,3", "4,5", "--format", "json"])
+        .args(db_arg(&db)));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["rows"][0]["values"][0]["runs"], 3);
+    assert_eq!(v["rows"][0]["values"][1]["runs"], 2);
+}
+
+#[test]
+fn measured_runs_show_no_difference_against_themselves_and_a_real_one_across_libraries() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    // libsodium's portable SHA-256 is several times slower than OpenSSL's SHA-NI/AVX2 code.
+    ok(bin()
+        .args([
+            "run",
+            "--impl",
+            "openssl,libsodium",
+            "-a",
+            "sha256",
+            "-b",
+            "1024",
+            "--label",
+            "two",
+        ])
+        .args(quick(&db)));
+    let text = ok(bin().args(["compare", "two"]).args(db_arg(&db)));
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("sha256"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        !line.contains('~'),
+        "a 5x difference must be significant: {line}"
+    );
+    assert!(
+        text.contains("two/openssl-") && text.contains("two/libsodium"),
+        "{text}"
+    );
+    // A run against itself: identical samples, p = 1, `~` everywhere.
+    let same = ok(bin()
+        .args([
+            "compare",
+            "1@libsodium-1.0.18",
+            "1@libsodium-1.0.18",
+            "--detail",
+        ])
+        .args(db_arg(&db)));
+    let line = same
+        .lines()
+        .find(|l| l.starts_with("sha256"))
+        .unwrap_or_else(|| panic!("{same}"));
+    assert!(
+        line.contains("~ 1.00x") && line.contains("p=1.000"),
+        "{line}"
+    );
+    for format in ["markdown", "csv", "json"] {
+        let out = ok(bin()
+            .args(["compare", "two", "--format", format])
+            .args(db_arg(&db)));
+        assert!(out.contains("sha256"), "{format}: {out}");
+    }
+}
+
+#[test]
+fn unknown_sides_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let out = bin()
+        .args(["compare", "nope", "neither"])
+        .args(db_arg(&db))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("'nope' is not a run id, a run label, a variant label or a readable log file"),
+        "{err}"
+    );
+}
