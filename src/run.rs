@@ -329,7 +329,11 @@ pub fn runs(a: StoreArgs) -> Result<i32> {
             r.id.to_string(),
             r.label.unwrap_or_default(),
             r.started_at,
-            r.status.as_str().to_string(),
+            if r.source.is_empty() {
+                r.status.as_str().to_string()
+            } else {
+                "imported".to_string()
+            },
             r.measurements.to_string(),
             r.variants,
             r.cpu_model,

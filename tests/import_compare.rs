@@ -330,3 +330,27 @@ fn unknown_sides_are_clear_errors() {
         "{err}"
     );
 }
+
+#[test]
+fn an_imported_log_prints_back_byte_for_byte() {
+    // Import real openssl speed 3.0.19 output, print the run as openssl speed would: every line
+    // from "The 'numbers' are…" to the last public-key row comes back unchanged.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let log = fixture("openssl-3.0.19-human.txt");
+    ok(bin().arg("import").args(db_arg(&db)).arg(&log));
+    let shown = ok(bin().args(["show", "1"]).args(db_arg(&db)));
+    assert!(
+        shown.starts_with("version: openssl-3.0.19 (imported from "),
+        "{shown}"
+    );
+    let original = std::fs::read_to_string(&log).unwrap();
+    let tail = |s: &str| -> Vec<String> {
+        s.lines()
+            .skip_while(|l| !l.starts_with("The 'numbers'"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(tail(&shown), tail(&original));
+    assert_eq!(tail(&original).len(), 20);
+}

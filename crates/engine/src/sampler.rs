@@ -221,15 +221,24 @@ mod tests {
             precision: 0.02,
             ..Default::default()
         };
-        let a = measure(&mut Spin(2000), cell(), &cfg)
-            .summary
-            .unwrap()
-            .median;
-        let b = measure(&mut Spin(4000), cell(), &cfg)
-            .summary
-            .unwrap()
-            .median;
-        let ratio = b / a;
-        assert!((1.5..2.6).contains(&ratio), "ratio {ratio}");
+        // A shared machine can disturb one pair of measurements; a sampler that does not scale
+        // with the work fails every attempt.
+        let mut ratios = Vec::new();
+        for _ in 0..5 {
+            let a = measure(&mut Spin(2000), cell(), &cfg)
+                .summary
+                .unwrap()
+                .median;
+            let b = measure(&mut Spin(4000), cell(), &cfg)
+                .summary
+                .unwrap()
+                .median;
+            let ratio = b / a;
+            if (1.5..2.6).contains(&ratio) {
+                return;
+            }
+            ratios.push(ratio);
+        }
+        panic!("twice the work never measured as about twice the time: ratios {ratios:?}");
     }
 }

@@ -26,11 +26,14 @@ pub fn write(record: &RunRecord, options: Options) -> String {
     let tsc_ghz = record.machine.tsc_hz / 1e9;
     for (label, ms) in by_variant(record) {
         let variant = record.variants.iter().find(|v| v.label == label);
-        let _ = writeln!(
-            out,
-            "version: {label} (measured by cryptospeed {})",
-            record.run.tool_version
-        );
+        let origin = match &record.run.imported {
+            Some(src) => format!(
+                "imported from {} lines {}-{}",
+                src.file, src.first_line, src.last_line
+            ),
+            None => format!("measured by cryptospeed {}", record.run.tool_version),
+        };
+        let _ = writeln!(out, "version: {label} ({origin})");
         if let Some(v) = variant {
             for line in v.build_info.iter().filter(|l| !l.starts_with("provider ")) {
                 let _ = writeln!(out, "{line}");
