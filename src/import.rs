@@ -8,7 +8,7 @@ use clap::Args;
 use cryptospeed_import::{ImportOptions, ImportedRun};
 use cryptospeed_model::{
     CellSpec, ImportSource, Machine, MeasureConfig, Measurement, RunInfo, RunRecord, RunStatus,
-    Variant, VariantMeasurement,
+    Status, Variant, VariantMeasurement,
 };
 use std::io::Read;
 
@@ -111,15 +111,21 @@ pub fn record(run: &ImportedRun, file: &str, label: &str, id: i64) -> RunRecord 
         .map(|r| VariantMeasurement {
             variant: variant_label.clone(),
             implementation: run.implementation.clone(),
-            measurement: Measurement::imported(
-                CellSpec {
+            measurement: {
+                let cell = CellSpec {
                     primitive: r.primitive.clone(),
                     op: r.op,
                     bytes: r.bytes,
                     misalign: 0,
-                },
-                r.rate,
-            ),
+                };
+                if r.rate > 0.0 {
+                    Measurement::imported(cell, r.rate)
+                } else {
+                    // openssl speed prints 0.00 for a cell it did not run: n/a, never 0.
+                    let why = format!("the log prints 0 at line {}: not run", r.line);
+                    Measurement::not_timed(cell, Status::Unavailable, why)
+                }
+            },
         })
         .collect();
     RunRecord {

@@ -354,3 +354,31 @@ fn an_imported_log_prints_back_byte_for_byte() {
     assert_eq!(tail(&shown), tail(&original));
     assert_eq!(tail(&original).len(), 20);
 }
+
+#[test]
+fn a_zero_in_a_log_is_not_run_never_a_rate() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let log = dir.path().join("zero.txt");
+    std::fs::write(
+        &log,
+        "The 'numbers' are in 1000s of bytes per second processed.\ntype             16 bytes     64 bytes\nmd5              93917.47k        0.00 \n",
+    )
+    .unwrap();
+    ok(bin().arg("import").args(db_arg(&db)).arg(&log));
+    let c = Connection::open(&db).unwrap();
+    let status: String = c
+        .query_row("SELECT status FROM measurement WHERE bytes = 64", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(status, "unavailable");
+    let text = ok(bin()
+        .args(["compare", "zero", "zero", "--raw"])
+        .args(db_arg(&db)));
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("md5") && l.contains(" 64 ") && l.contains("n/a")),
+        "{text}"
+    );
+}

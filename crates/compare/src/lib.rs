@@ -73,7 +73,9 @@ impl SideInput {
             if !m.status.has_numbers() || m.cell.misalign != 0 {
                 continue;
             }
-            let Some(rate) = m.rate() else { continue };
+            let Some(rate) = m.rate().filter(|r| r.is_finite() && *r > 0.0) else {
+                continue;
+            };
             let key = cell_key(&m.cell.primitive, m.cell.op, m.cell.bytes);
             self.cells.entry(key).or_default().push(RunValue {
                 run: record.run.id,

@@ -151,7 +151,19 @@ impl Parser<'_> {
         }
         // A shell command line: a new output starts here.
         if is_command_line(t) {
-            self.boundary_if_results(n)?;
+            if self.seg.has_results() {
+                self.close(n - 1)?;
+            } else if self
+                .seg
+                .progress_symmetric
+                .or(self.seg.progress_public_key)
+                .is_none()
+            {
+                // Only header lines so far (the output of `openssl version -a`): start over.
+                self.seg = Segment::default();
+            } else {
+                self.close(n - 1)?;
+            }
             self.touch(n);
             self.seg.run.set("command", strip_prompt(t));
             self.table = Table::None;
@@ -287,8 +299,17 @@ impl Parser<'_> {
             None
         };
         if let Some(v) = version {
-            if self.seg.has_results() || self.seg.version_line.is_some() {
+            let progress = self
+                .seg
+                .progress_symmetric
+                .or(self.seg.progress_public_key)
+                .is_some();
+            if self.seg.has_results() || (self.seg.version_line.is_some() && progress) {
                 self.close(n - 1)?;
+            } else if self.seg.version_line.is_some() {
+                // A header with no figures before this one (`openssl version` pasted above the
+                // speed output): nothing to keep, start over.
+                self.seg = Segment::default();
             }
             self.touch(n);
             self.seg.version_line = Some(n);
@@ -307,6 +328,11 @@ impl Parser<'_> {
             ("CPUINFO:", "CPUINFO"),
             ("available timing options:", "timing options"),
             ("timing function used:", "timing"),
+            // `openssl version -a`, often pasted above the speed output.
+            ("OPENSSLDIR:", "OPENSSLDIR"),
+            ("ENGINESDIR:", "ENGINESDIR"),
+            ("MODULESDIR:", "MODULESDIR"),
+            ("Seeding source:", "seeding source"),
         ];
         for (prefix, field) in FIELDS {
             if let Some(v) = t.strip_prefix(prefix) {

@@ -306,3 +306,27 @@ fn garbled_logs_are_errors_naming_the_line() {
     assert_eq!(line, 2);
     assert_eq!(error_line("hello world\n").0, 1);
 }
+
+#[test]
+fn openssl_version_output_pasted_above_is_accepted() {
+    let text = format!(
+        "$ openssl version -a\nOpenSSL 3.0.19 27 Jan 2026 (Library: OpenSSL 3.0.19 27 Jan 2026)\nbuilt on: Fri Apr  3 12:29:32 2026 UTC\nplatform: debian-amd64\noptions:  bn(64,64)\nOPENSSLDIR: \"/usr/lib/ssl\"\nMODULESDIR: \"/usr/lib/x86_64-linux-gnu/ossl-modules\"\nSeeding source: os-specific\nCPUINFO: OPENSSL_ia32cap=0xfffa3203078bffff:0x405fc6f1bf07ab\n$ openssl speed -bytes 8192 -evp sha256\n{}",
+        fixture("openssl-3.0.19-bytes-8192-sha256.txt")
+    );
+    let runs = parse(&text, None, &ImportOptions::default()).unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].field("version"), Some("3.0.19"));
+    assert_eq!(
+        runs[0].field("command"),
+        Some("openssl speed -bytes 8192 -evp sha256")
+    );
+    // Without prompts: the `openssl version` header is replaced by the speed output's own.
+    let bare: String = text
+        .lines()
+        .filter(|l| !l.starts_with('$'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let runs = parse(&bare, None, &ImportOptions::default()).unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].field("version"), Some("3.0.19"));
+}
