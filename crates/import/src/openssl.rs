@@ -138,9 +138,8 @@ impl Parser<'_> {
     fn line(&mut self, n: usize, raw: &str) -> Result<(), ImportError> {
         let t = raw.trim();
         if t.is_empty() {
-            if !matches!(self.table, Table::Symmetric(_, _)) || self.seg.symmetric_rows > 0 {
-                self.table = Table::None;
-            }
+            // Tables end at the next header, not at blank lines (pasted logs are often
+            // double-spaced).
             return Ok(());
         }
         if t.chars().any(|c| c.is_control() && c != '\t') {

@@ -330,3 +330,21 @@ fn openssl_version_output_pasted_above_is_accepted() {
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].field("version"), Some("3.0.19"));
 }
+
+#[test]
+fn double_spaced_pastes_are_read() {
+    let text: String = fixture("openssl-1.1.1w-human.txt")
+        .lines()
+        .map(|l| format!("{l}\n\n"))
+        .collect();
+    let single = read("openssl-1.1.1w-human.txt");
+    let double = parse(&text, None, &ImportOptions::default()).unwrap();
+    assert_eq!(double.len(), 1);
+    let rates = |r: &ImportedRun| {
+        r.results
+            .iter()
+            .map(|x| (x.primitive.clone(), x.op, x.bytes, x.rate))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rates(&double[0]), rates(&single[0]));
+}
