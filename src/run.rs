@@ -6,6 +6,7 @@ use crate::args;
 use crate::session::{db_location, emit, interrupt_flag, ImplChoice};
 use anyhow::{bail, Result};
 use clap::Args;
+use cryptospeed_engine::mask::FeatureMask;
 use cryptospeed_engine::worker_client::WorkerError;
 use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, RunStatus, Status};
 use cryptospeed_report::{Format, Options};
@@ -91,6 +92,12 @@ pub struct RunArgs {
     /// A name for the run, to refer to it later.
     #[arg(long)]
     pub label: Option<String>,
+    /// Hide CPU features from the implementation: no-aesni, no-pclmul, no-ssse3, no-avx,
+    /// no-avx2, no-avx512, no-shani, no-vaes (combine with commas), `baseline` (all of them) or
+    /// `none`. Repeat the option to measure several masks side by side in one interleaved run
+    /// (`--mask none --mask no-aesni`); each mask is its own variant.
+    #[arg(long, value_name = "LIST")]
+    pub mask: Vec<String>,
     #[command(flatten)]
     pub store: StoreArgs,
     #[command(flatten)]
@@ -167,7 +174,24 @@ pub fn run(a: RunArgs) -> Result<i32> {
         warmup_s: (a.sample_time * 2.0).min(0.1),
     };
     let cancel = interrupt_flag();
-    let choices = ImplChoice::parse_list(&a.implementation)?;
+    let masks = if a.mask.is_empty() {
+        vec![FeatureMask::default()]
+    } else {
+        a.mask
+            .iter()
+            .map(|m| FeatureMask::parse(m).map_err(|e| anyhow::anyhow!("--mask: {e}")))
+            .collect::<Result<Vec<_>>>()?
+    };
+    // Every implementation under every mask: each pair is its own worker and variant.
+    let choices: Vec<ImplChoice> = ImplChoice::parse_list(&a.implementation)?
+        .into_iter()
+        .flat_map(|c| {
+            masks.iter().map(move |m| ImplChoice {
+                mask: m.clone(),
+                ..c.clone()
+            })
+        })
+        .collect();
 
     let db = db_location(&a.store.db);
     let mut store = cryptospeed_store::open(&db)?;
@@ -177,12 +201,24 @@ pub fn run(a: RunArgs) -> Result<i32> {
     let mut workers: Vec<Slot> = Vec::new();
     for choice in &choices {
         match choice.start(a.pin, &cancel) {
-            Ok(w) => workers.push(Slot {
-                choice: choice.clone(),
-                variant: w.variant.clone(),
-                worker: Some(w),
-                broken: None,
-            }),
+            Ok(w) => {
+                let mut variant = w.variant.clone();
+                if let Some(cap) = choice.mask.openssl_ia32cap() {
+                    // The openssl worker records the OPENSSL_ia32cap it ran under and the
+                    // capability vector the library ended up with; the label says which mask,
+                    // and the mask is part of the variant's identity for every implementation.
+                    variant.label = format!("{}+{}", variant.label, choice.mask.label());
+                    if variant.feature_mask.is_empty() {
+                        variant.feature_mask = format!("OPENSSL_ia32cap={cap}");
+                    }
+                }
+                workers.push(Slot {
+                    choice: choice.clone(),
+                    variant,
+                    worker: Some(w),
+                    broken: None,
+                })
+            }
             Err(e) if choices.len() > 1 => {
                 eprintln!("cryptospeed: {e:#}; its cells are marked unavailable");
                 workers.push(Slot {

@@ -2,6 +2,7 @@
 //! for an implementation is started, the Ctrl-C flag, and writing output to a file atomically.
 
 use anyhow::{Context, Result};
+use cryptospeed_engine::mask::FeatureMask;
 use cryptospeed_engine::worker_client::{WorkerClient, WorkerSpec};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,12 +25,18 @@ pub fn db_location(db: &Option<String>) -> String {
         .into_owned()
 }
 
-/// An implementation selector: `NAME` or `NAME:LIBRARY_PATH`.
+/// An implementation selector: `NAME` or `NAME:LIBRARY_PATH`, with the CPU-feature mask its
+/// worker runs under.
 #[derive(Debug, Clone)]
 pub struct ImplChoice {
     pub name: String,
     pub library: Option<String>,
+    pub mask: FeatureMask,
 }
+
+/// Implementations that read `OPENSSL_ia32cap` at start-up (the worker or the `openssl speed` it
+/// runs inherits the environment).
+const HONOURS_OPENSSL_IA32CAP: &[&str] = &["openssl", "openssl-cli"];
 
 /// Every implementation name `--impl all` expands to.
 pub fn all_implementations() -> Vec<String> {
@@ -76,9 +83,14 @@ impl ImplChoice {
 
     /// How the selector is shown to the user.
     pub fn display(&self) -> String {
-        match &self.library {
+        let base = match &self.library {
             Some(l) => format!("{}:{l}", self.name),
             None => self.name.clone(),
+        };
+        if self.mask.is_empty() {
+            base
+        } else {
+            format!("{base}+{}", self.mask.label())
         }
     }
 
@@ -87,10 +99,12 @@ impl ImplChoice {
             Some((n, lib)) => ImplChoice {
                 name: n.to_string(),
                 library: Some(lib.to_string()),
+                mask: FeatureMask::default(),
             },
             None => ImplChoice {
                 name: text.to_string(),
                 library: None,
+                mask: FeatureMask::default(),
             },
         }
     }
@@ -107,11 +121,23 @@ impl ImplChoice {
         if let Some(cpu) = pin {
             args.extend(["--pin".to_string(), cpu.to_string()]);
         }
+        let mut env = Vec::new();
+        if let Some(cap) = self.mask.openssl_ia32cap() {
+            if !HONOURS_OPENSSL_IA32CAP.contains(&self.name.as_str()) {
+                anyhow::bail!(
+                    "implementation '{}' cannot honour the CPU-feature mask {} (only {} read OPENSSL_ia32cap; the others choose their code paths without a way to override them)",
+                    self.name,
+                    self.mask,
+                    HONOURS_OPENSSL_IA32CAP.join(", ")
+                );
+            }
+            env.push(("OPENSSL_ia32cap".to_string(), cap));
+        }
         Ok(WorkerSpec {
             program: std::env::current_exe()
                 .context("cannot find the cryptospeed executable to start a worker")?,
             args,
-            env: Vec::new(),
+            env,
         })
     }
 

@@ -7,6 +7,7 @@
 
 pub mod clock;
 pub mod machine;
+pub mod mask;
 pub mod protocol;
 pub mod sampler;
 pub mod worker_client;
