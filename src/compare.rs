@@ -193,6 +193,9 @@ fn sides_of(
         let mut side = SideInput {
             name: if variants.len() == 1 {
                 display_name(arg, &records)
+            } else if a.sides.len() == 1 {
+                // One argument holding several variants: the variants are the columns.
+                v.clone()
             } else {
                 format!("{}/{v}", display_name(arg, &records))
             },

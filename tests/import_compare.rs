@@ -285,8 +285,9 @@ fn measured_runs_show_no_difference_against_themselves_and_a_real_one_across_lib
         !line.contains('~'),
         "a 5x difference must be significant: {line}"
     );
+    // One argument holding two variants: the variants are the columns.
     assert!(
-        text.contains("two/openssl-") && text.contains("two/libsodium"),
+        text.contains("baseline openssl-") && text.contains("candidate libsodium-"),
         "{text}"
     );
     // A run against itself: identical samples, p = 1, `~` everywhere.

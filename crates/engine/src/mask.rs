@@ -172,8 +172,12 @@ impl FeatureMask {
         })
     }
 
-    /// Short text for variant labels: `no-aesni+no-avx2`.
+    /// Short text for variant labels: `no-aesni+no-avx2`, or `baseline` when every extension
+    /// is hidden.
     pub fn label(&self) -> String {
+        if self.features.len() == FEATURES.len() {
+            return "baseline".into();
+        }
         self.infos().map(|f| f.name).collect::<Vec<_>>().join("+")
     }
 }
@@ -231,6 +235,7 @@ mod tests {
         );
         assert_eq!(both.godebug().unwrap(), "cpu.aes=off,cpu.avx2=off");
         let base = FeatureMask::parse("baseline").unwrap();
+        assert_eq!(base.label(), "baseline");
         assert_eq!(
             base.openssl_ia32cap().unwrap(),
             "~0x1200020200000000:~0x600e0230020"
