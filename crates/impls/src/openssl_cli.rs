@@ -11,7 +11,7 @@ use crate::ImplOptions;
 use cryptospeed_catalog::agreement::AgreementCase;
 use cryptospeed_catalog::{unhex, Algorithm, Kat, Primitive};
 use cryptospeed_engine::{AgreementOutput, Implementation, Timed};
-use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, Op, Status, Summary, Variant};
+use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, Op, Status, Variant};
 use std::collections::HashMap;
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -227,29 +227,13 @@ impl Implementation for OpensslCli {
                 args.join(" ")
             ));
         };
-        let ns = bytes as f64 / bytes_per_s * 1e9;
-        Some(Measurement {
-            cell: cell.clone(),
-            status: Status::Ok,
-            reason: Some(format!(
-                "one figure from `openssl {}`: no samples, no confidence interval",
-                args.join(" ")
-            )),
-            summary: Some(Summary {
-                n: 1,
-                median: ns,
-                ci_lo: ns,
-                ci_hi: ns,
-                mad: 0.0,
-                outliers: 0,
-                min: ns,
-                max: ns,
-            }),
-            tsc_per_op: None,
-            cpu_fraction: None,
-            samples: Vec::new(),
-            elapsed_s: started.elapsed().as_secs_f64(),
-            reported_rate: None,
-        })
+        // One figure, as `openssl speed` printed it: no samples, no confidence interval.
+        let mut m = Measurement::imported(cell.clone(), bytes_per_s);
+        m.reason = Some(format!(
+            "one figure from `openssl {}`: no samples, no confidence interval",
+            args.join(" ")
+        ));
+        m.elapsed_s = started.elapsed().as_secs_f64();
+        Some(m)
     }
 }
