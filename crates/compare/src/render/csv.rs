@@ -56,7 +56,6 @@ pub fn write(c: &Comparison, _view: &View) -> String {
         }
     }
     for (i, side) in c.sides.iter().enumerate() {
-        let _ = i;
         out.push_str(&format!(
             "geomean,,,{},{},,,,,,,,{},{},,,,\n",
             field(&side.name),
