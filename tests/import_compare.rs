@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{bin, quick};
+use common::{bin, ok, quick};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 
@@ -15,16 +15,6 @@ fn fixture(name: &str) -> PathBuf {
 
 fn db_arg(db: &Path) -> [String; 2] {
     ["--db".into(), db.to_str().unwrap().into()]
-}
-
-fn ok(cmd: &mut assert_cmd::Command) -> String {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// Every table's rows, as (run count, measurement count, sample count, sum of reported rates).

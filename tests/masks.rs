@@ -3,14 +3,14 @@
 
 mod common;
 
-use common::{bin, quick};
+use common::{bin, ok, quick};
 use rusqlite::Connection;
 
 #[test]
 fn masked_and_unmasked_variants_are_measured_side_by_side() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("r.db");
-    let out = bin()
+    let stdout = ok(bin()
         .args([
             "run",
             "--impl",
@@ -21,15 +21,8 @@ fn masked_and_unmasked_variants_are_measured_side_by_side() {
             "no-aesni,no-avx2",
         ])
         .args(["-a", "aes-128-cbc", "-b", "1024", "--format", "json"])
-        .args(quick(&db))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        .args(quick(&db)));
+    let v: serde_json::Value = serde_json::from_slice(stdout.as_bytes()).unwrap();
     let variants: Vec<&str> = v
         .as_array()
         .unwrap()

@@ -26,3 +26,15 @@ pub fn quick(db: &Path) -> Vec<String> {
     .map(|s| s.to_string())
     .collect()
 }
+
+/// Runs the command, asserts it succeeded (showing its stderr if not), returns its stdout.
+#[allow(dead_code)] // not every test file uses every helper
+pub fn ok(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}

@@ -48,10 +48,7 @@ pub struct ImportedRun {
 
 impl ImportedRun {
     pub fn field(&self, name: &str) -> Option<&str> {
-        self.header
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
+        cryptospeed_model::header_field(&self.header, name)
     }
 
     pub(crate) fn set(&mut self, name: &str, value: impl Into<String>) {

@@ -422,11 +422,16 @@ pub struct ImportSource {
 
 impl ImportSource {
     pub fn field(&self, name: &str) -> Option<&str> {
-        self.header
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
+        header_field(&self.header, name)
     }
+}
+
+/// The value of a named field in a log header kept as ordered `(name, value)` pairs.
+pub fn header_field<'a>(header: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    header
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
 }
 
 /// A measurement together with the variant it belongs to, as reports consume them.
