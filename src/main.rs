@@ -8,6 +8,7 @@ mod import;
 mod list;
 mod run;
 mod session;
+mod variant;
 mod worker;
 
 use anyhow::Result;
@@ -41,6 +42,9 @@ enum Command {
     /// Compare runs, run labels, variants or log files: ratio, percent or raw tables with a
     /// Mann-Whitney U test per cell and a geomean.
     Compare(compare::CompareArgs),
+    /// Build, list, show and remove variants: OpenSSL built with other compilers, flags,
+    /// without assembly or from a patched tree (`run --variant` times them side by side).
+    Variant(variant::VariantArgs),
     /// Serve the worker protocol on stdin/stdout (started by the orchestrator).
     #[command(hide = true)]
     Worker(worker::WorkerArgs),
@@ -56,6 +60,7 @@ fn main() {
         Command::Show(a) => run::show(a),
         Command::Import(a) => import::import(a),
         Command::Compare(a) => compare::compare(a),
+        Command::Variant(a) => variant::variant(a),
         Command::Worker(a) => worker::serve(a),
     };
     match result {

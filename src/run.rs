@@ -87,8 +87,14 @@ pub struct RunArgs {
     pub pin: Option<usize>,
     /// Implementations, comma-separated, or `all`: NAME or NAME:LIBRARY (e.g.
     /// openssl:/opt/ssl/lib/libcrypto.so.3, openssl-cli:/usr/bin/openssl).
-    #[arg(long = "impl", default_value = "openssl")]
-    pub implementation: String,
+    /// (default: openssl, unless --variant is given).
+    #[arg(long = "impl")]
+    pub implementation: Option<String>,
+    /// Built variants (`cryptospeed variant build`), comma-separated labels or keys; `system`
+    /// is the system libcrypto. Each runs in its own worker with its own libcrypto, interleaved
+    /// cell by cell so machine drift hits all alike.
+    #[arg(long, value_name = "LIST")]
+    pub variant: Option<String>,
     /// A name for the run, to refer to it later.
     #[arg(long)]
     pub label: Option<String>,
@@ -183,7 +189,15 @@ pub fn run(a: RunArgs) -> Result<i32> {
             .collect::<Result<Vec<_>>>()?
     };
     // Every implementation under every mask: each pair is its own worker and variant.
-    let choices: Vec<ImplChoice> = ImplChoice::parse_list(&a.implementation)?
+    let mut selected = match (&a.implementation, &a.variant) {
+        (Some(list), _) => ImplChoice::parse_list(list)?,
+        (None, None) => ImplChoice::parse_list("openssl")?,
+        (None, Some(_)) => Vec::new(),
+    };
+    if let Some(list) = &a.variant {
+        selected.extend(crate::variant::choices(list)?);
+    }
+    let choices: Vec<ImplChoice> = selected
         .into_iter()
         .flat_map(|c| {
             masks.iter().map(move |m| ImplChoice {
@@ -203,6 +217,12 @@ pub fn run(a: RunArgs) -> Result<i32> {
         match choice.start(a.pin, &cancel) {
             Ok(w) => {
                 let mut variant = w.variant.clone();
+                if let Some(built) = &choice.built {
+                    // A built variant is known by its label; its build record (source hash,
+                    // compiler, flags, Configure line) joins what the library says of itself.
+                    variant.label = built.label.clone();
+                    variant.build_info.extend(built.build_info.iter().cloned());
+                }
                 if let Some(cap) = choice.mask.openssl_ia32cap() {
                     // The openssl worker records the OPENSSL_ia32cap it ran under and the
                     // capability vector the library ended up with; the label says which mask,

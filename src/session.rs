@@ -32,6 +32,16 @@ pub struct ImplChoice {
     pub name: String,
     pub library: Option<String>,
     pub mask: FeatureMask,
+    /// A variant built by `cryptospeed variant build`: its label and build record replace what
+    /// the library says of itself.
+    pub built: Option<BuiltVariant>,
+}
+
+/// What a run records of a built variant.
+#[derive(Debug, Clone)]
+pub struct BuiltVariant {
+    pub label: String,
+    pub build_info: Vec<String>,
 }
 
 /// Implementations that read `OPENSSL_ia32cap` at start-up (the worker or the `openssl speed` it
@@ -83,9 +93,10 @@ impl ImplChoice {
 
     /// How the selector is shown to the user.
     pub fn display(&self) -> String {
-        let base = match &self.library {
-            Some(l) => format!("{}:{l}", self.name),
-            None => self.name.clone(),
+        let base = match (&self.built, &self.library) {
+            (Some(b), _) => b.label.clone(),
+            (None, Some(l)) => format!("{}:{l}", self.name),
+            (None, None) => self.name.clone(),
         };
         if self.mask.is_empty() {
             base
@@ -100,11 +111,13 @@ impl ImplChoice {
                 name: n.to_string(),
                 library: Some(lib.to_string()),
                 mask: FeatureMask::default(),
+                built: None,
             },
             None => ImplChoice {
                 name: text.to_string(),
                 library: None,
                 mask: FeatureMask::default(),
+                built: None,
             },
         }
     }

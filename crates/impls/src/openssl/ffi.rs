@@ -14,6 +14,12 @@ pub const EVP_PKEY_X25519: c_int = 1034;
 pub const EVP_PKEY_X448: c_int = 1035;
 pub const EVP_PKEY_ED25519: c_int = 1087;
 pub const EVP_PKEY_ED448: c_int = 1088;
+/// `EVP_PKEY_OP_PARAMGEN | EVP_PKEY_OP_KEYGEN` and the curve control, as 1.1.1 numbers them.
+pub const EVP_PKEY_OP_PARAMGEN_KEYGEN_111: c_int = (1 << 1) | (1 << 2);
+pub const EVP_PKEY_CTRL_EC_PARAMGEN_CURVE_NID: c_int = 0x1000 + 1;
+pub const NID_X9_62_PRIME256V1: c_int = 415;
+pub const NID_SECP384R1: c_int = 715;
+pub const NID_SECP521R1: c_int = 716;
 pub const EVP_CTRL_AEAD_GET_TAG: c_int = 0x10;
 pub const EVP_CTRL_AEAD_SET_TAG: c_int = 0x11;
 pub const RSA_PKCS1_PADDING: c_int = 1;
@@ -118,6 +124,12 @@ crate::dynamic_api! {
         EVP_PKEY_CTX_set_group_name: fn(Ptr, *const c_char) -> c_int;
         EVP_PKEY_CTX_set_rsa_padding: fn(Ptr, c_int) -> c_int;
         EVP_PKEY_get_bn_param: fn(Ptr, *const c_char, *mut Ptr) -> c_int;
+        // OpenSSL 1.1.1's ways to the same ends (still exported, deprecated, by 3.x).
+        EVP_PKEY_CTX_new_id: fn(c_int, Ptr) -> Ptr;
+        EVP_PKEY_CTX_ctrl: fn(Ptr, c_int, c_int, c_int, c_int, *mut c_void) -> c_int;
+        EVP_PKEY_get0_RSA: fn(Ptr) -> Ptr;
+        RSA_get0_key: fn(Ptr, *mut Ptr, *mut Ptr, *mut Ptr);
+        BN_dup: fn(Ptr) -> Ptr;
     }
 }
 

@@ -183,9 +183,9 @@ pub(super) fn generate<'a>(
     algorithm: &str,
     group: Option<&str>,
 ) -> Result<Key<'a>, String> {
-    let new = api
-        .EVP_PKEY_CTX_new_from_name
-        .ok_or("key generation needs OpenSSL 3 (EVP_PKEY_CTX_new_from_name)")?;
+    let Some(new) = api.EVP_PKEY_CTX_new_from_name else {
+        return generate_by_id(api, algorithm, group);
+    };
     let (a, g) = (
         CString::new(algorithm).unwrap(),
         group.map(|g| CString::new(g).unwrap()),
@@ -212,6 +212,71 @@ pub(super) fn generate<'a>(
                     g.to_string_lossy(),
                     api.errors()
                 ));
+            }
+        }
+        let mut out: Ptr = null_mut();
+        if (api.EVP_PKEY_keygen)(ctx.ptr, &mut out) != 1 {
+            return Err(format!(
+                "{algorithm} key generation failed: {}",
+                api.errors()
+            ));
+        }
+        key(api, out, "key generation")
+    }
+}
+
+/// Key generation through OpenSSL 1.1.1's API: a context by NID, the curve by control.
+fn generate_by_id<'a>(
+    api: &'a Api,
+    algorithm: &str,
+    group: Option<&str>,
+) -> Result<Key<'a>, String> {
+    let (Some(new_id), Some(ctrl)) = (api.EVP_PKEY_CTX_new_id, api.EVP_PKEY_CTX_ctrl) else {
+        return Err(
+            "this libcrypto has neither EVP_PKEY_CTX_new_from_name nor EVP_PKEY_CTX_new_id".into(),
+        );
+    };
+    let id = match algorithm {
+        "EC" => ffi::EVP_PKEY_EC,
+        "X25519" => ffi::EVP_PKEY_X25519,
+        "X448" => ffi::EVP_PKEY_X448,
+        "ED25519" => ffi::EVP_PKEY_ED25519,
+        "ED448" => ffi::EVP_PKEY_ED448,
+        other => {
+            return Err(format!(
+                "{other} key generation by name needs OpenSSL 3 (EVP_PKEY_CTX_new_from_name)"
+            ))
+        }
+    };
+    // SAFETY: the context is freed on every path; the control takes no pointer.
+    unsafe {
+        let ctx = PkeyCtx {
+            api,
+            ptr: new_id(id, null_mut()),
+        };
+        if ctx.ptr.is_null() || (api.EVP_PKEY_keygen_init)(ctx.ptr) != 1 {
+            return Err(format!(
+                "cannot generate {algorithm} keys: {}",
+                api.errors()
+            ));
+        }
+        if let Some(g) = group {
+            let nid = match g {
+                "P-256" => ffi::NID_X9_62_PRIME256V1,
+                "P-384" => ffi::NID_SECP384R1,
+                "P-521" => ffi::NID_SECP521R1,
+                other => return Err(format!("no NID known for group {other}")),
+            };
+            if ctrl(
+                ctx.ptr,
+                ffi::EVP_PKEY_EC,
+                ffi::EVP_PKEY_OP_PARAMGEN_KEYGEN_111,
+                ffi::EVP_PKEY_CTRL_EC_PARAMGEN_CURVE_NID,
+                nid,
+                null_mut(),
+            ) <= 0
+            {
+                return Err(format!("unknown group {g}: {}", api.errors()));
             }
         }
         let mut out: Ptr = null_mut();
@@ -571,15 +636,40 @@ pub fn prepare<'a>(
 
 /// Reads a BIGNUM parameter of a key as a number (OpenSSL 3).
 fn bn_param(api: &Api, k: &Key, name: &str) -> Result<BigUint, String> {
-    let get = api
-        .EVP_PKEY_get_bn_param
-        .ok_or("cross check needs OpenSSL 3 (EVP_PKEY_get_bn_param)")?;
     let n = CString::new(name).unwrap();
-    // SAFETY: the BIGNUM and its hex string are freed before returning.
+    // SAFETY: the BIGNUM and its hex string are freed before returning; RSA_get0_key's
+    // BIGNUMs belong to the key and are duplicated before use.
     unsafe {
         let mut bn: Ptr = null_mut();
-        if get(k.ptr, n.as_ptr(), &mut bn) != 1 {
-            return Err(format!("key has no parameter {name}: {}", api.errors()));
+        match (
+            api.EVP_PKEY_get_bn_param,
+            api.EVP_PKEY_get0_RSA,
+            api.RSA_get0_key,
+            api.BN_dup,
+        ) {
+            (Some(get), _, _, _) => {
+                if get(k.ptr, n.as_ptr(), &mut bn) != 1 {
+                    return Err(format!("key has no parameter {name}: {}", api.errors()));
+                }
+            }
+            // OpenSSL 1.1.1: the RSA modulus and exponent through the RSA object.
+            (None, Some(get0_rsa), Some(get0_key), Some(dup)) if name == "n" || name == "e" => {
+                let rsa = get0_rsa(k.ptr);
+                if rsa.is_null() {
+                    return Err(format!("not an RSA key: {}", api.errors()));
+                }
+                let (mut nn, mut ee): (Ptr, Ptr) = (null_mut(), null_mut());
+                get0_key(rsa, &mut nn, &mut ee, null_mut());
+                bn = dup(if name == "n" { nn } else { ee });
+                if bn.is_null() {
+                    return Err(format!("key has no parameter {name}"));
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "reading the key parameter {name} needs OpenSSL 3 (EVP_PKEY_get_bn_param)"
+                ))
+            }
         }
         let hex_ptr = (api.BN_bn2hex)(bn);
         let text = std::ffi::CStr::from_ptr(hex_ptr)

@@ -15,6 +15,14 @@ fn cstr(s: &str) -> CString {
     CString::new(s).expect("algorithm names have no NUL")
 }
 
+/// Names OpenSSL 3 gives algorithms that 1.1.1's `EVP_get_*byname` tables know otherwise.
+const NAMES_BEFORE_3: &[(&str, &str)] = &[
+    ("BLAKE2B-512", "BLAKE2b512"),
+    ("BLAKE2S-256", "BLAKE2s256"),
+    ("SHA2-256", "SHA256"),
+    ("SHA2-512", "SHA512"),
+];
+
 /// Looks an algorithm up by name: `EVP_MD_fetch`/`EVP_CIPHER_fetch` on OpenSSL 3, the
 /// `EVP_get_*byname` tables before.
 fn fetch(
@@ -28,12 +36,20 @@ fn fetch(
 ) -> Result<Ptr, String> {
     let n = cstr(name);
     // SAFETY: valid C strings; NULL library context and properties are allowed.
-    let found = unsafe {
+    let mut found = unsafe {
         match fetch3 {
             Some(f) => f(null_mut(), n.as_ptr(), std::ptr::null()),
             None => byname(n.as_ptr()),
         }
     };
+    if found.is_null() && fetch3.is_none() {
+        // OpenSSL 1.1.1 spells some names its own way.
+        if let Some((_, old)) = NAMES_BEFORE_3.iter().find(|(new, _)| *new == name) {
+            let o = cstr(old);
+            // SAFETY: as above.
+            found = unsafe { byname(o.as_ptr()) };
+        }
+    }
     if found.is_null() {
         return Err(format!(
             "no provider offers {kind} {name} ({})",

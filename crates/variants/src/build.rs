@@ -1,0 +1,539 @@
+//! Building a variant: OpenSSL's own Configure and make produce a static libcrypto (the only
+//! kind the `openssl-src` trees can build: they lack `util/mkdef.pl`), which is then linked
+//! whole into a shared object with `-Bsymbolic` and its own SONAME. The worker loads that object
+//! by path with dlopen, so any version (1.1.1 … 4.0) sits in its own process beside the system
+//! libcrypto without a loader-path or SONAME clash.
+//!
+//! Every program runs from an argument vector, never through a shell. OpenSSL's Makefile does
+//! hand its recipes to /bin/sh, so flags that reach the Makefile are restricted to characters
+//! the shell takes literally, and the build happens in a directory whose path has none of the
+//! others (a source path with spaces is copied, never built in place).
+
+use crate::cache::{display_command, save_manifest, BuildStatus, Cache, Entry, Manifest};
+use crate::compiler::{self, CompilerInfo};
+use crate::source::{self, ResolvedSource, SourceSpec};
+use anyhow::{bail, Context, Result};
+use sha2::{Digest, Sha256};
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// What to build.
+#[derive(Debug, Clone)]
+pub struct BuildRequest {
+    pub source: SourceSpec,
+    /// Compiler name on PATH or path (`gcc-12`, `clang-19`).
+    pub cc: String,
+    /// Extra compiler flags, one per element (appended after OpenSSL's defaults, so `-O2`
+    /// overrides its `-O3`).
+    pub cflags: Vec<String>,
+    pub no_asm: bool,
+    /// Extra Configure options (`no-sse2`, `enable-ec_nistp_64_gcc_128`, `-DPEDANTIC`).
+    pub configure_args: Vec<String>,
+    /// Configure target; default from the machine (`linux-x86_64`, `linux-aarch64`).
+    pub target: Option<String>,
+    pub label: Option<String>,
+    /// Parallel make jobs (0: one per CPU).
+    pub jobs: usize,
+    /// Build again even if the cache holds this variant.
+    pub rebuild: bool,
+}
+
+/// What `build` did.
+#[derive(Debug, Clone)]
+pub struct BuildOutcome {
+    pub entry: Entry,
+    /// True when the cache already held the variant and nothing was built.
+    pub cached: bool,
+}
+
+/// The build stopped; the cache holds the failure record and log where one was made.
+#[derive(Debug)]
+pub struct BuildFailure {
+    pub message: String,
+    pub log: Option<PathBuf>,
+    pub log_tail: String,
+}
+
+impl std::fmt::Display for BuildFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.message)?;
+        if let Some(log) = &self.log {
+            write!(f, "\nbuild log: {}", log.display())?;
+        }
+        if !self.log_tail.is_empty() {
+            write!(f, "\nlast lines of the log:\n{}", self.log_tail)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for BuildFailure {}
+
+fn default_target() -> Result<String> {
+    match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("linux", "x86_64") => Ok("linux-x86_64".into()),
+        ("linux", "aarch64") => Ok("linux-aarch64".into()),
+        ("linux", "x86") => Ok("linux-elf".into()),
+        (os, arch) => bail!("no default OpenSSL Configure target for {os}/{arch}; pass --target"),
+    }
+}
+
+/// Characters that /bin/sh takes literally in a word: the only ones allowed in anything that
+/// reaches OpenSSL's Makefile.
+fn shell_literal(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "-_=+.,/:@%".contains(c)
+}
+
+fn check_make_safe(what: &str, value: &str) -> Result<()> {
+    if value.is_empty() {
+        bail!("{what}: an empty argument");
+    }
+    if let Some(bad) = value.chars().find(|c| !shell_literal(*c)) {
+        bail!(
+            "{what} '{value}' contains {bad:?}: OpenSSL's Makefile runs its recipes through /bin/sh, \
+             which would interpret it, and cryptospeed never lets a shell see its arguments; use only \
+             letters, digits and - _ = + . , / : @ % (for a compiler in such a path, make a symlink \
+             to it)"
+        );
+    }
+    Ok(())
+}
+
+/// Splits `--cflags "-O2 -march=native"` into flags.
+pub fn split_flags(text: &str) -> Vec<String> {
+    text.split_whitespace().map(str::to_string).collect()
+}
+
+fn label_token(s: &str) -> String {
+    s.trim_start_matches('-')
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._=+-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// `openssl-3.5.5-clang-19-O3-noasm`: version, compiler, optimisation level, then whatever else
+/// differs from a default build; a tree given by path adds its hash (it may be patched).
+pub fn default_label(
+    source: &source::SourceInfo,
+    compiler: &CompilerInfo,
+    req: &BuildRequest,
+) -> String {
+    let cc = Path::new(&compiler.name)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| compiler.name.clone());
+    let opt = req
+        .cflags
+        .iter()
+        .rev()
+        .find(|f| f.starts_with("-O"))
+        .map(|f| f.trim_start_matches('-').to_string())
+        .unwrap_or_else(|| "O3".into());
+    let mut parts = vec![format!("openssl-{}", source.version)];
+    if source.kind != "openssl-src crate" {
+        parts.push(format!("src{}", &source.sha256[..8]));
+    }
+    parts.push(label_token(&cc));
+    parts.push(opt);
+    if req.no_asm {
+        parts.push("noasm".into());
+    }
+    for f in req.cflags.iter().filter(|f| !f.starts_with("-O")) {
+        parts.push(label_token(f));
+    }
+    for a in &req.configure_args {
+        parts.push(label_token(a));
+    }
+    if let Some(t) = &req.target {
+        parts.push(label_token(t));
+    }
+    parts.join("-")
+}
+
+/// The cache key: a hash of everything that can change the library.
+fn variant_key(
+    source: &source::SourceInfo,
+    compiler: &CompilerInfo,
+    req: &BuildRequest,
+    target: &str,
+) -> String {
+    let mut h = Sha256::new();
+    let mut field = |name: &str, value: &str| {
+        h.update(name.as_bytes());
+        h.update([0]);
+        h.update(value.as_bytes());
+        h.update([0]);
+    };
+    field("recipe", "1");
+    field("source", &source.sha256);
+    field("cc", &compiler.path);
+    field("cc-version", &compiler.version);
+    field("cflags", &req.cflags.join("\u{1}"));
+    field("no-asm", if req.no_asm { "1" } else { "0" });
+    field("configure", &req.configure_args.join("\u{1}"));
+    field("target", target);
+    hex::encode(&h.finalize()[..8])
+}
+
+/// A directory to build in whose path make and the shell take literally.
+fn build_root(key: &str) -> Result<PathBuf> {
+    let name = format!("cryptospeed-build-{key}-{}", std::process::id());
+    for base in [
+        std::env::temp_dir(),
+        PathBuf::from("/tmp"),
+        PathBuf::from("/var/tmp"),
+    ] {
+        let candidate = base.join(&name);
+        if candidate.to_string_lossy().chars().all(shell_literal) {
+            return Ok(candidate);
+        }
+    }
+    bail!("no temporary directory whose path is free of spaces and shell characters (set TMPDIR)")
+}
+
+/// Runs one build step with its output appended to the log.
+fn step(
+    log: &mut File,
+    log_path: &Path,
+    argv: &[String],
+    cwd: &Path,
+    cancel: &AtomicBool,
+) -> std::result::Result<(), String> {
+    let _ = writeln!(log, "\n$ {}", display_command(argv));
+    let out = log.try_clone().map_err(|e| e.to_string())?;
+    let err = log.try_clone().map_err(|e| e.to_string())?;
+    let status = Command::new(&argv[0])
+        .args(&argv[1..])
+        .current_dir(cwd)
+        // A build started from `make` or `cargo` must not join their job servers.
+        .env_remove("MAKEFLAGS")
+        .env_remove("MFLAGS")
+        .env_remove("MAKELEVEL")
+        .env_remove("CARGO_MAKEFLAGS")
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(out))
+        .stderr(Stdio::from(err))
+        .status();
+    if cancel.load(Ordering::SeqCst) {
+        return Err("interrupted".into());
+    }
+    match status {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(format!(
+            "`{}` failed ({s}); see {}",
+            display_command(&argv[..argv.len().min(3)]),
+            log_path.display()
+        )),
+        Err(e) => Err(format!("cannot start {}: {e}", argv[0])),
+    }
+}
+
+fn tail(path: &Path, lines: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// Holds the per-key lock for as long as it lives.
+struct KeyLock(#[allow(dead_code)] File);
+
+fn lock_key(cache: &Cache, key: &str) -> Result<KeyLock> {
+    let dir = cache.variants_dir();
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let f = File::create(dir.join(format!("{key}.lock")))?;
+    f.lock()
+        .with_context(|| format!("cannot lock the cache entry {key}"))?;
+    Ok(KeyLock(f))
+}
+
+/// Resolves the request's source and compiler and checks its arguments: everything that can be
+/// wrong before anything runs.
+pub fn plan(req: &BuildRequest) -> Result<(ResolvedSource, CompilerInfo, String, String)> {
+    let compiler = compiler::probe(&req.cc)?;
+    check_make_safe("the compiler path", &compiler.path)?;
+    for f in &req.cflags {
+        check_make_safe("--cflags flag", f)?;
+    }
+    for a in &req.configure_args {
+        check_make_safe("--configure-arg", a)?;
+    }
+    let target = match &req.target {
+        Some(t) => {
+            check_make_safe("--target", t)?;
+            t.clone()
+        }
+        None => default_target()?,
+    };
+    let source = source::resolve(&req.source)?;
+    let key = variant_key(&source.info, &compiler, req, &target);
+    Ok((source, compiler, target, key))
+}
+
+/// Builds the variant, or finds it in the cache.
+pub fn build(
+    cache: &Cache,
+    req: &BuildRequest,
+    progress: &dyn Fn(&str),
+    cancel: &AtomicBool,
+) -> Result<BuildOutcome> {
+    let (source, compiler, target, key) = plan(req)?;
+    let label = req
+        .label
+        .clone()
+        .unwrap_or_else(|| default_label(&source.info, &compiler, req));
+    if label.is_empty()
+        || label
+            .chars()
+            .any(|c| c.is_whitespace() || c == ',' || c == '/')
+    {
+        bail!("--label '{label}': a label has no spaces, commas or slashes");
+    }
+    let _lock = lock_key(cache, &key)?;
+    if let Some(other) = cache
+        .list()?
+        .into_iter()
+        .find(|e| e.manifest.label == label && e.manifest.key != key)
+    {
+        bail!(
+            "the label '{label}' already names variant {} (a different source or configuration); choose another --label or `cryptospeed variant rm {label}`",
+            other.manifest.key
+        );
+    }
+    let final_dir = cache.dir_for(&key);
+    if !req.rebuild {
+        if let Ok(mut manifest) = crate::cache::load_manifest(&final_dir) {
+            if manifest.status != BuildStatus::Failed {
+                if manifest.label != label {
+                    manifest.label = label.clone();
+                    save_manifest(&final_dir, &manifest)?;
+                }
+                return Ok(BuildOutcome {
+                    entry: Entry {
+                        dir: final_dir,
+                        manifest,
+                    },
+                    cached: true,
+                });
+            }
+        }
+    }
+
+    let staging = cache.variants_dir().join(format!("{key}.partial"));
+    let _ = std::fs::remove_dir_all(&staging);
+    std::fs::create_dir_all(&staging)
+        .with_context(|| format!("cannot create {}", staging.display()))?;
+    let work = build_root(&key)?;
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work)?;
+    let log_path = staging.join("build.log");
+    let mut log = File::create(&log_path)?;
+    let started = Instant::now();
+    let library = format!("libcrypto-cryptospeed-{key}.so");
+    let tree = work.join("src");
+    let modern = |tree: &Path| tree.join("providers").is_dir();
+
+    let mut configure = vec!["perl".to_string(), "Configure".to_string(), target.clone()];
+    let result: std::result::Result<(), String> = (|| {
+        progress(&format!(
+            "unpacking {} {}",
+            source.info.kind, source.info.location
+        ));
+        let _ = writeln!(
+            log,
+            "cryptospeed variant {label} ({key})\nsource: OpenSSL {} from {} {} (sha256 {})\ncompiler: {} ({})",
+            source.info.version,
+            source.info.kind,
+            source.info.location,
+            source.info.sha256,
+            compiler.path,
+            compiler.version
+        );
+        source
+            .materialise(&tree)
+            .map_err(|e| format!("cannot place the source tree: {e:#}"))?;
+        // Static libcrypto built position-independent, without tests, compression or (3.x)
+        // loadable modules: the legacy provider is then built in.
+        configure.extend(["no-shared", "no-tests", "no-comp", "no-zlib"].map(String::from));
+        if modern(&tree) {
+            configure.push("no-module".into());
+        }
+        if req.no_asm {
+            configure.push("no-asm".into());
+        }
+        configure.extend(req.configure_args.iter().cloned());
+        configure.push("-fPIC".into());
+        configure.extend(req.cflags.iter().cloned());
+        configure.push("--prefix=/nonexistent/cryptospeed-variant".into());
+        configure.push("--openssldir=/nonexistent/cryptospeed-variant/ssl".into());
+        configure.push(format!("CC={}", compiler.path));
+        progress("configure");
+        step(&mut log, &log_path, &configure, &tree, cancel)?;
+        let jobs = if req.jobs == 0 {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        } else {
+            req.jobs
+        };
+        let make = |target: &str| vec!["make".to_string(), format!("-j{jobs}"), target.to_string()];
+        progress(&format!("make build_generated (-j{jobs})"));
+        step(&mut log, &log_path, &make("build_generated"), &tree, cancel)?;
+        progress(&format!("make libcrypto.a (-j{jobs})"));
+        step(&mut log, &log_path, &make("libcrypto.a"), &tree, cancel)?;
+        let mut link = vec![compiler.path.clone(), "-shared".into()];
+        link.extend(req.cflags.iter().cloned());
+        link.extend([
+            "-o".to_string(),
+            work.join(&library).to_string_lossy().into_owned(),
+            format!("-Wl,-soname,{library}"),
+            "-Wl,--whole-archive".into(),
+            "libcrypto.a".into(),
+            "-Wl,--no-whole-archive".into(),
+            "-Wl,-Bsymbolic".into(),
+            "-pthread".into(),
+            "-ldl".into(),
+        ]);
+        progress("link the shared library");
+        step(&mut log, &log_path, &link, &tree, cancel)?;
+        std::fs::copy(work.join(&library), staging.join(&library))
+            .map_err(|e| format!("cannot copy the library into the cache: {e}"))?;
+        Ok(())
+    })();
+    drop(log);
+    let _ = std::fs::remove_dir_all(&work);
+    if cancel.load(Ordering::SeqCst) {
+        let _ = std::fs::remove_dir_all(&staging);
+        bail!("interrupted: the build of {label} was stopped and nothing was kept");
+    }
+    let manifest = Manifest {
+        key: key.clone(),
+        label: label.clone(),
+        status: if result.is_ok() {
+            BuildStatus::Unverified
+        } else {
+            BuildStatus::Failed
+        },
+        detail: result.clone().err().unwrap_or_default(),
+        source: source.info.clone(),
+        compiler: compiler.clone(),
+        cflags: req.cflags.clone(),
+        no_asm: req.no_asm,
+        configure_args: req.configure_args.clone(),
+        target,
+        configure_command: configure,
+        library: library.clone(),
+        build_seconds: started.elapsed().as_secs_f64(),
+        built_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        kats: Vec::new(),
+    };
+    save_manifest(&staging, &manifest)?;
+    let _ = std::fs::remove_dir_all(&final_dir);
+    std::fs::rename(&staging, &final_dir)
+        .with_context(|| format!("cannot move the build into {}", final_dir.display()))?;
+    let entry = Entry {
+        dir: final_dir,
+        manifest,
+    };
+    match result {
+        Ok(()) => Ok(BuildOutcome {
+            entry,
+            cached: false,
+        }),
+        Err(why) => Err(BuildFailure {
+            message: format!("the build of variant {label} failed: {why}"),
+            log: Some(entry.log_path()),
+            log_tail: tail(&entry.log_path(), 25),
+        }
+        .into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_characters_never_reach_make() {
+        for ok in [
+            "-O2",
+            "-march=native",
+            "-DFOO=1",
+            "no-sse2",
+            "/usr/bin/clang-19",
+        ] {
+            check_make_safe("x", ok).unwrap();
+        }
+        for bad in [
+            "-DX=$(touch p)",
+            "a;b",
+            "`id`",
+            "a b",
+            "-D'Q'",
+            "x|y",
+            "a&",
+            "\\n",
+        ] {
+            let e = check_make_safe("--cflags flag", bad)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("/bin/sh"), "{e}");
+        }
+    }
+
+    #[test]
+    fn labels_say_what_differs() {
+        let source = source::SourceInfo {
+            kind: "openssl-src crate".into(),
+            given: "3.5".into(),
+            location: "x".into(),
+            version: "3.5.5".into(),
+            sha256: "ab".repeat(32),
+        };
+        let cc = CompilerInfo {
+            name: "clang-19".into(),
+            path: "/usr/bin/clang-19".into(),
+            version: "Debian clang version 19".into(),
+        };
+        let mut req = BuildRequest {
+            source: SourceSpec::Release("3.5".into()),
+            cc: "clang-19".into(),
+            cflags: vec![],
+            no_asm: true,
+            configure_args: vec![],
+            target: None,
+            label: None,
+            jobs: 0,
+            rebuild: false,
+        };
+        assert_eq!(
+            default_label(&source, &cc, &req),
+            "openssl-3.5.5-clang-19-O3-noasm"
+        );
+        req.cflags = vec!["-O2".into(), "-march=native".into()];
+        req.no_asm = false;
+        req.configure_args = vec!["no-sse2".into()];
+        assert_eq!(
+            default_label(&source, &cc, &req),
+            "openssl-3.5.5-clang-19-O2-march=native-no-sse2"
+        );
+        let dir = source::SourceInfo {
+            kind: "directory".into(),
+            ..source.clone()
+        };
+        assert!(default_label(&dir, &cc, &req).starts_with("openssl-3.5.5-srcabababab-clang-19"));
+        let k1 = variant_key(&source, &cc, &req, "linux-x86_64");
+        req.cflags.pop();
+        assert_ne!(k1, variant_key(&source, &cc, &req, "linux-x86_64"));
+    }
+}

@@ -1,0 +1,15 @@
+//! Variants built from source: an OpenSSL-compatible tree (a release the `openssl-src` crate
+//! carries, a directory, a `.tar.gz`) built with a chosen compiler, flags and Configure options
+//! into a libcrypto that a worker loads by path, cached by a hash of source and configuration.
+//!
+//! This crate builds and keeps variants; checking them (known-answer tests in a worker) and
+//! timing them belong to the command layer, which records the outcome in the manifest.
+
+pub mod build;
+pub mod cache;
+pub mod compiler;
+pub mod source;
+
+pub use build::{build, split_flags, BuildFailure, BuildOutcome, BuildRequest};
+pub use cache::{BuildStatus, Cache, Entry, KatOutcome, Manifest};
+pub use source::SourceSpec;

@@ -1,0 +1,456 @@
+//! `cryptospeed variant build|list|show|rm|fetch`: OpenSSL builds with another compiler, other
+//! flags, without assembly or from a patched tree, kept in the variant cache. After a build the
+//! variant's known-answer tests run in a worker; one that fails any is marked broken and
+//! `run --variant` refuses to time it.
+
+use crate::session::{interrupt_flag, BuiltVariant, ImplChoice};
+use anyhow::{bail, Result};
+use clap::{Args, Subcommand};
+use cryptospeed_engine::mask::FeatureMask;
+use cryptospeed_engine::protocol::{Request, Response};
+use cryptospeed_variants::{
+    BuildRequest, BuildStatus, Cache, Entry, KatOutcome, Manifest, SourceSpec,
+};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+#[derive(Args)]
+pub struct VariantArgs {
+    #[command(subcommand)]
+    command: VariantCommand,
+}
+
+#[derive(Args, Clone)]
+pub struct CacheArgs {
+    /// Variant cache directory. Default: $CRYPTOSPEED_CACHE, else ~/.cache/cryptospeed.
+    #[arg(long, global = true)]
+    cache: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum VariantCommand {
+    /// Build libcrypto from an OpenSSL tree with a compiler and configuration, verify it with
+    /// the known-answer tests, and keep it in the cache (a second build of the same is free).
+    Build(BuildArgs),
+    /// List the cached variants.
+    List {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        cache: CacheArgs,
+    },
+    /// Show one variant: source, compiler, flags, Configure line, known-answer tests, paths.
+    Show {
+        /// Label or key.
+        name: String,
+        /// Print the build log instead.
+        #[arg(long)]
+        log: bool,
+        #[command(flatten)]
+        cache: CacheArgs,
+    },
+    /// Delete variants from the cache.
+    Rm {
+        /// Labels or keys.
+        #[arg(required = true)]
+        names: Vec<String>,
+        #[command(flatten)]
+        cache: CacheArgs,
+    },
+    /// Unpack an OpenSSL release from the openssl-src crate into a directory, to patch it and
+    /// build it with `variant build --source DIR`.
+    Fetch {
+        /// Release: 1.1.1, 3.0 … 3.6, 4.0, or an exact crate version (300.5.5+3.5.5).
+        #[arg(long)]
+        openssl: String,
+        /// Directory to create.
+        dir: PathBuf,
+    },
+}
+
+#[derive(Args)]
+pub struct BuildArgs {
+    /// OpenSSL release from the openssl-src crate: 1.1.1, 3.0 … 3.6, 4.0, or an exact crate
+    /// version such as 300.5.5+3.5.5 (fetched by cargo; no other download).
+    #[arg(long, conflicts_with = "source", required_unless_present = "source")]
+    openssl: Option<String>,
+    /// An OpenSSL source directory (a patched tree) or a release .tar.gz.
+    #[arg(long)]
+    source: Option<PathBuf>,
+    /// C compiler, on PATH or by path: gcc-11, gcc-12, clang-14, clang-15, clang-16, clang-19 …
+    #[arg(long, default_value = "gcc")]
+    cc: String,
+    /// Extra compiler flags, appended after OpenSSL's own (-O2 overrides its -O3); repeatable.
+    #[arg(long, allow_hyphen_values = true, value_name = "FLAGS")]
+    cflags: Vec<String>,
+    /// Build without assembly (Configure no-asm): the C code paths only.
+    #[arg(long)]
+    no_asm: bool,
+    /// Extra Configure option (no-sse2, enable-ec_nistp_64_gcc_128, …); repeatable.
+    #[arg(long, allow_hyphen_values = true, value_name = "ARG")]
+    configure_arg: Vec<String>,
+    /// Configure target (default: this machine's, e.g. linux-x86_64).
+    #[arg(long)]
+    target: Option<String>,
+    /// Name for the variant (default from the configuration, e.g. openssl-3.5.5-clang-19-O3-noasm).
+    #[arg(long)]
+    label: Option<String>,
+    /// Parallel make jobs (default: one per CPU).
+    #[arg(long, short, default_value_t = 0)]
+    jobs: usize,
+    /// Build again even when the cache holds this variant.
+    #[arg(long)]
+    rebuild: bool,
+    #[command(flatten)]
+    cache: CacheArgs,
+}
+
+pub fn variant(a: VariantArgs) -> Result<i32> {
+    match a.command {
+        VariantCommand::Build(b) => build(b),
+        VariantCommand::List { json, cache } => list(json, &cache),
+        VariantCommand::Show { name, log, cache } => show(&name, log, &cache),
+        VariantCommand::Rm { names, cache } => rm(&names, &cache),
+        VariantCommand::Fetch { openssl, dir } => fetch(&openssl, &dir),
+    }
+}
+
+fn open_cache(c: &CacheArgs) -> Cache {
+    Cache::open(c.cache.clone())
+}
+
+fn build(a: BuildArgs) -> Result<i32> {
+    let cancel = interrupt_flag();
+    let cache = open_cache(&a.cache);
+    let source = match (&a.openssl, &a.source) {
+        (Some(v), None) => SourceSpec::Release(v.clone()),
+        (None, Some(p)) => SourceSpec::Path(p.clone()),
+        _ => bail!("give exactly one of --openssl VERSION and --source DIR|FILE.tar.gz"),
+    };
+    let req = BuildRequest {
+        source,
+        cc: a.cc.clone(),
+        cflags: a
+            .cflags
+            .iter()
+            .flat_map(|f| cryptospeed_variants::split_flags(f))
+            .collect(),
+        no_asm: a.no_asm,
+        configure_args: a.configure_arg.clone(),
+        target: a.target.clone(),
+        label: a.label.clone(),
+        jobs: a.jobs,
+        rebuild: a.rebuild,
+    };
+    let started = Instant::now();
+    let progress = |what: &str| {
+        eprintln!(
+            "cryptospeed: [{:>4.0} s] {what}",
+            started.elapsed().as_secs_f64()
+        )
+    };
+    let outcome = cryptospeed_variants::build(&cache, &req, &progress, &cancel)?;
+    let mut entry = outcome.entry;
+    if outcome.cached {
+        eprintln!(
+            "cryptospeed: variant {} is in the cache ({}); nothing to build",
+            entry.manifest.label,
+            entry.dir.display()
+        );
+    } else {
+        eprintln!(
+            "cryptospeed: built {} in {:.0} s; running its known-answer tests",
+            entry.manifest.label, entry.manifest.build_seconds
+        );
+    }
+    if entry.manifest.status == BuildStatus::Unverified {
+        entry.manifest = verify(&cache, &entry, &cancel)?;
+    }
+    print!("{}", summary(&entry));
+    Ok(match entry.manifest.status {
+        BuildStatus::Ready => 0,
+        _ => 1,
+    })
+}
+
+/// Runs every catalog primitive's known-answer tests against the variant's library in a worker
+/// and records the verdict in its manifest.
+fn verify(cache: &Cache, entry: &Entry, cancel: &AtomicBool) -> Result<Manifest> {
+    let choice = ImplChoice {
+        name: "openssl".into(),
+        library: Some(entry.library_path().to_string_lossy().into_owned()),
+        mask: FeatureMask::default(),
+        built: None,
+    };
+    let ids: Vec<String> = cryptospeed_catalog::all()
+        .iter()
+        .map(|p| p.id.to_string())
+        .collect();
+    let mut manifest = entry.manifest.clone();
+    manifest.kats.clear();
+    let mut worker = match choice.start(None, cancel) {
+        Ok(w) => Some(w),
+        Err(e) => {
+            manifest.status = BuildStatus::Broken;
+            manifest.detail = format!("the library does not load in a worker: {e:#}");
+            cache.save(&entry.dir, &manifest)?;
+            return Ok(manifest);
+        }
+    };
+    let entries = match worker.as_mut().map(|w| {
+        w.request(
+            &Request::Availability {
+                primitives: ids.clone(),
+            },
+            Duration::from_secs(300),
+            cancel,
+        )
+    }) {
+        Some(Ok(Response::Availability { entries })) => entries,
+        other => bail!("the worker did not list what the variant offers: {other:?}"),
+    };
+    for e in entries {
+        if !e.available {
+            manifest.kats.push(KatOutcome {
+                primitive: e.primitive,
+                result: "unavailable".into(),
+                detail: e.reason.unwrap_or_default(),
+            });
+            continue;
+        }
+        if worker.is_none() {
+            worker = Some(choice.start(None, cancel)?);
+        }
+        let w = worker.as_mut().expect("started above");
+        let reply = w.request(
+            &Request::Verify {
+                primitive: e.primitive.clone(),
+            },
+            Duration::from_secs(600),
+            cancel,
+        );
+        let (result, detail) = match reply {
+            Ok(Response::Verify {
+                ok: true, detail, ..
+            }) => ("pass", detail),
+            Ok(Response::Verify { detail, .. }) => ("fail", detail),
+            Ok(other) => ("fail", format!("unexpected reply {other:?}")),
+            Err(cryptospeed_engine::worker_client::WorkerError::Interrupted) => {
+                bail!("interrupted: the variant stays unverified; build it again to verify it")
+            }
+            Err(err) => {
+                // The library crashed in its own test: a fresh worker takes the rest.
+                worker = None;
+                ("fail", format!("the worker died: {err}"))
+            }
+        };
+        manifest.kats.push(KatOutcome {
+            primitive: e.primitive,
+            result: result.into(),
+            detail,
+        });
+    }
+    if let Some(w) = worker {
+        w.quit();
+    }
+    let failures: Vec<String> = manifest
+        .kats
+        .iter()
+        .filter(|k| k.result == "fail")
+        .map(|k| format!("{}: {}", k.primitive, k.detail))
+        .collect();
+    if failures.is_empty() {
+        manifest.status = BuildStatus::Ready;
+        manifest.detail.clear();
+    } else {
+        manifest.status = BuildStatus::Broken;
+        manifest.detail = format!(
+            "{} known-answer test(s) failed: {}",
+            failures.len(),
+            failures.join("; ")
+        );
+    }
+    cache.save(&entry.dir, &manifest)?;
+    Ok(manifest)
+}
+
+fn kat_text(m: &Manifest) -> String {
+    if m.kats.is_empty() {
+        return "not run".into();
+    }
+    let (pass, fail, na) = m.kat_counts();
+    format!("{pass} passed, {fail} failed, {na} unavailable")
+}
+
+fn summary(e: &Entry) -> String {
+    let m = &e.manifest;
+    let mut out = format!(
+        "variant   {}\nstatus    {}\nkey       {}\nlibrary   {}\nKATs      {}\n",
+        m.label,
+        m.status.as_str(),
+        m.key,
+        e.library_path().display(),
+        kat_text(m)
+    );
+    if !m.detail.is_empty() {
+        out.push_str(&format!("detail    {}\n", m.detail));
+    }
+    out
+}
+
+fn list(json: bool, c: &CacheArgs) -> Result<i32> {
+    let cache = open_cache(c);
+    let entries = cache.list()?;
+    if json {
+        let all: Vec<&Manifest> = entries.iter().map(|e| &e.manifest).collect();
+        println!("{}", serde_json::to_string_pretty(&all)?);
+        return Ok(0);
+    }
+    if entries.is_empty() {
+        eprintln!(
+            "cryptospeed: no variants in {} (build one with `cryptospeed variant build --openssl 3.5`)",
+            cache.variants_dir().display()
+        );
+        return Ok(0);
+    }
+    let mut table = comfy_table::Table::new();
+    table
+        .load_preset(comfy_table::presets::NOTHING)
+        .set_header([
+            "label", "status", "openssl", "compiler", "asm", "flags", "KATs", "built", "key",
+        ]);
+    for e in &entries {
+        let m = &e.manifest;
+        let mut flags = m.cflags.clone();
+        flags.extend(m.configure_args.iter().cloned());
+        let (pass, fail, _) = m.kat_counts();
+        table.add_row([
+            m.label.clone(),
+            m.status.as_str().into(),
+            m.source.version.clone(),
+            m.compiler.name.clone(),
+            if m.no_asm { "no" } else { "yes" }.into(),
+            flags.join(" "),
+            if m.kats.is_empty() {
+                "-".into()
+            } else {
+                format!("{pass} ok / {fail} fail")
+            },
+            m.built_at.clone(),
+            m.key.clone(),
+        ]);
+    }
+    println!("{table}");
+    Ok(0)
+}
+
+fn show(name: &str, log: bool, c: &CacheArgs) -> Result<i32> {
+    let cache = open_cache(c);
+    let e = cache.find(name)?;
+    if log {
+        print!("{}", std::fs::read_to_string(e.log_path())?);
+        return Ok(0);
+    }
+    let m = &e.manifest;
+    let mut out = summary(&e);
+    out.push_str(&format!(
+        "source    OpenSSL {} ({} {}, sha256 {})\ncompiler  {} ({})\ncflags    {}\nno-asm    {}\nconfigure {}\nbuilt     {} in {:.0} s\nlog       {}\n",
+        m.source.version,
+        m.source.kind,
+        m.source.location,
+        m.source.sha256,
+        m.compiler.path,
+        m.compiler.version,
+        if m.cflags.is_empty() { "(OpenSSL's defaults)".to_string() } else { m.cflags.join(" ") },
+        m.no_asm,
+        cryptospeed_variants::cache::display_command(&m.configure_command),
+        m.built_at,
+        m.build_seconds,
+        e.log_path().display()
+    ));
+    for k in m.kats.iter().filter(|k| k.result != "pass") {
+        out.push_str(&format!(
+            "  {:<18} {:<11} {}\n",
+            k.primitive, k.result, k.detail
+        ));
+    }
+    print!("{out}");
+    Ok(0)
+}
+
+fn rm(names: &[String], c: &CacheArgs) -> Result<i32> {
+    let cache = open_cache(c);
+    for n in names {
+        let e = cache.remove(n)?;
+        eprintln!(
+            "cryptospeed: removed variant {} ({})",
+            e.manifest.label,
+            e.dir.display()
+        );
+    }
+    Ok(0)
+}
+
+fn fetch(release: &str, dir: &std::path::Path) -> Result<i32> {
+    if dir.exists() {
+        bail!("{} already exists; name a new directory", dir.display());
+    }
+    let source = cryptospeed_variants::source::resolve(&SourceSpec::Release(release.into()))?;
+    source.materialise(dir)?;
+    eprintln!(
+        "cryptospeed: OpenSSL {} ({}) unpacked into {}; patch it, then `cryptospeed variant build --source {}`",
+        source.info.version,
+        source.info.location,
+        dir.display(),
+        dir.display()
+    );
+    Ok(0)
+}
+
+/// Resolves `run --variant A,B,C` to worker choices: each built variant loads its own library;
+/// `system` is the system libcrypto. A variant that failed to build or failed its known-answer
+/// tests is refused: it is never timed.
+pub fn choices(list: &str) -> Result<Vec<ImplChoice>> {
+    let cache = Cache::open(None);
+    let cancel = AtomicBool::new(false);
+    let mut out = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        if name == "system" {
+            out.push(ImplChoice::parse("openssl"));
+            continue;
+        }
+        let mut e = cache.find(name)?;
+        if e.manifest.status == BuildStatus::Unverified {
+            e.manifest = verify(&cache, &e, &cancel)?;
+        }
+        match e.manifest.status {
+            BuildStatus::Ready => {}
+            BuildStatus::Failed => bail!(
+                "variant {} failed to build ({}); it cannot be timed (log: {})",
+                e.manifest.label,
+                e.manifest.detail,
+                e.log_path().display()
+            ),
+            _ => bail!(
+                "variant {} is broken and is never timed: {}",
+                e.manifest.label,
+                e.manifest.detail
+            ),
+        }
+        out.push(ImplChoice {
+            name: "openssl".into(),
+            library: Some(e.library_path().to_string_lossy().into_owned()),
+            mask: FeatureMask::default(),
+            built: Some(BuiltVariant {
+                label: e.manifest.label.clone(),
+                build_info: e.manifest.build_info(),
+            }),
+        });
+    }
+    if out.is_empty() {
+        bail!("--variant names no variant");
+    }
+    Ok(out)
+}
