@@ -17,6 +17,7 @@ use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -212,7 +213,7 @@ fn step(
     let _ = writeln!(log, "\n$ {}", display_command(argv));
     let out = log.try_clone().map_err(|e| e.to_string())?;
     let err = log.try_clone().map_err(|e| e.to_string())?;
-    let status = Command::new(&argv[0])
+    let child = Command::new(&argv[0])
         .args(&argv[1..])
         .current_dir(cwd)
         // A build started from `make` or `cargo` must not join their job servers.
@@ -224,10 +225,27 @@ fn step(
         .stdin(Stdio::null())
         .stdout(Stdio::from(out))
         .stderr(Stdio::from(err))
-        .status();
-    if cancel.load(Ordering::SeqCst) {
-        return Err("interrupted".into());
-    }
+        // Its own process group, so that Ctrl-C here can stop make and every compiler it
+        // started, and nothing else.
+        .process_group(0)
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => return Err(format!("cannot start {}: {e}", argv[0])),
+    };
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break Ok(s),
+            Ok(None) if cancel.load(Ordering::SeqCst) => {
+                // SAFETY: signals the child's own process group, created above.
+                unsafe { libc::kill(-(child.id() as i32), libc::SIGTERM) };
+                let _ = child.wait();
+                return Err("interrupted".into());
+            }
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(50)),
+            Err(e) => break Err(e),
+        }
+    };
     match status {
         Ok(s) if s.success() => Ok(()),
         Ok(s) => Err(format!(

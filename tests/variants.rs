@@ -1,0 +1,316 @@
+//! Variant builds end to end, with a real OpenSSL 3.5 tree from the openssl-src crate: a small
+//! no-asm build from a directory whose path has spaces and shell metacharacters (nothing may be
+//! run by a shell), its known-answer tests, the cache, `run --variant` beside the system
+//! libcrypto; a build that fails and a patched build that fails its known-answer tests are
+//! reported and never timed; a missing compiler names its Debian package.
+//!
+//! Builds go to a cache directory that outlives the test run (`~/.cache/cryptospeed-tests`), so
+//! only the first run pays for them (about a minute each on two cores).
+
+mod common;
+
+use common::{bin, ok, quick};
+use rusqlite::Connection;
+use std::path::{Path, PathBuf};
+
+/// Configure options that leave out what the tests do not need, to keep the build small.
+const SMALL: &[&str] = &[
+    "no-deprecated",
+    "no-engine",
+    "no-cms",
+    "no-ts",
+    "no-ocsp",
+    "no-ct",
+    "no-srp",
+    "no-sm2",
+    "no-sm3",
+    "no-sm4",
+    "no-idea",
+    "no-seed",
+    "no-camellia",
+    "no-aria",
+    "no-bf",
+    "no-cast",
+    "no-rc2",
+    "no-md4",
+    "no-mdc2",
+    "no-whirlpool",
+    "no-rmd160",
+    "no-siphash",
+    "no-cmp",
+    "no-http",
+    "no-ocb",
+    "no-scrypt",
+    "no-argon2",
+    "no-quic",
+    "no-ml-dsa",
+    "no-ml-kem",
+    "no-slh-dsa",
+    "no-dsa",
+    "no-dh",
+    "no-ec",
+    "no-ecx",
+    "no-des",
+    "no-rc4",
+    "no-legacy",
+    "no-ssl",
+    "no-tls",
+    "no-dtls",
+    "no-ui-console",
+    "no-async",
+    "no-sock",
+];
+
+/// The variant cache the tests share across runs.
+fn test_cache() -> PathBuf {
+    dirs_cache().join("cryptospeed-tests")
+}
+
+fn dirs_cache() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+}
+
+/// A directory name no shell could take literally.
+const HOSTILE: &str = "open ssl; touch PWNED-semi $(touch PWNED-subst) `touch PWNED-tick` & | ' \"";
+
+fn fetch_tree(into: &Path) {
+    ok(bin()
+        .args(["variant", "fetch", "--openssl", "3.5"])
+        .arg(into)
+        .current_dir(into.parent().unwrap()));
+    assert!(into.join("Configure").is_file());
+}
+
+fn small_build(source: &Path, label: &str) -> std::process::Output {
+    let mut cmd = bin();
+    cmd.args(["variant", "build", "--no-asm", "--cflags", "-O1", "--label", label])
+        .arg("--source")
+        .arg(source)
+        .env("CRYPTOSPEED_CACHE", test_cache())
+        .current_dir(source.parent().unwrap());
+    for o in SMALL {
+        cmd.args(["--configure-arg", o]);
+    }
+    cmd.output().unwrap()
+}
+
+fn no_canaries(dir: &Path) {
+    for entry in walk(dir) {
+        let name = entry.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            !name.starts_with("PWNED"),
+            "a shell ran part of an argument: {}",
+            entry.display()
+        );
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() && !p.is_symlink() && p.components().count() < 12 {
+                if p.file_name().map(|n| n != "src").unwrap_or(true) {
+                    out.extend(walk(&p));
+                }
+            }
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_real_small_variant_builds_from_a_hostile_path_is_verified_cached_and_timed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join(HOSTILE);
+    fetch_tree(&tree);
+    let first = small_build(&tree, "cs-test-small");
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    let stdout = String::from_utf8_lossy(&first.stdout);
+    assert!(first.status.success(), "{stderr}\n{stdout}");
+    assert!(stdout.contains("status    ready"), "{stdout}");
+    no_canaries(tmp.path());
+    no_canaries(&test_cache());
+
+    // The same source (by content, wherever it lies) and configuration: nothing to build.
+    let again = small_build(&tree, "cs-test-small");
+    assert!(again.status.success());
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("nothing to build"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+
+    let listed = ok(bin()
+        .args(["variant", "list", "--json"])
+        .env("CRYPTOSPEED_CACHE", test_cache()));
+    let all: serde_json::Value = serde_json::from_str(&listed).unwrap();
+    let me = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["label"] == "cs-test-small")
+        .expect("listed");
+    assert_eq!(me["status"], "ready");
+    assert_eq!(me["no_asm"], true);
+    assert_eq!(me["cflags"], serde_json::json!(["-O1"]));
+    assert_eq!(me["source"]["version"], "3.5.5");
+    assert!(me["configure_command"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|a| a == "no-asm"));
+    let kats = me["kats"].as_array().unwrap();
+    let result = |id: &str| {
+        kats.iter()
+            .find(|k| k["primitive"] == id)
+            .map(|k| k["result"].as_str().unwrap().to_string())
+    };
+    assert_eq!(result("sha256").as_deref(), Some("pass"));
+    assert_eq!(result("aes-128-cbc").as_deref(), Some("pass"));
+    // Left out by the configuration: reported, not failed.
+    assert_eq!(result("ecdsa-p256").as_deref(), Some("unavailable"));
+
+    // Timed beside the system libcrypto, each in its own worker; the build record is stored.
+    let db = tmp.path().join("r.db");
+    let out = ok(bin()
+        .args(["run", "--variant", "cs-test-small,system"])
+        .args(["-a", "sha256,aes-128-cbc", "-b", "1024", "--format", "json"])
+        .args(quick(&db))
+        .env("CRYPTOSPEED_CACHE", test_cache()));
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    for r in rows {
+        // Timed (precise, or not within the short budget on a busy machine).
+        assert!(r["status"] == "ok" || r["status"] == "imprecise", "{r}");
+        assert!(r["median"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    assert!(rows.iter().any(|r| r["variant"] == "cs-test-small"));
+    let conn = Connection::open(&db).unwrap();
+    let info: String = conn
+        .query_row(
+            "SELECT build_info FROM variant WHERE label = 'cs-test-small'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(info.contains("configure: perl Configure"), "{info}");
+    assert!(info.contains("no-asm") && info.contains("gcc"), "{info}");
+    assert!(info.contains("OpenSSL 3.5.5"), "{info}");
+}
+
+#[test]
+fn a_variant_that_fails_its_known_answer_tests_is_broken_and_never_timed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("patched");
+    fetch_tree(&tree);
+    // One round constant of SHA-256 changed: the library builds and runs, and computes the
+    // wrong digest.
+    let sha = tree.join("crypto/sha/sha256.c");
+    let text = std::fs::read_to_string(&sha).unwrap();
+    assert!(text.contains("0x428a2f98UL"));
+    std::fs::write(&sha, text.replacen("0x428a2f98UL", "0x428a2f99UL", 1)).unwrap();
+    let out = small_build(&tree, "cs-test-broken");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("status    broken"), "{stdout}");
+    assert!(stdout.contains("sha256:"), "{stdout}");
+
+    let refused = bin()
+        .args(["run", "--variant", "cs-test-broken", "-a", "sha256"])
+        .args(quick(&tmp.path().join("r.db")))
+        .env("CRYPTOSPEED_CACHE", test_cache())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is broken and is never timed"), "{stderr}");
+    assert!(
+        !tmp.path().join("r.db").exists(),
+        "nothing is stored for a refused run"
+    );
+}
+
+#[test]
+fn a_build_that_fails_is_reported_with_its_log_and_never_timed() {
+    let cache = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args(["variant", "build", "--openssl", "3.5", "--label", "cs-test-fail"])
+        .args(["--configure-arg", "no-such-feature"])
+        .env("CRYPTOSPEED_CACHE", cache.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("the build of variant cs-test-fail failed"), "{stderr}");
+    assert!(stderr.contains("build log: "), "{stderr}");
+    // Configure's own complaint, from the log tail.
+    assert!(stderr.contains("no-such-feature"), "{stderr}");
+    let shown = ok(bin()
+        .args(["variant", "show", "cs-test-fail"])
+        .env("CRYPTOSPEED_CACHE", cache.path()));
+    assert!(shown.contains("status    failed"), "{shown}");
+
+    let refused = bin()
+        .args(["run", "--variant", "cs-test-fail", "-a", "sha256"])
+        .args(quick(&cache.path().join("r.db")))
+        .env("CRYPTOSPEED_CACHE", cache.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(stderr.contains("failed to build"), "{stderr}");
+
+    ok(bin()
+        .args(["variant", "rm", "cs-test-fail"])
+        .env("CRYPTOSPEED_CACHE", cache.path()));
+    let gone = bin()
+        .args(["variant", "show", "cs-test-fail"])
+        .env("CRYPTOSPEED_CACHE", cache.path())
+        .output()
+        .unwrap();
+    assert_eq!(gone.status.code(), Some(2));
+}
+
+#[test]
+fn a_missing_compiler_or_a_shell_character_is_refused_before_anything_runs() {
+    let cache = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args(["variant", "build", "--openssl", "3.5", "--cc", "clang-97"])
+        .env("CRYPTOSPEED_CACHE", cache.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr.contains("'clang-97' is not on PATH")
+            && stderr.contains("apt-get install clang-97"),
+        "{stderr}"
+    );
+
+    let out = bin()
+        .args(["variant", "build", "--openssl", "3.5"])
+        .args(["--cflags", "-O2 -DX=$(touch PWNED)"])
+        .env("CRYPTOSPEED_CACHE", cache.path())
+        .current_dir(cache.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr.contains("/bin/sh"), "{stderr}");
+    no_canaries(cache.path());
+    assert!(
+        !cache.path().join("variants").exists()
+            || std::fs::read_dir(cache.path().join("variants"))
+                .unwrap()
+                .next()
+                .is_none(),
+        "nothing is built or kept"
+    );
+}
