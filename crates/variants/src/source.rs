@@ -324,6 +324,16 @@ pub fn resolve(spec: &SourceSpec) -> Result<ResolvedSource> {
                         "{given} is not an OpenSSL source tree (it needs Configure and crypto/ at its top)"
                     );
                 }
+                // Objects left by an in-place build would be copied with fresh timestamps and
+                // could be taken by make as up to date: a variant built with someone else's flags.
+                if let Some(mark) = ["configdata.pm", "Makefile"]
+                    .iter()
+                    .find(|m| p.join(m).exists())
+                {
+                    bail!(
+                        "{given} has been configured or built in place ({mark} is there); give a clean tree (`make distclean`, or `git clean -xdf` in a checkout) so that nothing of another build is reused"
+                    );
+                }
                 Ok(ResolvedSource {
                     info: SourceInfo {
                         kind: "directory".into(),
@@ -431,6 +441,19 @@ mod tests {
         std::fs::write(b.path().join("crypto/x.c"), "int x;\n").unwrap();
         std::fs::rename(b.path().join("crypto/x.c"), b.path().join("crypto/z.c")).unwrap();
         assert_ne!(tree_hash(a.path()).unwrap(), tree_hash(b.path()).unwrap());
+    }
+
+    #[test]
+    fn a_tree_built_in_place_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("crypto")).unwrap();
+        std::fs::write(d.path().join("Configure"), "#!/usr/bin/perl\n").unwrap();
+        resolve(&SourceSpec::Path(d.path().to_path_buf())).unwrap();
+        std::fs::write(d.path().join("configdata.pm"), "").unwrap();
+        let e = resolve(&SourceSpec::Path(d.path().to_path_buf()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("configured or built in place"), "{e}");
     }
 
     #[test]

@@ -368,13 +368,18 @@ enum Loop<'a> {
         ctx: PkeyCtx<'a>,
         out: Vec<u8>,
     },
+    /// EdDSA: the context is initialised again before every one-shot call, as `openssl speed`
+    /// 3.x does (OpenSSL 3.2 and later refuse a second `EVP_DigestSign` on one initialisation).
+    /// `reinit_key` is NULL where the library reuses the key already set, else the key.
     DigestSign {
         mdctx: Ptr,
+        reinit_key: Ptr,
         tbs: Vec<u8>,
         sig: Vec<u8>,
     },
     DigestVerify {
         mdctx: Ptr,
+        reinit_key: Ptr,
         tbs: Vec<u8>,
         sig: Vec<u8>,
     },
@@ -430,14 +435,43 @@ impl Timed for PkeyLoop<'_> {
                     let mut len = out.len();
                     (a.EVP_PKEY_derive)(ctx.ptr, out.as_mut_ptr(), &mut len) <= 0
                 }),
-                Loop::DigestSign { mdctx, tbs, sig } => (0..iters).any(|_| {
+                Loop::DigestSign {
+                    mdctx,
+                    reinit_key,
+                    tbs,
+                    sig,
+                } => (0..iters).any(|_| {
                     let mut len = sig.len();
-                    (a.EVP_DigestSign)(*mdctx, sig.as_mut_ptr(), &mut len, tbs.as_ptr(), tbs.len())
+                    (a.EVP_DigestSignInit)(*mdctx, null_mut(), null_mut(), null_mut(), *reinit_key)
                         != 1
+                        || (a.EVP_DigestSign)(
+                            *mdctx,
+                            sig.as_mut_ptr(),
+                            &mut len,
+                            tbs.as_ptr(),
+                            tbs.len(),
+                        ) != 1
                 }),
-                Loop::DigestVerify { mdctx, tbs, sig } => (0..iters).any(|_| {
-                    (a.EVP_DigestVerify)(*mdctx, sig.as_ptr(), sig.len(), tbs.as_ptr(), tbs.len())
-                        != 1
+                Loop::DigestVerify {
+                    mdctx,
+                    reinit_key,
+                    tbs,
+                    sig,
+                } => (0..iters).any(|_| {
+                    (a.EVP_DigestVerifyInit)(
+                        *mdctx,
+                        null_mut(),
+                        null_mut(),
+                        null_mut(),
+                        *reinit_key,
+                    ) != 1
+                        || (a.EVP_DigestVerify)(
+                            *mdctx,
+                            sig.as_ptr(),
+                            sig.len(),
+                            tbs.as_ptr(),
+                            tbs.len(),
+                        ) != 1
                 }),
             }
         };
@@ -516,6 +550,32 @@ pub(super) fn digest_sign_ctx(api: &Api, k: &Key, sign: bool) -> Result<Ptr, Str
     }
 }
 
+/// NULL when initialising the context again without a key keeps the key it has and works
+/// (`openssl speed`'s way), else the key itself, given again on every initialisation.
+fn reinit_key(api: &Api, mdctx: Ptr, k: &Key, sign: bool, tbs: &[u8], sig: &[u8]) -> Ptr {
+    let mut out = vec![0u8; 256];
+    let mut len = out.len();
+    // SAFETY: live context; owned buffers.
+    let works = unsafe {
+        if sign {
+            (api.EVP_DigestSignInit)(mdctx, null_mut(), null_mut(), null_mut(), null_mut()) == 1
+                && (api.EVP_DigestSign)(mdctx, out.as_mut_ptr(), &mut len, tbs.as_ptr(), tbs.len())
+                    == 1
+        } else {
+            (api.EVP_DigestVerifyInit)(mdctx, null_mut(), null_mut(), null_mut(), null_mut()) == 1
+                && (api.EVP_DigestVerify)(mdctx, sig.as_ptr(), sig.len(), tbs.as_ptr(), tbs.len())
+                    == 1
+        }
+    };
+    // SAFETY: clears what a refused probe leaves.
+    unsafe { (api.ERR_clear_error)() };
+    if works {
+        null_mut()
+    } else {
+        k.ptr
+    }
+}
+
 pub(super) fn digest_sign(api: &Api, mdctx: Ptr, tbs: &[u8]) -> Result<Vec<u8>, String> {
     let mut sig = vec![0u8; 256];
     let mut len = sig.len();
@@ -558,17 +618,27 @@ pub fn prepare<'a>(
         (Algorithm::Eddsa { .. }, Op::Sign) => {
             let mdctx = digest_sign_ctx(api, &k, true)?;
             let sig = digest_sign(api, mdctx, &tbs)?;
-            Loop::DigestSign { mdctx, tbs, sig }
+            let reinit_key = reinit_key(api, mdctx, &k, true, &tbs, &sig);
+            Loop::DigestSign {
+                mdctx,
+                reinit_key,
+                tbs,
+                sig,
+            }
         }
         (Algorithm::Eddsa { .. }, Op::Verify) => {
             let s = digest_sign_ctx(api, &k, true)?;
             let sig = digest_sign(api, s, &tbs);
             // SAFETY: owned digest context.
             unsafe { (api.EVP_MD_CTX_free)(s) };
+            let sig = sig?;
+            let mdctx = digest_sign_ctx(api, &k, false)?;
+            let reinit_key = reinit_key(api, mdctx, &k, false, &tbs, &sig);
             Loop::DigestVerify {
-                mdctx: digest_sign_ctx(api, &k, false)?,
+                mdctx,
+                reinit_key,
                 tbs,
-                sig: sig?,
+                sig,
             }
         }
         (Algorithm::Rsa { .. } | Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. }, Op::Sign) => {
