@@ -214,15 +214,21 @@ pub(super) fn generate<'a>(
                 ));
             }
         }
-        let mut out: Ptr = null_mut();
-        if (api.EVP_PKEY_keygen)(ctx.ptr, &mut out) != 1 {
-            return Err(format!(
-                "{algorithm} key generation failed: {}",
-                api.errors()
-            ));
-        }
-        key(api, out, "key generation")
+        run_keygen(api, &ctx, algorithm)
     }
+}
+
+/// The last step of either way to a key: `EVP_PKEY_keygen` on a prepared context.
+fn run_keygen<'a>(api: &'a Api, ctx: &PkeyCtx, algorithm: &str) -> Result<Key<'a>, String> {
+    let mut out: Ptr = null_mut();
+    // SAFETY: the context is live and initialised for key generation.
+    if unsafe { (api.EVP_PKEY_keygen)(ctx.ptr, &mut out) } != 1 {
+        return Err(format!(
+            "{algorithm} key generation failed: {}",
+            api.errors()
+        ));
+    }
+    key(api, out, "key generation")
 }
 
 /// Key generation through OpenSSL 1.1.1's API: a context by NID, the curve by control.
@@ -279,14 +285,7 @@ fn generate_by_id<'a>(
                 return Err(format!("unknown group {g}: {}", api.errors()));
             }
         }
-        let mut out: Ptr = null_mut();
-        if (api.EVP_PKEY_keygen)(ctx.ptr, &mut out) != 1 {
-            return Err(format!(
-                "{algorithm} key generation failed: {}",
-                api.errors()
-            ));
-        }
-        key(api, out, "key generation")
+        run_keygen(api, &ctx, algorithm)
     }
 }
 
