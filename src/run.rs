@@ -282,7 +282,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
         for (slot, variant_id) in workers.iter_mut().zip(&variant_ids) {
             bar.set_message(format!(
                 "{} {} {}{}",
-                slot.choice.name,
+                slot.choice.display(),
                 cell.primitive,
                 cell.op,
                 cell.bytes.map(|b| format!(" {b} B")).unwrap_or_default()
@@ -307,7 +307,8 @@ pub fn run(a: RunArgs) -> Result<i32> {
                         bar.suspend(|| {
                             eprintln!(
                                 "cryptospeed: {} {}: {e}; restarting the worker",
-                                slot.choice.name, m.cell.primitive
+                                slot.choice.display(),
+                                m.cell.primitive
                             )
                         });
                         match slot.choice.start(a.pin, &cancel) {
@@ -316,7 +317,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
                                 bar.suspend(|| {
                                     eprintln!(
                                         "cryptospeed: {} could not be restarted: {err:#}",
-                                        slot.choice.name
+                                        slot.choice.display()
                                     )
                                 });
                                 slot.worker = None;
