@@ -32,7 +32,7 @@ pub struct VerifyArgs {
 }
 
 /// Asks a worker which of the primitives it offers.
-fn availability(
+pub(crate) fn availability(
     worker: &mut WorkerClient,
     primitives: &[&cryptospeed_catalog::Primitive],
     cancel: &AtomicBool,

@@ -184,14 +184,10 @@ fn verify(cache: &Cache, entry: &Entry, cancel: &AtomicBool) -> Result<Manifest>
         mask: FeatureMask::default(),
         built: None,
     };
-    let ids: Vec<String> = cryptospeed_catalog::all()
-        .iter()
-        .map(|p| p.id.to_string())
-        .collect();
     let mut manifest = entry.manifest.clone();
     manifest.kats.clear();
-    let mut worker = match choice.start(None, cancel) {
-        Ok(w) => Some(w),
+    let mut first = match choice.start(None, cancel) {
+        Ok(w) => w,
         Err(e) => {
             manifest.status = BuildStatus::Broken;
             manifest.detail = format!("the library does not load in a worker: {e:#}");
@@ -199,18 +195,9 @@ fn verify(cache: &Cache, entry: &Entry, cancel: &AtomicBool) -> Result<Manifest>
             return Ok(manifest);
         }
     };
-    let entries = match worker.as_mut().map(|w| {
-        w.request(
-            &Request::Availability {
-                primitives: ids.clone(),
-            },
-            Duration::from_secs(300),
-            cancel,
-        )
-    }) {
-        Some(Ok(Response::Availability { entries })) => entries,
-        other => bail!("the worker did not list what the variant offers: {other:?}"),
-    };
+    let primitives: Vec<_> = cryptospeed_catalog::all().iter().collect();
+    let entries = crate::list::availability(&mut first, &primitives, cancel)?;
+    let mut worker = Some(first);
     for e in entries {
         if !e.available {
             manifest.kats.push(KatOutcome {

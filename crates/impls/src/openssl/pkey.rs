@@ -367,8 +367,8 @@ enum Loop<'a> {
         ctx: PkeyCtx<'a>,
         out: Vec<u8>,
     },
-    /// EdDSA: the context is initialised again before every one-shot call, as `openssl speed`
-    /// 3.x does (OpenSSL 3.2 and later refuse a second `EVP_DigestSign` on one initialisation).
+    /// EdDSA: the context is initialised again before every one-shot call (OpenSSL 3.2 and
+    /// later refuse a second `EVP_DigestSign` on one initialisation), in every version alike.
     /// `reinit_key` is NULL where the library reuses the key already set, else the key.
     DigestSign {
         mdctx: Ptr,
@@ -549,8 +549,8 @@ pub(super) fn digest_sign_ctx(api: &Api, k: &Key, sign: bool) -> Result<Ptr, Str
     }
 }
 
-/// NULL when initialising the context again without a key keeps the key it has and works
-/// (`openssl speed`'s way), else the key itself, given again on every initialisation.
+/// NULL when initialising the context again without a key keeps the key it has and works (the
+/// cheaper way), else the key itself, given again on every initialisation.
 fn reinit_key(api: &Api, mdctx: Ptr, k: &Key, sign: bool, tbs: &[u8], sig: &[u8]) -> Ptr {
     let mut out = vec![0u8; 256];
     let mut len = out.len();
