@@ -1,0 +1,29 @@
+//! Random replacement with a fixed seed (xorshift64*), so every run of the same trace gives the
+//! same counts. Hand-written: a dependency for six lines of PRNG is not worth it, and the exact
+//! sequence must never change under us.
+
+use super::ReplacementPolicy;
+
+pub struct Random {
+    ways: usize,
+    state: u64,
+}
+
+pub const SEED: u64 = 0x9E37_79B9_7F4A_7C15;
+
+impl Random {
+    pub fn boxed(_sets: usize, ways: usize) -> Box<dyn ReplacementPolicy> {
+        Box::new(Random { ways, state: SEED })
+    }
+}
+
+impl ReplacementPolicy for Random {
+    fn touched(&mut self, _set: usize, _way: usize) {}
+    fn filled(&mut self, _set: usize, _way: usize) {}
+    fn victim(&mut self, _set: usize) -> usize {
+        self.state ^= self.state >> 12;
+        self.state ^= self.state << 25;
+        self.state ^= self.state >> 27;
+        (self.state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % self.ways
+    }
+}

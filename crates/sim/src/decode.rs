@@ -1,0 +1,405 @@
+//! Decoding the traced code with iced-x86, once per distinct instruction: what class it is for
+//! the instruction mix, what kind of branch, which registers it reads and writes (for the ILP
+//! model) and an assumed latency. Everything a simulator needs per executed instruction is
+//! precomputed here, so the per-instruction work in the simulators is a table lookup.
+
+use iced_x86::{
+    CpuidFeature, Decoder, DecoderOptions, FlowControl, Instruction, InstructionInfoFactory,
+    Mnemonic, OpAccess, OpKind, Register,
+};
+use std::collections::HashMap;
+
+/// The instruction-mix classes. Every instruction is in exactly one; branches first, then
+/// crypto extensions, SIMD, multiply/divide, plain loads and stores, integer ALU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum Class {
+    Load,
+    Store,
+    IntAlu,
+    MulDiv,
+    CondBranch,
+    Jump,
+    Call,
+    Return,
+    Indirect,
+    Simd,
+    Crypto,
+    Other,
+}
+
+impl Class {
+    pub const ALL: [Class; 12] = [
+        Class::Load,
+        Class::Store,
+        Class::IntAlu,
+        Class::MulDiv,
+        Class::CondBranch,
+        Class::Jump,
+        Class::Call,
+        Class::Return,
+        Class::Indirect,
+        Class::Simd,
+        Class::Crypto,
+        Class::Other,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Load => "load",
+            Class::Store => "store",
+            Class::IntAlu => "integer ALU",
+            Class::MulDiv => "multiply/divide",
+            Class::CondBranch => "conditional branch",
+            Class::Jump => "unconditional jump",
+            Class::Call => "call",
+            Class::Return => "return",
+            Class::Indirect => "indirect jump/call",
+            Class::Simd => "SIMD",
+            Class::Crypto => "crypto extension",
+            Class::Other => "other",
+        }
+    }
+}
+
+/// How a branch predictor sees the instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BranchKind {
+    None,
+    /// Taken iff the next executed instruction is not at `addr + len`. Includes rep-prefixed
+    /// string instructions, which valgrind (and so cachegrind) treats as a conditional exit per
+    /// iteration.
+    Conditional,
+    Direct,
+    Return,
+    /// Indirect jump or call: its target is predicted.
+    Indirect,
+}
+
+/// Register slot used for RFLAGS in the dependence tables.
+pub const FLAGS_SLOT: u16 = 511;
+
+#[derive(Debug, Clone)]
+pub struct InstrInfo {
+    /// Index in [`Decoded`].
+    pub ix: u32,
+    pub addr: u64,
+    pub len: u8,
+    pub class: Class,
+    pub branch: BranchKind,
+    pub reads_memory: bool,
+    pub writes_memory: bool,
+    /// Register slots read / written (full registers; RFLAGS as [`FLAGS_SLOT`]; the implicit
+    /// stack-pointer update of push/pop/call/ret left out, as a stack engine would).
+    pub sources: Vec<u16>,
+    pub dests: Vec<u16>,
+    /// Cycles from issue to result in the ILP model (see `ilp.rs`).
+    pub latency: u32,
+    pub mnemonic: Mnemonic,
+    /// False when iced-x86 could not decode the bytes (counted as `other`).
+    pub decoded: bool,
+}
+
+/// Every distinct instruction seen in a trace.
+#[derive(Default)]
+pub struct Decoded {
+    infos: Vec<InstrInfo>,
+    index: HashMap<(u64, [u8; 16]), u32>,
+    factory: Option<InstructionInfoFactory>,
+}
+
+impl Decoded {
+    #[inline]
+    pub fn info(&self, ix: u32) -> &InstrInfo {
+        &self.infos[ix as usize]
+    }
+
+    pub fn all(&self) -> &[InstrInfo] {
+        &self.infos
+    }
+
+    /// The index of the instruction with these bytes at this address, decoding it if new.
+    pub fn intern(&mut self, addr: u64, bytes: &[u8]) -> u32 {
+        let mut key = [0u8; 16];
+        let n = bytes.len().min(16);
+        key[..n].copy_from_slice(&bytes[..n]);
+        if let Some(ix) = self.index.get(&(addr, key)) {
+            return *ix;
+        }
+        let factory = self.factory.get_or_insert_with(InstructionInfoFactory::new);
+        let ix = self.infos.len() as u32;
+        let mut info = classify(factory, addr, &bytes[..n]);
+        info.ix = ix;
+        self.infos.push(info);
+        self.index.insert((addr, key), ix);
+        ix
+    }
+}
+
+fn is_vector_register(r: Register) -> bool {
+    r.is_xmm() || r.is_ymm() || r.is_zmm() || r.is_mm() || r.is_k() || r.is_tmm()
+}
+
+fn is_crypto(f: CpuidFeature) -> bool {
+    matches!(
+        f,
+        CpuidFeature::AES
+            | CpuidFeature::VAES
+            | CpuidFeature::PCLMULQDQ
+            | CpuidFeature::VPCLMULQDQ
+            | CpuidFeature::SHA
+            | CpuidFeature::SHA512
+            | CpuidFeature::GFNI
+            | CpuidFeature::SM3
+            | CpuidFeature::SM4
+            | CpuidFeature::AVX_VNNI
+    ) || format!("{f:?}").starts_with("KL")
+}
+
+fn is_mul_div(m: Mnemonic) -> bool {
+    matches!(
+        m,
+        Mnemonic::Mul | Mnemonic::Imul | Mnemonic::Div | Mnemonic::Idiv | Mnemonic::Mulx
+    )
+}
+
+fn is_move(m: Mnemonic) -> bool {
+    matches!(
+        m,
+        Mnemonic::Mov
+            | Mnemonic::Movzx
+            | Mnemonic::Movsx
+            | Mnemonic::Movsxd
+            | Mnemonic::Movbe
+            | Mnemonic::Push
+            | Mnemonic::Pop
+            | Mnemonic::Movsb
+            | Mnemonic::Movsw
+            | Mnemonic::Movsd
+            | Mnemonic::Movsq
+            | Mnemonic::Stosb
+            | Mnemonic::Stosw
+            | Mnemonic::Stosd
+            | Mnemonic::Stosq
+            | Mnemonic::Lodsb
+            | Mnemonic::Lodsw
+            | Mnemonic::Lodsd
+            | Mnemonic::Lodsq
+    )
+}
+
+fn is_other(m: Mnemonic) -> bool {
+    matches!(
+        m,
+        Mnemonic::Nop
+            | Mnemonic::Endbr64
+            | Mnemonic::Endbr32
+            | Mnemonic::Cpuid
+            | Mnemonic::Syscall
+            | Mnemonic::Rdtsc
+            | Mnemonic::Rdtscp
+            | Mnemonic::Xgetbv
+            | Mnemonic::Lfence
+            | Mnemonic::Mfence
+            | Mnemonic::Sfence
+            | Mnemonic::Pause
+            | Mnemonic::Hlt
+            | Mnemonic::Ud2
+            | Mnemonic::Int3
+            | Mnemonic::Rdrand
+            | Mnemonic::Rdseed
+    )
+}
+
+fn is_string_op(i: &Instruction) -> bool {
+    (0..i.op_count()).any(|k| {
+        matches!(
+            i.op_kind(k),
+            OpKind::MemorySegRSI
+                | OpKind::MemorySegESI
+                | OpKind::MemoryESRDI
+                | OpKind::MemoryESEDI
+                | OpKind::MemorySegRDI
+        )
+    })
+}
+
+fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &[u8]) -> InstrInfo {
+    let mut decoder = Decoder::with_ip(64, bytes, addr, DecoderOptions::NONE);
+    let instr = decoder.decode();
+    let len = bytes.len() as u8;
+    if instr.is_invalid() {
+        return InstrInfo {
+            ix: 0,
+            addr,
+            len,
+            class: Class::Other,
+            branch: BranchKind::None,
+            reads_memory: false,
+            writes_memory: false,
+            sources: vec![],
+            dests: vec![],
+            latency: 1,
+            mnemonic: Mnemonic::INVALID,
+            decoded: false,
+        };
+    }
+    let m = instr.mnemonic();
+    let info = factory.info(&instr);
+    let mut reads_memory = false;
+    let mut writes_memory = false;
+    for mem in info.used_memory() {
+        match mem.access() {
+            OpAccess::Read | OpAccess::CondRead => reads_memory = true,
+            OpAccess::Write | OpAccess::CondWrite => writes_memory = true,
+            OpAccess::ReadWrite | OpAccess::ReadCondWrite => {
+                reads_memory = true;
+                writes_memory = true
+            }
+            _ => {}
+        }
+    }
+    let stack_op = matches!(
+        instr.flow_control(),
+        FlowControl::Call | FlowControl::IndirectCall | FlowControl::Return
+    ) || matches!(m, Mnemonic::Push | Mnemonic::Pop);
+    let mut sources = Vec::new();
+    let mut dests = Vec::new();
+    let mut vector = false;
+    for used in info.used_registers() {
+        let r = used.register();
+        if is_vector_register(r) {
+            vector = true;
+        }
+        if r == Register::RIP || r == Register::EIP {
+            continue;
+        }
+        let full = r.full_register();
+        if stack_op && full == Register::RSP {
+            continue;
+        }
+        let slot = full as u16;
+        match used.access() {
+            OpAccess::Read | OpAccess::CondRead => sources.push(slot),
+            OpAccess::Write | OpAccess::CondWrite => dests.push(slot),
+            OpAccess::ReadWrite | OpAccess::ReadCondWrite => {
+                sources.push(slot);
+                dests.push(slot);
+            }
+            _ => {}
+        }
+    }
+    if instr.rflags_read() != 0 {
+        sources.push(FLAGS_SLOT);
+    }
+    if instr.rflags_modified() != 0 {
+        dests.push(FLAGS_SLOT);
+    }
+    sources.sort_unstable();
+    sources.dedup();
+    dests.sort_unstable();
+    dests.dedup();
+    let features = instr.cpuid_features();
+    let rep_string = is_string_op(&instr) && (instr.has_rep_prefix() || instr.has_repne_prefix());
+    let (class, branch) = match instr.flow_control() {
+        FlowControl::ConditionalBranch => (Class::CondBranch, BranchKind::Conditional),
+        FlowControl::UnconditionalBranch => (Class::Jump, BranchKind::Direct),
+        FlowControl::Call => (Class::Call, BranchKind::Direct),
+        FlowControl::Return => (Class::Return, BranchKind::Return),
+        FlowControl::IndirectBranch | FlowControl::IndirectCall => {
+            (Class::Indirect, BranchKind::Indirect)
+        }
+        _ => {
+            let branch = if rep_string {
+                BranchKind::Conditional
+            } else {
+                BranchKind::None
+            };
+            let class = if features.iter().any(|f| is_crypto(*f)) {
+                Class::Crypto
+            } else if vector {
+                Class::Simd
+            } else if is_mul_div(m) {
+                Class::MulDiv
+            } else if is_other(m) || !matches!(instr.flow_control(), FlowControl::Next) {
+                Class::Other
+            } else if is_move(m) && reads_memory && !writes_memory {
+                Class::Load
+            } else if is_move(m) && writes_memory {
+                Class::Store
+            } else {
+                Class::IntAlu
+            };
+            (class, branch)
+        }
+    };
+    let base = match class {
+        Class::MulDiv if matches!(m, Mnemonic::Div | Mnemonic::Idiv) => 24,
+        Class::MulDiv => 3,
+        Class::Crypto => 4,
+        _ => 1,
+    };
+    InstrInfo {
+        ix: 0,
+        addr,
+        len,
+        class,
+        branch,
+        reads_memory,
+        writes_memory,
+        sources,
+        dests,
+        latency: base + if reads_memory { 4 } else { 0 },
+        mnemonic: m,
+        decoded: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(bytes: &[u8]) -> InstrInfo {
+        let mut d = Decoded::default();
+        let ix = d.intern(0x1000, bytes);
+        d.info(ix).clone()
+    }
+
+    #[test]
+    fn classes_of_known_encodings() {
+        // Encodings from the Intel SDM, checked with objdump.
+        assert_eq!(one(&[0x48, 0x8b, 0x03]).class, Class::Load); // mov rax,[rbx]
+        assert_eq!(one(&[0x48, 0x89, 0x03]).class, Class::Store); // mov [rbx],rax
+        assert_eq!(one(&[0x48, 0x01, 0xd8]).class, Class::IntAlu); // add rax,rbx
+        assert_eq!(one(&[0x48, 0x03, 0x03]).class, Class::IntAlu); // add rax,[rbx]
+        assert!(one(&[0x48, 0x03, 0x03]).reads_memory);
+        assert_eq!(one(&[0x48, 0xf7, 0xe3]).class, Class::MulDiv); // mul rbx
+        assert_eq!(one(&[0x75, 0x02]).branch, BranchKind::Conditional); // jne
+        assert_eq!(one(&[0xeb, 0x02]).class, Class::Jump);
+        assert_eq!(one(&[0xe8, 0, 0, 0, 0]).class, Class::Call);
+        assert_eq!(one(&[0xc3]).class, Class::Return);
+        assert_eq!(one(&[0xff, 0xe0]).branch, BranchKind::Indirect); // jmp rax
+        assert_eq!(one(&[0xff, 0xd0]).class, Class::Indirect); // call rax
+        assert_eq!(one(&[0x66, 0x0f, 0xef, 0xc1]).class, Class::Simd); // pxor xmm0,xmm1
+        assert_eq!(one(&[0x66, 0x0f, 0x38, 0xdc, 0xc1]).class, Class::Crypto); // aesenc
+        assert_eq!(one(&[0x66, 0x0f, 0x3a, 0x44, 0xc1, 0x00]).class, Class::Crypto); // pclmulqdq
+        assert_eq!(one(&[0x0f, 0x38, 0xcb, 0xc1]).class, Class::Crypto); // sha256rnds2
+        let rep = one(&[0xf3, 0xa4]); // rep movsb
+        assert_eq!(rep.branch, BranchKind::Conditional);
+        assert_eq!(rep.class, Class::Store);
+        assert!(!one(&[0x0f, 0xff, 0xff, 0xff]).decoded || one(&[0x0f, 0x0b]).class == Class::Other);
+    }
+
+    #[test]
+    fn dependences_use_full_registers_and_flags() {
+        let add = one(&[0x01, 0xd8]); // add eax,ebx
+        assert!(add.sources.contains(&(Register::RAX as u16)));
+        assert!(add.sources.contains(&(Register::RBX as u16)));
+        assert!(add.dests.contains(&(Register::RAX as u16)));
+        assert!(add.dests.contains(&FLAGS_SLOT));
+        let jne = one(&[0x75, 0x02]);
+        assert!(jne.sources.contains(&FLAGS_SLOT));
+        let push = one(&[0x50]); // push rax: no RSP chain
+        assert!(!push.dests.contains(&(Register::RSP as u16)));
+        assert_eq!(one(&[0x48, 0x8b, 0x03]).latency, 5);
+    }
+}

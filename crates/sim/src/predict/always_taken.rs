@@ -1,0 +1,15 @@
+//! Static prediction: every conditional branch taken.
+
+use super::BranchPredictor;
+
+struct AlwaysTaken;
+
+pub fn boxed() -> Box<dyn BranchPredictor> {
+    Box::new(AlwaysTaken)
+}
+
+impl BranchPredictor for AlwaysTaken {
+    fn mispredicts(&mut self, _pc: u64, taken: bool) -> bool {
+        !taken
+    }
+}

@@ -1,0 +1,15 @@
+//! Static prediction: no conditional branch taken.
+
+use super::BranchPredictor;
+
+struct NeverTaken;
+
+pub fn boxed() -> Box<dyn BranchPredictor> {
+    Box::new(NeverTaken)
+}
+
+impl BranchPredictor for NeverTaken {
+    fn mispredicts(&mut self, _pc: u64, taken: bool) -> bool {
+        taken
+    }
+}
