@@ -8,6 +8,8 @@ mod import;
 mod list;
 mod run;
 mod session;
+mod trace_cmd;
+mod traced;
 mod variant;
 mod worker;
 
@@ -45,6 +47,9 @@ enum Command {
     /// Build, list, show and remove variants: OpenSSL built with other compilers, flags,
     /// without assembly or from a patched tree (`run --variant` times them side by side).
     Variant(variant::VariantArgs),
+    /// Run any program under valgrind (cstrace) and simulate one cache hierarchy and branch
+    /// predictor over its whole execution, printed like cachegrind's summary.
+    Trace(trace_cmd::TraceArgs),
     /// Serve the worker protocol on stdin/stdout (started by the orchestrator).
     #[command(hide = true)]
     Worker(worker::WorkerArgs),
@@ -61,6 +66,7 @@ fn main() {
         Command::Import(a) => import::import(a),
         Command::Compare(a) => compare::compare(a),
         Command::Variant(a) => variant::variant(a),
+        Command::Trace(a) => trace_cmd::trace(a),
         Command::Worker(a) => worker::serve(a),
     };
     match result {

@@ -44,7 +44,9 @@
 
 #define CSTRACE_REQ_MARK VG_USERREQ_TOOL_BASE('C', 'S')
 
-#define BUF_WORDS (1 << 20)
+/* Flushed in pieces well under the pipe's capacity, so a write returns at once and the reader
+   works while the program runs on (an 8 MB flush into a 1 MB pipe serialises the two). */
+#define BUF_WORDS (1 << 15)
 #define SLACK_WORDS (1 << 16)
 
 static const HChar *clo_out = NULL;
@@ -154,7 +156,7 @@ static void add_instr(IRSB *sb, Addr addr, UInt len)
 static void add_data(IRSB *sb, UInt kind, UInt size, IRExpr *ea, IRExpr *guard)
 {
    open_segment(sb);
-   if (kind == KIND_WRITE && guard == NULL && n_items > 0) {
+   if ((kind & 0xF) == KIND_WRITE && guard == NULL && n_items > 0) {
       Item *last = &items[n_items - 1];
       if (!last->is_instr && (last->kind & 0xF) == KIND_READ && !(last->kind & FLAG_GUARD)
           && last->len == size && (last->kind & FLAG_CAPPED) == (kind & FLAG_CAPPED)

@@ -13,7 +13,10 @@ mod random;
 use serde::Serialize;
 
 /// Decides which way of a full set to evict. Invalid ways are always filled first (by the
-/// cache), so a policy only chooses among valid lines.
+/// cache), so a policy only chooses among valid lines. A lookup of the same line as the
+/// lookup just before is answered by the cache without telling the policy (for LRU, FIFO and
+/// Random it changes nothing); a policy that counts every use must not rely on `touched` for
+/// those.
 pub trait ReplacementPolicy: Send {
     /// A hit on `way` of `set`.
     fn touched(&mut self, set: usize, way: usize);
@@ -133,6 +136,9 @@ pub struct Cache {
     set_mask: u64,
     tags: Vec<u64>,
     policy: Box<dyn ReplacementPolicy>,
+    /// The block of the previous lookup: looking it up again is a hit that changes no
+    /// policy's order (it is already the most recent line), so it skips the set search.
+    last_block: u64,
 }
 
 impl Cache {
@@ -152,12 +158,17 @@ impl Cache {
             set_mask: sets as u64 - 1,
             tags: vec![EMPTY; sets * ways],
             policy: make(sets, ways),
+            last_block: EMPTY,
         }
     }
 
     /// Looks one block up; true on a miss (the block is then filled).
     #[inline]
     fn block_is_miss(&mut self, block: u64) -> bool {
+        if block == self.last_block {
+            return false;
+        }
+        self.last_block = block;
         let set = (block & self.set_mask) as usize;
         let base = set * self.ways;
         let lines = &mut self.tags[base..base + self.ways];

@@ -1,0 +1,218 @@
+//! Running a process under valgrind with a trace going somewhere we can read it: cstrace into a
+//! FIFO read concurrently (nothing touches the disk), or lackey into a file parsed afterwards
+//! (the fallback when cstrace cannot be built). Shared by `profile` and `trace`.
+
+use anyhow::{Context, Result};
+use cryptospeed_sim::decode::Decoded;
+use cryptospeed_sim::tool::{self, Cstrace};
+use cryptospeed_sim::trace::{self, Sink, TraceTotals};
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+
+/// Which valgrind tool writes the trace.
+#[derive(Debug, Clone)]
+pub enum Tracer {
+    Cstrace(Cstrace),
+    Lackey,
+}
+
+impl Tracer {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Tracer::Cstrace(_) => "cstrace",
+            Tracer::Lackey => "lackey",
+        }
+    }
+}
+
+/// Where cstrace is built: next to the variants, under the user's cache directory.
+pub fn tool_cache() -> PathBuf {
+    if let Ok(d) = std::env::var("CRYPTOSPEED_CACHE") {
+        if !d.is_empty() {
+            return PathBuf::from(d).join("valgrind-tool");
+        }
+    }
+    dirs::cache_dir()
+        .unwrap_or_else(std::env::temp_dir)
+        .join("cryptospeed")
+        .join("valgrind-tool")
+}
+
+/// `auto` builds cstrace and falls back to lackey (saying why); `cstrace` and `lackey` force.
+pub fn choose(name: &str) -> Result<Tracer> {
+    tool::valgrind_version().map_err(anyhow::Error::msg)?;
+    match name {
+        "cstrace" => Ok(Tracer::Cstrace(
+            tool::ensure(&tool_cache()).map_err(anyhow::Error::msg)?,
+        )),
+        "lackey" => Ok(Tracer::Lackey),
+        "auto" => match tool::ensure(&tool_cache()) {
+            Ok(t) => Ok(Tracer::Cstrace(t)),
+            Err(e) => {
+                eprintln!(
+                    "cryptospeed: cannot build the cstrace valgrind tool, falling back to lackey (about 100× slower): {e}"
+                );
+                Ok(Tracer::Lackey)
+            }
+        },
+        other => anyhow::bail!("unknown tracer '{other}'; use auto, cstrace or lackey"),
+    }
+}
+
+/// A private directory for the FIFO or the lackey log, removed on drop.
+pub struct Scratch {
+    pub dir: PathBuf,
+}
+
+impl Scratch {
+    pub fn new() -> Result<Scratch> {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static N: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "cryptospeed-trace-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        Ok(Scratch { dir })
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The valgrind command prefix (program, arguments, environment) that traces into `out`.
+pub fn valgrind_prefix(tracer: &Tracer, out: &Path) -> (String, Vec<String>, Vec<(String, String)>) {
+    match tracer {
+        Tracer::Cstrace(t) => (
+            "valgrind".into(),
+            vec![
+                "--tool=cstrace".into(),
+                // Chasing lets VEX if-convert small branch diamonds, after which a skipped
+                // instruction would look executed; without it the trace is the real path.
+                "--vex-guest-chase=no".into(),
+                format!("--out={}", out.display()),
+            ],
+            vec![(
+                "VALGRIND_LIB".into(),
+                t.lib_dir.to_string_lossy().into_owned(),
+            )],
+        ),
+        Tracer::Lackey => (
+            "valgrind".into(),
+            vec![
+                "--tool=lackey".into(),
+                "--vex-guest-chase=no".into(),
+                "--trace-mem=yes".into(),
+                format!("--log-file={}", out.display()),
+            ],
+            vec![],
+        ),
+    }
+}
+
+pub fn make_fifo(path: &Path) -> Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())?;
+    // SAFETY: c is a valid NUL-terminated path.
+    if unsafe { libc::mkfifo(c.as_ptr(), 0o600) } != 0 {
+        anyhow::bail!(
+            "cannot create the trace FIFO {}: {}",
+            path.display(),
+            std::io::Error::last_os_error()
+        );
+    }
+    Ok(())
+}
+
+pub type ReaderResult<S> = std::result::Result<(Decoded, S, TraceTotals), String>;
+
+/// Reads a cstrace FIFO on its own thread, feeding `sink`.
+pub fn spawn_reader<S: Sink + Send + 'static>(
+    fifo: PathBuf,
+    mut sink: S,
+) -> JoinHandle<ReaderResult<S>> {
+    std::thread::spawn(move || {
+        let f = std::fs::File::open(&fifo)
+            .map_err(|e| format!("cannot open the trace FIFO {}: {e}", fifo.display()))?;
+        grow_pipe(&f);
+        let mut decoded = Decoded::default();
+        let totals = trace::read_cstrace(f, &mut decoded, &mut sink)?;
+        Ok((decoded, sink, totals))
+    })
+}
+
+/// A bigger pipe buffer means far fewer wake-ups of writer and reader (64 KB by default): as
+/// large as the system allows, up to 16 MB. Failure only costs speed.
+fn grow_pipe(f: &std::fs::File) {
+    use std::os::fd::AsRawFd;
+    let max = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
+        .ok()
+        .and_then(|s| s.trim().parse::<i32>().ok())
+        .unwrap_or(1 << 20)
+        .min(16 << 20);
+    // SAFETY: fcntl on a descriptor we own; F_SETPIPE_SZ only resizes the pipe.
+    unsafe { libc::fcntl(f.as_raw_fd(), libc::F_SETPIPE_SZ, max) };
+}
+
+/// Unblocks a reader still waiting for a writer that never came (valgrind failed to start).
+pub fn release_fifo(fifo: &Path) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let _ = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(fifo);
+}
+
+/// Code bytes for lackey's trace, from the files the worker had mapped (its /proc/self/maps).
+pub struct MappedFiles {
+    maps: Vec<(u64, u64, u64, String)>,
+    files: std::collections::HashMap<String, Vec<u8>>,
+}
+
+impl MappedFiles {
+    pub fn parse(maps: &str) -> MappedFiles {
+        let mut out = Vec::new();
+        for line in maps.lines() {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.len() < 6 || !f[1].contains('x') || !f[5].starts_with('/') {
+                continue;
+            }
+            let Some((a, b)) = f[0].split_once('-') else {
+                continue;
+            };
+            let (Ok(a), Ok(b), Ok(off)) = (
+                u64::from_str_radix(a, 16),
+                u64::from_str_radix(b, 16),
+                u64::from_str_radix(f[2], 16),
+            ) else {
+                continue;
+            };
+            out.push((a, b, off, f[5..].join(" ")));
+        }
+        MappedFiles {
+            maps: out,
+            files: Default::default(),
+        }
+    }
+}
+
+impl trace::CodeSource for MappedFiles {
+    fn bytes_at(&mut self, addr: u64, len: usize) -> Option<Vec<u8>> {
+        let (start, _, off, path) = self
+            .maps
+            .iter()
+            .find(|(a, b, _, _)| *a <= addr && addr < *b)?
+            .clone();
+        if !self.files.contains_key(&path) {
+            self.files
+                .insert(path.clone(), std::fs::read(&path).unwrap_or_default());
+        }
+        let data = &self.files[&path];
+        let at = (addr - start + off) as usize;
+        data.get(at..at + len).map(|b| b.to_vec())
+    }
+}
