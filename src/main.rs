@@ -6,6 +6,7 @@ mod args;
 mod compare;
 mod import;
 mod list;
+mod profile;
 mod run;
 mod session;
 mod trace_cmd;
@@ -47,6 +48,9 @@ enum Command {
     /// Build, list, show and remove variants: OpenSSL built with other compilers, flags,
     /// without assembly or from a patched tree (`run --variant` times them side by side).
     Variant(variant::VariantArgs),
+    /// Explain a primitive's speed from a valgrind trace of the real code: instruction mix,
+    /// cache miss rates over a grid of configurations, branch predictors, ILP limits.
+    Profile(profile::ProfileArgs),
     /// Run any program under valgrind (cstrace) and simulate one cache hierarchy and branch
     /// predictor over its whole execution, printed like cachegrind's summary.
     Trace(trace_cmd::TraceArgs),
@@ -66,6 +70,7 @@ fn main() {
         Command::Import(a) => import::import(a),
         Command::Compare(a) => compare::compare(a),
         Command::Variant(a) => variant::variant(a),
+        Command::Profile(a) => profile::profile(a),
         Command::Trace(a) => trace_cmd::trace(a),
         Command::Worker(a) => worker::serve(a),
     };

@@ -3,7 +3,7 @@
 //! prints its summary. It is how the simulator is checked against cachegrind and callgrind
 //! (same program, same environment), and a quick way to try a configuration.
 
-use crate::traced::{self, Tracer};
+use crate::traced;
 use anyhow::{bail, Result};
 use clap::Args;
 use cryptospeed_sim::branches::BranchSim;

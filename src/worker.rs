@@ -259,7 +259,64 @@ fn handle(
             };
             Response::Measurement { measurement }
         }
+        Request::Profile {
+            cell,
+            warmup,
+            iters,
+        } => profile(implementation, cache, fault, cell, warmup, iters),
         Request::Quit => Response::Bye,
+    }
+}
+
+/// Runs a cell between markers for `cryptospeed profile` (under valgrind, or natively).
+fn profile(
+    implementation: &mut dyn Implementation,
+    cache: &mut HashMap<String, Result<(), String>>,
+    fault: &Fault,
+    cell: cryptospeed_model::CellSpec,
+    warmup: u64,
+    iters: u64,
+) -> Response {
+    use cryptospeed_engine::marker;
+    let Some(p) = cryptospeed_catalog::lookup(&cell.primitive) else {
+        return Response::Error {
+            message: format!("unknown primitive {}", cell.primitive),
+        };
+    };
+    if let Err(why) = implementation.availability(p) {
+        return Response::Error {
+            message: format!("{} does not offer {}: {why}", implementation.name(), p.id),
+        };
+    }
+    if let Err(why) = verify(implementation, cache, fault, p.id) {
+        return Response::Error {
+            message: format!("not profiled: known-answer test failed: {why}"),
+        };
+    }
+    let mut timed = match implementation.prepare(p, &cell) {
+        Ok(t) => t,
+        Err(e) => {
+            return Response::Error {
+                message: format!("cannot set the cell up: {e}"),
+            }
+        }
+    };
+    let marked = marker::mark_warmup();
+    let mut result = timed.run(warmup);
+    marker::mark_measure();
+    if result.is_ok() {
+        result = timed.run(iters);
+    }
+    marker::mark_end();
+    if let Err(e) = result {
+        return Response::Error {
+            message: format!("the cell failed while profiled: {e}"),
+        };
+    }
+    Response::Profiled {
+        marked,
+        marker_addresses: marker::addresses().to_vec(),
+        maps: std::fs::read_to_string("/proc/self/maps").unwrap_or_default(),
     }
 }
 

@@ -6,7 +6,9 @@
 //! library.
 
 pub mod clock;
+pub mod counters;
 pub mod machine;
+pub mod marker;
 pub mod mask;
 pub mod protocol;
 pub mod sampler;

@@ -49,6 +49,14 @@ pub enum Request {
     /// Time `iters` calls of one cell and report the clocks: the orchestrator-driven sampling
     /// used by workers that answer `hello` with `"measures": false` (the Go worker).
     Sample { cell: CellSpec, iters: u64 },
+    /// Run one cell for `cryptospeed profile`: known-answer tests, set-up, then `warmup` calls
+    /// between the warm-up and measure markers and `iters` calls between the measure and end
+    /// markers (see `marker.rs`). Nothing is timed.
+    Profile {
+        cell: CellSpec,
+        warmup: u64,
+        iters: u64,
+    },
     /// Exit cleanly.
     Quit,
 }
@@ -75,6 +83,16 @@ pub enum Response {
         /// sampling through `sample` requests.
         #[serde(default = "yes")]
         measures: bool,
+    },
+    /// The cell ran for a profile.
+    Profiled {
+        /// True when a valgrind tool answered the markers (cstrace); false under lackey or
+        /// natively.
+        marked: bool,
+        /// Entry addresses of the warm-up, measure and end marker functions (for lackey).
+        marker_addresses: Vec<u64>,
+        /// The worker's /proc/self/maps at the end marker (for code bytes and attribution).
+        maps: String,
     },
     Availability {
         entries: Vec<AvailabilityEntry>,

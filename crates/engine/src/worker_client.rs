@@ -296,6 +296,32 @@ impl WorkerClient {
         let _ = self.child.wait();
     }
 
+    /// The worker's process id (for counters opened on it).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Asks the worker to exit and waits until it has (a worker under valgrind writes the rest
+    /// of its trace after its last reply); killed if it takes longer than `timeout`.
+    pub fn quit_and_wait(mut self, timeout: Duration) -> Result<(), WorkerError> {
+        let never = AtomicBool::new(false);
+        let _ = self.request(&Request::Quit, timeout, &never);
+        let start = Instant::now();
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) if status.success() => return Ok(()),
+                Ok(Some(_)) => return Err(WorkerError::Died(self.death())),
+                Ok(None) if start.elapsed() < timeout => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                _ => {
+                    self.kill();
+                    return Err(WorkerError::Timeout(timeout));
+                }
+            }
+        }
+    }
+
     /// Asks the worker to exit, and kills it if it does not within a second.
     pub fn quit(mut self) {
         let never = AtomicBool::new(false);

@@ -122,6 +122,8 @@ impl Decoded {
         let mut key = [0u8; 16];
         let n = bytes.len().min(16);
         key[..n].copy_from_slice(&bytes[..n]);
+        // The length is part of what the instruction is (valgrind's 19-byte client request).
+        let len = bytes.len().min(255) as u8;
         if let Some(ix) = self.index.get(&(addr, key)) {
             return *ix;
         }
@@ -129,6 +131,7 @@ impl Decoded {
         let ix = self.infos.len() as u32;
         let mut info = classify(factory, addr, &bytes[..n]);
         info.ix = ix;
+        info.len = len;
         self.infos.push(info);
         self.index.insert((addr, key), ix);
         ix

@@ -209,10 +209,12 @@ pub fn read_cstrace<R: Read, S: Sink>(
                     } else {
                         let addr = it & 0xFFFF_FFFF_FFFF;
                         let len = ((it >> 48) & 0xFF) as usize;
-                        if len == 0 || len > 16 {
+                        // Up to 15 bytes, or 19 for valgrind's client-request sequence, which
+                        // valgrind (and cachegrind) treat as one instruction.
+                        if len == 0 || len > 24 {
                             return Err(format!("bad instruction length {len} in segment {id}"));
                         }
-                        let mut bytes = [0u8; 16];
+                        let mut bytes = [0u8; 24];
                         for chunk in 0..len.div_ceil(8) {
                             let b = words.must("instruction bytes")?.to_le_bytes();
                             let take = (len - chunk * 8).min(8);

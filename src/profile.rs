@@ -1,0 +1,698 @@
+//! `cryptospeed profile`: explain a primitive's speed from a trace of the real code. For each
+//! primitive: a native run of the cell (TSC cycles per byte, hardware counters where the kernel
+//! offers them), then the same cell in a worker under valgrind (cstrace, or lackey as a
+//! fallback) between markers, then the recorded region replayed through the instruction-mix
+//! count, the cache grid, every branch predictor and the ILP grid.
+
+use crate::session::{self, ImplChoice};
+use crate::traced::{self, Tracer};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use cryptospeed_engine::counters::{CounterValues, Counters};
+use cryptospeed_engine::mask::FeatureMask;
+use cryptospeed_engine::protocol::{Request, Response};
+use cryptospeed_engine::worker_client::{WorkerClient, WorkerSpec};
+use cryptospeed_model::{CellSpec, MeasureConfig, Op, Status};
+use cryptospeed_sim::analysis::{self, Analysis, Grid, Level};
+use cryptospeed_sim::cache::human_size;
+use cryptospeed_sim::decode::{Class, Decoded};
+use cryptospeed_sim::region::{Mix, Recorder};
+use cryptospeed_sim::trace;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+#[derive(Args)]
+pub struct ProfileArgs {
+    /// Primitives to profile (names or aliases, e.g. aes-128-cbc des-cbc rc4 md5 sha1).
+    #[arg(required = true)]
+    primitives: Vec<String>,
+    /// Message size of the profiled cell.
+    #[arg(long, default_value = "262144")]
+    bytes: String,
+    /// Implementation (NAME or NAME:LIBRARY). Default: openssl when it offers the primitive,
+    /// else the first implementation that does.
+    #[arg(long = "impl")]
+    implementation: Option<String>,
+    /// A built variant (see `cryptospeed variant list`) instead of an implementation.
+    #[arg(long, conflicts_with = "implementation")]
+    variant: Option<String>,
+    /// CPU-feature mask for the library (e.g. no-avx512, no-aesni): picks the code path to
+    /// study, natively and under valgrind alike.
+    #[arg(long)]
+    mask: Option<String>,
+    /// Calls of the cell in the measured part.
+    #[arg(long, default_value_t = 1)]
+    iters: u64,
+    /// Calls before it, which only warm the simulated caches and predictors.
+    #[arg(long, default_value_t = 1)]
+    warmup: u64,
+    /// `full` (the architecture study's grid: 1140 caches, 6 predictors, 45 ILP points) or
+    /// `single` (one configuration per level; fast).
+    #[arg(long, default_value = "full")]
+    grid: String,
+    /// Trace with `cstrace` (our valgrind tool), `lackey` (slow, always there) or `auto`.
+    #[arg(long, default_value = "auto")]
+    tracer: String,
+    /// Skip the native run (no TSC cycles per byte, no counters).
+    #[arg(long)]
+    no_native: bool,
+    /// text, json or csv.
+    #[arg(long, default_value = "text")]
+    format: String,
+    /// Write the report here instead of stdout.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PrimitiveProfile {
+    pub primitive: String,
+    pub implementation: String,
+    pub bytes: u64,
+    pub warmup: u64,
+    pub iters: u64,
+    pub tracer: String,
+    pub capabilities_native: Option<String>,
+    pub capabilities_traced: String,
+    pub path_warning: Option<String>,
+    pub instructions: u64,
+    pub bytes_processed: u64,
+    pub instructions_per_byte: f64,
+    pub tsc_cycles_per_byte: Option<f64>,
+    pub counters: Result<CounterValues, String>,
+    pub mix: Mix,
+    pub analysis: Analysis,
+    pub trace_instructions_total: u64,
+    pub trace_seconds: f64,
+    pub simulate_seconds: f64,
+}
+
+fn choice_for(args: &ProfileArgs, primitive: &str, cancel: &AtomicBool) -> Result<ImplChoice> {
+    let mask = match &args.mask {
+        Some(m) => FeatureMask::parse(m).map_err(|e| anyhow::anyhow!("--mask: {e}"))?,
+        None => FeatureMask::default(),
+    };
+    let with_mask = |mut c: ImplChoice| {
+        c.mask = mask.clone();
+        c
+    };
+    if let Some(v) = &args.variant {
+        let mut c = crate::variant::choices(v)?;
+        if c.len() != 1 {
+            bail!("--variant takes one variant for a profile");
+        }
+        return Ok(with_mask(c.remove(0)));
+    }
+    if let Some(i) = &args.implementation {
+        let c = ImplChoice::parse_list(i)?;
+        if c.len() != 1 {
+            bail!("--impl takes one implementation for a profile");
+        }
+        return Ok(with_mask(c.into_iter().next().unwrap()));
+    }
+    // openssl first, then the registry order; openssl-cli times a whole external process and
+    // cannot be profiled cell by cell.
+    let mut reasons = Vec::new();
+    for name in session::all_implementations() {
+        if name == "openssl-cli" {
+            continue;
+        }
+        let c = with_mask(ImplChoice::parse(&name));
+        let Ok(mut w) = c.start(None, cancel) else {
+            continue;
+        };
+        let reply = w.request(
+            &Request::Availability {
+                primitives: vec![primitive.to_string()],
+            },
+            Duration::from_secs(60),
+            cancel,
+        );
+        w.quit();
+        if let Ok(Response::Availability { entries }) = reply {
+            if entries.first().is_some_and(|e| e.available) {
+                return Ok(c);
+            }
+            if let Some(r) = entries.first().and_then(|e| e.reason.clone()) {
+                reasons.push(format!("{name}: {r}"));
+            }
+        }
+    }
+    bail!(
+        "no implementation offers {primitive}:\n  {}",
+        reasons.join("\n  ")
+    )
+}
+
+fn cell_for(primitive: &cryptospeed_catalog::Primitive, bytes: u64) -> CellSpec {
+    let op = primitive.ops().first().copied().unwrap_or(Op::Encrypt);
+    CellSpec {
+        primitive: primitive.id.to_string(),
+        op,
+        bytes: if primitive.has_bytes() {
+            Some(bytes)
+        } else {
+            None
+        },
+        misalign: 0,
+    }
+}
+
+/// The native run: TSC cycles per operation and, where offered, hardware counters.
+fn native(
+    choice: &ImplChoice,
+    cell: &CellSpec,
+    cancel: &AtomicBool,
+) -> Result<(String, Option<f64>, Result<CounterValues, String>)> {
+    let mut w = choice.start(None, cancel)?;
+    let caps = w.variant.capabilities.clone();
+    let counters = Counters::open(w.pid() as i32);
+    if let Ok(c) = &counters {
+        c.enable();
+    }
+    let config = MeasureConfig {
+        max_time_s: 2.0,
+        ..MeasureConfig::default()
+    };
+    let m = w
+        .measure(cell.clone(), &config, Duration::from_secs(120), cancel)
+        .map_err(|e| anyhow::anyhow!("native run of {}: {e}", cell.primitive))?;
+    let values = counters.map(|c| c.disable_and_read());
+    w.quit();
+    if m.status != Status::Ok {
+        bail!(
+            "{} on {}: {}",
+            cell.primitive,
+            choice.display(),
+            m.reason.clone().unwrap_or_default()
+        );
+    }
+    Ok((caps, m.tsc_per_op, values))
+}
+
+struct Traced {
+    caps: String,
+    decoded: Decoded,
+    recorder: Recorder,
+    total_instructions: u64,
+}
+
+/// Events kept for replay: about 1.6 GB at most.
+const EVENT_LIMIT: usize = 200_000_000;
+
+fn traced(
+    tracer: &Tracer,
+    choice: &ImplChoice,
+    cell: &CellSpec,
+    args: &ProfileArgs,
+    cancel: &AtomicBool,
+) -> Result<Traced> {
+    let scratch = traced::Scratch::new()?;
+    let out = scratch.dir.join(match tracer {
+        Tracer::Cstrace(_) => "trace.fifo",
+        Tracer::Lackey => "lackey.log",
+    });
+    let reader = match tracer {
+        Tracer::Cstrace(_) => {
+            traced::make_fifo(&out)?;
+            Some(traced::spawn_reader(
+                out.clone(),
+                Recorder::new(false, EVENT_LIMIT),
+            ))
+        }
+        Tracer::Lackey => None,
+    };
+    let native = choice.spec(None)?;
+    let (program, mut vargs, mut env) = traced::valgrind_prefix(tracer, &out);
+    if matches!(tracer, Tracer::Cstrace(_)) {
+        vargs.push("--log-file=/dev/null".into());
+    }
+    vargs.push(native.program.to_string_lossy().into_owned());
+    vargs.extend(native.args.iter().cloned());
+    env.extend(native.env.iter().cloned());
+    let spec = WorkerSpec {
+        program: PathBuf::from(program),
+        args: vargs,
+        env,
+    };
+    let result = (|| -> Result<(String, Response)> {
+        let mut w = WorkerClient::spawn(&spec, cancel)
+            .map_err(|e| anyhow::anyhow!("starting the worker under valgrind: {e}"))?;
+        let caps = w.variant.capabilities.clone();
+        let reply = w
+            .request(
+                &Request::Profile {
+                    cell: cell.clone(),
+                    warmup: args.warmup,
+                    iters: args.iters,
+                },
+                Duration::from_secs(3600),
+                cancel,
+            )
+            .map_err(|e| anyhow::anyhow!("profiling {} under valgrind: {e}", cell.primitive))?;
+        w.quit_and_wait(Duration::from_secs(120))
+            .map_err(|e| anyhow::anyhow!("the traced worker did not end cleanly: {e}"))?;
+        Ok((caps, reply))
+    })();
+    if reader.is_some() {
+        traced::release_fifo(&out);
+    }
+    let (caps, reply) = match result {
+        Ok(r) => r,
+        Err(e) => {
+            // A reader that gave up explains a writer that could not write.
+            if let Some(r) = reader {
+                if let Ok(Err(why)) = r.join() {
+                    bail!("{e:#}; the trace reader had stopped: {why}");
+                }
+            }
+            return Err(e);
+        }
+    };
+    let (marked, markers, maps) = match reply {
+        Response::Profiled {
+            marked,
+            marker_addresses,
+            maps,
+        } => (marked, marker_addresses, maps),
+        Response::Error { message } => bail!("{}: {message}", cell.primitive),
+        other => bail!("unexpected reply to profile: {other:?}"),
+    };
+    let (decoded, recorder, totals) = match reader {
+        Some(r) => r
+            .join()
+            .map_err(|_| anyhow::anyhow!("the trace reader panicked"))?
+            .map_err(anyhow::Error::msg)?,
+        None => {
+            let f = std::fs::File::open(&out)
+                .with_context(|| format!("lackey wrote no trace to {}", out.display()))?;
+            let mut decoded = Decoded::default();
+            let mut recorder = Recorder::new(false, EVENT_LIMIT);
+            let mut code = traced::MappedFiles::parse(&maps);
+            let marks: Vec<(u64, u32)> = markers
+                .iter()
+                .enumerate()
+                .map(|(i, a)| (*a, i as u32 + 1))
+                .collect();
+            let totals = trace::read_lackey(
+                std::io::BufReader::new(f),
+                &mut decoded,
+                &mut code,
+                &marks,
+                &mut recorder,
+            )
+            .map_err(anyhow::Error::msg)?;
+            (decoded, recorder, totals)
+        }
+    };
+    if matches!(tracer, Tracer::Cstrace(_)) && !marked {
+        bail!("the worker's markers were not answered by cstrace; the trace has no measured region");
+    }
+    if recorder.phase != cryptospeed_sim::region::Phase::After {
+        bail!(
+            "the trace never reached the end marker (it stopped in {:?}); nothing was measured",
+            recorder.phase
+        );
+    }
+    if recorder.overflowed {
+        bail!(
+            "the region has more than {EVENT_LIMIT} events; profile a smaller --bytes or fewer --iters"
+        );
+    }
+    Ok(Traced {
+        caps,
+        decoded,
+        recorder,
+        total_instructions: totals.instructions,
+    })
+}
+
+pub fn profile(args: ProfileArgs) -> Result<i32> {
+    let bytes = crate::args::parse_size(&args.bytes)?;
+    let grid = match args.grid.as_str() {
+        "full" => Grid::full(),
+        "single" => Grid::single(),
+        g => bail!("unknown --grid '{g}'; use full or single"),
+    };
+    if !["text", "json", "csv"].contains(&args.format.as_str()) {
+        bail!("unknown --format '{}'; use text, json or csv", args.format);
+    }
+    if args.iters == 0 {
+        bail!("--iters must be at least 1");
+    }
+    let mut primitives = Vec::new();
+    for name in &args.primitives {
+        match cryptospeed_catalog::lookup(name) {
+            Some(p) => primitives.push(p),
+            None => bail!(
+                "unknown primitive '{name}'{}",
+                {
+                    let near = cryptospeed_catalog::suggest(name);
+                    if near.is_empty() {
+                        "; `cryptospeed list` shows them all".to_string()
+                    } else {
+                        format!("; did you mean {}?", near.join(", "))
+                    }
+                }
+            ),
+        }
+    }
+    let tracer = traced::choose(&args.tracer)?;
+    let cancel = session::interrupt_flag();
+    let mut profiles = Vec::new();
+    let mut counters_notice = None;
+    for p in primitives {
+        let choice = choice_for(&args, p.id, &cancel)?;
+        let cell = cell_for(p, bytes);
+        eprintln!(
+            "cryptospeed: profiling {} on {} ({}, {} warm-up + {} measured call(s), {})",
+            p.id,
+            choice.display(),
+            cell.bytes
+                .map(|b| format!("{b} B"))
+                .unwrap_or_else(|| "one operation".into()),
+            args.warmup,
+            args.iters,
+            tracer.name()
+        );
+        let (native_caps, tsc_per_op, counters) = if args.no_native {
+            (None, None, Err("native run skipped (--no-native)".to_string()))
+        } else {
+            let (c, t, k) = native(&choice, &cell, &cancel)?;
+            (Some(c), t, k)
+        };
+        if let Err(e) = &counters {
+            counters_notice.get_or_insert(e.clone());
+        }
+        let started = Instant::now();
+        let t = traced(&tracer, &choice, &cell, &args, &cancel)?;
+        let trace_seconds = started.elapsed().as_secs_f64();
+        let started = Instant::now();
+        let a = analysis::analyse(
+            &t.recorder.events,
+            t.recorder.measured_range(),
+            &t.decoded,
+            &grid,
+        );
+        let simulate_seconds = started.elapsed().as_secs_f64();
+        let processed = cell.bytes.unwrap_or(1) * args.iters;
+        let path_warning = match &native_caps {
+            Some(n) if *n != t.caps => Some(format!(
+                "valgrind's synthetic CPU differs from this one, so the traced code path may not be the native one: natively {n}, under valgrind {} (valgrind hides AVX-512 and SHA-NI; use --mask to study a path both share)",
+                t.caps
+            )),
+            _ => None,
+        };
+        if let Some(w) = &path_warning {
+            eprintln!("cryptospeed: warning: {w}");
+        }
+        profiles.push(PrimitiveProfile {
+            primitive: p.id.to_string(),
+            implementation: choice.display(),
+            bytes: cell.bytes.unwrap_or(0),
+            warmup: args.warmup,
+            iters: args.iters,
+            tracer: tracer.name().to_string(),
+            capabilities_native: native_caps,
+            capabilities_traced: t.caps,
+            path_warning,
+            instructions: t.recorder.mix.instructions,
+            bytes_processed: processed,
+            instructions_per_byte: t.recorder.mix.instructions as f64 / processed as f64,
+            tsc_cycles_per_byte: tsc_per_op.map(|c| c / cell.bytes.unwrap_or(1) as f64),
+            counters,
+            mix: t.recorder.mix.clone(),
+            analysis: a,
+            trace_instructions_total: t.total_instructions,
+            trace_seconds,
+            simulate_seconds,
+        });
+    }
+    if let Some(n) = counters_notice {
+        eprintln!("cryptospeed: {n}; simulated figures only");
+    }
+    let text = match args.format.as_str() {
+        "json" => serde_json::to_string_pretty(&profiles)? + "\n",
+        "csv" => csv(&profiles),
+        _ => profiles.iter().map(render_text).collect::<Vec<_>>().join("\n"),
+    };
+    session::emit(&text, &args.output)?;
+    Ok(0)
+}
+
+fn pct(n: u64, d: u64) -> String {
+    if d == 0 {
+        "-".into()
+    } else {
+        format!("{:.2}%", 100.0 * n as f64 / d as f64)
+    }
+}
+
+fn miss_table(
+    a: &Analysis,
+    level: Level,
+    title: &str,
+    columns: &[(String, Box<dyn Fn(&analysis::CacheResult) -> bool + '_>)],
+) -> String {
+    let rows: Vec<&analysis::CacheResult> =
+        a.caches.iter().filter(|c| c.level == level).collect();
+    let mut sizes: Vec<u64> = rows.iter().map(|c| c.config.size).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    let mut header = vec!["size".to_string()];
+    header.extend(columns.iter().map(|(n, _)| n.clone()));
+    t.set_header(header);
+    for s in sizes {
+        let mut row = vec![human_size(s)];
+        for (_, pick) in columns {
+            row.push(
+                rows.iter()
+                    .find(|c| c.config.size == s && pick(c))
+                    .map(|c| format!("{:.3}%", 100.0 * c.miss_rate))
+                    .unwrap_or_else(|| "-".into()),
+            );
+        }
+        t.add_row(row);
+    }
+    format!("{title}\n{t}\n")
+}
+
+fn render_text(p: &PrimitiveProfile) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "== {} on {} — {} B, {} measured call(s) after {} warm-up, traced with {}",
+        p.primitive, p.implementation, p.bytes, p.iters, p.warmup, p.tracer
+    );
+    if let Some(w) = &p.path_warning {
+        let _ = writeln!(s, "warning: {w}");
+    }
+    let _ = writeln!(
+        s,
+        "instructions (measured part): {} · {:.3} instructions/byte · TSC cycles/byte (native): {}",
+        p.instructions,
+        p.instructions_per_byte,
+        p.tsc_cycles_per_byte
+            .map(|c| format!("{c:.3}"))
+            .unwrap_or_else(|| "-".into())
+    );
+    if let Some(c) = p.tsc_cycles_per_byte {
+        let _ = writeln!(
+            s,
+            "native IPC implied (traced instructions / TSC cycles): {:.2}",
+            p.instructions_per_byte / c
+        );
+    }
+    match &p.counters {
+        Ok(v) => {
+            let _ = writeln!(
+                s,
+                "hardware counters (native run, whole worker during the measurement): {}",
+                v.values
+                    .iter()
+                    .map(|(n, x)| format!("{n} {x}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        Err(e) => {
+            let _ = writeln!(s, "hardware counters: {e}");
+        }
+    }
+    let m = &p.mix;
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    t.set_header(vec!["class", "instructions", "share"]);
+    for c in Class::ALL {
+        let n = m.by_class.get(&c).copied().unwrap_or(0);
+        if n > 0 {
+            t.add_row(vec![c.name().to_string(), n.to_string(), pct(n, m.instructions)]);
+        }
+    }
+    t.add_row(vec![
+        "(reading memory)".to_string(),
+        m.reading_memory.to_string(),
+        pct(m.reading_memory, m.instructions),
+    ]);
+    t.add_row(vec![
+        "(writing memory)".to_string(),
+        m.writing_memory.to_string(),
+        pct(m.writing_memory, m.instructions),
+    ]);
+    let _ = writeln!(s, "\ninstruction mix\n{t}");
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "predictor",
+        "conditional",
+        "taken",
+        "mispredicted",
+        "hit rate",
+        "indirect (mispredicted)",
+    ]);
+    for r in &p.analysis.predictors {
+        let c = r.counts;
+        t.add_row(vec![
+            r.predictor.clone(),
+            c.conditional.to_string(),
+            pct(c.conditional_taken, c.conditional),
+            c.conditional_mispredicted.to_string(),
+            format!("{:.3}%", 100.0 * r.hit_rate),
+            format!("{} ({})", c.indirect, c.indirect_mispredicted),
+        ]);
+    }
+    let _ = writeln!(s, "branch predictors\n{t}");
+    let a = &p.analysis;
+    for (level, ways) in [(Level::I1, 4u64), (Level::D1, 4), (Level::L2, 8)] {
+        let name = level.name();
+        let assoc_cols: Vec<(String, Box<dyn Fn(&analysis::CacheResult) -> bool>)> = [1u64, 2, 4, 8, 16]
+            .iter()
+            .map(|&w| {
+                let f: Box<dyn Fn(&analysis::CacheResult) -> bool> = Box::new(move |c| {
+                    c.config.assoc == w && c.config.line == 64 && c.config.policy == "lru"
+                });
+                (if w == 1 { "direct".into() } else { format!("{w}-way") }, f)
+            })
+            .collect();
+        s += &miss_table(
+            a,
+            level,
+            &format!("{name} miss rate by size and associativity (64 B lines, LRU)"),
+            &assoc_cols,
+        );
+        let line_cols: Vec<(String, Box<dyn Fn(&analysis::CacheResult) -> bool>)> = [8u64, 16, 32, 64]
+            .iter()
+            .map(|&l| {
+                let f: Box<dyn Fn(&analysis::CacheResult) -> bool> = Box::new(move |c| {
+                    c.config.line == l && c.config.assoc == ways && c.config.policy == "lru"
+                });
+                (format!("{l} B"), f)
+            })
+            .collect();
+        s += &miss_table(
+            a,
+            level,
+            &format!("{name} miss rate by size and line size ({ways}-way, LRU)"),
+            &line_cols,
+        );
+        let policy_cols: Vec<(String, Box<dyn Fn(&analysis::CacheResult) -> bool>)> =
+            cryptospeed_sim::cache::policy_names()
+                .into_iter()
+                .map(|pol| {
+                    let f: Box<dyn Fn(&analysis::CacheResult) -> bool> = Box::new(move |c| {
+                        c.config.policy == pol && c.config.assoc == ways && c.config.line == 64
+                    });
+                    (pol.to_string(), f)
+                })
+                .collect();
+        s += &miss_table(
+            a,
+            level,
+            &format!("{name} miss rate by size and replacement policy ({ways}-way, 64 B lines)"),
+            &policy_cols,
+        );
+    }
+    let mut by: BTreeMap<usize, BTreeMap<usize, f64>> = BTreeMap::new();
+    for r in &a.ilp {
+        by.entry(r.window).or_default().insert(r.width, r.ipc);
+    }
+    let widths: Vec<usize> = by
+        .values()
+        .next()
+        .map(|m| m.keys().copied().collect())
+        .unwrap_or_default();
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    let mut header = vec!["window \\ width".to_string()];
+    header.extend(widths.iter().map(|w| w.to_string()));
+    t.set_header(header);
+    for (w, row) in &by {
+        let mut r = vec![w.to_string()];
+        r.extend(widths.iter().map(|x| format!("{:.2}", row.get(x).copied().unwrap_or(0.0))));
+        t.add_row(r);
+    }
+    let _ = writeln!(
+        s,
+        "ILP limit: achievable IPC by instruction window and issue width ({} instructions; dataflow through registers and memory, perfect caches and prediction)\n{t}",
+        a.ilp_instructions
+    );
+    let _ = writeln!(
+        s,
+        "trace: {} instructions in all, {:.1} s under valgrind; {} cache configurations, {} predictors and {} ILP points simulated in {:.1} s",
+        p.trace_instructions_total,
+        p.trace_seconds,
+        a.caches.len(),
+        a.predictors.len(),
+        a.ilp.len(),
+        p.simulate_seconds
+    );
+    s
+}
+
+fn csv(profiles: &[PrimitiveProfile]) -> String {
+    let mut s = String::from("primitive,implementation,table,level,size,line,assoc,policy,key,value\n");
+    for p in profiles {
+        let head = format!("{},{}", p.primitive, p.implementation.replace(',', ";"));
+        let _ = writeln!(s, "{head},summary,,,,,,instructions,{}", p.instructions);
+        let _ = writeln!(
+            s,
+            "{head},summary,,,,,,instructions_per_byte,{}",
+            p.instructions_per_byte
+        );
+        if let Some(c) = p.tsc_cycles_per_byte {
+            let _ = writeln!(s, "{head},summary,,,,,,tsc_cycles_per_byte,{c}");
+        }
+        for (c, n) in &p.mix.by_class {
+            let _ = writeln!(s, "{head},mix,,,,,,{},{n}", c.name());
+        }
+        for r in &p.analysis.predictors {
+            let _ = writeln!(s, "{head},predictor,,,,,,{},{}", r.predictor, r.hit_rate);
+        }
+        for c in &p.analysis.caches {
+            let _ = writeln!(
+                s,
+                "{head},cache,{},{},{},{},{},miss_rate,{}",
+                c.level.name(),
+                c.config.size,
+                c.config.line,
+                c.config.assoc,
+                c.config.policy,
+                c.miss_rate
+            );
+        }
+        for r in &p.analysis.ilp {
+            let _ = writeln!(
+                s,
+                "{head},ilp,,,,,,window={} width={},{}",
+                r.window, r.width, r.ipc
+            );
+        }
+    }
+    s
+}
