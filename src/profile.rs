@@ -310,7 +310,9 @@ fn traced(
         }
     };
     if matches!(tracer, Tracer::Cstrace(_)) && !marked {
-        bail!("the worker's markers were not answered by cstrace; the trace has no measured region");
+        bail!(
+            "the worker's markers were not answered by cstrace; the trace has no measured region"
+        );
     }
     if recorder.phase != cryptospeed_sim::region::Phase::After {
         bail!(
@@ -348,17 +350,14 @@ pub fn profile(args: ProfileArgs) -> Result<i32> {
     for name in &args.primitives {
         match cryptospeed_catalog::lookup(name) {
             Some(p) => primitives.push(p),
-            None => bail!(
-                "unknown primitive '{name}'{}",
-                {
-                    let near = cryptospeed_catalog::suggest(name);
-                    if near.is_empty() {
-                        "; `cryptospeed list` shows them all".to_string()
-                    } else {
-                        format!("; did you mean {}?", near.join(", "))
-                    }
+            None => bail!("unknown primitive '{name}'{}", {
+                let near = cryptospeed_catalog::suggest(name);
+                if near.is_empty() {
+                    "; `cryptospeed list` shows them all".to_string()
+                } else {
+                    format!("; did you mean {}?", near.join(", "))
                 }
-            ),
+            }),
         }
     }
     let tracer = traced::choose(&args.tracer)?;
@@ -380,7 +379,11 @@ pub fn profile(args: ProfileArgs) -> Result<i32> {
             tracer.name()
         );
         let (native_caps, tsc_per_op, counters) = if args.no_native {
-            (None, None, Err("native run skipped (--no-native)".to_string()))
+            (
+                None,
+                None,
+                Err("native run skipped (--no-native)".to_string()),
+            )
         } else {
             let (c, t, k) = native(&choice, &cell, &cancel)?;
             (Some(c), t, k)
@@ -438,7 +441,11 @@ pub fn profile(args: ProfileArgs) -> Result<i32> {
     let text = match args.format.as_str() {
         "json" => serde_json::to_string_pretty(&profiles)? + "\n",
         "csv" => csv(&profiles),
-        _ => profiles.iter().map(render_text).collect::<Vec<_>>().join("\n"),
+        _ => profiles
+            .iter()
+            .map(render_text)
+            .collect::<Vec<_>>()
+            .join("\n"),
     };
     session::emit(&text, &args.output)?;
     Ok(0)
@@ -452,14 +459,11 @@ fn pct(n: u64, d: u64) -> String {
     }
 }
 
-fn miss_table(
-    a: &Analysis,
-    level: Level,
-    title: &str,
-    columns: &[(String, Box<dyn Fn(&analysis::CacheResult) -> bool + '_>)],
-) -> String {
-    let rows: Vec<&analysis::CacheResult> =
-        a.caches.iter().filter(|c| c.level == level).collect();
+/// A column of a miss-rate table: its heading and which configuration it shows.
+type Column<'a> = (String, Box<dyn Fn(&analysis::CacheResult) -> bool + 'a>);
+
+fn miss_table(a: &Analysis, level: Level, title: &str, columns: &[Column<'_>]) -> String {
+    let rows: Vec<&analysis::CacheResult> = a.caches.iter().filter(|c| c.level == level).collect();
     let mut sizes: Vec<u64> = rows.iter().map(|c| c.config.size).collect();
     sizes.sort_unstable();
     sizes.dedup();
@@ -532,7 +536,11 @@ fn render_text(p: &PrimitiveProfile) -> String {
     for c in Class::ALL {
         let n = m.by_class.get(&c).copied().unwrap_or(0);
         if n > 0 {
-            t.add_row(vec![c.name().to_string(), n.to_string(), pct(n, m.instructions)]);
+            t.add_row(vec![
+                c.name().to_string(),
+                n.to_string(),
+                pct(n, m.instructions),
+            ]);
         }
     }
     t.add_row(vec![
@@ -571,13 +579,20 @@ fn render_text(p: &PrimitiveProfile) -> String {
     let a = &p.analysis;
     for (level, ways) in [(Level::I1, 4u64), (Level::D1, 4), (Level::L2, 8)] {
         let name = level.name();
-        let assoc_cols: Vec<(String, Box<dyn Fn(&analysis::CacheResult) -> bool>)> = [1u64, 2, 4, 8, 16]
+        let assoc_cols: Vec<Column<'static>> = [1u64, 2, 4, 8, 16]
             .iter()
             .map(|&w| {
                 let f: Box<dyn Fn(&analysis::CacheResult) -> bool> = Box::new(move |c| {
                     c.config.assoc == w && c.config.line == 64 && c.config.policy == "lru"
                 });
-                (if w == 1 { "direct".into() } else { format!("{w}-way") }, f)
+                (
+                    if w == 1 {
+                        "direct".into()
+                    } else {
+                        format!("{w}-way")
+                    },
+                    f,
+                )
             })
             .collect();
         s += &miss_table(
@@ -586,7 +601,7 @@ fn render_text(p: &PrimitiveProfile) -> String {
             &format!("{name} miss rate by size and associativity (64 B lines, LRU)"),
             &assoc_cols,
         );
-        let line_cols: Vec<(String, Box<dyn Fn(&analysis::CacheResult) -> bool>)> = [8u64, 16, 32, 64]
+        let line_cols: Vec<Column<'static>> = [8u64, 16, 32, 64]
             .iter()
             .map(|&l| {
                 let f: Box<dyn Fn(&analysis::CacheResult) -> bool> = Box::new(move |c| {
@@ -601,16 +616,15 @@ fn render_text(p: &PrimitiveProfile) -> String {
             &format!("{name} miss rate by size and line size ({ways}-way, LRU)"),
             &line_cols,
         );
-        let policy_cols: Vec<(String, Box<dyn Fn(&analysis::CacheResult) -> bool>)> =
-            cryptospeed_sim::cache::policy_names()
-                .into_iter()
-                .map(|pol| {
-                    let f: Box<dyn Fn(&analysis::CacheResult) -> bool> = Box::new(move |c| {
-                        c.config.policy == pol && c.config.assoc == ways && c.config.line == 64
-                    });
-                    (pol.to_string(), f)
-                })
-                .collect();
+        let policy_cols: Vec<Column<'static>> = cryptospeed_sim::cache::policy_names()
+            .into_iter()
+            .map(|pol| {
+                let f: Box<dyn Fn(&analysis::CacheResult) -> bool> = Box::new(move |c| {
+                    c.config.policy == pol && c.config.assoc == ways && c.config.line == 64
+                });
+                (pol.to_string(), f)
+            })
+            .collect();
         s += &miss_table(
             a,
             level,
@@ -634,7 +648,11 @@ fn render_text(p: &PrimitiveProfile) -> String {
     t.set_header(header);
     for (w, row) in &by {
         let mut r = vec![w.to_string()];
-        r.extend(widths.iter().map(|x| format!("{:.2}", row.get(x).copied().unwrap_or(0.0))));
+        r.extend(
+            widths
+                .iter()
+                .map(|x| format!("{:.2}", row.get(x).copied().unwrap_or(0.0))),
+        );
         t.add_row(r);
     }
     let _ = writeln!(
@@ -656,7 +674,8 @@ fn render_text(p: &PrimitiveProfile) -> String {
 }
 
 fn csv(profiles: &[PrimitiveProfile]) -> String {
-    let mut s = String::from("primitive,implementation,table,level,size,line,assoc,policy,key,value\n");
+    let mut s =
+        String::from("primitive,implementation,table,level,size,line,assoc,policy,key,value\n");
     for p in profiles {
         let head = format!("{},{}", p.primitive, p.implementation.replace(',', ";"));
         let _ = writeln!(s, "{head},summary,,,,,,instructions,{}", p.instructions);

@@ -71,6 +71,8 @@ pub fn trace(args: TraceArgs) -> Result<i32> {
                 "I1": i1, "D1": d1, "LL": ll, "predictor": args.predictor,
                 "caches": c, "branches": b.counts,
                 "trace_bytes": totals.bytes, "seconds": secs,
+                "instructions": totals.instructions,
+                "valgrind_lib": env.iter().find(|(k, _)| k == "VALGRIND_LIB").map(|(_, v)| v.clone()),
             })
         );
     } else {
@@ -78,9 +80,24 @@ pub fn trace(args: TraceArgs) -> Result<i32> {
         println!("I   refs:      {:>14}", c.ir);
         println!("I1  misses:    {:>14}", c.i1mr);
         println!("LLi misses:    {:>14}", c.ilmr);
-        println!("D   refs:      {:>14}  ({} rd + {} wr)", c.dr + c.dw, c.dr, c.dw);
-        println!("D1  misses:    {:>14}  ({} rd + {} wr)", c.d1mr + c.d1mw, c.d1mr, c.d1mw);
-        println!("LLd misses:    {:>14}  ({} rd + {} wr)", c.dlmr + c.dlmw, c.dlmr, c.dlmw);
+        println!(
+            "D   refs:      {:>14}  ({} rd + {} wr)",
+            c.dr + c.dw,
+            c.dr,
+            c.dw
+        );
+        println!(
+            "D1  misses:    {:>14}  ({} rd + {} wr)",
+            c.d1mr + c.d1mw,
+            c.d1mr,
+            c.d1mw
+        );
+        println!(
+            "LLd misses:    {:>14}  ({} rd + {} wr)",
+            c.dlmr + c.dlmw,
+            c.dlmr,
+            c.dlmw
+        );
         let bc = b.counts;
         println!(
             "Branches:      {:>14}  ({} cond + {} ind)   predictor: {}",

@@ -73,7 +73,8 @@ impl Scratch {
             std::process::id(),
             N.fetch_add(1, Ordering::Relaxed)
         ));
-        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
         Ok(Scratch { dir })
     }
 }
@@ -85,7 +86,10 @@ impl Drop for Scratch {
 }
 
 /// The valgrind command prefix (program, arguments, environment) that traces into `out`.
-pub fn valgrind_prefix(tracer: &Tracer, out: &Path) -> (String, Vec<String>, Vec<(String, String)>) {
+pub fn valgrind_prefix(
+    tracer: &Tracer,
+    out: &Path,
+) -> (String, Vec<String>, Vec<(String, String)>) {
     match tracer {
         Tracer::Cstrace(t) => (
             "valgrind".into(),

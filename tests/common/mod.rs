@@ -9,6 +9,7 @@ pub fn bin() -> Command {
 }
 
 /// Store and measuring options for a quick run: 0.3 s per cell, ±5%.
+#[allow(dead_code)] // not every test file uses every helper
 pub fn quick(db: &Path) -> Vec<String> {
     [
         "--db",

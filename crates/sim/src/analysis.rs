@@ -172,6 +172,64 @@ fn l2_stream(
     out
 }
 
+/// A first-level cache's input, extracted once: (address, size, repeats) packed in a word, split
+/// into the warm-up part and the counted part. Instruction fetches that lie wholly inside the
+/// 8-byte granule where the previous fetch ended are folded into that fetch's repeat count:
+/// for any line of 8 bytes or more they hit the line looked up last, which changes no policy's
+/// state (see `Cache`), so replaying them one by one would only cost time.
+struct Stream {
+    words: Vec<u64>,
+    counted_from: usize,
+}
+
+#[inline]
+fn pack_ref(addr: u64, size: u32, repeats: u64) -> u64 {
+    (addr & 0xFFFF_FFFF_FFFF) | ((size.min(255) as u64) << 48) | (repeats.min(255) << 56)
+}
+
+fn extract(
+    events: &[u64],
+    decoded: &Decoded,
+    measured: &std::ops::Range<usize>,
+    instructions: bool,
+) -> Stream {
+    let mut words: Vec<u64> = Vec::new();
+    let mut counted_from = None;
+    let mut last_granule = u64::MAX;
+    for (k, w) in events.iter().enumerate() {
+        if k == measured.start {
+            counted_from = Some(words.len());
+            last_granule = u64::MAX; // never fold across the boundary
+        }
+        if k >= measured.end {
+            break;
+        }
+        match (instructions, unpack(*w)) {
+            (true, Event::Instr(ix)) => {
+                let info = decoded.info(ix);
+                let (a, len) = (info.addr, info.len as u64);
+                if a >> 3 == last_granule && (a + len - 1) >> 3 == last_granule {
+                    let top = words
+                        .last_mut()
+                        .expect("a granule implies a previous fetch");
+                    if *top >> 56 < 255 {
+                        *top += 1 << 56;
+                        continue;
+                    }
+                }
+                last_granule = (a + len - 1) >> 3;
+                words.push(pack_ref(a, len as u32, 1));
+            }
+            (false, Event::Data(d)) => words.push(pack_ref(d.addr, d.size, 1)),
+            _ => {}
+        }
+    }
+    Stream {
+        counted_from: counted_from.unwrap_or(words.len()),
+        words,
+    }
+}
+
 fn run_parallel<T: Sync, R: Send>(items: Vec<T>, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
@@ -247,6 +305,8 @@ pub fn analyse(
         }
         &m[..end]
     };
+    let i_stream = extract(events, decoded, &measured, true);
+    let d_stream = extract(events, decoded, &measured, false);
     let mut work: Vec<Work> = Vec::new();
     for p in &grid.predictors {
         work.push(Work::Predictor(p.clone()));
@@ -276,17 +336,19 @@ pub fn analyse(
                     }
                 }
                 Level::I1 | Level::D1 => {
-                    for (k, w) in events.iter().enumerate() {
-                        match (level, unpack(*w)) {
-                            (Level::I1, Event::Instr(ix)) => {
-                                let info = decoded.info(ix);
-                                let m = cache.access_is_miss(info.addr, info.len as u32);
-                                count(m, measured.contains(&k));
-                            }
-                            (Level::D1, Event::Data(d)) => {
-                                count(cache.access_is_miss(d.addr, d.size), measured.contains(&k))
-                            }
-                            _ => {}
+                    let stream = if *level == Level::I1 {
+                        &i_stream
+                    } else {
+                        &d_stream
+                    };
+                    for (k, w) in stream.words.iter().enumerate() {
+                        let addr = w & 0xFFFF_FFFF_FFFF;
+                        let size = ((w >> 48) & 0xFF) as u32;
+                        let repeats = w >> 56;
+                        let miss = cache.access_is_miss(addr, size);
+                        if k >= stream.counted_from {
+                            accesses += repeats;
+                            misses += miss as u64;
                         }
                     }
                 }

@@ -384,12 +384,17 @@ mod tests {
         assert_eq!(one(&[0xff, 0xd0]).class, Class::Indirect); // call rax
         assert_eq!(one(&[0x66, 0x0f, 0xef, 0xc1]).class, Class::Simd); // pxor xmm0,xmm1
         assert_eq!(one(&[0x66, 0x0f, 0x38, 0xdc, 0xc1]).class, Class::Crypto); // aesenc
-        assert_eq!(one(&[0x66, 0x0f, 0x3a, 0x44, 0xc1, 0x00]).class, Class::Crypto); // pclmulqdq
+        assert_eq!(
+            one(&[0x66, 0x0f, 0x3a, 0x44, 0xc1, 0x00]).class,
+            Class::Crypto
+        ); // pclmulqdq
         assert_eq!(one(&[0x0f, 0x38, 0xcb, 0xc1]).class, Class::Crypto); // sha256rnds2
         let rep = one(&[0xf3, 0xa4]); // rep movsb
         assert_eq!(rep.branch, BranchKind::Conditional);
         assert_eq!(rep.class, Class::Store);
-        assert!(!one(&[0x0f, 0xff, 0xff, 0xff]).decoded || one(&[0x0f, 0x0b]).class == Class::Other);
+        assert!(
+            !one(&[0x0f, 0xff, 0xff, 0xff]).decoded || one(&[0x0f, 0x0b]).class == Class::Other
+        );
     }
 
     #[test]

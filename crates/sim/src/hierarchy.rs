@@ -57,7 +57,11 @@ impl Hierarchy {
 
     #[inline]
     pub fn data_access(&mut self, a: DataAccess) {
-        let size = if a.capped { a.size.min(self.min_line) } else { a.size };
+        let size = if a.capped {
+            a.size.min(self.min_line)
+        } else {
+            a.size
+        };
         let c = self.counting as u64;
         let write = a.access == Access::Write;
         if write {

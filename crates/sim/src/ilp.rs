@@ -154,12 +154,33 @@ mod tests {
             &[0xba, 4, 0, 0, 0],
         ];
         let ev = events(&mut d, &code, 1000);
-        let wide = simulate(&ev, &d, IlpConfig { window: 256, width: 4 });
+        let wide = simulate(
+            &ev,
+            &d,
+            IlpConfig {
+                window: 256,
+                width: 4,
+            },
+        );
         assert!((wide.ipc - 4.0).abs() < 0.05, "{}", wide.ipc);
-        let narrow = simulate(&ev, &d, IlpConfig { window: 256, width: 2 });
+        let narrow = simulate(
+            &ev,
+            &d,
+            IlpConfig {
+                window: 256,
+                width: 2,
+            },
+        );
         assert!((narrow.ipc - 2.0).abs() < 0.05, "{}", narrow.ipc);
         // A window of one: each instruction waits for the previous to retire.
-        let w1 = simulate(&ev, &d, IlpConfig { window: 1, width: 16 });
+        let w1 = simulate(
+            &ev,
+            &d,
+            IlpConfig {
+                window: 1,
+                width: 16,
+            },
+        );
         assert!((w1.ipc - 1.0).abs() < 0.01, "{}", w1.ipc);
     }
 }

@@ -113,14 +113,28 @@ pub fn ensure(cache_root: &Path) -> Result<Cstrace, String> {
     };
     let s = |p: &Path| p.to_string_lossy().into_owned();
     let mut compile: Vec<String> = [
-        "-c", "-O2", "-g", "-m64", "-fno-strict-aliasing", "-fno-builtin",
-        "-fno-stack-protector", "-fno-pie", "-DVGA_amd64=1", "-DVGO_linux=1",
-        "-DVGP_amd64_linux=1", "-DVGPV_amd64_linux_vanilla=1",
+        "-c",
+        "-O2",
+        "-g",
+        "-m64",
+        "-fno-strict-aliasing",
+        "-fno-builtin",
+        "-fno-stack-protector",
+        "-fno-pie",
+        "-DVGA_amd64=1",
+        "-DVGO_linux=1",
+        "-DVGP_amd64_linux=1",
+        "-DVGPV_amd64_linux_vanilla=1",
     ]
     .iter()
     .map(|x| x.to_string())
     .collect();
-    compile.extend([format!("-I{}", include.display()), s(&src), "-o".into(), s(&obj)]);
+    compile.extend([
+        format!("-I{}", include.display()),
+        s(&src),
+        "-o".into(),
+        s(&obj),
+    ]);
     run(compile, "compiling cstrace")?;
     let tool = staging.join("lib").join(TOOL_FILE);
     let link: Vec<String> = vec![
@@ -142,8 +156,8 @@ pub fn ensure(cache_root: &Path) -> Result<Cstrace, String> {
     ];
     run(link, "linking cstrace")?;
     // The private VALGRIND_LIB: our tool plus links to everything valgrind's core loads.
-    let entries = std::fs::read_dir(&stock)
-        .map_err(|e| format!("cannot list {}: {e}", stock.display()))?;
+    let entries =
+        std::fs::read_dir(&stock).map_err(|e| format!("cannot list {}: {e}", stock.display()))?;
     for e in entries.flatten() {
         let target = staging.join("lib").join(e.file_name());
         if !target.exists() {

@@ -323,7 +323,8 @@ mod tests {
             self.0.push(format!("I {:x} {}", info.addr, info.len));
         }
         fn data(&mut self, a: DataAccess) {
-            self.0.push(format!("D {:?} {:x} {}", a.access, a.addr, a.size));
+            self.0
+                .push(format!("D {:?} {:x} {}", a.access, a.addr, a.size));
         }
         fn marker(&mut self, code: u32) {
             self.0.push(format!("M {code}"));
@@ -382,7 +383,10 @@ mod tests {
         let mut half = words(&[def]);
         half.extend_from_slice(&[1, 2, 3]);
         let e = read_cstrace(&half[..], &mut d, &mut Log::default()).unwrap_err();
-        assert!(e.contains("middle of a word") || e.contains("ends inside"), "{e}");
+        assert!(
+            e.contains("middle of a word") || e.contains("ends inside"),
+            "{e}"
+        );
     }
 
     struct Bytes;
@@ -398,8 +402,14 @@ mod tests {
         let text = "==1== Lackey\nI  00401000,1\n L 7ff000,8\nI  00402000,1\n M 7ff008,4\n S 7ff010,2\nhello\n";
         let mut d = Decoded::default();
         let mut log = Log::default();
-        let t = read_lackey(text.as_bytes(), &mut d, &mut Bytes, &[(0x402000, 2)], &mut log)
-            .unwrap();
+        let t = read_lackey(
+            text.as_bytes(),
+            &mut d,
+            &mut Bytes,
+            &[(0x402000, 2)],
+            &mut log,
+        )
+        .unwrap();
         assert_eq!(t.instructions, 2);
         assert_eq!(
             log.0,

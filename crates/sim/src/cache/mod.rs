@@ -90,7 +90,7 @@ impl CacheConfig {
         if !self.line.is_power_of_two() || self.line < 4 {
             return Err(format!("line size {} is not a power of two ≥ 4", self.line));
         }
-        if self.assoc == 0 || self.size % (self.line * self.assoc) != 0 {
+        if self.assoc == 0 || !self.size.is_multiple_of(self.line * self.assoc) {
             return Err(format!(
                 "{} B is not a whole number of {}-way sets of {} B lines",
                 self.size, self.assoc, self.line
@@ -118,9 +118,9 @@ impl CacheConfig {
 }
 
 pub fn human_size(b: u64) -> String {
-    if b >= 1 << 20 && b % (1 << 20) == 0 {
+    if b >= 1 << 20 && b.is_multiple_of(1 << 20) {
         format!("{}M", b >> 20)
-    } else if b >= 1 << 10 && b % (1 << 10) == 0 {
+    } else if b >= 1 << 10 && b.is_multiple_of(1 << 10) {
         format!("{}K", b >> 10)
     } else {
         format!("{b}")
@@ -269,6 +269,8 @@ mod tests {
             .unwrap_err()
             .contains("unknown replacement policy"));
         assert!(CacheConfig::parse("3000,8,64").is_err());
-        assert!(CacheConfig::parse("49152,8,64").unwrap_err().contains("power of two"));
+        assert!(CacheConfig::parse("49152,8,64")
+            .unwrap_err()
+            .contains("power of two"));
     }
 }

@@ -19,7 +19,11 @@ type PredictorMaker = fn() -> Box<dyn BranchPredictor>;
 
 /// Registry: name, description, constructor.
 pub const PREDICTORS: &[(&str, &str, PredictorMaker)] = &[
-    ("always-taken", "static: every branch taken", always_taken::boxed),
+    (
+        "always-taken",
+        "static: every branch taken",
+        always_taken::boxed,
+    ),
     ("never-taken", "static: no branch taken", never_taken::boxed),
     (
         "bimodal",
@@ -76,7 +80,10 @@ mod tests {
 
     fn count(name: &str, trace: &[(u64, bool)]) -> usize {
         let mut p = create(name).unwrap();
-        trace.iter().filter(|(pc, t)| p.mispredicts(*pc, *t)).count()
+        trace
+            .iter()
+            .filter(|(pc, t)| p.mispredicts(*pc, *t))
+            .count()
     }
 
     /// A loop branch taken 9 times then falling through, run 10 times: 100 branches.
@@ -104,15 +111,24 @@ mod tests {
     fn history_predictors_learn_an_alternating_branch() {
         let t: Vec<(u64, bool)> = (0..1000).map(|i| (0x400200u64, i % 2 == 0)).collect();
         let bimodal = count("bimodal", &t);
-        assert!(bimodal >= 499, "bimodal cannot learn alternation: {bimodal}");
+        assert!(
+            bimodal >= 499,
+            "bimodal cannot learn alternation: {bimodal}"
+        );
         for p in ["gshare", "tournament", "cachegrind"] {
             let n = count(p, &t);
-            assert!(n < 20, "{p} should learn alternation after warm-up, got {n}");
+            assert!(
+                n < 20,
+                "{p} should learn alternation after warm-up, got {n}"
+            );
         }
     }
 
     #[test]
     fn unknown_predictor_is_named() {
-        assert!(create("perceptron").err().unwrap().contains("known: always-taken"));
+        assert!(create("perceptron")
+            .err()
+            .unwrap()
+            .contains("known: always-taken"));
     }
 }
