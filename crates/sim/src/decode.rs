@@ -75,6 +75,9 @@ pub enum BranchKind {
     Indirect,
 }
 
+/// Cycles from a load's address to its value in the ILP model (an L1 hit).
+pub const LOAD_LATENCY: u32 = 4;
+
 /// Register slot used for RFLAGS in the dependence tables.
 pub const FLAGS_SLOT: u16 = 511;
 
@@ -88,11 +91,15 @@ pub struct InstrInfo {
     pub branch: BranchKind,
     pub reads_memory: bool,
     pub writes_memory: bool,
-    /// Register slots read / written (full registers; RFLAGS as [`FLAGS_SLOT`]; the implicit
-    /// stack-pointer update of push/pop/call/ret left out, as a stack engine would).
+    /// Register slots read as data / written (full registers; RFLAGS as [`FLAGS_SLOT`]; the
+    /// implicit stack-pointer update of push/pop/call/ret left out, as a stack engine would).
     pub sources: Vec<u16>,
     pub dests: Vec<u16>,
-    /// Cycles from issue to result in the ILP model (see `ilp.rs`).
+    /// Registers that only form a memory operand's address (base, index): a load can start
+    /// as soon as these are ready, before the data sources are.
+    pub address_sources: Vec<u16>,
+    /// Cycles from the operands (data sources and loaded value) to the result in the ILP model;
+    /// a memory read adds [`LOAD_LATENCY`] before the loaded value is ready (see `ilp.rs`).
     pub latency: u32,
     pub mnemonic: Mnemonic,
     /// False when iced-x86 could not decode the bytes (counted as `other`).
@@ -241,6 +248,7 @@ fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &[u8]) -> In
             writes_memory: false,
             sources: vec![],
             dests: vec![],
+            address_sources: vec![],
             latency: 1,
             mnemonic: Mnemonic::INVALID,
             decoded: false,
@@ -268,6 +276,21 @@ fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &[u8]) -> In
     let mut sources = Vec::new();
     let mut dests = Vec::new();
     let mut vector = false;
+    let mut address_regs: Vec<Register> = Vec::new();
+    for mem in info.used_memory() {
+        for r in [mem.base(), mem.index()] {
+            if r != Register::None && r != Register::RIP && r != Register::EIP {
+                address_regs.push(r);
+            }
+        }
+    }
+    // A register used both in an address and as data (or written) stays a data source.
+    let data_use = |r: Register| {
+        instr
+            .op_kinds()
+            .enumerate()
+            .any(|(k, kind)| kind == OpKind::Register && instr.op_register(k as u32) == r)
+    };
     for used in info.used_registers() {
         let r = used.register();
         if is_vector_register(r) {
@@ -282,6 +305,7 @@ fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &[u8]) -> In
         }
         let slot = full as u16;
         match used.access() {
+            OpAccess::Read | OpAccess::CondRead if address_regs.contains(&r) && !data_use(r) => {}
             OpAccess::Read | OpAccess::CondRead => sources.push(slot),
             OpAccess::Write | OpAccess::CondWrite => dests.push(slot),
             OpAccess::ReadWrite | OpAccess::ReadCondWrite => {
@@ -299,6 +323,14 @@ fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &[u8]) -> In
     }
     sources.sort_unstable();
     sources.dedup();
+    let mut address_sources: Vec<u16> = address_regs
+        .iter()
+        .map(|r| r.full_register())
+        .filter(|r| !(stack_op && *r == Register::RSP))
+        .map(|r| r as u16)
+        .collect();
+    address_sources.sort_unstable();
+    address_sources.dedup();
     dests.sort_unstable();
     dests.dedup();
     let features = instr.cpuid_features();
@@ -351,7 +383,8 @@ fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &[u8]) -> In
         writes_memory,
         sources,
         dests,
-        latency: base + if reads_memory { 4 } else { 0 },
+        address_sources,
+        latency: base,
         mnemonic: m,
         decoded: true,
     }
@@ -408,6 +441,15 @@ mod tests {
         assert!(jne.sources.contains(&FLAGS_SLOT));
         let push = one(&[0x50]); // push rax: no RSP chain
         assert!(!push.dests.contains(&(Register::RSP as u16)));
-        assert_eq!(one(&[0x48, 0x8b, 0x03]).latency, 5);
+        // mov rax,[rbx]: rbx only forms the address.
+        let load = one(&[0x48, 0x8b, 0x03]);
+        assert_eq!(load.address_sources, vec![Register::RBX as u16]);
+        assert!(load.sources.is_empty());
+        // xor eax,[rbx+rcx*4]: eax is data, rbx and rcx only address.
+        let xor = one(&[0x33, 0x04, 0x8b]);
+        assert_eq!(xor.sources, vec![Register::RAX as u16]);
+        let mut expected = vec![Register::RBX as u16, Register::RCX as u16];
+        expected.sort_unstable();
+        assert_eq!(xor.address_sources, expected);
     }
 }
