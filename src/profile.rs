@@ -509,7 +509,7 @@ fn render_text(p: &PrimitiveProfile) -> String {
     if let Some(c) = p.tsc_cycles_per_byte {
         let _ = writeln!(
             s,
-            "native IPC implied (traced instructions / TSC cycles): {:.2}",
+            "traced instructions per native TSC cycle: {:.2} (TSC cycles are reference cycles: with turbo the core runs faster and its real IPC is lower by that ratio; meaningful only when the traced path is the native one)",
             p.instructions_per_byte / c
         );
     }
