@@ -25,16 +25,10 @@ impl Tracer {
     }
 }
 
-/// Where cstrace is built: next to the variants, under the user's cache directory.
+/// Where cstrace is built: beside the variants, in the cache root they use.
 pub fn tool_cache() -> PathBuf {
-    if let Ok(d) = std::env::var("CRYPTOSPEED_CACHE") {
-        if !d.is_empty() {
-            return PathBuf::from(d).join("valgrind-tool");
-        }
-    }
-    dirs::cache_dir()
-        .unwrap_or_else(std::env::temp_dir)
-        .join("cryptospeed")
+    cryptospeed_variants::cache::Cache::open(None)
+        .root()
         .join("valgrind-tool")
 }
 

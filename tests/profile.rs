@@ -23,12 +23,18 @@ fn input_file(test: &str) -> std::path::PathBuf {
     p
 }
 
+/// `env -i PATH=/usr/bin:/bin EXTRA…`: a clean environment, the same for both runs.
+fn clean_env(extra: &[String]) -> Command {
+    let mut c = Command::new("env");
+    c.args(["-i", "PATH=/usr/bin:/bin"]).args(extra);
+    c
+}
+
 /// Our simulation of `openssl dgst` under a clean environment (`env -i`, as the stack
 /// addresses move with the environment's size).
 fn simulated(i1: &str, d1: &str, ll: &str, input: &std::path::Path) -> Value {
     let exe = assert_cmd::cargo::cargo_bin("cryptospeed");
-    let out = Command::new("env")
-        .args(["-i", "PATH=/usr/bin:/bin"])
+    let out = clean_env(&[])
         .arg(exe)
         .args(["trace", "--json", "--I1", i1, "--D1", d1, "--LL", ll, "--"])
         .args(["/usr/bin/openssl", "dgst", "-sha256"])

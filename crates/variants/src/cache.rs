@@ -139,6 +139,11 @@ impl Cache {
         Cache { root }
     }
 
+    /// The root itself, for other caches that live beside the variants (the valgrind tool).
+    pub fn root(&self) -> &std::path::Path {
+        &self.root
+    }
+
     pub fn variants_dir(&self) -> PathBuf {
         self.root.join("variants")
     }
