@@ -7,6 +7,7 @@ mod compare;
 mod import;
 mod list;
 mod profile;
+mod report_cmd;
 mod run;
 mod session;
 mod trace_cmd;
@@ -51,6 +52,11 @@ enum Command {
     /// Explain a primitive's speed from a valgrind trace of the real code: instruction mix,
     /// cache miss rates over a grid of configurations, branch predictors, ILP limits.
     Profile(profile::ProfileArgs),
+    /// Write a self-contained HTML report of stored runs and profiles: metadata, tables and
+    /// charts (throughput by size, speedup, cycles/byte, instruction mix, predictors, miss rates).
+    Report(report_cmd::ReportArgs),
+    /// Write one chart of a report as SVG or PNG.
+    Chart(report_cmd::ChartArgs),
     /// Run any program under valgrind (cstrace) and simulate one cache hierarchy and branch
     /// predictor over its whole execution, printed like cachegrind's summary.
     Trace(trace_cmd::TraceArgs),
@@ -72,6 +78,8 @@ fn main() {
         Command::Variant(a) => variant::variant(a),
         Command::Profile(a) => profile::profile(a),
         Command::Trace(a) => trace_cmd::trace(a),
+        Command::Report(a) => report_cmd::report(a),
+        Command::Chart(a) => report_cmd::chart(a),
         Command::Worker(a) => worker::serve(a),
     };
     match result {

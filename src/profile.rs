@@ -12,7 +12,9 @@ use cryptospeed_engine::counters::{CounterValues, Counters};
 use cryptospeed_engine::mask::FeatureMask;
 use cryptospeed_engine::protocol::{Request, Response};
 use cryptospeed_engine::worker_client::{WorkerClient, WorkerSpec};
-use cryptospeed_model::{CellSpec, MeasureConfig, Op, Status};
+use cryptospeed_model::{
+    CellSpec, MeasureConfig, Measurement, Op, ProfileRecord, RunStatus, Status, Variant,
+};
 use cryptospeed_sim::analysis::{self, Analysis, Grid, Level};
 use cryptospeed_sim::cache::human_size;
 use cryptospeed_sim::decode::{Class, Decoded};
@@ -66,6 +68,14 @@ pub struct ProfileArgs {
     /// Write the report here instead of stdout.
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Label of the stored run (`cryptospeed report LABEL` draws its charts).
+    #[arg(long)]
+    label: Option<String>,
+    /// Do not store the profiles (and the native measurements) in the results database.
+    #[arg(long)]
+    no_store: bool,
+    #[command(flatten)]
+    store: crate::run::StoreArgs,
 }
 
 #[derive(Debug, Serialize)]
@@ -167,9 +177,9 @@ fn native(
     choice: &ImplChoice,
     cell: &CellSpec,
     cancel: &AtomicBool,
-) -> Result<(String, Option<f64>, Result<CounterValues, String>)> {
+) -> Result<(Variant, Measurement, Result<CounterValues, String>)> {
     let mut w = choice.start(None, cancel)?;
-    let caps = w.variant.capabilities.clone();
+    let variant = w.variant.clone();
     let counters = Counters::open(w.pid() as i32);
     if let Ok(c) = &counters {
         c.enable();
@@ -191,10 +201,11 @@ fn native(
             m.reason.clone().unwrap_or_default()
         );
     }
-    Ok((caps, m.tsc_per_op, values))
+    Ok((variant, m, values))
 }
 
 struct Traced {
+    variant: Variant,
     caps: String,
     decoded: Decoded,
     recorder: Recorder,
@@ -239,10 +250,10 @@ fn traced(
         args: vargs,
         env,
     };
-    let result = (|| -> Result<(String, Response)> {
+    let result = (|| -> Result<(Variant, Response)> {
         let mut w = WorkerClient::spawn(&spec, cancel)
             .map_err(|e| anyhow::anyhow!("starting the worker under valgrind: {e}"))?;
-        let caps = w.variant.capabilities.clone();
+        let variant = w.variant.clone();
         let reply = w
             .request(
                 &Request::Profile {
@@ -256,12 +267,12 @@ fn traced(
             .map_err(|e| anyhow::anyhow!("profiling {} under valgrind: {e}", cell.primitive))?;
         w.quit_and_wait(Duration::from_secs(120))
             .map_err(|e| anyhow::anyhow!("the traced worker did not end cleanly: {e}"))?;
-        Ok((caps, reply))
+        Ok((variant, reply))
     })();
     if reader.is_some() {
         traced::release_fifo(&out);
     }
-    let (caps, reply) = match result {
+    let (variant, reply) = match result {
         Ok(r) => r,
         Err(e) => {
             // A reader that gave up explains a writer that could not write.
@@ -326,7 +337,8 @@ fn traced(
         );
     }
     Ok(Traced {
-        caps,
+        caps: variant.capabilities.clone(),
+        variant,
         decoded,
         recorder,
         total_instructions: totals.instructions,
@@ -364,76 +376,72 @@ pub fn profile(args: ProfileArgs) -> Result<i32> {
     let cancel = session::interrupt_flag();
     let mut profiles = Vec::new();
     let mut counters_notice = None;
+    // Stored as a run of its own: the machine, each profiled cell's variant, its native
+    // measurement and its analysis, each committed as soon as it is done.
+    let mut stored = if args.no_store {
+        None
+    } else {
+        let db = session::db_location(&args.store.db);
+        let mut store = cryptospeed_store::open(&db)?;
+        let machine = cryptospeed_engine::machine::probe();
+        let command = std::env::args().collect::<Vec<_>>().join(" ");
+        let run = store.begin_run(
+            &machine,
+            args.label.as_deref(),
+            &command,
+            env!("CARGO_PKG_VERSION"),
+            &MeasureConfig::default(),
+        )?;
+        Some((store, run, db))
+    };
     for p in primitives {
-        let choice = choice_for(&args, p.id, &cancel)?;
-        let cell = cell_for(p, bytes);
-        eprintln!(
-            "cryptospeed: profiling {} on {} ({}, {} warm-up + {} measured call(s), {})",
-            p.id,
-            choice.display(),
-            cell.bytes
-                .map(|b| format!("{b} B"))
-                .unwrap_or_else(|| "one operation".into()),
-            args.warmup,
-            args.iters,
-            tracer.name()
-        );
-        let (native_caps, tsc_per_op, counters) = if args.no_native {
-            (
-                None,
-                None,
-                Err("native run skipped (--no-native)".to_string()),
-            )
-        } else {
-            let (c, t, k) = native(&choice, &cell, &cancel)?;
-            (Some(c), t, k)
+        let result = profile_one(&args, p, bytes, &grid, &tracer, &cancel);
+        let (profile, variant, native_measurement) = match result {
+            Ok(r) => r,
+            Err(e) => {
+                if let Some((store, run, db)) = &mut stored {
+                    let status = if cancel.load(std::sync::atomic::Ordering::SeqCst) {
+                        RunStatus::Interrupted
+                    } else {
+                        RunStatus::Failed
+                    };
+                    store.finish_run(*run, status)?;
+                    if !profiles.is_empty() {
+                        eprintln!(
+                            "cryptospeed: run {run} in {db} keeps the {} profile(s) finished before this",
+                            profiles.len()
+                        );
+                    }
+                }
+                return Err(e);
+            }
         };
-        if let Err(e) = &counters {
+        if let Err(e) = &profile.counters {
             counters_notice.get_or_insert(e.clone());
         }
-        let started = Instant::now();
-        let t = traced(&tracer, &choice, &cell, &args, &cancel)?;
-        let trace_seconds = started.elapsed().as_secs_f64();
-        let started = Instant::now();
-        let a = analysis::analyse(
-            &t.recorder.events,
-            t.recorder.measured_range(),
-            &t.decoded,
-            &grid,
-        );
-        let simulate_seconds = started.elapsed().as_secs_f64();
-        let processed = cell.bytes.unwrap_or(1) * args.iters;
-        let path_warning = match &native_caps {
-            Some(n) if *n != t.caps => Some(format!(
-                "valgrind's synthetic CPU differs from this one, so the traced code path may not be the native one: natively {n}, under valgrind {} (valgrind hides AVX-512 and SHA-NI; use --mask to study a path both share)",
-                t.caps
-            )),
-            _ => None,
-        };
-        if let Some(w) = &path_warning {
-            eprintln!("cryptospeed: warning: {w}");
+        if let Some((store, run, _)) = &mut stored {
+            let variant_id = store.variant_id(&variant)?;
+            if let Some(m) = &native_measurement {
+                store.add_measurement(*run, variant_id, m)?;
+            }
+            store.add_profile(
+                *run,
+                variant_id,
+                &ProfileRecord {
+                    variant: variant.label.clone(),
+                    primitive: profile.primitive.clone(),
+                    bytes: Some(profile.bytes).filter(|b| *b > 0),
+                    document: serde_json::to_string(&profile)?,
+                },
+            )?;
         }
-        profiles.push(PrimitiveProfile {
-            primitive: p.id.to_string(),
-            implementation: choice.display(),
-            bytes: cell.bytes.unwrap_or(0),
-            warmup: args.warmup,
-            iters: args.iters,
-            tracer: tracer.name().to_string(),
-            capabilities_native: native_caps,
-            capabilities_traced: t.caps,
-            path_warning,
-            instructions: t.recorder.mix.instructions,
-            bytes_processed: processed,
-            instructions_per_byte: t.recorder.mix.instructions as f64 / processed as f64,
-            tsc_cycles_per_byte: tsc_per_op.map(|c| c / cell.bytes.unwrap_or(1) as f64),
-            counters,
-            mix: t.recorder.mix.clone(),
-            analysis: a,
-            trace_instructions_total: t.total_instructions,
-            trace_seconds,
-            simulate_seconds,
-        });
+        profiles.push(profile);
+    }
+    if let Some((store, run, db)) = &mut stored {
+        store.finish_run(*run, RunStatus::Complete)?;
+        eprintln!(
+            "cryptospeed: stored as run {run} in {db} (`cryptospeed report {run} -o report.html` draws it)"
+        );
     }
     if let Some(n) = counters_notice {
         eprintln!("cryptospeed: {n}; simulated figures only");
@@ -714,4 +722,86 @@ fn csv(profiles: &[PrimitiveProfile]) -> String {
         }
     }
     s
+}
+
+/// Profiles one primitive: the native run, the traced run, the analysis. Returns the profile,
+/// the variant it ran (the native worker's, else the traced one's) and the native measurement.
+fn profile_one(
+    args: &ProfileArgs,
+    p: &'static cryptospeed_catalog::Primitive,
+    bytes: u64,
+    grid: &Grid,
+    tracer: &Tracer,
+    cancel: &AtomicBool,
+) -> Result<(PrimitiveProfile, Variant, Option<Measurement>)> {
+    let choice = choice_for(args, p.id, cancel)?;
+    let cell = cell_for(p, bytes);
+    eprintln!(
+        "cryptospeed: profiling {} on {} ({}, {} warm-up + {} measured call(s), {})",
+        p.id,
+        choice.display(),
+        cell.bytes
+            .map(|b| format!("{b} B"))
+            .unwrap_or_else(|| "one operation".into()),
+        args.warmup,
+        args.iters,
+        tracer.name()
+    );
+    let (native_variant, native_measurement, counters) = if args.no_native {
+        (
+            None,
+            None,
+            Err("native run skipped (--no-native)".to_string()),
+        )
+    } else {
+        let (v, m, k) = native(&choice, &cell, cancel)?;
+        (Some(v), Some(m), k)
+    };
+    let native_caps = native_variant.as_ref().map(|v| v.capabilities.clone());
+    let tsc_per_op = native_measurement.as_ref().and_then(|m| m.tsc_per_op);
+    let started = Instant::now();
+    let t = traced(tracer, &choice, &cell, args, cancel)?;
+    let trace_seconds = started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    let a = analysis::analyse(
+        &t.recorder.events,
+        t.recorder.measured_range(),
+        &t.decoded,
+        grid,
+    );
+    let simulate_seconds = started.elapsed().as_secs_f64();
+    let processed = cell.bytes.unwrap_or(1) * args.iters;
+    let path_warning = match &native_caps {
+            Some(n) if *n != t.caps => Some(format!(
+                "valgrind's synthetic CPU differs from this one, so the traced code path may not be the native one: natively {n}, under valgrind {} (valgrind hides AVX-512 and SHA-NI; use --mask to study a path both share)",
+                t.caps
+            )),
+            _ => None,
+        };
+    if let Some(w) = &path_warning {
+        eprintln!("cryptospeed: warning: {w}");
+    }
+    let profile = PrimitiveProfile {
+        primitive: p.id.to_string(),
+        implementation: choice.display(),
+        bytes: cell.bytes.unwrap_or(0),
+        warmup: args.warmup,
+        iters: args.iters,
+        tracer: tracer.name().to_string(),
+        capabilities_native: native_caps,
+        capabilities_traced: t.caps,
+        path_warning,
+        instructions: t.recorder.mix.instructions,
+        bytes_processed: processed,
+        instructions_per_byte: t.recorder.mix.instructions as f64 / processed as f64,
+        tsc_cycles_per_byte: tsc_per_op.map(|c| c / cell.bytes.unwrap_or(1) as f64),
+        counters,
+        mix: t.recorder.mix.clone(),
+        analysis: a,
+        trace_instructions_total: t.total_instructions,
+        trace_seconds,
+        simulate_seconds,
+    };
+    let variant = native_variant.unwrap_or(t.variant);
+    Ok((profile, variant, native_measurement))
 }

@@ -442,6 +442,17 @@ pub struct VariantMeasurement {
     pub measurement: Measurement,
 }
 
+/// A stored `cryptospeed profile` result: one profiled cell, its full analysis as the JSON
+/// document `profile --format json` prints (instruction mix, every cache configuration, every
+/// predictor, the ILP grid), kept as text so the model does not depend on the simulator.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ProfileRecord {
+    pub variant: String,
+    pub primitive: String,
+    pub bytes: Option<u64>,
+    pub document: String,
+}
+
 /// Everything a report needs about one run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunRecord {

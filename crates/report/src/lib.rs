@@ -1,6 +1,8 @@
 //! Writers that turn a stored run into text. Each format is one module with one `write`
 //! function; adding a format is one module plus one line in [`Format`].
 
+pub mod figures;
+pub mod html;
 mod json;
 mod markdown;
 mod matrix;

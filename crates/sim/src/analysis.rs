@@ -9,11 +9,11 @@ use crate::ilp::{self, IlpConfig, IlpResult};
 use crate::predict;
 use crate::region::{unpack, Event};
 use crate::trace::{Access, DataAccess};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Level {
     I1,
     D1,
@@ -31,7 +31,7 @@ impl Level {
 }
 
 /// What to simulate.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Grid {
     pub l1_sizes: Vec<u64>,
     pub l2_sizes: Vec<u64>,
@@ -110,7 +110,7 @@ impl Grid {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CacheResult {
     pub level: Level,
     pub config: CacheConfig,
@@ -119,14 +119,14 @@ pub struct CacheResult {
     pub miss_rate: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PredictorResult {
     pub predictor: String,
     pub counts: BranchCounts,
     pub hit_rate: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Analysis {
     pub caches: Vec<CacheResult>,
     pub predictors: Vec<PredictorResult>,

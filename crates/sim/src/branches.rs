@@ -4,7 +4,7 @@
 use crate::decode::{BranchKind, InstrInfo};
 use crate::predict::{BranchPredictor, IndirectTable};
 use crate::trace::{DataAccess, Sink};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One resolved branch: conditional (taken flag) or indirect (its target).
 #[derive(Debug, Clone, Copy)]
@@ -42,7 +42,7 @@ impl Resolver {
     }
 }
 
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BranchCounts {
     pub conditional: u64,
     pub conditional_mispredicted: u64,

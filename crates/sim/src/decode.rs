@@ -11,7 +11,9 @@ use std::collections::HashMap;
 
 /// The instruction-mix classes. Every instruction is in exactly one; branches first, then
 /// crypto extensions, SIMD, multiply/divide, plain loads and stores, integer ALU.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Class {
     Load,
     Store,

@@ -6,9 +6,9 @@
 use crate::cache::{Cache, CacheConfig};
 use crate::decode::InstrInfo;
 use crate::trace::{Access, DataAccess, Sink};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HierarchyCounts {
     pub ir: u64,
     pub i1mr: u64,

@@ -14,15 +14,15 @@
 use crate::decode::{Decoded, LOAD_LATENCY};
 use crate::region::{unpack, Event};
 use crate::trace::Access;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IlpConfig {
     pub window: usize,
     pub width: usize,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct IlpResult {
     pub window: usize,
     pub width: usize,

@@ -5,7 +5,7 @@
 
 use crate::decode::{Class, InstrInfo};
 use crate::trace::{Access, DataAccess, Sink, MARK_END, MARK_MEASURE, MARK_WARMUP};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 const INSTR_BIT: u64 = 1 << 63;
@@ -57,7 +57,7 @@ pub enum Phase {
 }
 
 /// The instruction mix of the measured part.
-#[derive(Debug, Default, Clone, Serialize)]
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub struct Mix {
     pub instructions: u64,
     pub by_class: BTreeMap<Class, u64>,

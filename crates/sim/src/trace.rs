@@ -11,7 +11,7 @@ pub const MARK_WARMUP: u32 = 1;
 pub const MARK_MEASURE: u32 = 2;
 pub const MARK_END: u32 = 3;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Access {
     Read,
     Write,

@@ -9,7 +9,9 @@ mod sqlite;
 pub use sqlite::SqliteStore;
 
 use anyhow::Result;
-use cryptospeed_model::{Machine, MeasureConfig, Measurement, RunRecord, RunStatus, Variant};
+use cryptospeed_model::{
+    Machine, MeasureConfig, Measurement, ProfileRecord, RunRecord, RunStatus, Variant,
+};
 
 /// One line of `cryptospeed runs`.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -43,6 +45,11 @@ pub trait Store {
     /// Stores a whole imported run (machine, variants, measurements) in one transaction, so a
     /// failed import leaves the store as it was. Returns the new run's id.
     fn import_run(&mut self, record: &RunRecord) -> Result<i64>;
+    /// Stores one profiled cell of a run, atomically. `profile.variant` is ignored: the variant
+    /// is the one `variant` names.
+    fn add_profile(&mut self, run: i64, variant: i64, profile: &ProfileRecord) -> Result<()>;
+    /// The profiles of a run, in the order they were stored.
+    fn profiles(&self, run: i64) -> Result<Vec<ProfileRecord>>;
     fn finish_run(&mut self, run: i64, status: RunStatus) -> Result<()>;
     fn runs(&self) -> Result<Vec<RunRow>>;
     /// The newest run holding measurements of the variant with this label.

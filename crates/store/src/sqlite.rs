@@ -88,6 +88,19 @@ CREATE TABLE sample (
 ALTER TABLE run ADD COLUMN source TEXT;
 ALTER TABLE measurement ADD COLUMN reported_rate REAL;
 "#,
+    // 3: profiles (`cryptospeed profile`): one row per profiled cell, the analysis as JSON.
+    r#"
+CREATE TABLE profile (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES run(id),
+    variant_id INTEGER NOT NULL REFERENCES variant(id),
+    primitive TEXT NOT NULL,
+    bytes INTEGER,
+    document TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX profile_run ON profile(run_id);
+"#,
 ];
 
 /// Applies the missing migrations under an IMMEDIATE transaction, tracking the schema version in
@@ -301,6 +314,31 @@ impl Store for SqliteStore {
         Ok(run)
     }
 
+    fn add_profile(&mut self, run: i64, variant: i64, p: &ProfileRecord) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO profile (run_id, variant_id, primitive, bytes, document, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![run, variant, p.primitive, p.bytes.map(|b| b as i64), p.document, now()],
+        )?;
+        Ok(())
+    }
+
+    fn profiles(&self, run: i64) -> Result<Vec<ProfileRecord>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT v.label, p.primitive, p.bytes, p.document FROM profile p JOIN variant v ON v.id = p.variant_id WHERE p.run_id = ?1 ORDER BY p.id",
+        )?;
+        let rows = stmt
+            .query_map([run], |r| {
+                Ok(ProfileRecord {
+                    variant: r.get(0)?,
+                    primitive: r.get(1)?,
+                    bytes: r.get::<_, Option<i64>>(2)?.map(|b| b as u64),
+                    document: r.get(3)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
     fn finish_run(&mut self, run: i64, status: RunStatus) -> Result<()> {
         self.conn.execute(
             "UPDATE run SET status = ?1, finished_at = ?2 WHERE id = ?3",
@@ -390,7 +428,7 @@ impl Store for SqliteStore {
         let mut variants: Vec<(i64, Variant)> = Vec::new();
         let mut stmt = self.conn.prepare(
             "SELECT DISTINCT v.id, v.label, v.implementation, v.version, v.library, v.build_info, v.capabilities, v.feature_mask
-             FROM variant v JOIN measurement m ON m.variant_id = v.id WHERE m.run_id = ?1 ORDER BY v.id",
+             FROM variant v WHERE v.id IN (SELECT variant_id FROM measurement WHERE run_id = ?1 UNION SELECT variant_id FROM profile WHERE run_id = ?1) ORDER BY v.id",
         )?;
         for row in stmt.query_map([id], |r| {
             Ok((

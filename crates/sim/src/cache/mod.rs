@@ -10,7 +10,7 @@ mod fifo;
 mod lru;
 mod random;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Decides which way of a full set to evict. Invalid ways are always filled first (by the
 /// cache), so a policy only chooses among valid lines. A lookup of the same line as the
@@ -39,7 +39,7 @@ pub fn policy_names() -> Vec<&'static str> {
     POLICIES.iter().map(|(n, _)| *n).collect()
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct CacheConfig {
     pub size: u64,
     pub line: u64,

@@ -1,0 +1,104 @@
+//! Speedup over a baseline series per primitive at one message size: the compiler table of the
+//! published studies as a chart. Ratios and their intervals come from the compare crate (pooled
+//! samples, Mann-Whitney U); bars the test does not support are drawn pale.
+
+use super::{slug, Figure, FigureKind};
+use crate::html::ReportData;
+use cryptospeed_chart::{Axis, Bar, BarChart, BarSeries, TickFormat};
+use cryptospeed_compare::{compare, Filter, SideInput};
+
+pub const KIND: FigureKind = FigureKind {
+    name: "speedup",
+    section: "Speedup over the baseline",
+    about: "Each series' rate divided by the baseline's, per primitive, at one message size (public-key operations per second). Whiskers: conservative 95% interval of the ratio; pale bars: not significant (Mann-Whitney U p ≥ 0.05, or under 1% change).",
+    build,
+};
+
+fn build(data: &ReportData<'_>) -> Vec<Figure> {
+    if data.series.len() < 2 {
+        return Vec::new();
+    }
+    let sides: Vec<SideInput> = data
+        .series
+        .iter()
+        .map(|s| {
+            let mut side = SideInput {
+                name: s.name.clone(),
+                ..Default::default()
+            };
+            side.add_run(s.record, Some(s.variant));
+            side
+        })
+        .collect();
+    let filter = Filter {
+        bytes: data.size,
+        primitives: None,
+    };
+    let c = compare(&sides, data.baseline, 0.05, 0.01, &filter);
+    let rows: Vec<_> = c
+        .rows
+        .iter()
+        .filter(|r| r.versus.iter().any(|v| v.is_some()))
+        .collect();
+    if rows.is_empty() {
+        return Vec::new();
+    }
+    let base = &data.series[data.baseline].name;
+    let size = data
+        .size
+        .map(|b| format!(" at {} bytes", b))
+        .unwrap_or_default();
+    let mut chart = BarChart::new(
+        "speedup",
+        KIND.name,
+        &format!("speedup over {base}{size}"),
+        "primitive",
+        Axis::linear("speedup (× baseline, higher is faster)", TickFormat::Ratio),
+    );
+    chart.categories = rows.iter().map(|r| r.label.clone()).collect();
+    chart.reference = Some((1.0, "1× = baseline".to_string()));
+    for (i, s) in data.series.iter().enumerate() {
+        if i == data.baseline {
+            continue;
+        }
+        let values: Vec<Option<Bar>> = rows
+            .iter()
+            .map(|r| {
+                r.versus[i].as_ref().map(|v| Bar {
+                    value: v.ratio,
+                    lo: v.ratio_ci.map(|c| c.0),
+                    hi: v.ratio_ci.map(|c| c.1),
+                    faded: v.significant == Some(false),
+                    note: v.p.map(|p| format!("p = {p:.3}")),
+                })
+            })
+            .collect();
+        if values.iter().any(|v| v.is_some()) {
+            chart.series.push(BarSeries {
+                name: s.name.clone(),
+                values,
+            });
+        }
+    }
+    let geomeans: Vec<String> = c
+        .sides
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != data.baseline)
+        .filter_map(|(_, s)| s.geomean.map(|g| format!("{} {g:.3}×", s.name)))
+        .collect();
+    vec![Figure {
+        id: slug(&["speedup", base]),
+        kind: KIND.name,
+        title: chart.title.clone(),
+        svg: chart.svg(),
+        caption: format!(
+            "Baseline: {base}. Geometric mean over the cells both have: {}.",
+            if geomeans.is_empty() {
+                "none".to_string()
+            } else {
+                geomeans.join(", ")
+            }
+        ),
+    }]
+}

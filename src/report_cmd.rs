@@ -1,0 +1,236 @@
+//! `cryptospeed report RUN|LABEL… -o report.html` (the self-contained HTML report) and
+//! `cryptospeed chart KIND RUN|LABEL… -o FILE.svg|FILE.png` (one of its charts, for a paper or a
+//! README). Both resolve their selectors the same way and draw with the report crate.
+
+use crate::session::db_location;
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use cryptospeed_model::RunRecord;
+use cryptospeed_report::figures::{self, Figure};
+use cryptospeed_report::html::{self, ReportData, ReportInput};
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct Selection {
+    /// Runs to draw: run ids or run labels (every run with the label); add `@VARIANT` to keep
+    /// one variant of a run. Profiles stored in these runs are drawn too.
+    #[arg(required = true, num_args = 1..)]
+    pub runs: Vec<String>,
+    /// The series speedups are relative to: a series name, variant label, run label or run id.
+    /// Default: the first series.
+    #[arg(long)]
+    pub baseline: Option<String>,
+    /// Message size of the speedup and cycles/byte charts. Default: 8192 when the most series
+    /// have it, else the largest size the most series have.
+    #[arg(long, short)]
+    pub bytes: Option<String>,
+    /// Results database (SQLite file). Default: $CRYPTOSPEED_DB, else ~/.local/share/cryptospeed/results.db.
+    #[arg(long)]
+    pub db: Option<String>,
+}
+
+#[derive(Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub selection: Selection,
+    /// The HTML file to write.
+    #[arg(long, short, default_value = "report.html")]
+    pub output: PathBuf,
+    /// Title of the report. Default: the runs it shows.
+    #[arg(long)]
+    pub title: Option<String>,
+}
+
+#[derive(Args)]
+pub struct ChartArgs {
+    /// What to draw: throughput, speedup, cycles, mix, predictors, misses.
+    #[arg(value_parser = clap::builder::PossibleValuesParser::new(["throughput", "speedup", "cycles", "mix", "predictors", "misses"]))]
+    pub kind: String,
+    #[command(flatten)]
+    pub selection: Selection,
+    /// Where the kind draws several charts (one per primitive, per cache level…): the one whose
+    /// id contains this text (e.g. `aes-128-cbc`, or `aes-128-cbc-d1-ways`).
+    #[arg(long)]
+    pub pick: Option<String>,
+    /// The file to write: `.svg` or `.png`.
+    #[arg(long, short)]
+    pub output: PathBuf,
+    /// Pixels per SVG unit in a PNG.
+    #[arg(long, default_value_t = 2.0)]
+    pub scale: f32,
+}
+
+/// Loads the selected runs and their profiles.
+fn input(sel: &Selection, title: Option<String>) -> Result<ReportInput> {
+    let store = cryptospeed_store::open(&db_location(&sel.db))?;
+    let rows = store.runs()?;
+    let mut records: Vec<RunRecord> = Vec::new();
+    for arg in &sel.runs {
+        let (selector, variant) = match arg.rsplit_once('@') {
+            Some((s, v)) if !s.is_empty() => (s, Some(v)),
+            _ => (arg.as_str(), None),
+        };
+        let mut ids: Vec<i64> = rows
+            .iter()
+            .filter(|r| r.label.as_deref() == Some(selector))
+            .map(|r| r.id)
+            .collect();
+        if ids.is_empty() {
+            match selector.parse::<i64>() {
+                Ok(id) if rows.iter().any(|r| r.id == id) => ids.push(id),
+                _ => bail!("'{selector}' is neither a run id nor a run label ('cryptospeed runs' lists the stored runs)"),
+            }
+        }
+        for id in ids {
+            let mut rec = store.load_run(&id.to_string())?;
+            if let Some(v) = variant {
+                if !rec.variants.iter().any(|x| x.label == v) {
+                    bail!(
+                        "run {id} has no variant '{v}' (it has {})",
+                        rec.variants
+                            .iter()
+                            .map(|x| x.label.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
+                }
+                rec.measurements.retain(|m| m.variant == v);
+                rec.variants.retain(|x| x.label == v);
+            }
+            if !records.iter().any(|r| r.run.id == id) {
+                records.push(rec);
+            }
+        }
+    }
+    let mut profiles = Vec::new();
+    for r in &records {
+        for p in store.profiles(r.run.id)? {
+            if r.variants.iter().any(|v| v.label == p.variant) {
+                profiles.push((r.run.id, p));
+            }
+        }
+    }
+    let bytes = sel
+        .bytes
+        .as_deref()
+        .map(crate::args::parse_size)
+        .transpose()?;
+    let title = title.unwrap_or_else(|| {
+        let names: Vec<String> = records
+            .iter()
+            .map(|r| match &r.run.label {
+                Some(l) => format!("{l} (run {})", r.run.id),
+                None => format!("run {}", r.run.id),
+            })
+            .collect();
+        format!("cryptospeed report: {}", names.join(", "))
+    });
+    Ok(ReportInput {
+        title,
+        records,
+        profiles,
+        baseline: sel.baseline.clone(),
+        bytes,
+        generated_by: format!(
+            "cryptospeed {} on {}",
+            env!("CARGO_PKG_VERSION"),
+            chrono::Utc::now().format("%Y-%m-%d %H:%M UTC")
+        ),
+    })
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder, so a failed or
+/// interrupted write never leaves half a report.
+fn write_atomically(path: &PathBuf, bytes: &[u8]) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+pub fn report(a: ReportArgs) -> Result<i32> {
+    let input = input(&a.selection, a.title)?;
+    let page = html::html(&input)?;
+    write_atomically(&a.output, page.as_bytes())?;
+    eprintln!(
+        "cryptospeed: wrote {} ({} KB, {} chart(s), {} run(s), {} profile(s))",
+        a.output.display(),
+        page.len() / 1024,
+        page.matches("<svg ").count(),
+        input.records.len(),
+        input.profiles.len()
+    );
+    Ok(0)
+}
+
+pub fn chart(a: ChartArgs) -> Result<i32> {
+    let png = match a.output.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("png") => true,
+        Some(e) if e.eq_ignore_ascii_case("svg") => false,
+        _ => bail!(
+            "cannot tell the format of {}: name it .svg or .png",
+            a.output.display()
+        ),
+    };
+    let input = input(&a.selection, None)?;
+    let data = ReportData::new(&input)?;
+    let kind = figures::kind(&a.kind).expect("clap checked the kind");
+    let all = (kind.build)(&data);
+    let chosen: Vec<&Figure> = all
+        .iter()
+        .filter(|f| {
+            a.pick
+                .as_deref()
+                .is_none_or(|p| f.id.contains(&p.to_lowercase()))
+        })
+        .collect();
+    let figure = match chosen.as_slice() {
+        [one] => *one,
+        [] if all.is_empty() => bail!(
+            "nothing to draw as '{}' from these runs ({})",
+            a.kind,
+            kind.about
+        ),
+        [] => bail!(
+            "no '{}' chart matches --pick {}; there are: {}",
+            a.kind,
+            a.pick.unwrap_or_default(),
+            all.iter()
+                .map(|f| f.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        many => bail!(
+            "these runs give {} '{}' charts; choose one with --pick (a part of its id): {}",
+            many.len(),
+            a.kind,
+            many.iter()
+                .map(|f| f.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let bytes = if png {
+        cryptospeed_chart::to_png(&figure.svg, a.scale)?
+    } else {
+        figure.svg.clone().into_bytes()
+    };
+    write_atomically(&a.output, &bytes)?;
+    eprintln!(
+        "cryptospeed: wrote {} ({}: {})",
+        a.output.display(),
+        figure.id,
+        figure.title
+    );
+    Ok(0)
+}
