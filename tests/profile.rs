@@ -192,7 +192,14 @@ fn callgrind_branch_simulation_agrees_within_one_percent() {
 }
 
 fn profile_json(extra: &[&str]) -> Value {
-    let mut args = vec!["profile", "--format", "json", "--grid", "single"];
+    let mut args = vec![
+        "profile",
+        "--format",
+        "json",
+        "--grid",
+        "single",
+        "--no-store",
+    ];
     args.extend_from_slice(extra);
     let text = ok(bin().args(&args));
     serde_json::from_str(&text).unwrap()

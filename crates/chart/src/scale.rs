@@ -89,8 +89,8 @@ impl Fitted {
                     }
                 }
                 let step = nice_step((hi - lo) / 5.0);
-                let lo = (lo / step).floor() * step;
-                let hi = (hi / step).ceil() * step;
+                let lo = (lo / step + 1e-9).floor() * step;
+                let hi = (hi / step - 1e-9).ceil() * step;
                 let mut ticks = Vec::new();
                 let mut i = 0;
                 loop {
@@ -152,11 +152,12 @@ impl Fitted {
 
 /// 1, 2 or 5 times a power of ten, at least `raw`.
 fn nice_step(raw: f64) -> f64 {
-    if !(raw > 0.0) || !raw.is_finite() {
+    if raw.is_nan() || raw <= 0.0 || !raw.is_finite() {
         return 1.0;
     }
     let p = 10f64.powf(raw.log10().floor());
-    let m = raw / p;
+    // A little slack, so 100.000001 / 5 still gets a step of 20.
+    let m = raw / p * (1.0 - 1e-9);
     let f = if m <= 1.0 {
         1.0
     } else if m <= 2.0 {
@@ -255,6 +256,16 @@ mod tests {
         assert_eq!(f.map(16.0, 0.0, 100.0), 0.0);
         assert_eq!(f.map(16384.0, 0.0, 100.0), 100.0);
         assert!((f.map(512.0, 0.0, 100.0) - 50.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn rounding_noise_does_not_widen_the_axis() {
+        let f = Fitted::new(
+            &Axis::linear("y", TickFormat::Percent),
+            [100.000000001, 0.0],
+        );
+        assert_eq!(f.hi, 100.0);
+        assert_eq!(f.ticks.len(), 6);
     }
 
     #[test]

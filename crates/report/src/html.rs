@@ -395,3 +395,102 @@ fn variants_section(out: &mut String, input: &ReportInput) {
     }
     out.push_str("</table></section>\n");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture;
+    use cryptospeed_model::VariantMeasurement;
+
+    /// The fixture run with a second variant, 25% faster, labelled like an attack.
+    fn input() -> ReportInput {
+        let mut record = fixture::record();
+        let evil = "<script>alert('x')</script>";
+        let extra: Vec<VariantMeasurement> = record
+            .measurements
+            .iter()
+            .map(|m| {
+                let mut m = m.clone();
+                m.variant = evil.into();
+                if let Some(s) = &mut m.measurement.summary {
+                    for v in [&mut s.median, &mut s.ci_lo, &mut s.ci_hi] {
+                        *v *= 0.8;
+                    }
+                }
+                m.measurement.tsc_per_op = m.measurement.tsc_per_op.map(|t| t * 0.8);
+                m
+            })
+            .collect();
+        record.measurements.extend(extra);
+        let mut v = record.variants[0].clone();
+        v.label = evil.into();
+        record.variants.push(v);
+        ReportInput {
+            title: "fixture <b>report</b>".into(),
+            records: vec![record],
+            generated_by: "cryptospeed test".into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn throughput_figure_snapshot() {
+        let input = input();
+        let data = ReportData::new(&input).unwrap();
+        let figures = (crate::figures::kind("throughput").unwrap().build)(&data);
+        assert_eq!(figures.len(), 1, "md5 is the only symmetric primitive");
+        insta::assert_snapshot!("report_throughput_md5", figures[0].svg);
+    }
+
+    #[test]
+    fn speedup_is_the_second_variant_over_the_first() {
+        let input = input();
+        let data = ReportData::new(&input).unwrap();
+        assert_eq!(data.size, Some(8192));
+        let f = (crate::figures::kind("speedup").unwrap().build)(&data);
+        assert_eq!(f.len(), 1);
+        // 0.8 × the time is 1.25 × the rate, for md5 and the public-key rows alike.
+        assert!(f[0].caption.contains("1.250×"), "{}", f[0].caption);
+    }
+
+    #[test]
+    fn the_page_escapes_everything_and_fetches_nothing() {
+        let page = html(&input()).unwrap();
+        assert!(!page.contains("<script"));
+        assert!(!page.contains("<b>"));
+        assert!(page.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"));
+        assert!(page.contains("fixture &lt;b&gt;report&lt;/b&gt;"));
+        assert!(page.contains("default-src 'none'"));
+        let without_ns = page.replace("http://www.w3.org/2000/svg", "");
+        assert!(!without_ns.contains("http://") && !without_ns.contains("https://"));
+        // Sections without data say so instead of drawing empty charts.
+        assert!(page.contains("Nothing to draw"));
+    }
+
+    #[test]
+    fn an_unknown_baseline_names_the_series() {
+        let mut input = input();
+        input.baseline = Some("gcc-99".into());
+        let err = ReportData::new(&input).err().unwrap().to_string();
+        assert!(
+            err.contains("gcc-99") && err.contains("openssl-3.0.19"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_corrupt_profile_is_an_error_naming_it() {
+        let mut input = input();
+        input.profiles.push((
+            7,
+            ProfileRecord {
+                variant: "openssl-3.0.19".into(),
+                primitive: "md5".into(),
+                bytes: Some(4096),
+                document: "{\"primitive\": ".into(),
+            },
+        ));
+        let err = ReportData::new(&input).err().unwrap().to_string();
+        assert!(err.contains("md5") && err.contains("run 7"), "{err}");
+    }
+}

@@ -572,6 +572,58 @@ mod tests {
     }
 
     #[test]
+    fn profiles_round_trip_and_bring_their_variant() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = SqliteStore::open(&dir.path().join("r.db")).unwrap();
+        let run = s
+            .begin_run(
+                &Machine::default(),
+                Some("prof"),
+                "cryptospeed profile md5",
+                "0.1.0",
+                &MeasureConfig::default(),
+            )
+            .unwrap();
+        let v = s
+            .variant_id(&Variant {
+                label: "nettle-3.8".into(),
+                implementation: "nettle".into(),
+                ..Default::default()
+            })
+            .unwrap();
+        let doc = r#"{"primitive":"md5","mix":{"instructions":5}}"#;
+        for primitive in ["md5", "sha1"] {
+            s.add_profile(
+                run,
+                v,
+                &ProfileRecord {
+                    variant: String::new(),
+                    primitive: primitive.into(),
+                    bytes: Some(4096),
+                    document: doc.into(),
+                },
+            )
+            .unwrap();
+        }
+        s.finish_run(run, RunStatus::Complete).unwrap();
+        let got = s.profiles(run).unwrap();
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].primitive, "md5");
+        assert_eq!(got[1].primitive, "sha1");
+        assert_eq!(
+            got[0].variant, "nettle-3.8",
+            "the label comes from the variant row"
+        );
+        assert_eq!(got[0].bytes, Some(4096));
+        assert_eq!(got[0].document, doc);
+        // A run holding only profiles still lists its variant.
+        let record = s.load_run(&run.to_string()).unwrap();
+        assert_eq!(record.variants.len(), 1);
+        assert_eq!(record.variants[0].label, "nettle-3.8");
+        assert!(s.profiles(run + 1).unwrap().is_empty());
+    }
+
+    #[test]
     fn a_run_round_trips() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub/results.db");

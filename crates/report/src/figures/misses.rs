@@ -23,6 +23,14 @@ enum By {
 }
 
 impl By {
+    fn label(self) -> &'static str {
+        match self {
+            By::Line => "line size",
+            By::Ways => "associativity",
+            By::Policy => "replacement policy",
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             By::Line => "line",
@@ -75,26 +83,7 @@ fn figure(p: &Profiled, level: Level, by: By) -> Option<Figure> {
     let line = pick(distinct(&|r| r.config.line.to_string()), "64")?;
     let ways = pick(distinct(&|r| r.config.assoc.to_string()), "8")?;
     let policy = pick(distinct(&|r| r.config.policy.clone()), "lru")?;
-    let (key, label): (Box<dyn Fn(&CacheResult) -> String>, &str) = match by {
-        By::Line => (
-            Box::new(|r| format!("{} B lines", r.config.line)),
-            "line size",
-        ),
-        By::Ways => (
-            Box::new(|r| {
-                if r.config.assoc == 1 {
-                    "direct-mapped".to_string()
-                } else {
-                    format!("{}-way", r.config.assoc)
-                }
-            }),
-            "associativity",
-        ),
-        By::Policy => (
-            Box::new(|r| policy_name(&r.config.policy)),
-            "replacement policy",
-        ),
-    };
+    let (key, label) = (|r: &CacheResult| series_name(by, r), by.label());
     let keep = |r: &CacheResult| match by {
         By::Line => r.config.assoc.to_string() == ways && r.config.policy == policy,
         By::Ways => r.config.line.to_string() == line && r.config.policy == policy,
@@ -168,5 +157,15 @@ fn policy_name(p: &str) -> String {
     match p {
         "lru" | "fifo" => p.to_uppercase(),
         _ => p.to_string(),
+    }
+}
+
+/// The line a result belongs to when `by` varies.
+fn series_name(by: By, r: &CacheResult) -> String {
+    match by {
+        By::Line => format!("{} B lines", r.config.line),
+        By::Ways if r.config.assoc == 1 => "direct-mapped".to_string(),
+        By::Ways => format!("{}-way", r.config.assoc),
+        By::Policy => policy_name(&r.config.policy),
     }
 }
