@@ -43,8 +43,8 @@ pub struct ReportArgs {
 
 #[derive(Args)]
 pub struct ChartArgs {
-    /// What to draw: throughput, speedup, cycles, mix, predictors, misses.
-    #[arg(value_parser = clap::builder::PossibleValuesParser::new(["throughput", "speedup", "cycles", "mix", "predictors", "misses"]))]
+    /// What to draw: throughput, speedup, cycles, mix, predictors, misses (docs/report.md).
+    #[arg(value_parser = clap::builder::PossibleValuesParser::new(figures::KINDS.iter().map(|k| k.name)))]
     pub kind: String,
     #[command(flatten)]
     pub selection: Selection,
