@@ -17,7 +17,7 @@ pub struct Selection {
     #[arg(required = true, num_args = 1..)]
     pub runs: Vec<String>,
     /// The series speedups are relative to: a series name, variant label, run label or run id.
-    /// Default: the first series.
+    /// Default: the first series with the most cells at the chart's size.
     #[arg(long)]
     pub baseline: Option<String>,
     /// Message size of the speedup and cycles/byte charts. Default: 8192 when the most series

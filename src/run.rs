@@ -40,7 +40,7 @@ pub struct OutputArgs {
 
 impl OutputArgs {
     /// Renders a run; without `--format`, a run of several variants is shown as the matrix.
-    fn render_for(&self, record: &cryptospeed_model::RunRecord, variants: usize) -> String {
+    pub fn render_for(&self, record: &cryptospeed_model::RunRecord, variants: usize) -> String {
         let default = if variants > 1 { "matrix" } else { "openssl" };
         let name = self.format.as_deref().unwrap_or(default);
         let format = Format::parse(name).expect("clap checked the format");
@@ -83,8 +83,13 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 0.01)]
     pub sample_time: f64,
     /// Pin the worker to this CPU.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "multi")]
     pub pin: Option<usize>,
+    /// Scaling: run each cell alone, then on N workers pinned to N distinct CPUs at once, and
+    /// report per-worker and aggregate throughput and the scaling efficiency (like `openssl
+    /// speed -multi N`, with intervals). Every cell then runs exactly --max-time seconds.
+    #[arg(long, value_name = "N")]
+    pub multi: Option<usize>,
     /// Implementations, comma-separated, or `all`: NAME or NAME:LIBRARY (e.g.
     /// openssl:/opt/ssl/lib/libcrypto.so.3, openssl-cli:/usr/bin/openssl).
     /// (default: openssl, unless --variant is given).
@@ -178,6 +183,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
         min_samples: a.min_samples.max(1),
         sample_time_s: a.sample_time,
         warmup_s: (a.sample_time * 2.0).min(0.1),
+        fixed_duration: a.multi.is_some(),
     };
     let cancel = interrupt_flag();
     let masks = if a.mask.is_empty() {
@@ -207,6 +213,9 @@ pub fn run(a: RunArgs) -> Result<i32> {
         })
         .collect();
 
+    if let Some(n) = a.multi {
+        return crate::multi::run(&a, n, plan, &config, &choices, &cancel);
+    }
     let db = db_location(&a.store.db);
     let mut store = cryptospeed_store::open(&db)?;
     let machine = cryptospeed_engine::machine::probe();
@@ -216,22 +225,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
     for choice in &choices {
         match choice.start(a.pin, &cancel) {
             Ok(w) => {
-                let mut variant = w.variant.clone();
-                if let Some(built) = &choice.built {
-                    // A built variant is known by its label; its build record (source hash,
-                    // compiler, flags, Configure line) joins what the library says of itself.
-                    variant.label = built.label.clone();
-                    variant.build_info.extend(built.build_info.iter().cloned());
-                }
-                if let Some(cap) = choice.mask.openssl_ia32cap() {
-                    // The openssl worker records the OPENSSL_ia32cap it ran under and the
-                    // capability vector the library ended up with; the label says which mask,
-                    // and the mask is part of the variant's identity for every implementation.
-                    variant.label = format!("{}+{}", variant.label, choice.mask.label());
-                    if variant.feature_mask.is_empty() {
-                        variant.feature_mask = format!("OPENSSL_ia32cap={cap}");
-                    }
-                }
+                let variant = variant_of(choice, &w);
                 workers.push(Slot {
                     choice: choice.clone(),
                     variant,
@@ -361,6 +355,31 @@ pub fn run(a: RunArgs) -> Result<i32> {
         _ if failed_cells > 0 => 1,
         _ => 0,
     })
+}
+
+/// The variant a started worker stands for: what the library says of itself, with a built
+/// variant's label and build record, and the feature mask in the label.
+pub fn variant_of(
+    choice: &ImplChoice,
+    w: &cryptospeed_engine::worker_client::WorkerClient,
+) -> cryptospeed_model::Variant {
+    let mut variant = w.variant.clone();
+    if let Some(built) = &choice.built {
+        // A built variant is known by its label; its build record (source hash, compiler,
+        // flags, Configure line) joins what the library says of itself.
+        variant.label = built.label.clone();
+        variant.build_info.extend(built.build_info.iter().cloned());
+    }
+    if let Some(cap) = choice.mask.openssl_ia32cap() {
+        // The openssl worker records the OPENSSL_ia32cap it ran under and the capability vector
+        // the library ended up with; the label says which mask, and the mask is part of the
+        // variant's identity for every implementation.
+        variant.label = format!("{}+{}", variant.label, choice.mask.label());
+        if variant.feature_mask.is_empty() {
+            variant.feature_mask = format!("OPENSSL_ia32cap={cap}");
+        }
+    }
+    variant
 }
 
 /// One implementation's worker during a run.

@@ -127,14 +127,26 @@ impl BarChart {
             .fold(0.0, f64::max);
         // Labels are rotated 40°: their height is about 0.65 of their width.
         let x_room = 18.0 + longest * 0.65 + 22.0;
-        let l = frame::layout(&fy.ticks, &legend, plot_w, self.plot_height, x_room);
+        let mut l = frame::layout(&fy.ticks, &legend, plot_w, self.plot_height, x_room);
+        // The first category's label, rotated 40°, reaches about 0.77 of its width to the left
+        // of its slot's centre: move the plot right if it would leave the picture.
+        let slot = plot_w / self.categories.len().max(1) as f64;
+        let reach = shown
+            .first()
+            .map(|c| text_width(c, FONT_SIZE) * 0.77 - slot / 2.0 + 8.0)
+            .unwrap_or(0.0);
+        if reach > l.left {
+            let d = reach - l.left;
+            l.left += d;
+            l.right += d;
+            l.width += d;
+        }
         let id = id_part(&self.id);
         let mut out = String::new();
         open(&mut out, &self.kind, &self.title, l.width, l.height);
         frame::defs(&mut out, &id, &styles);
         frame::title(&mut out, &l, &self.title);
         frame::y_axis(&mut out, &l, &fy, &self.y.label);
-        let slot = (l.right - l.left) / self.categories.len().max(1) as f64;
         let zero = fy.map(0f64.clamp(fy.lo, fy.hi), l.bottom, l.top);
         for (c, name) in shown.iter().enumerate() {
             let cx = l.left + slot * (c as f64 + 0.5);

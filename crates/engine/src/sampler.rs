@@ -80,7 +80,10 @@ where
         let n = samples.len();
         let spent = crate::clock::wall_ns() - started;
         // Re-check precision at a geometric pace: the median CI only narrows slowly.
-        if n >= config.min_samples as usize && (n < 64 || n.is_multiple_of(n / 32)) {
+        if !config.fixed_duration
+            && n >= config.min_samples as usize
+            && (n < 64 || n.is_multiple_of(n / 32))
+        {
             let per_op: Vec<f64> = samples.iter().map(Sample::ns_per_op).collect();
             if let Some(sum) = stats::summarize(&per_op) {
                 if stats::is_precise(&sum, config.precision) {
@@ -183,6 +186,7 @@ mod tests {
             max_time_s: 0.5,
             sample_time_s: 0.002,
             warmup_s: 0.0,
+            fixed_duration: false,
             ..Default::default()
         };
         let m = measure(&mut Spin(1000), cell(), &cfg);
@@ -218,6 +222,7 @@ mod tests {
             max_time_s: 1.0,
             sample_time_s: 0.002,
             warmup_s: 0.0,
+            fixed_duration: false,
             precision: 0.02,
             ..Default::default()
         };

@@ -90,6 +90,10 @@ pub struct MeasureConfig {
     pub sample_time_s: f64,
     /// Warm-up duration before the first recorded sample, seconds.
     pub warmup_s: f64,
+    /// Sample for the whole `max_time_s` even once precise (`run --multi`: concurrent workers
+    /// must overlap from start to end). Precision still decides `ok` against `imprecise`.
+    #[serde(default)]
+    pub fixed_duration: bool,
 }
 
 impl Default for MeasureConfig {
@@ -100,6 +104,7 @@ impl Default for MeasureConfig {
             min_samples: 10,
             sample_time_s: 0.010,
             warmup_s: 0.020,
+            fixed_duration: false,
         }
     }
 }
