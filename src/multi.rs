@@ -235,59 +235,6 @@ pub fn table(rows: &[(String, CellSpec, Option<Scaling>)], n: usize) -> String {
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use cryptospeed_model::{Op, Summary};
-
-    fn m(ns: f64) -> Measurement {
-        let mut m = Measurement::not_timed(
-            CellSpec {
-                primitive: "md5".into(),
-                op: Op::Hash,
-                bytes: Some(1000),
-                misalign: 0,
-            },
-            Status::Ok,
-            "",
-        );
-        m.reason = None;
-        m.summary = Some(Summary {
-            n: 20,
-            median: ns,
-            ci_lo: ns * 0.99,
-            ci_hi: ns * 1.01,
-            mad: 0.0,
-            outliers: 0,
-            min: ns,
-            max: ns,
-        });
-        m
-    }
-
-    #[test]
-    fn perfect_scaling_is_one_and_half_speed_is_a_half() {
-        // 1000 B in 1000 ns = 1e9 B/s alone.
-        let s = scaling(&m(1000.0), &[m(1000.0), m(1000.0)]).unwrap();
-        assert!((s.aggregate - 2e9).abs() < 1.0);
-        assert!((s.efficiency - 1.0).abs() < 1e-12);
-        let (lo, hi) = s.efficiency_ci.unwrap();
-        assert!(lo < 1.0 && hi > 1.0);
-        let s = scaling(&m(1000.0), &[m(2000.0), m(2000.0)]).unwrap();
-        assert!((s.efficiency - 0.5).abs() < 1e-12);
-    }
-
-    #[test]
-    fn more_workers_than_cpus_is_refused() {
-        let n = allowed_cpus().len();
-        assert!(n >= 1);
-        let err = cpus_for(n + 1).unwrap_err().to_string();
-        assert!(err.contains("needs"), "{err}");
-        assert_eq!(cpus_for(n).unwrap().len(), n);
-        assert!(cpus_for(0).is_err());
-    }
-}
-
 /// The whole `run --multi N`: start a team per implementation, measure every cell alone then
 /// together, store everything as it comes, print the run and the scaling table.
 pub fn run(
@@ -406,4 +353,57 @@ pub fn run(
         _ if failed > 0 => 1,
         _ => 0,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cryptospeed_model::{Op, Summary};
+
+    fn m(ns: f64) -> Measurement {
+        let mut m = Measurement::not_timed(
+            CellSpec {
+                primitive: "md5".into(),
+                op: Op::Hash,
+                bytes: Some(1000),
+                misalign: 0,
+            },
+            Status::Ok,
+            "",
+        );
+        m.reason = None;
+        m.summary = Some(Summary {
+            n: 20,
+            median: ns,
+            ci_lo: ns * 0.99,
+            ci_hi: ns * 1.01,
+            mad: 0.0,
+            outliers: 0,
+            min: ns,
+            max: ns,
+        });
+        m
+    }
+
+    #[test]
+    fn perfect_scaling_is_one_and_half_speed_is_a_half() {
+        // 1000 B in 1000 ns = 1e9 B/s alone.
+        let s = scaling(&m(1000.0), &[m(1000.0), m(1000.0)]).unwrap();
+        assert!((s.aggregate - 2e9).abs() < 1.0);
+        assert!((s.efficiency - 1.0).abs() < 1e-12);
+        let (lo, hi) = s.efficiency_ci.unwrap();
+        assert!(lo < 1.0 && hi > 1.0);
+        let s = scaling(&m(1000.0), &[m(2000.0), m(2000.0)]).unwrap();
+        assert!((s.efficiency - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn more_workers_than_cpus_is_refused() {
+        let n = allowed_cpus().len();
+        assert!(n >= 1);
+        let err = cpus_for(n + 1).unwrap_err().to_string();
+        assert!(err.contains("needs"), "{err}");
+        assert_eq!(cpus_for(n).unwrap().len(), n);
+        assert!(cpus_for(0).is_err());
+    }
 }

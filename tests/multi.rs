@@ -1,0 +1,98 @@
+//! `run --multi N` end to end on the real libcrypto: every cell is stored alone and once per
+//! concurrent worker (each worker its own variant, pinned to its own CPU), the printed aggregate
+//! is the sum of the stored per-worker rates, and asking for more workers than CPUs is refused.
+
+mod common;
+
+use common::{bin, ok};
+
+fn cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+#[test]
+fn multi_stores_each_worker_and_prints_the_aggregate() {
+    let n = cpus().min(2);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("m.db");
+    let text = ok(bin()
+        .args([
+            "run",
+            "--multi",
+            &n.to_string(),
+            "-a",
+            "sha256",
+            "-b",
+            "8192",
+        ])
+        .args([
+            "--max-time",
+            "0.4",
+            "--sample-time",
+            "0.005",
+            "--label",
+            "m",
+        ])
+        .arg("--db")
+        .arg(&db));
+    assert!(text.contains("scaling:"), "{text}");
+    assert!(text.contains("efficiency"), "{text}");
+    let json = ok(bin()
+        .args(["show", "m", "--format", "json", "--db"])
+        .arg(&db));
+    let cells: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+    assert_eq!(cells.len(), n + 1, "one cell alone, one per worker");
+    for i in 1..=n {
+        assert!(
+            cells.iter().any(|c| c["variant"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("[multi {i}/{n}]"))),
+            "{json}"
+        );
+    }
+    // Each worker sampled for the whole --max-time (fixed duration), not until precise.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT SUM(wall_ns) FROM sample GROUP BY measurement_id")
+        .unwrap();
+    let walls: Vec<i64> = stmt
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    assert_eq!(walls.len(), n + 1);
+    for w in walls {
+        assert!(w >= 350_000_000, "a measurement sampled only {w} ns");
+    }
+    // The aggregate printed is the sum of the stored per-worker rates.
+    let sum: f64 = cells
+        .iter()
+        .filter(|c| c["variant"].as_str().unwrap().contains("[multi"))
+        .map(|c| c["median"].as_f64().unwrap())
+        .sum();
+    let printed = format!("{:.1} MB/s", sum / 1e6);
+    assert!(
+        text.contains(&printed),
+        "aggregate {printed} not in\n{text}"
+    );
+}
+
+#[test]
+fn more_workers_than_cpus_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args(["run", "--multi", &(cpus() + 1).to_string(), "-a", "md5"])
+        .arg("--db")
+        .arg(dir.path().join("m.db"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("CPUs"), "{err}");
+    let out = bin()
+        .args(["run", "--multi", "2", "--pin", "0", "-a", "md5"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "--pin and --multi conflict");
+}
