@@ -2,8 +2,8 @@
 //! `cryptospeed chart KIND RUN|LABEL… -o FILE.svg|FILE.png` (one of its charts, for a paper or a
 //! README). Both resolve their selectors the same way and draw with the report crate.
 
-use crate::session::db_location;
-use anyhow::{bail, Context, Result};
+use crate::session::{db_location, write_atomically};
+use anyhow::{bail, Result};
 use clap::Args;
 use cryptospeed_model::RunRecord;
 use cryptospeed_report::figures::{self, Figure};
@@ -137,25 +137,6 @@ fn input(sel: &Selection, title: Option<String>) -> Result<ReportInput> {
             chrono::Utc::now().format("%Y-%m-%d %H:%M UTC")
         ),
     })
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same folder, so a failed or
-/// interrupted write never leaves half a report.
-fn write_atomically(path: &PathBuf, bytes: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}",
-        path.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
 }
 
 pub fn report(a: ReportArgs) -> Result<i32> {

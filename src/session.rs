@@ -179,13 +179,16 @@ pub fn emit(text: &str, output: &Option<PathBuf>) -> Result<()> {
             out.write_all(text.as_bytes())?;
             out.flush()?;
         }
-        Some(path) => {
-            let tmp = path.with_extension("tmp-cryptospeed");
-            std::fs::write(&tmp, text)
-                .with_context(|| format!("cannot write {}", tmp.display()))?;
-            std::fs::rename(&tmp, path)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
+        Some(path) => write_atomically(path, text.as_bytes())?,
     }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` through a temporary file beside it and a rename, so an interrupted
+/// or failed write never leaves half a file.
+pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("tmp-cryptospeed");
+    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }

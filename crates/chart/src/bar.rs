@@ -2,9 +2,8 @@
 //! whiskers and an optional reference line (1× on a speedup chart); or stacked bars whose
 //! segments are the series (an instruction mix).
 
-use crate::frame::{self, LegendEntry, Swatch};
+use crate::frame::{self, Swatch};
 use crate::line::precision;
-use crate::palette::Style;
 use crate::scale::{label, Axis, Fitted};
 use crate::svg::{escape, id_part, n, open, text_width, truncate, FONT_SIZE};
 use std::fmt::Write as _;
@@ -97,17 +96,8 @@ impl BarChart {
                 .collect()
         };
         let fy = Fitted::new(&self.y, values);
-        let styles: Vec<Style> = (0..self.series.len()).map(Style::of).collect();
-        let legend: Vec<LegendEntry<'_>> = self
-            .series
-            .iter()
-            .zip(&styles)
-            .map(|(s, st)| LegendEntry {
-                name: &s.name,
-                style: *st,
-                swatch: Swatch::Box,
-            })
-            .collect();
+        let (styles, legend) =
+            frame::entries(self.series.iter().map(|s| s.name.as_str()), Swatch::Box);
         let per_group = if self.stacked {
             1
         } else {

@@ -21,6 +21,22 @@ pub(crate) struct LegendEntry<'a> {
     pub swatch: Swatch,
 }
 
+/// The style of each series and its legend entry, in order.
+pub(crate) fn entries<'a>(
+    names: impl Iterator<Item = &'a str>,
+    swatch: Swatch,
+) -> (Vec<Style>, Vec<LegendEntry<'a>>) {
+    let legend: Vec<LegendEntry<'a>> = names
+        .enumerate()
+        .map(|(i, name)| LegendEntry {
+            name,
+            style: Style::of(i),
+            swatch,
+        })
+        .collect();
+    (legend.iter().map(|e| e.style).collect(), legend)
+}
+
 /// Positions of the plot area inside the chart.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Layout {

@@ -1,8 +1,7 @@
 //! Line charts: one line per series over a numeric x axis (log scales for sizes), a marker at
 //! every point with a tooltip, and a whisker from `lo` to `hi` where the point has an interval.
 
-use crate::frame::{self, LegendEntry, Swatch};
-use crate::palette::Style;
+use crate::frame::{self, Swatch};
 use crate::scale::{label, Axis, Fitted};
 use crate::svg::{escape, id_part, n, open};
 use std::fmt::Write as _;
@@ -68,17 +67,8 @@ impl LineChart {
             &self.y,
             points().flat_map(|p| [Some(p.y), p.lo, p.hi]).flatten(),
         );
-        let styles: Vec<Style> = (0..self.series.len()).map(Style::of).collect();
-        let legend: Vec<LegendEntry<'_>> = self
-            .series
-            .iter()
-            .zip(&styles)
-            .map(|(s, st)| LegendEntry {
-                name: &s.name,
-                style: *st,
-                swatch: Swatch::Line,
-            })
-            .collect();
+        let (styles, legend) =
+            frame::entries(self.series.iter().map(|s| s.name.as_str()), Swatch::Line);
         let l = frame::layout(&fy.ticks, &legend, self.plot_width, self.plot_height, 48.0);
         let id = id_part(&self.id);
         let mut out = String::new();
