@@ -40,6 +40,8 @@ enum Command {
     Verify(list::VerifyArgs),
     /// List stored runs.
     Runs(run::StoreArgs),
+    /// List the machines stored runs were recorded on (CPU, cores, TSC frequency, run count).
+    Machines(run::MachinesArgs),
     /// Print a stored run in any output format.
     Show(run::ShowArgs),
     /// Store `openssl speed` (any version, human or -mr) and `bssl speed` logs as imported runs.
@@ -73,6 +75,7 @@ fn main() {
         Command::List(a) => list::list(a),
         Command::Verify(a) => list::verify(a),
         Command::Runs(a) => run::runs(a),
+        Command::Machines(a) => run::machines(a),
         Command::Show(a) => run::show(a),
         Command::Import(a) => import::import(a),
         Command::Compare(a) => compare::compare(a),

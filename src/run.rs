@@ -419,6 +419,69 @@ pub fn runs(a: StoreArgs) -> Result<i32> {
     Ok(0)
 }
 
+/// `cryptospeed machines`: every machine the store has runs from.
+pub fn machines(a: MachinesArgs) -> Result<i32> {
+    let store = cryptospeed_store::open(&db_location(&a.store.db))?;
+    let rows = store.machines()?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+        return Ok(0);
+    }
+    let mut table = comfy_table::Table::new();
+    table
+        .load_preset(comfy_table::presets::NOTHING)
+        .set_header([
+            "id",
+            "key",
+            "host",
+            "cpu",
+            "cores/threads",
+            "TSC GHz",
+            "arch",
+            "os",
+            "runs",
+            "first run",
+            "last run",
+        ]);
+    for m in rows {
+        table.add_row([
+            m.id.to_string(),
+            machine_key(&m.fingerprint),
+            m.hostname,
+            m.cpu_model,
+            format!("{}/{}", m.cores, m.threads),
+            if m.tsc_hz > 0.0 {
+                format!("{:.3}", m.tsc_hz / 1e9)
+            } else {
+                "unknown".into()
+            },
+            m.arch,
+            m.os,
+            m.runs.to_string(),
+            m.first_run.unwrap_or_default(),
+            m.last_run.unwrap_or_default(),
+        ]);
+    }
+    println!("{table}");
+    Ok(0)
+}
+
+/// A short, stable name for a machine: the first 12 hex digits of the SHA-256 of its
+/// fingerprint (host, CPU model, core count, flags, kernel, OS).
+pub fn machine_key(fingerprint: &str) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(fingerprint.as_bytes()))[..12].to_string()
+}
+
+#[derive(Args)]
+pub struct MachinesArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
 pub fn show(a: ShowArgs) -> Result<i32> {
     let store = cryptospeed_store::open(&db_location(&a.store.db))?;
     let record = store.load_run(&a.run)?;

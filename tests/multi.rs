@@ -96,3 +96,41 @@ fn more_workers_than_cpus_is_refused() {
         .unwrap();
     assert!(!out.status.success(), "--pin and --multi conflict");
 }
+
+#[test]
+fn machines_lists_the_machine_of_every_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("m.db");
+    for label in ["a", "b"] {
+        ok(bin()
+            .args([
+                "run",
+                "-a",
+                "md5",
+                "-b",
+                "64",
+                "--max-time",
+                "0.1",
+                "--label",
+                label,
+            ])
+            .arg("--db")
+            .arg(&db));
+    }
+    let json = ok(bin().args(["machines", "--json", "--db"]).arg(&db));
+    let machines: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+    assert_eq!(machines.len(), 1, "both runs on this machine");
+    assert_eq!(machines[0]["runs"], 2);
+    // The CPU model is this machine's, as /proc/cpuinfo names it.
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap();
+    let model = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name"))
+        .map(|l| l.trim_start_matches([' ', '\t', ':']).trim().to_string());
+    if let Some(model) = model {
+        assert_eq!(machines[0]["cpu_model"].as_str().unwrap(), model);
+    }
+    assert!(machines[0]["tsc_hz"].as_f64().unwrap() > 1e8);
+    let table = ok(bin().args(["machines", "--db"]).arg(&db));
+    assert!(table.contains(" 2 "), "{table}");
+}

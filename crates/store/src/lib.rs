@@ -28,6 +28,25 @@ pub struct RunRow {
     pub command: String,
 }
 
+/// One line of `cryptospeed machines`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct MachineRow {
+    pub id: i64,
+    pub fingerprint: String,
+    pub hostname: String,
+    pub cpu_model: String,
+    pub cores: u32,
+    pub threads: u32,
+    pub tsc_hz: f64,
+    pub arch: String,
+    pub os: String,
+    pub kernel: String,
+    pub runs: i64,
+    /// Start of the first and the last run on it.
+    pub first_run: Option<String>,
+    pub last_run: Option<String>,
+}
+
 pub trait Store {
     /// Records the start of a run and returns its id.
     fn begin_run(
@@ -52,6 +71,8 @@ pub trait Store {
     fn profiles(&self, run: i64) -> Result<Vec<ProfileRecord>>;
     fn finish_run(&mut self, run: i64, status: RunStatus) -> Result<()>;
     fn runs(&self) -> Result<Vec<RunRow>>;
+    /// Every machine a run was recorded on, with its run count.
+    fn machines(&self) -> Result<Vec<MachineRow>>;
     /// The newest run holding measurements of the variant with this label.
     fn latest_run_with_variant(&self, label: &str) -> Result<Option<i64>>;
     /// Loads a run by id, or the newest run with that label.

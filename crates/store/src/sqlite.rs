@@ -1,7 +1,7 @@
 //! The SQLite backend: WAL journal so readers never block the writer and two runs can write one
 //! file at once (each waits its turn on a short transaction), schema by numbered migrations.
 
-use crate::{RunRow, Store};
+use crate::{MachineRow, RunRow, Store};
 use anyhow::{anyhow, bail, Context, Result};
 use cryptospeed_model::*;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -369,6 +369,32 @@ impl Store for SqliteStore {
                     .unwrap_or_default(),
                 measurements: r.get(7)?,
                 variants: r.get::<_, Option<String>>(8)?.unwrap_or_default(),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn machines(&self) -> Result<Vec<MachineRow>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT m.id, m.fingerprint, m.hostname, m.cpu_model, m.cores, m.threads, m.tsc_hz, m.arch, m.os, m.kernel,
+                    COUNT(r.id), MIN(r.started_at), MAX(r.started_at)
+             FROM machine m LEFT JOIN run r ON r.machine_id = m.id GROUP BY m.id ORDER BY m.id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(MachineRow {
+                id: r.get(0)?,
+                fingerprint: r.get(1)?,
+                hostname: r.get(2)?,
+                cpu_model: r.get(3)?,
+                cores: r.get(4)?,
+                threads: r.get(5)?,
+                tsc_hz: r.get(6)?,
+                arch: r.get(7)?,
+                os: r.get(8)?,
+                kernel: r.get(9)?,
+                runs: r.get(10)?,
+                first_run: r.get(11)?,
+                last_run: r.get(12)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
