@@ -179,7 +179,7 @@ fn native(
     cancel: &AtomicBool,
 ) -> Result<(Variant, Measurement, Result<CounterValues, String>)> {
     let mut w = choice.start(None, cancel)?;
-    let variant = w.variant.clone();
+    let variant = crate::run::variant_of(choice, &w);
     let counters = Counters::open(w.pid() as i32);
     if let Ok(c) = &counters {
         c.enable();
@@ -253,7 +253,7 @@ fn traced(
     let result = (|| -> Result<(Variant, Response)> {
         let mut w = WorkerClient::spawn(&spec, cancel)
             .map_err(|e| anyhow::anyhow!("starting the worker under valgrind: {e}"))?;
-        let variant = w.variant.clone();
+        let variant = crate::run::variant_of(choice, &w);
         let reply = w
             .request(
                 &Request::Profile {

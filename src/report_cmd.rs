@@ -66,8 +66,12 @@ fn input(sel: &Selection, title: Option<String>) -> Result<ReportInput> {
     let rows = store.runs()?;
     let mut records: Vec<RunRecord> = Vec::new();
     for arg in &sel.runs {
+        // A label that itself contains '@' wins over the LABEL@VARIANT reading.
+        let whole_label = rows
+            .iter()
+            .any(|r| r.label.as_deref() == Some(arg.as_str()));
         let (selector, variant) = match arg.rsplit_once('@') {
-            Some((s, v)) if !s.is_empty() => (s, Some(v)),
+            Some((s, v)) if !s.is_empty() && !whole_label => (s, Some(v)),
             _ => (arg.as_str(), None),
         };
         let mut ids: Vec<i64> = rows
