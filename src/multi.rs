@@ -65,7 +65,6 @@ pub struct Team {
 impl Team {
     pub fn start(
         choice: &ImplChoice,
-        variant: Variant,
         cpus: &[usize],
         store: &mut dyn Store,
         cancel: &AtomicBool,
@@ -74,6 +73,8 @@ impl Team {
         for &cpu in cpus {
             workers.push(choice.start(Some(cpu), cancel)?);
         }
+        // Every worker of a team hosts the same build; the first one says what it is.
+        let variant = crate::run::variant_of(choice, &workers[0]);
         let n = cpus.len();
         let mut variant_ids = vec![store.variant_id(&variant)?];
         for (i, cpu) in cpus.iter().enumerate() {
@@ -253,13 +254,11 @@ pub fn run(
     let mut store = cryptospeed_store::open(&db)?;
     let machine = cryptospeed_engine::machine::probe();
     let command = std::env::args().collect::<Vec<_>>().join(" ");
-    let mut teams = Vec::new();
+    // Workers start before the run is stored: an implementation that cannot start is an error
+    // and leaves nothing behind.
+    let mut started = Vec::new();
     for choice in choices {
-        // The variant is what a lone worker reports; the team's workers are the same build.
-        let probe = choice.start(None, cancel)?;
-        let variant = crate::run::variant_of(choice, &probe);
-        probe.quit();
-        teams.push((choice.clone(), variant));
+        started.push(Team::start(choice, &cpus, store.as_mut(), cancel)?);
     }
     let run_id = store.begin_run(
         &machine,
@@ -268,16 +267,6 @@ pub fn run(
         env!("CARGO_PKG_VERSION"),
         config,
     )?;
-    let mut started = Vec::new();
-    for (choice, variant) in teams {
-        match Team::start(&choice, variant, &cpus, store.as_mut(), cancel) {
-            Ok(t) => started.push(t),
-            Err(e) => {
-                store.finish_run(run_id, RunStatus::Failed)?;
-                return Err(e);
-            }
-        }
-    }
     eprintln!(
         "cryptospeed: --multi {n}: workers pinned to CPUs {}; each cell runs {} s alone, then {} s on all {n} at once",
         cpus.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(","),
