@@ -61,7 +61,7 @@ pub struct CompareArgs {
     /// Log files given as sides come from `openssl speed -decrypt`.
     #[arg(long)]
     pub decrypt: bool,
-    /// Results database (SQLite file). Default: $CRYPTOSPEED_DB, else ~/.local/share/cryptospeed/results.db.
+    /// Results store: a SQLite file, or a postgres://USER@HOST/DB URL (password from $PGPASSWORD or the URL, never printed). Default: $CRYPTOSPEED_DB, else ~/.local/share/cryptospeed/results.db.
     #[arg(long)]
     pub db: Option<String>,
 }

@@ -30,7 +30,7 @@ pub struct ImportArgs {
     /// Read and check the files, print what would be stored, store nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Results database (SQLite file). Default: $CRYPTOSPEED_DB, else ~/.local/share/cryptospeed/results.db.
+    /// Results store: a SQLite file, or a postgres://USER@HOST/DB URL (password from $PGPASSWORD or the URL, never printed). Default: $CRYPTOSPEED_DB, else ~/.local/share/cryptospeed/results.db.
     #[arg(long)]
     pub db: Option<String>,
 }
@@ -145,6 +145,7 @@ pub fn record(run: &ImportedRun, file: &str, label: &str, id: i64) -> RunRecord 
                 format: run.format.clone(),
                 header: run.header.clone(),
             }),
+            uid: None,
         },
         machine,
         variants: vec![variant],

@@ -11,6 +11,7 @@ mod profile;
 mod report_cmd;
 mod run;
 mod session;
+mod sync;
 mod trace_cmd;
 mod traced;
 mod variant;
@@ -63,6 +64,9 @@ enum Command {
     /// Run any program under valgrind (cstrace) and simulate one cache hierarchy and branch
     /// predictor over its whole execution, printed like cachegrind's summary.
     Trace(trace_cmd::TraceArgs),
+    /// Copy runs between stores (SQLite files, PostgreSQL) without duplicates: machine,
+    /// variants, measurements with every sample, profiles.
+    Sync(sync::SyncArgs),
     /// Serve the worker protocol on stdin/stdout (started by the orchestrator).
     #[command(hide = true)]
     Worker(worker::WorkerArgs),
@@ -78,6 +82,7 @@ fn main() {
         Command::Machines(a) => run::machines(a),
         Command::Show(a) => run::show(a),
         Command::Import(a) => import::import(a),
+        Command::Sync(a) => sync::sync(a),
         Command::Compare(a) => compare::compare(a),
         Command::Variant(a) => variant::variant(a),
         Command::Profile(a) => profile::profile(a),

@@ -253,7 +253,7 @@ pub fn run(
     let db = crate::session::db_location(&a.store.db);
     let mut store = cryptospeed_store::open(&db)?;
     let machine = cryptospeed_engine::machine::probe();
-    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let command = crate::session::command_line();
     // Workers start before the run is stored: an implementation that cannot start is an error
     // and leaves nothing behind.
     let mut started = Vec::new();
@@ -329,13 +329,14 @@ pub fn run(
     text.push_str(&table(&rows, n));
     crate::session::emit(&text, &a.output.output)?;
     eprintln!(
-        "cryptospeed: run {run_id}{} {} ({} cells on {n} workers) stored in {db}",
+        "cryptospeed: run {run_id}{} {} ({} cells on {n} workers) stored in {}",
         a.label
             .as_deref()
             .map(|l| format!(" '{l}'"))
             .unwrap_or_default(),
         status.as_str(),
-        rows.len()
+        rows.len(),
+        cryptospeed_store::redact(&db)
     );
     Ok(match status {
         RunStatus::Interrupted => 130,

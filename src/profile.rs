@@ -384,7 +384,7 @@ pub fn profile(args: ProfileArgs) -> Result<i32> {
         let db = session::db_location(&args.store.db);
         let mut store = cryptospeed_store::open(&db)?;
         let machine = cryptospeed_engine::machine::probe();
-        let command = std::env::args().collect::<Vec<_>>().join(" ");
+        let command = crate::session::command_line();
         let run = store.begin_run(
             &machine,
             args.label.as_deref(),
@@ -392,7 +392,7 @@ pub fn profile(args: ProfileArgs) -> Result<i32> {
             env!("CARGO_PKG_VERSION"),
             &MeasureConfig::default(),
         )?;
-        Some((store, run, db))
+        Some((store, run, cryptospeed_store::redact(&db)))
     };
     for p in primitives {
         let result = profile_one(&args, p, bytes, &grid, &tracer, &cancel);

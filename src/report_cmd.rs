@@ -24,7 +24,7 @@ pub struct Selection {
     /// have it, else the largest size the most series have.
     #[arg(long, short)]
     pub bytes: Option<String>,
-    /// Results database (SQLite file). Default: $CRYPTOSPEED_DB, else ~/.local/share/cryptospeed/results.db.
+    /// Results store: a SQLite file, or a postgres://USER@HOST/DB URL (password from $PGPASSWORD or the URL, never printed). Default: $CRYPTOSPEED_DB, else ~/.local/share/cryptospeed/results.db.
     #[arg(long)]
     pub db: Option<String>,
 }

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 #[derive(Args)]
 pub struct StoreArgs {
-    /// Results database (SQLite file). Default: $CRYPTOSPEED_DB, else ~/.local/share/cryptospeed/results.db.
+    /// Results store: a SQLite file, or a postgres://USER@HOST/DB URL (password from $PGPASSWORD or the URL, never printed). Default: $CRYPTOSPEED_DB, else ~/.local/share/cryptospeed/results.db.
     #[arg(long)]
     pub db: Option<String>,
 }
@@ -249,7 +249,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
             Err(e) => return Err(e),
         }
     }
-    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let command = crate::session::command_line();
     let run_id = store.begin_run(
         &machine,
         a.label.as_deref(),
@@ -342,13 +342,14 @@ pub fn run(a: RunArgs) -> Result<i32> {
         &a.output.output,
     )?;
     eprintln!(
-        "cryptospeed: run {run_id}{} {} ({} cells, {failed_cells} failed) stored in {db}",
+        "cryptospeed: run {run_id}{} {} ({} cells, {failed_cells} failed) stored in {}",
         a.label
             .as_deref()
             .map(|l| format!(" '{l}'"))
             .unwrap_or_default(),
         status.as_str(),
-        record.measurements.len()
+        record.measurements.len(),
+        cryptospeed_store::redact(&db)
     );
     Ok(match status {
         RunStatus::Interrupted => 130,

@@ -25,6 +25,12 @@ pub fn db_location(db: &Option<String>) -> String {
         .into_owned()
 }
 
+/// This process's command line as it is stored with a run: a PostgreSQL URL among the arguments
+/// has its password replaced by `***`.
+pub fn command_line() -> String {
+    cryptospeed_store::redact_command_line(std::env::args())
+}
+
 /// An implementation selector: `NAME` or `NAME:LIBRARY_PATH`, with the CPU-feature mask its
 /// worker runs under.
 #[derive(Debug, Clone)]

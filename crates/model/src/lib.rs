@@ -408,6 +408,10 @@ pub struct RunInfo {
     /// Where an imported run came from; `None` for runs cryptospeed measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imported: Option<ImportSource>,
+    /// The run's identity in every store it is copied to (`cryptospeed sync`); `None` only for
+    /// runs not yet stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
 }
 
 /// The origin of an imported run: the file, the format and the header the log carried.

@@ -1,11 +1,19 @@
 //! Where runs are kept. Callers see only the [`Store`] trait; SQLite is the default backend
-//! (a file, no server), and another backend (PostgreSQL for shared use) implements the same trait.
+//! (a file, no server) and PostgreSQL the shared one (a team, a cluster). Both are the one
+//! implementation in `sql.rs` over a small adapter (`db.rs`), with one list of migrations
+//! (`schema.rs`).
 //!
 //! Every measurement is committed in its own transaction as soon as it is taken, so an interrupted
-//! or killed run keeps every finished cell and the file always passes an integrity check.
+//! or killed run keeps every finished cell and the store never holds half a measurement.
 
+pub mod db;
+mod postgres;
+pub mod schema;
+mod sql;
 mod sqlite;
 
+pub use postgres::PostgresStore;
+pub use sql::SqlStore;
 pub use sqlite::SqliteStore;
 
 use anyhow::Result;
@@ -47,6 +55,57 @@ pub struct MachineRow {
     pub last_run: Option<String>,
 }
 
+/// A run as `sync` sees it: its id here and the identity it keeps in every store.
+#[derive(Debug, Clone)]
+pub struct RunIdentity {
+    pub id: i64,
+    pub uid: String,
+    pub status: RunStatus,
+    pub label: Option<String>,
+}
+
+/// What `copy_run` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SyncOutcome {
+    /// Stored under this new id.
+    Copied(i64),
+    /// The store already held the run, under this id.
+    AlreadyThere(i64),
+}
+
+/// One stored sweep plan (`cryptospeed sweep`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SweepRow {
+    pub name: String,
+    /// The plan as JSON.
+    pub spec: String,
+    pub shards: usize,
+    pub done: usize,
+    pub created_at: String,
+}
+
+/// One shard of a sweep: its jobs (JSON), `pending`/`running`/`done`/`failed`, the run that holds
+/// its results, how often it was started and where.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ShardRow {
+    pub shard: usize,
+    pub jobs: String,
+    pub status: String,
+    pub run_id: Option<i64>,
+    pub attempts: usize,
+    pub host: Option<String>,
+    pub updated_at: String,
+}
+
+/// The answer to "may I run this shard?".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShardClaim {
+    /// Go: the shard's jobs (JSON).
+    Claimed(String),
+    /// Already finished by this run; nothing to do.
+    AlreadyDone(i64),
+}
+
 pub trait Store {
     /// Records the start of a run and returns its id.
     fn begin_run(
@@ -77,14 +136,119 @@ pub trait Store {
     fn latest_run_with_variant(&self, label: &str) -> Result<Option<i64>>;
     /// Loads a run by id, or the newest run with that label.
     fn load_run(&self, selector: &str) -> Result<RunRecord>;
+
+    /// Every run with its identity, for `sync`.
+    fn run_identities(&self) -> Result<Vec<RunIdentity>>;
+    /// Stores a copy of a run from another store (machine, variants, measurements with samples,
+    /// profiles) in one transaction, unless a run with this identity is already here.
+    fn copy_run(
+        &mut self,
+        uid: &str,
+        record: &RunRecord,
+        profiles: &[ProfileRecord],
+    ) -> Result<SyncOutcome>;
+
+    /// Stores a sweep plan with its shards' jobs. Storing the same plan again is a no-op (returns
+    /// false); a different plan under a stored name is an error.
+    fn save_sweep(&mut self, name: &str, spec: &str, shards: &[String]) -> Result<bool>;
+    fn sweeps(&self) -> Result<Vec<SweepRow>>;
+    fn sweep_shards(&self, name: &str) -> Result<Vec<ShardRow>>;
+    /// Marks a shard running unless it is done.
+    fn claim_shard(&mut self, name: &str, shard: usize, host: &str) -> Result<ShardClaim>;
+    /// Records how a shard ended (`done` or `failed`) and the run holding its results.
+    fn finish_shard(
+        &mut self,
+        name: &str,
+        shard: usize,
+        run: Option<i64>,
+        status: &str,
+    ) -> Result<()>;
 }
 
-/// Opens the store a `--db` value names (today: a SQLite file path).
+/// True when `location` names a PostgreSQL store rather than a SQLite file.
+pub fn is_postgres(location: &str) -> bool {
+    location.starts_with("postgres://") || location.starts_with("postgresql://")
+}
+
+/// `location` fit to print: a PostgreSQL URL with its password replaced by `***`; anything else
+/// as it is.
+pub fn redact(location: &str) -> String {
+    if !is_postgres(location) {
+        return location.to_string();
+    }
+    match url::Url::parse(location) {
+        Ok(mut u) => {
+            if u.password().is_some() {
+                let _ = u.set_password(Some("***"));
+            }
+            // `password=` may also ride in the query string.
+            let pairs: Vec<(String, String)> = u
+                .query_pairs()
+                .map(|(k, v)| {
+                    let v = if k == "password" {
+                        "***".to_string()
+                    } else {
+                        v.into_owned()
+                    };
+                    (k.into_owned(), v)
+                })
+                .collect();
+            if !pairs.is_empty() {
+                u.query_pairs_mut().clear().extend_pairs(pairs);
+            }
+            u.to_string()
+        }
+        // Unparseable: show the scheme and nothing that could be a secret.
+        Err(_) => format!("{}://…", location.split("://").next().unwrap_or("postgres")),
+    }
+}
+
+/// A command line fit to store or print: any PostgreSQL URL among the arguments redacted.
+pub fn redact_command_line(args: impl IntoIterator<Item = String>) -> String {
+    args.into_iter()
+        .map(|a| match a.find("postgres") {
+            Some(i) if is_postgres(&a[i..]) => format!("{}{}", &a[..i], redact(&a[i..])),
+            _ => a,
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Opens the store a `--db` value names: a `postgres://` URL or a SQLite file path.
 pub fn open(location: &str) -> Result<Box<dyn Store>> {
-    if location.starts_with("postgres://") || location.starts_with("postgresql://") {
-        anyhow::bail!(
-            "PostgreSQL stores are not supported by this build yet; use a SQLite file path"
-        );
+    if is_postgres(location) {
+        return Ok(Box::new(PostgresStore::connect(location)?));
     }
     Ok(Box::new(SqliteStore::open(std::path::Path::new(location))?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_redacted() {
+        assert_eq!(
+            redact("postgres://bench:s3cret@db.lab:5433/results?sslmode=require"),
+            "postgres://bench:***@db.lab:5433/results?sslmode=require"
+        );
+        assert_eq!(
+            redact("postgresql://h/results?user=u&password=s3cret"),
+            "postgresql://h/results?user=u&password=***"
+        );
+        assert_eq!(redact("postgres://bench@h/r"), "postgres://bench@h/r");
+        assert_eq!(redact("/tmp/r.db"), "/tmp/r.db");
+        let line = redact_command_line(
+            [
+                "cryptospeed",
+                "run",
+                "--db",
+                "postgres://u:s3cret@h/r",
+                "--db=postgres://u:pw2@h/r",
+            ]
+            .map(String::from),
+        );
+        assert!(!line.contains("s3cret") && !line.contains("pw2"), "{line}");
+        assert!(line.contains("--db=postgres://u:***@h/r"), "{line}");
+    }
 }

@@ -1,0 +1,754 @@
+//! The store itself, written once over the [`Db`] adapter: every query, every row mapping and every
+//! transaction boundary, so SQLite and PostgreSQL behave the same by construction.
+
+use crate::db::{Db, Row, Value};
+use crate::schema::MIGRATIONS;
+use crate::{
+    params, MachineRow, RunIdentity, RunRow, ShardClaim, ShardRow, Store, SweepRow, SyncOutcome,
+};
+use anyhow::{anyhow, bail, Context, Result};
+use cryptospeed_model::*;
+use sha2::{Digest, Sha256};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+pub struct SqlStore<D: Db> {
+    pub(crate) db: D,
+}
+
+pub(crate) fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// Applies the missing migrations in one transaction that first takes the schema lock, so two
+/// processes opening a new store at once do not both create the tables: the second waits and then
+/// sees the first one's schema. (Written here rather than with rusqlite_migration or refinery:
+/// those read the version before locking, and neither serves both engines from one list.)
+pub(crate) fn migrate<D: Db>(db: &D) -> Result<()> {
+    db.begin()?;
+    let result = (|| {
+        db.lock_schema()?;
+        let version = db.schema_version()?;
+        if version > MIGRATIONS.len() {
+            bail!(
+                "the store has schema version {version}, newer than this cryptospeed knows ({}); upgrade cryptospeed",
+                MIGRATIONS.len()
+            );
+        }
+        for sql in &MIGRATIONS[version..] {
+            db.batch(&db.dialect().render(sql))?;
+        }
+        if version != MIGRATIONS.len() {
+            db.set_schema_version(MIGRATIONS.len())?;
+        }
+        Ok(())
+    })();
+    finish_tx(db, result)
+}
+
+/// Commits when `result` is Ok, rolls back otherwise.
+fn finish_tx<D: Db, T>(db: &D, result: Result<T>) -> Result<T> {
+    match result {
+        Ok(v) => {
+            db.commit()?;
+            Ok(v)
+        }
+        Err(e) => {
+            let _ = db.rollback();
+            Err(e)
+        }
+    }
+}
+
+fn hex_sha256(text: &str) -> String {
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+/// A fresh run identity: unique across machines (machine, time to the nanosecond, process, and a
+/// counter within the process).
+fn new_uid(machine: &Machine) -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    hex_sha256(&format!(
+        "{}|{nanos}|{}|{}",
+        machine.fingerprint(),
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ))[..32]
+        .to_string()
+}
+
+/// The identity of a run stored before runs had one (schema < 4): derived from what the run is,
+/// so every store holding a copy derives the same one.
+fn derived_uid(machine_fingerprint: &str, started_at: &str, command: &str, label: &str) -> String {
+    hex_sha256(&format!(
+        "{machine_fingerprint}|{started_at}|{command}|{label}"
+    ))[..32]
+        .to_string()
+}
+
+fn one<T>(rows: Vec<Row>, f: impl FnOnce(&Row) -> Result<T>) -> Result<Option<T>> {
+    rows.first().map(f).transpose()
+}
+
+impl<D: Db> SqlStore<D> {
+    fn in_tx<T>(&self, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        self.db.begin()?;
+        let result = f();
+        finish_tx(&self.db, result)
+    }
+
+    fn resolve(&self, selector: &str) -> Result<i64> {
+        if let Ok(id) = selector.parse::<i64>() {
+            if !self
+                .db
+                .query("SELECT 1 FROM run WHERE id = ?1", params![id])?
+                .is_empty()
+            {
+                return Ok(id);
+            }
+        }
+        one(
+            self.db.query(
+                "SELECT id FROM run WHERE label = ?1 ORDER BY id DESC LIMIT 1",
+                params![selector],
+            )?,
+            |r| r.i64(0),
+        )?
+        .ok_or_else(|| {
+            anyhow!("no run with id or label '{selector}' ('cryptospeed runs' lists them)")
+        })
+    }
+
+    /// The id of a machine row, inserting it on first sight.
+    fn machine_id(&self, m: &Machine) -> Result<i64> {
+        let fp = m.fingerprint();
+        self.db.execute(
+            "INSERT INTO machine (fingerprint, hostname, cpu_model, cpu_flags, cores, threads, caches, tsc_hz, constant_tsc, kernel, os, arch)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT (fingerprint) DO NOTHING",
+            params![&fp, &m.hostname, &m.cpu_model, m.cpu_flags.join(" "), m.cores, m.threads, serde_json::to_string(&m.caches)?, m.tsc_hz, m.constant_tsc, &m.kernel, &m.os, &m.arch],
+        )?;
+        one(
+            self.db
+                .query("SELECT id FROM machine WHERE fingerprint = ?1", params![fp])?,
+            |r| r.i64(0),
+        )?
+        .ok_or_else(|| anyhow!("the machine row vanished after it was stored"))
+    }
+
+    /// The id of a variant row, inserting it on first sight.
+    fn variant_row(&self, v: &Variant) -> Result<i64> {
+        let fp = v.fingerprint();
+        self.db.execute(
+            "INSERT INTO variant (fingerprint, label, implementation, version, library, build_info, capabilities, feature_mask)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (fingerprint) DO NOTHING",
+            params![&fp, &v.label, &v.implementation, &v.version, &v.library, serde_json::to_string(&v.build_info)?, &v.capabilities, &v.feature_mask],
+        )?;
+        one(
+            self.db
+                .query("SELECT id FROM variant WHERE fingerprint = ?1", params![fp])?,
+            |r| r.i64(0),
+        )?
+        .ok_or_else(|| anyhow!("the variant row vanished after it was stored"))
+    }
+
+    /// Inserts one measurement and its samples; the caller owns the transaction.
+    fn insert_measurement(&self, run: i64, variant: i64, m: &Measurement) -> Result<()> {
+        let s = m.summary;
+        let unit = if m.cell.bytes.is_some() {
+            "bytes/s"
+        } else {
+            "ops/s"
+        };
+        let rows = self.db.query(
+            "INSERT INTO measurement (run_id, variant_id, primitive, op, bytes, misalign, status, reason, unit, n, median_ns, ci_lo_ns, ci_hi_ns, mad_ns, min_ns, max_ns, outliers, tsc_per_op, cpu_fraction, elapsed_s, created_at, reported_rate)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22) RETURNING id",
+            params![
+                run, variant, &m.cell.primitive, m.cell.op.as_str(), m.cell.bytes, m.cell.misalign as i64,
+                m.status.as_str(), m.reason.clone(), unit, s.map(|s| s.n), s.map(|s| s.median), s.map(|s| s.ci_lo),
+                s.map(|s| s.ci_hi), s.map(|s| s.mad), s.map(|s| s.min), s.map(|s| s.max), s.map(|s| s.outliers),
+                m.tsc_per_op, m.cpu_fraction, m.elapsed_s, now(), m.reported_rate
+            ],
+        )?;
+        let id = one(rows, |r| r.i64(0))?
+            .ok_or_else(|| anyhow!("the store returned no id for a new measurement"))?;
+        // Many rows per statement: one round trip per 100 samples rather than per sample.
+        for (chunk_no, chunk) in m.samples.chunks(100).enumerate() {
+            let mut sql = String::from(
+                "INSERT INTO sample (measurement_id, idx, iters, wall_ns, cpu_ns, tsc) VALUES ",
+            );
+            let mut values: Vec<Value> = Vec::with_capacity(chunk.len() * 6);
+            for (j, smp) in chunk.iter().enumerate() {
+                let p = values.len();
+                if j > 0 {
+                    sql.push_str(", ");
+                }
+                sql.push_str(&format!(
+                    "(?{}, ?{}, ?{}, ?{}, ?{}, ?{})",
+                    p + 1,
+                    p + 2,
+                    p + 3,
+                    p + 4,
+                    p + 5,
+                    p + 6
+                ));
+                values.extend([
+                    Value::Int(id),
+                    Value::from(chunk_no * 100 + j),
+                    Value::from(smp.iters),
+                    Value::from(smp.wall_ns),
+                    Value::from(smp.cpu_ns),
+                    Value::from(smp.tsc),
+                ]);
+            }
+            self.db.execute(&sql, &values)?;
+        }
+        Ok(())
+    }
+
+    fn insert_profile(&self, run: i64, variant: i64, p: &ProfileRecord) -> Result<()> {
+        self.db.execute(
+            "INSERT INTO profile (run_id, variant_id, primitive, bytes, document, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![run, variant, &p.primitive, p.bytes, &p.document, now()],
+        )?;
+        Ok(())
+    }
+
+    /// Stores a whole run with its measurements and profiles; the caller owns the transaction.
+    fn insert_record(
+        &self,
+        record: &RunRecord,
+        profiles: &[ProfileRecord],
+        started_at: &str,
+        finished_at: Option<&str>,
+        status: RunStatus,
+        uid: &str,
+    ) -> Result<i64> {
+        let machine = self.machine_id(&record.machine)?;
+        let source = record
+            .run
+            .imported
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()?;
+        let rows = self.db.query(
+            "INSERT INTO run (label, started_at, finished_at, command, tool_version, status, machine_id, config, source, uid)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",
+            params![
+                record.run.label.clone(),
+                started_at,
+                finished_at,
+                &record.run.command,
+                &record.run.tool_version,
+                status.as_str(),
+                machine,
+                serde_json::to_string(&record.run.config)?,
+                source,
+                uid
+            ],
+        )?;
+        let run = one(rows, |r| r.i64(0))?
+            .ok_or_else(|| anyhow!("the store returned no id for a new run"))?;
+        let mut ids = Vec::new();
+        for v in &record.variants {
+            ids.push((v.label.clone(), self.variant_row(v)?));
+        }
+        let find = |label: &str, what: &str| -> Result<i64> {
+            ids.iter()
+                .find(|(l, _)| l == label)
+                .map(|(_, id)| *id)
+                .ok_or_else(|| {
+                    anyhow!("{what} names variant '{label}', which the run does not carry")
+                })
+        };
+        for vm in &record.measurements {
+            let vid = find(
+                &vm.variant,
+                &format!("measurement of {}", vm.measurement.cell.primitive),
+            )?;
+            self.insert_measurement(run, vid, &vm.measurement)?;
+        }
+        for p in profiles {
+            let vid = find(&p.variant, &format!("profile of {}", p.primitive))?;
+            self.insert_profile(run, vid, p)?;
+        }
+        Ok(run)
+    }
+
+    fn sweep_id(&self, name: &str) -> Result<i64> {
+        one(
+            self.db
+                .query("SELECT id FROM sweep WHERE name = ?1", params![name])?,
+            |r| r.i64(0),
+        )?
+        .ok_or_else(|| anyhow!("no sweep named '{name}' ('cryptospeed sweep status' lists them)"))
+    }
+}
+
+fn machine_of(r: &Row, at: usize) -> Result<Machine> {
+    Ok(Machine {
+        hostname: r.text(at)?,
+        cpu_model: r.text(at + 1)?,
+        cpu_flags: r
+            .text(at + 2)?
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
+        cores: r.i64(at + 3)? as u32,
+        threads: r.i64(at + 4)? as u32,
+        caches: serde_json::from_str(&r.text(at + 5)?).unwrap_or_default(),
+        tsc_hz: r.f64(at + 6)?,
+        constant_tsc: r.i64(at + 7)? != 0,
+        kernel: r.text(at + 8)?,
+        os: r.text(at + 9)?,
+        arch: r.text(at + 10)?,
+    })
+}
+
+const MACHINE_COLUMNS: &str =
+    "hostname, cpu_model, cpu_flags, cores, threads, caches, tsc_hz, constant_tsc, kernel, os, arch";
+
+impl<D: Db> Store for SqlStore<D> {
+    fn begin_run(
+        &mut self,
+        machine: &Machine,
+        label: Option<&str>,
+        command: &str,
+        tool_version: &str,
+        config: &MeasureConfig,
+    ) -> Result<i64> {
+        self.in_tx(|| {
+            let machine_id = self.machine_id(machine)?;
+            let rows = self.db.query(
+                "INSERT INTO run (label, started_at, command, tool_version, status, machine_id, config, uid) VALUES (?1, ?2, ?3, ?4, 'running', ?5, ?6, ?7) RETURNING id",
+                params![label, now(), command, tool_version, machine_id, serde_json::to_string(config)?, new_uid(machine)],
+            )?;
+            one(rows, |r| r.i64(0))?.ok_or_else(|| anyhow!("the store returned no id for a new run"))
+        })
+    }
+
+    fn variant_id(&mut self, v: &Variant) -> Result<i64> {
+        self.variant_row(v)
+    }
+
+    fn add_measurement(&mut self, run: i64, variant: i64, m: &Measurement) -> Result<()> {
+        self.in_tx(|| self.insert_measurement(run, variant, m))
+    }
+
+    fn import_run(&mut self, record: &RunRecord) -> Result<i64> {
+        if record.run.imported.is_none() {
+            bail!("import_run needs a run with an import source");
+        }
+        let stamp = now();
+        self.in_tx(|| {
+            self.insert_record(
+                record,
+                &[],
+                &stamp,
+                Some(&stamp),
+                RunStatus::Complete,
+                &new_uid(&record.machine),
+            )
+        })
+    }
+
+    fn add_profile(&mut self, run: i64, variant: i64, p: &ProfileRecord) -> Result<()> {
+        self.insert_profile(run, variant, p)
+    }
+
+    fn profiles(&self, run: i64) -> Result<Vec<ProfileRecord>> {
+        self.db
+            .query(
+                "SELECT v.label, p.primitive, p.bytes, p.document FROM profile p JOIN variant v ON v.id = p.variant_id WHERE p.run_id = ?1 ORDER BY p.id",
+                params![run],
+            )?
+            .iter()
+            .map(|r| {
+                Ok(ProfileRecord {
+                    variant: r.text(0)?,
+                    primitive: r.text(1)?,
+                    bytes: r.opt_i64(2)?.map(|b| b as u64),
+                    document: r.text(3)?,
+                })
+            })
+            .collect()
+    }
+
+    fn finish_run(&mut self, run: i64, status: RunStatus) -> Result<()> {
+        self.db.execute(
+            "UPDATE run SET status = ?1, finished_at = ?2 WHERE id = ?3",
+            params![status.as_str(), now(), run],
+        )?;
+        Ok(())
+    }
+
+    fn runs(&self) -> Result<Vec<RunRow>> {
+        // The variant labels of each run, in the order they were first measured.
+        let mut labels: std::collections::HashMap<i64, Vec<String>> = Default::default();
+        for r in self.db.query(
+            "SELECT x.run_id, v.label, MIN(x.id) AS first FROM measurement x JOIN variant v ON v.id = x.variant_id GROUP BY x.run_id, v.label ORDER BY x.run_id, first",
+            &[],
+        )? {
+            labels.entry(r.i64(0)?).or_default().push(r.text(1)?);
+        }
+        self.db
+            .query(
+                "SELECT r.id, r.label, r.started_at, r.status, r.command, m.cpu_model, r.source,
+                        (SELECT COUNT(*) FROM measurement x WHERE x.run_id = r.id)
+                 FROM run r JOIN machine m ON m.id = r.machine_id ORDER BY r.id",
+                &[],
+            )?
+            .iter()
+            .map(|r| {
+                let id = r.i64(0)?;
+                Ok(RunRow {
+                    id,
+                    label: r.opt_text(1)?,
+                    started_at: r.text(2)?,
+                    status: RunStatus::parse(&r.text(3)?).unwrap_or(RunStatus::Failed),
+                    command: r.text(4)?,
+                    cpu_model: r.text(5)?,
+                    source: r
+                        .opt_text(6)?
+                        .and_then(|s| serde_json::from_str::<ImportSource>(&s).ok())
+                        .map(|s| format!("import:{}", s.file))
+                        .unwrap_or_default(),
+                    measurements: r.i64(7)?,
+                    variants: labels.remove(&id).unwrap_or_default().join(","),
+                })
+            })
+            .collect()
+    }
+
+    fn machines(&self) -> Result<Vec<MachineRow>> {
+        self.db
+            .query(
+                "SELECT m.id, m.fingerprint, m.hostname, m.cpu_model, m.cores, m.threads, m.tsc_hz, m.arch, m.os, m.kernel,
+                        COUNT(r.id), MIN(r.started_at), MAX(r.started_at)
+                 FROM machine m LEFT JOIN run r ON r.machine_id = m.id
+                 GROUP BY m.id, m.fingerprint, m.hostname, m.cpu_model, m.cores, m.threads, m.tsc_hz, m.arch, m.os, m.kernel
+                 ORDER BY m.id",
+                &[],
+            )?
+            .iter()
+            .map(|r| {
+                Ok(MachineRow {
+                    id: r.i64(0)?,
+                    fingerprint: r.text(1)?,
+                    hostname: r.text(2)?,
+                    cpu_model: r.text(3)?,
+                    cores: r.i64(4)? as u32,
+                    threads: r.i64(5)? as u32,
+                    tsc_hz: r.f64(6)?,
+                    arch: r.text(7)?,
+                    os: r.text(8)?,
+                    kernel: r.text(9)?,
+                    runs: r.i64(10)?,
+                    first_run: r.opt_text(11)?,
+                    last_run: r.opt_text(12)?,
+                })
+            })
+            .collect()
+    }
+
+    fn latest_run_with_variant(&self, label: &str) -> Result<Option<i64>> {
+        Ok(one(
+            self.db.query(
+                "SELECT MAX(m.run_id) FROM measurement m JOIN variant v ON v.id = m.variant_id WHERE v.label = ?1",
+                params![label],
+            )?,
+            |r| r.opt_i64(0),
+        )?
+        .flatten())
+    }
+
+    fn load_run(&self, selector: &str) -> Result<RunRecord> {
+        let id = self.resolve(selector)?;
+        let rows = self.db.query(
+            "SELECT id, label, started_at, finished_at, command, tool_version, status, config, machine_id, source, uid FROM run WHERE id = ?1",
+            params![id],
+        )?;
+        let (run, machine_id) = one(rows, |r| {
+            Ok((
+                RunInfo {
+                    id: r.i64(0)?,
+                    label: r.opt_text(1)?,
+                    started_at: r.text(2)?,
+                    finished_at: r.opt_text(3)?,
+                    command: r.text(4)?,
+                    tool_version: r.text(5)?,
+                    status: RunStatus::parse(&r.text(6)?).unwrap_or(RunStatus::Failed),
+                    config: serde_json::from_str(&r.text(7)?).unwrap_or_default(),
+                    imported: r.opt_text(9)?.and_then(|s| serde_json::from_str(&s).ok()),
+                    uid: r.opt_text(10)?,
+                },
+                r.i64(8)?,
+            ))
+        })?
+        .ok_or_else(|| anyhow!("run {id} vanished while it was read"))?;
+        let machine = one(
+            self.db.query(
+                &format!("SELECT {MACHINE_COLUMNS} FROM machine WHERE id = ?1"),
+                params![machine_id],
+            )?,
+            |r| machine_of(r, 0),
+        )?
+        .ok_or_else(|| anyhow!("run {id} names machine {machine_id}, which is not stored"))?;
+        let variants: Vec<(i64, Variant)> = self
+            .db
+            .query(
+                "SELECT v.id, v.label, v.implementation, v.version, v.library, v.build_info, v.capabilities, v.feature_mask
+                 FROM variant v WHERE v.id IN (SELECT variant_id FROM measurement WHERE run_id = ?1 UNION SELECT variant_id FROM profile WHERE run_id = ?1) ORDER BY v.id",
+                params![id],
+            )?
+            .iter()
+            .map(|r| {
+                Ok((
+                    r.i64(0)?,
+                    Variant {
+                        label: r.text(1)?,
+                        implementation: r.text(2)?,
+                        version: r.text(3)?,
+                        library: r.text(4)?,
+                        build_info: serde_json::from_str(&r.text(5)?).unwrap_or_default(),
+                        capabilities: r.text(6)?,
+                        feature_mask: r.text(7)?,
+                    },
+                ))
+            })
+            .collect::<Result<_>>()?;
+        // All samples of the run in one query, grouped by measurement.
+        let mut samples: std::collections::HashMap<i64, Vec<Sample>> = Default::default();
+        for r in self.db.query(
+            "SELECT s.measurement_id, s.iters, s.wall_ns, s.cpu_ns, s.tsc FROM sample s JOIN measurement m ON m.id = s.measurement_id WHERE m.run_id = ?1 ORDER BY s.measurement_id, s.idx",
+            params![id],
+        )? {
+            samples.entry(r.i64(0)?).or_default().push(Sample {
+                iters: r.i64(1)? as u64,
+                wall_ns: r.i64(2)? as u64,
+                cpu_ns: r.i64(3)? as u64,
+                tsc: r.i64(4)? as u64,
+            });
+        }
+        let mut measurements = Vec::new();
+        for r in self.db.query(
+            "SELECT id, variant_id, primitive, op, bytes, misalign, status, reason, n, median_ns, ci_lo_ns, ci_hi_ns, mad_ns, min_ns, max_ns, outliers, tsc_per_op, cpu_fraction, elapsed_s, reported_rate
+             FROM measurement WHERE run_id = ?1 ORDER BY id",
+            params![id],
+        )? {
+            let mid = r.i64(0)?;
+            let vid = r.i64(1)?;
+            let summary = match r.opt_i64(8)? {
+                Some(n) => Some(Summary {
+                    n: n as usize,
+                    median: r.f64(9)?,
+                    ci_lo: r.f64(10)?,
+                    ci_hi: r.f64(11)?,
+                    mad: r.f64(12)?,
+                    min: r.f64(13)?,
+                    max: r.f64(14)?,
+                    outliers: r.i64(15)? as usize,
+                }),
+                None => None,
+            };
+            let Some((_, v)) = variants.iter().find(|(i, _)| *i == vid) else {
+                bail!("measurement {mid} names a variant that is not stored");
+            };
+            measurements.push(VariantMeasurement {
+                variant: v.label.clone(),
+                implementation: v.implementation.clone(),
+                measurement: Measurement {
+                    cell: CellSpec {
+                        primitive: r.text(2)?,
+                        op: Op::parse(&r.text(3)?).unwrap_or(Op::Hash),
+                        bytes: r.opt_i64(4)?.map(|b| b as u64),
+                        misalign: r.i64(5)? as u32,
+                    },
+                    status: Status::parse(&r.text(6)?).unwrap_or(Status::Failed),
+                    reason: r.opt_text(7)?,
+                    summary,
+                    tsc_per_op: r.opt_f64(16)?,
+                    cpu_fraction: r.opt_f64(17)?,
+                    samples: samples.remove(&mid).unwrap_or_default(),
+                    elapsed_s: r.f64(18)?,
+                    reported_rate: r.opt_f64(19)?,
+                },
+            });
+        }
+        Ok(RunRecord {
+            run,
+            machine,
+            variants: variants.into_iter().map(|(_, v)| v).collect(),
+            measurements,
+        })
+    }
+
+    fn run_identities(&self) -> Result<Vec<RunIdentity>> {
+        self.db
+            .query(
+                "SELECT r.id, r.uid, r.status, r.label, r.started_at, r.command, m.fingerprint FROM run r JOIN machine m ON m.id = r.machine_id ORDER BY r.id",
+                &[],
+            )?
+            .iter()
+            .map(|r| {
+                let label = r.opt_text(3)?.unwrap_or_default();
+                Ok(RunIdentity {
+                    id: r.i64(0)?,
+                    uid: match r.opt_text(1)? {
+                        Some(uid) => uid,
+                        None => derived_uid(&r.text(6)?, &r.text(4)?, &r.text(5)?, &label),
+                    },
+                    status: RunStatus::parse(&r.text(2)?).unwrap_or(RunStatus::Failed),
+                    label: (!label.is_empty()).then_some(label),
+                })
+            })
+            .collect()
+    }
+
+    fn copy_run(
+        &mut self,
+        uid: &str,
+        record: &RunRecord,
+        profiles: &[ProfileRecord],
+    ) -> Result<SyncOutcome> {
+        self.in_tx(|| {
+            if let Some(id) = one(
+                self.db
+                    .query("SELECT id FROM run WHERE uid = ?1", params![uid])?,
+                |r| r.i64(0),
+            )? {
+                return Ok(SyncOutcome::AlreadyThere(id));
+            }
+            // A store written before runs had identities: recognise the run by what it is.
+            for known in self.run_identities()? {
+                if known.uid == uid {
+                    return Ok(SyncOutcome::AlreadyThere(known.id));
+                }
+            }
+            let id = self.insert_record(
+                record,
+                profiles,
+                &record.run.started_at,
+                record.run.finished_at.as_deref(),
+                record.run.status,
+                uid,
+            )?;
+            Ok(SyncOutcome::Copied(id))
+        })
+        .with_context(|| format!("cannot copy run {}", record.run.id))
+    }
+
+    fn save_sweep(&mut self, name: &str, spec: &str, shards: &[String]) -> Result<bool> {
+        self.in_tx(|| {
+            if let Some((id, stored)) = one(
+                self.db
+                    .query("SELECT id, spec FROM sweep WHERE name = ?1", params![name])?,
+                |r| Ok((r.i64(0)?, r.text(1)?)),
+            )? {
+                if stored != spec {
+                    bail!("a sweep named '{name}' is already stored with a different plan (sweep {id}); give this one another name");
+                }
+                return Ok(false);
+            }
+            let id = one(
+                self.db.query(
+                    "INSERT INTO sweep (name, spec, shards, created_at) VALUES (?1, ?2, ?3, ?4) RETURNING id",
+                    params![name, spec, shards.len(), now()],
+                )?,
+                |r| r.i64(0),
+            )?
+            .ok_or_else(|| anyhow!("the store returned no id for a new sweep"))?;
+            for (k, jobs) in shards.iter().enumerate() {
+                self.db.execute(
+                    "INSERT INTO sweep_shard (sweep_id, shard, jobs, status, attempts, updated_at) VALUES (?1, ?2, ?3, 'pending', 0, ?4)",
+                    params![id, k, jobs, now()],
+                )?;
+            }
+            Ok(true)
+        })
+    }
+
+    fn sweeps(&self) -> Result<Vec<SweepRow>> {
+        self.db
+            .query(
+                "SELECT s.name, s.spec, s.shards, s.created_at,
+                        (SELECT COUNT(*) FROM sweep_shard k WHERE k.sweep_id = s.id AND k.status = 'done')
+                 FROM sweep s ORDER BY s.id",
+                &[],
+            )?
+            .iter()
+            .map(|r| {
+                Ok(SweepRow {
+                    name: r.text(0)?,
+                    spec: r.text(1)?,
+                    shards: r.i64(2)? as usize,
+                    created_at: r.text(3)?,
+                    done: r.i64(4)? as usize,
+                })
+            })
+            .collect()
+    }
+
+    fn sweep_shards(&self, name: &str) -> Result<Vec<ShardRow>> {
+        let id = self.sweep_id(name)?;
+        self.db
+            .query(
+                "SELECT shard, jobs, status, run_id, attempts, host, updated_at FROM sweep_shard WHERE sweep_id = ?1 ORDER BY shard",
+                params![id],
+            )?
+            .iter()
+            .map(|r| {
+                Ok(ShardRow {
+                    shard: r.i64(0)? as usize,
+                    jobs: r.text(1)?,
+                    status: r.text(2)?,
+                    run_id: r.opt_i64(3)?,
+                    attempts: r.i64(4)? as usize,
+                    host: r.opt_text(5)?,
+                    updated_at: r.text(6)?,
+                })
+            })
+            .collect()
+    }
+
+    fn claim_shard(&mut self, name: &str, shard: usize, host: &str) -> Result<ShardClaim> {
+        let id = self.sweep_id(name)?;
+        self.in_tx(|| {
+            let row = one(
+                self.db.query(
+                    "SELECT status, run_id, jobs FROM sweep_shard WHERE sweep_id = ?1 AND shard = ?2",
+                    params![id, shard],
+                )?,
+                |r| Ok((r.text(0)?, r.opt_i64(1)?, r.text(2)?)),
+            )?;
+            let Some((status, run, jobs)) = row else {
+                bail!("sweep '{name}' has no shard {shard}");
+            };
+            if status == "done" {
+                return Ok(ShardClaim::AlreadyDone(run.unwrap_or_default()));
+            }
+            self.db.execute(
+                "UPDATE sweep_shard SET status = 'running', attempts = attempts + 1, host = ?1, updated_at = ?2 WHERE sweep_id = ?3 AND shard = ?4",
+                params![host, now(), id, shard],
+            )?;
+            Ok(ShardClaim::Claimed(jobs))
+        })
+    }
+
+    fn finish_shard(
+        &mut self,
+        name: &str,
+        shard: usize,
+        run: Option<i64>,
+        status: &str,
+    ) -> Result<()> {
+        let id = self.sweep_id(name)?;
+        self.db.execute(
+            "UPDATE sweep_shard SET status = ?1, run_id = ?2, updated_at = ?3 WHERE sweep_id = ?4 AND shard = ?5",
+            params![status, run, now(), id, shard],
+        )?;
+        Ok(())
+    }
+}

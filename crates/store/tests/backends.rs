@@ -1,0 +1,306 @@
+//! The one Store interface, exercised identically on SQLite and on a real PostgreSQL server started
+//! on loopback: what goes in comes back bit for bit, copies between the two are recognised, sweep
+//! shards are claimed once, both engines hold the same tables and columns, and a password in the
+//! URL never shows up in an error.
+
+use cryptospeed_model::*;
+use cryptospeed_store::{PostgresStore, ShardClaim, SqliteStore, Store, SyncOutcome};
+use cryptospeed_testkit::PgServer;
+use std::collections::BTreeSet;
+
+fn machine() -> Machine {
+    Machine {
+        hostname: "bench-01".into(),
+        cpu_model: "Test CPU @ 2.60GHz".into(),
+        cpu_flags: vec!["aes".into(), "sse2".into()],
+        cores: 2,
+        threads: 4,
+        tsc_hz: 2.6e9,
+        constant_tsc: true,
+        kernel: "6.1.0".into(),
+        os: "Debian 12".into(),
+        arch: "x86_64".into(),
+        ..Default::default()
+    }
+}
+
+fn measurement(primitive: &str, bytes: Option<u64>, samples: usize) -> Measurement {
+    let samples: Vec<Sample> = (0..samples as u64)
+        .map(|i| Sample {
+            iters: 1000 + i,
+            wall_ns: 1_000_000 + 17 * i,
+            cpu_ns: 999_000 + i,
+            tsc: 2_600_000 + 3 * i,
+        })
+        .collect();
+    Measurement {
+        cell: CellSpec {
+            primitive: primitive.into(),
+            op: Op::Hash,
+            bytes,
+            misalign: 0,
+        },
+        status: Status::Ok,
+        reason: None,
+        summary: Some(Summary {
+            n: samples.len(),
+            median: 1000.123456789,
+            ci_lo: 999.5,
+            ci_hi: 1001.25,
+            mad: 0.75,
+            outliers: 2,
+            min: 990.0,
+            max: 1100.0,
+        }),
+        tsc_per_op: Some(2600.3333333333335),
+        cpu_fraction: Some(0.999),
+        samples,
+        elapsed_s: 0.5,
+        reported_rate: None,
+    }
+}
+
+fn json<T: serde::Serialize>(v: &T) -> serde_json::Value {
+    serde_json::to_value(v).unwrap()
+}
+
+/// Writes a run with 250 samples in one cell (more than one insert batch), a cell that was not
+/// timed and a profile; reads it back; returns its id.
+fn write_run(store: &mut dyn Store, label: &str) -> i64 {
+    let run = store
+        .begin_run(
+            &machine(),
+            Some(label),
+            "cryptospeed run -p md5",
+            "0.1.0",
+            &MeasureConfig::default(),
+        )
+        .unwrap();
+    let variant = Variant {
+        label: "openssl-3.0.19".into(),
+        implementation: "openssl".into(),
+        version: "3.0.19".into(),
+        build_info: vec!["compiler: gcc".into()],
+        ..Default::default()
+    };
+    let v = store.variant_id(&variant).unwrap();
+    assert_eq!(
+        v,
+        store.variant_id(&variant).unwrap(),
+        "variants are stored once"
+    );
+    store
+        .add_measurement(run, v, &measurement("md5", Some(8192), 250))
+        .unwrap();
+    store
+        .add_measurement(
+            run,
+            v,
+            &Measurement::not_timed(
+                CellSpec {
+                    primitive: "md2".into(),
+                    op: Op::Hash,
+                    bytes: Some(16),
+                    misalign: 0,
+                },
+                Status::Unavailable,
+                "not built",
+            ),
+        )
+        .unwrap();
+    store
+        .add_profile(
+            run,
+            v,
+            &ProfileRecord {
+                variant: String::new(),
+                primitive: "md5".into(),
+                bytes: Some(4096),
+                document: r#"{"mix":{"instructions":5}}"#.into(),
+            },
+        )
+        .unwrap();
+    store.finish_run(run, RunStatus::Complete).unwrap();
+    run
+}
+
+fn exercise(store: &mut dyn Store) {
+    let run = write_run(store, "base");
+    let back = store.load_run("base").unwrap();
+    assert_eq!(back.run.id, run);
+    assert_eq!(back.run.status, RunStatus::Complete);
+    assert!(back.run.uid.as_deref().is_some_and(|u| u.len() == 32));
+    assert_eq!(json(&back.machine), json(&machine()));
+    assert_eq!(back.measurements.len(), 2);
+    assert_eq!(
+        json(&back.measurements[0].measurement),
+        json(&measurement("md5", Some(8192), 250)),
+        "a measurement and its 250 samples come back exactly"
+    );
+    assert_eq!(
+        back.measurements[1].measurement.reason.as_deref(),
+        Some("not built")
+    );
+    assert_eq!(store.profiles(run).unwrap()[0].variant, "openssl-3.0.19");
+    let rows = store.runs().unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].measurements, 2);
+    assert_eq!(rows[0].variants, "openssl-3.0.19");
+    let machines = store.machines().unwrap();
+    assert_eq!(machines.len(), 1);
+    assert_eq!(machines[0].runs, 1);
+    assert_eq!(
+        store.latest_run_with_variant("openssl-3.0.19").unwrap(),
+        Some(run)
+    );
+    assert_eq!(store.latest_run_with_variant("nope").unwrap(), None);
+    assert!(store
+        .load_run("nope")
+        .unwrap_err()
+        .to_string()
+        .contains("no run"));
+
+    // Copying a run in: once, then recognised.
+    let uid = "0123456789abcdef0123456789abcdef";
+    let mut record = back.clone();
+    record.run.label = Some("copied".into());
+    let profiles = store.profiles(run).unwrap();
+    let SyncOutcome::Copied(copy) = store.copy_run(uid, &record, &profiles).unwrap() else {
+        panic!("first copy must be stored")
+    };
+    assert_eq!(
+        store.copy_run(uid, &record, &profiles).unwrap(),
+        SyncOutcome::AlreadyThere(copy)
+    );
+    let copied = store.load_run(&copy.to_string()).unwrap();
+    assert_eq!(copied.run.uid.as_deref(), Some(uid));
+    assert_eq!(
+        copied.run.started_at, back.run.started_at,
+        "the copy keeps its time"
+    );
+    assert_eq!(json(&copied.measurements), json(&back.measurements));
+    assert_eq!(store.profiles(copy).unwrap().len(), 1);
+    assert_eq!(
+        store.machines().unwrap().len(),
+        1,
+        "the machine is shared, not copied"
+    );
+
+    // Sweeps: a plan is stored once; a shard is claimed until it is done.
+    let shards = vec!["[1]".to_string(), "[2]".to_string()];
+    assert!(store.save_sweep("s", "{\"a\":1}", &shards).unwrap());
+    assert!(!store.save_sweep("s", "{\"a\":1}", &shards).unwrap());
+    let err = store.save_sweep("s", "{\"a\":2}", &shards).unwrap_err();
+    assert!(err.to_string().contains("different plan"), "{err}");
+    assert_eq!(
+        store.claim_shard("s", 1, "h").unwrap(),
+        ShardClaim::Claimed("[2]".into())
+    );
+    store.finish_shard("s", 1, Some(run), "done").unwrap();
+    assert_eq!(
+        store.claim_shard("s", 1, "h").unwrap(),
+        ShardClaim::AlreadyDone(run)
+    );
+    assert!(store.claim_shard("s", 5, "h").is_err());
+    let rows = store.sweep_shards("s").unwrap();
+    assert_eq!(
+        (rows[0].status.as_str(), rows[1].status.as_str()),
+        ("pending", "done")
+    );
+    assert_eq!(rows[1].attempts, 1);
+    assert_eq!(store.sweeps().unwrap()[0].done, 1);
+}
+
+#[test]
+fn sqlite_backend() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = SqliteStore::open(&dir.path().join("r.db")).unwrap();
+    exercise(&mut s);
+}
+
+#[test]
+fn postgres_backend_behaves_like_sqlite_and_keeps_its_password() {
+    let server = PgServer::start().unwrap();
+    let url = server.database("results").unwrap();
+    {
+        let mut s = PostgresStore::connect(&url).unwrap();
+        exercise(&mut s);
+    }
+
+    // The same tables and columns as SQLite, by the engines' own catalogues.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.db");
+    drop(SqliteStore::open(&path).unwrap());
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let mut sqlite_columns = BTreeSet::new();
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    for t in &tables {
+        let cols: Vec<String> = conn
+            .prepare(&format!("SELECT name FROM pragma_table_info('{t}')"))
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        for c in cols {
+            sqlite_columns.insert(format!("{t}.{c}"));
+        }
+    }
+    let pg_columns: BTreeSet<String> = server
+        .psql(
+            "results",
+            "SELECT table_name || '.' || column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> 'cryptospeed_schema'",
+        )
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(sqlite_columns, pg_columns);
+    assert_eq!(
+        server
+            .psql("results", "SELECT version FROM cryptospeed_schema")
+            .unwrap()
+            .trim(),
+        "4"
+    );
+
+    // Four processes' worth of connections migrating a new database at once: one schema.
+    let url2 = server.database("fresh").unwrap();
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| PostgresStore::connect(&url2).unwrap());
+        }
+    });
+    assert_eq!(
+        server
+            .psql("fresh", "SELECT count(*) FROM cryptospeed_schema")
+            .unwrap()
+            .trim(),
+        "1"
+    );
+
+    // A wrong password and a missing database: clear errors that name the store without any
+    // password in them.
+    let wrong = url.replace(&server.password, "Wrong-Secret-9");
+    let err = format!("{:#}", PostgresStore::connect(&wrong).err().unwrap());
+    assert!(err.contains("password authentication failed"), "{err}");
+    assert!(err.contains("127.0.0.1"), "{err}");
+    assert!(
+        !err.contains("Wrong-Secret-9") && !err.contains(&server.password),
+        "{err}"
+    );
+    let err = format!(
+        "{:#}",
+        PostgresStore::connect(&server.url("absent")).err().unwrap()
+    );
+    assert!(
+        err.contains("absent") && !err.contains(&server.password),
+        "{err}"
+    );
+}
