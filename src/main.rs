@@ -11,6 +11,7 @@ mod profile;
 mod report_cmd;
 mod run;
 mod session;
+mod sweep;
 mod sync;
 mod trace_cmd;
 mod traced;
@@ -67,6 +68,9 @@ enum Command {
     /// Copy runs between stores (SQLite files, PostgreSQL) without duplicates: machine,
     /// variants, measurements with every sample, profiles.
     Sync(sync::SyncArgs),
+    /// Sweeps: a matrix of runs or profiles cut into shards that machines or a Slurm job array
+    /// run against one shared store (plan, run --shard K/N, status, slurm).
+    Sweep(sweep::SweepArgs),
     /// Serve the worker protocol on stdin/stdout (started by the orchestrator).
     #[command(hide = true)]
     Worker(worker::WorkerArgs),
@@ -83,6 +87,7 @@ fn main() {
         Command::Show(a) => run::show(a),
         Command::Import(a) => import::import(a),
         Command::Sync(a) => sync::sync(a),
+        Command::Sweep(a) => sweep::sweep(a),
         Command::Compare(a) => compare::compare(a),
         Command::Variant(a) => variant::variant(a),
         Command::Profile(a) => profile::profile(a),

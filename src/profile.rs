@@ -29,7 +29,8 @@ use std::time::{Duration, Instant};
 
 #[derive(Args)]
 pub struct ProfileArgs {
-    /// Primitives to profile (names or aliases, e.g. aes-128-cbc des-cbc rc4 md5 sha1).
+    /// Primitives to profile (names or aliases, e.g. aes-128-cbc des-cbc rc4 md5 sha1);
+    /// NAME@SIZE profiles that one at its own size (md5@4k).
     #[arg(required = true)]
     primitives: Vec<String>,
     /// Message size of the profiled cell.
@@ -346,7 +347,12 @@ fn traced(
 }
 
 pub fn profile(args: ProfileArgs) -> Result<i32> {
-    let bytes = crate::args::parse_size(&args.bytes)?;
+    profile_stored(args).map(|(code, _)| code)
+}
+
+/// `profile`, also returning the id of the stored run (none with `--no-store`).
+pub fn profile_stored(args: ProfileArgs) -> Result<(i32, Option<i64>)> {
+    let default_bytes = crate::args::parse_size(&args.bytes)?;
     let grid = match args.grid.as_str() {
         "full" => Grid::full(),
         "single" => Grid::single(),
@@ -359,9 +365,14 @@ pub fn profile(args: ProfileArgs) -> Result<i32> {
         bail!("--iters must be at least 1");
     }
     let mut primitives = Vec::new();
-    for name in &args.primitives {
+    for item in &args.primitives {
+        // PRIMITIVE@SIZE profiles that primitive at its own size.
+        let (name, bytes) = match item.split_once('@') {
+            Some((n, size)) => (n, crate::args::parse_size(size)?),
+            None => (item.as_str(), default_bytes),
+        };
         match cryptospeed_catalog::lookup(name) {
-            Some(p) => primitives.push(p),
+            Some(p) => primitives.push((p, bytes)),
             None => bail!("unknown primitive '{name}'{}", {
                 let near = cryptospeed_catalog::suggest(name);
                 if near.is_empty() {
@@ -394,7 +405,7 @@ pub fn profile(args: ProfileArgs) -> Result<i32> {
         )?;
         Some((store, run, cryptospeed_store::redact(&db)))
     };
-    for p in primitives {
+    for (p, bytes) in primitives {
         let result = profile_one(&args, p, bytes, &grid, &tracer, &cancel);
         let (profile, variant, native_measurement) = match result {
             Ok(r) => r,
@@ -456,7 +467,7 @@ pub fn profile(args: ProfileArgs) -> Result<i32> {
             .join("\n"),
     };
     session::emit(&text, &args.output)?;
-    Ok(0)
+    Ok((0, stored.map(|(_, run, _)| run)))
 }
 
 fn pct(n: u64, d: u64) -> String {

@@ -63,6 +63,10 @@ pub struct RunArgs {
     /// Message sizes, comma-separated, 1 B to 16 MiB (k and MiB suffixes accepted).
     #[arg(long, short, value_name = "LIST")]
     pub bytes: Vec<String>,
+    /// Exact cells instead of -a × -b: PRIMITIVE@SIZE (or PRIMITIVE for public-key ones),
+    /// comma-separated, e.g. `md5@64,aes-128-cbc@16k,rsa2048` (sweep shards use this).
+    #[arg(long, value_name = "LIST", conflicts_with_all = ["algorithms", "bytes"])]
+    pub cells: Vec<String>,
     /// Operations to time (hash, mac, encrypt, decrypt, sign, verify, derive, all); default: each
     /// primitive's openssl speed operations.
     #[arg(long, value_name = "LIST")]
@@ -164,6 +168,36 @@ fn cells(
 }
 
 pub fn run(a: RunArgs) -> Result<i32> {
+    run_stored(a).map(|(code, _)| code)
+}
+
+/// The cells `--cells` names, each primitive with its operations and the one size given.
+fn explicit_cells(
+    list: &[String],
+    ops: &Option<Vec<cryptospeed_model::Op>>,
+    misalign: u32,
+) -> Result<Vec<CellSpec>> {
+    let mut out = Vec::new();
+    for item in list.iter().flat_map(|l| l.split(',')).map(str::trim) {
+        if item.is_empty() {
+            continue;
+        }
+        let (name, size) = match item.split_once('@') {
+            Some((n, s)) => (n, Some(args::parse_size(s)?)),
+            None => (item, None),
+        };
+        let primitive = args::select(&[name.to_string()])?;
+        let sizes: Vec<u64> = size.into_iter().collect();
+        if primitive.iter().any(|p| p.has_bytes()) && sizes.is_empty() {
+            bail!("--cells: '{item}' needs a size (PRIMITIVE@SIZE)");
+        }
+        out.extend(cells(&primitive, &sizes, ops, misalign));
+    }
+    Ok(out)
+}
+
+/// `run`, also returning the id of the stored run (none for `--multi`, which reports its own).
+pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
     let primitives = args::select(&a.algorithms)?;
     let sizes = args::parse_sizes(&a.bytes)?;
     let ops = args::parse_ops(&a.ops)?;
@@ -173,7 +207,11 @@ pub fn run(a: RunArgs) -> Result<i32> {
     if a.max_time <= 0.0 || a.sample_time <= 0.0 {
         bail!("--max-time and --sample-time must be positive");
     }
-    let plan = cells(&primitives, &sizes, &ops, a.misalign);
+    let plan = if a.cells.is_empty() {
+        cells(&primitives, &sizes, &ops, a.misalign)
+    } else {
+        explicit_cells(&a.cells, &ops, a.misalign)?
+    };
     if plan.is_empty() {
         bail!("nothing to measure: none of the selected primitives has the requested operations");
     }
@@ -214,7 +252,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
         .collect();
 
     if let Some(n) = a.multi {
-        return crate::multi::run(&a, n, plan, &config, &choices, &cancel);
+        return crate::multi::run(&a, n, plan, &config, &choices, &cancel).map(|code| (code, None));
     }
     let db = db_location(&a.store.db);
     let mut store = cryptospeed_store::open(&db)?;
@@ -351,11 +389,12 @@ pub fn run(a: RunArgs) -> Result<i32> {
         record.measurements.len(),
         cryptospeed_store::redact(&db)
     );
-    Ok(match status {
+    let code = match status {
         RunStatus::Interrupted => 130,
         _ if failed_cells > 0 => 1,
         _ => 0,
-    })
+    };
+    Ok((code, Some(run_id)))
 }
 
 /// The variant a started worker stands for: what the library says of itself, with a built

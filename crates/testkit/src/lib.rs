@@ -222,3 +222,187 @@ impl OutputOk for Command {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 }
+
+/// A one-node Slurm cluster on loopback (Debian's slurm-wlm and munge): its own munged with a
+/// fresh key and socket, slurmctld and slurmd in the foreground on free ports, state and logs in a
+/// temporary directory. slurmd must run as root (it starts jobs as their users), so this needs
+/// root. Clients find it through `SLURM_CONF`, which [`SlurmCluster::env`] gives.
+pub struct SlurmCluster {
+    dir: tempfile::TempDir,
+    daemons: Vec<std::process::Child>,
+    pub partition: String,
+}
+
+impl SlurmCluster {
+    pub fn start() -> Result<SlurmCluster> {
+        if !is_root() {
+            bail!("a loopback Slurm cluster needs root (slurmd starts jobs as their users)");
+        }
+        for tool in ["munged", "slurmctld", "slurmd", "sbatch"] {
+            if !Command::new("sh")
+                .args(["-c", &format!("command -v {tool}")])
+                .output()?
+                .status
+                .success()
+            {
+                bail!("{tool} is missing: apt-get install slurm-wlm munge");
+            }
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("cryptospeed-slurm")
+            .tempdir()?;
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("state"))?;
+        std::fs::create_dir_all(d.join("spool"))?;
+        let mut key = vec![0u8; 1024];
+        std::io::Read::read_exact(&mut std::fs::File::open("/dev/urandom")?, &mut key)?;
+        std::fs::write(d.join("munge.key"), key)?;
+        Command::new("chmod")
+            .arg("600")
+            .arg(d.join("munge.key"))
+            .output_ok("chmod")?;
+        let socket = d.join("munge.sock");
+        Command::new("munged")
+            .arg(format!("--socket={}", socket.display()))
+            .arg(format!("--key-file={}", d.join("munge.key").display()))
+            .arg(format!("--pid-file={}", d.join("munged.pid").display()))
+            .arg(format!("--log-file={}", d.join("munged.log").display()))
+            .arg(format!("--seed-file={}", d.join("munge.seed").display()))
+            .arg("--force")
+            .output_ok("munged")?;
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")?
+            .trim()
+            .to_string();
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let partition = "bench".to_string();
+        let conf = format!(
+            "ClusterName=cryptospeed-test\n\
+             SlurmctldHost={host}(127.0.0.1)\n\
+             SlurmctldPort={ctld}\n\
+             SlurmdPort={slurmd}\n\
+             AuthType=auth/munge\n\
+             AuthInfo=socket={socket}\n\
+             CredType=cred/munge\n\
+             SlurmUser=root\n\
+             SlurmdUser=root\n\
+             StateSaveLocation={dir}/state\n\
+             SlurmdSpoolDir={dir}/spool\n\
+             SlurmctldPidFile={dir}/slurmctld.pid\n\
+             SlurmdPidFile={dir}/slurmd.pid\n\
+             SlurmctldLogFile={dir}/slurmctld.log\n\
+             SlurmdLogFile={dir}/slurmd.log\n\
+             ProctrackType=proctrack/linuxproc\n\
+             TaskPlugin=task/none\n\
+             JobAcctGatherType=jobacct_gather/none\n\
+             AccountingStorageType=accounting_storage/none\n\
+             JobCompType=jobcomp/none\n\
+             SelectType=select/cons_tres\n\
+             SelectTypeParameters=CR_CPU\n\
+             SchedulerType=sched/builtin\n\
+             MpiDefault=none\n\
+             ReturnToService=2\n\
+             SwitchType=switch/none\n\
+             NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} State=UNKNOWN\n\
+             PartitionName={partition} Nodes={host} Default=YES MaxTime=INFINITE State=UP\n",
+            ctld = free_port()?,
+            slurmd = free_port()?,
+            socket = socket.display(),
+            dir = d.display(),
+        );
+        std::fs::write(d.join("slurm.conf"), conf)?;
+        let mut cluster = SlurmCluster {
+            dir,
+            daemons: Vec::new(),
+            partition,
+        };
+        for daemon in ["slurmctld", "slurmd"] {
+            let log = std::fs::File::create(cluster.dir.path().join(format!("{daemon}.out")))?;
+            let child = Command::new(daemon)
+                .arg("-D")
+                .arg("-f")
+                .arg(cluster.conf())
+                .envs(cluster.env())
+                .stdout(log.try_clone()?)
+                .stderr(log)
+                .spawn()
+                .with_context(|| format!("cannot start {daemon}"))?;
+            cluster.daemons.push(child);
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let state = Command::new("sinfo")
+                .args(["-h", "-o", "%T"])
+                .envs(cluster.env())
+                .output()?;
+            if String::from_utf8_lossy(&state.stdout).trim() == "idle" {
+                break;
+            }
+            if std::time::Instant::now() > deadline {
+                bail!("the Slurm node never became idle:\n{}", cluster.logs());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(300));
+        }
+        Ok(cluster)
+    }
+
+    pub fn conf(&self) -> PathBuf {
+        self.dir.path().join("slurm.conf")
+    }
+
+    /// What a Slurm client (sbatch, squeue) needs in its environment to reach this cluster.
+    pub fn env(&self) -> Vec<(String, String)> {
+        vec![("SLURM_CONF".into(), self.conf().display().to_string())]
+    }
+
+    /// Whether any job is still queued or running.
+    pub fn busy(&self) -> Result<bool> {
+        let out = Command::new("squeue")
+            .args(["-h", "-o", "%i"])
+            .envs(self.env())
+            .output_ok("squeue")?;
+        Ok(!out.trim().is_empty())
+    }
+
+    /// Both daemons' logs, for failure messages.
+    pub fn logs(&self) -> String {
+        ["slurmctld.log", "slurmd.log", "slurmctld.out", "slurmd.out"]
+            .iter()
+            .map(|f| {
+                let text = std::fs::read_to_string(self.dir.path().join(f)).unwrap_or_default();
+                let tail: Vec<&str> = text.lines().rev().take(30).collect();
+                format!(
+                    "== {f}\n{}\n",
+                    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+                )
+            })
+            .collect()
+    }
+}
+
+impl Drop for SlurmCluster {
+    fn drop(&mut self) {
+        let _ = Command::new("scancel")
+            .args(["--user", "root"])
+            .envs(self.env())
+            .output();
+        for child in &mut self.daemons {
+            stop_child(child);
+        }
+        if let Ok(pid) = std::fs::read_to_string(self.dir.path().join("munged.pid")) {
+            let _ = Command::new("kill").arg(pid.trim()).output();
+        }
+    }
+}
+
+/// SIGTERM, a moment to exit, then SIGKILL.
+fn stop_child(child: &mut std::process::Child) {
+    let _ = Command::new("kill").arg(child.id().to_string()).output();
+    for _ in 0..50 {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}

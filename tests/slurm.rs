@@ -1,0 +1,184 @@
+//! A sweep through Slurm on loopback, against a real PostgreSQL: `sweep slurm --submit` writes an
+//! sbatch job array of 20 shards and submits it to a one-node cluster this test brings up
+//! (slurmctld, slurmd, munged); every shard's results must arrive in PostgreSQL, `sweep status`
+//! must show all 20 done, submitting the same script again must add nothing, and the password in
+//! the store's URL must be in neither the script, the task logs nor the output.
+//!
+//! Needs root (slurmd starts jobs) and Debian's slurm-wlm and munge; scripts/test installs them
+//! and runs this test. The last successful output is recorded in docs/scale.md.
+
+mod common;
+
+use common::bin;
+use cryptospeed_testkit::{PgServer, SlurmCluster};
+use std::time::{Duration, Instant};
+
+fn text(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn a_twenty_shard_sweep_runs_as_a_slurm_job_array() {
+    let server = PgServer::start().unwrap();
+    let url = server.database("cluster").unwrap();
+    let cluster = SlurmCluster::start().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("hashes.toml");
+    std::fs::write(
+        &spec,
+        r#"
+name = "loopback"
+implementations = ["openssl"]
+primitives = ["md5", "sha1", "sha256", "sha512", "aes-128-cbc"]
+sizes = [64, 256, 1024, 8192]
+shards = 20
+options = ["--max-time", "0.1", "--sample-time", "0.002", "--min-samples", "5", "--precision", "0.05"]
+"#,
+    )
+    .unwrap();
+    let script = dir.path().join("loopback.sbatch");
+    let started = Instant::now();
+    let out = bin()
+        .args(["sweep", "slurm"])
+        .arg(&spec)
+        .arg("-o")
+        .arg(&script)
+        .args([
+            "--partition",
+            &cluster.partition,
+            "--time",
+            "00:05:00",
+            "--submit",
+        ])
+        .env("CRYPTOSPEED_DB", &url)
+        .envs(cluster.env())
+        .output()
+        .unwrap();
+    let submitted = text(&out);
+    assert!(out.status.success(), "{submitted}");
+    let job: u64 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+    let body = std::fs::read_to_string(&script).unwrap();
+    for line in [
+        "#SBATCH --array=0-19",
+        "#SBATCH --exclusive",
+        "#SBATCH --partition=bench",
+        "#SBATCH --time=00:05:00",
+    ] {
+        assert!(body.contains(line), "{line} missing from:\n{body}");
+    }
+
+    // Wait for the array to finish (the queue empties), then read the status.
+    let deadline = Instant::now() + Duration::from_secs(600);
+    while cluster.busy().unwrap() {
+        assert!(
+            Instant::now() < deadline,
+            "job {job} did not finish in 10 minutes:\n{}",
+            cluster.logs()
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let elapsed = started.elapsed();
+    let status = bin()
+        .args(["sweep", "status", "loopback", "--json", "--db", &url])
+        .output()
+        .unwrap();
+    let shards: Vec<serde_json::Value> = serde_json::from_slice(&status.stdout).unwrap();
+    let logs: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".out"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert_eq!(shards.len(), 20);
+    for s in &shards {
+        assert_eq!(
+            s["status"],
+            "done",
+            "{s}\ntask logs:\n{}\n{}",
+            logs.join("\n---\n"),
+            cluster.logs()
+        );
+        assert!(s["run_id"].as_i64().is_some(), "{s}");
+    }
+    assert_eq!(logs.len(), 20, "one log per array task");
+    let count = |sql: &str| server.psql("cluster", sql).unwrap().trim().to_string();
+    assert_eq!(
+        count("SELECT COUNT(*) FROM run WHERE label LIKE 'loopback shard %'"),
+        "20"
+    );
+    assert_eq!(
+        count("SELECT COUNT(DISTINCT label) FROM run WHERE label LIKE 'loopback shard %'"),
+        "20"
+    );
+    assert_eq!(
+        count("SELECT COUNT(*) FROM measurement WHERE status = 'ok'"),
+        "20",
+        "one cell per shard, all timed"
+    );
+    assert_eq!(
+        count("SELECT COUNT(DISTINCT primitive || '@' || bytes) FROM measurement"),
+        "20",
+        "every cell of the matrix"
+    );
+    let summary = text(
+        &bin()
+            .args(["sweep", "status", "loopback", "--db", &url])
+            .output()
+            .unwrap(),
+    );
+    assert!(summary.contains("20/20 shards done"), "{summary}");
+
+    // Submitting again re-runs nothing: every task finds its shard done.
+    let again = std::process::Command::new("sbatch")
+        .arg("--parsable")
+        .arg(&script)
+        .env("CRYPTOSPEED_DB", &url)
+        .envs(cluster.env())
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{}", text(&again));
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while cluster.busy().unwrap() {
+        assert!(Instant::now() < deadline, "{}", cluster.logs());
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    assert_eq!(
+        count("SELECT COUNT(*) FROM run"),
+        "20",
+        "no shard ran twice"
+    );
+    let second_logs: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".out"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert_eq!(second_logs.len(), 40);
+    assert_eq!(
+        second_logs
+            .iter()
+            .filter(|l| l.contains("nothing to do"))
+            .count(),
+        20
+    );
+
+    // The password: not in the script, the task logs, the output or any row.
+    for t in second_logs.iter().chain([&body, &submitted, &summary]) {
+        assert!(!t.contains(&server.password), "password leaked:\n{t}");
+    }
+    assert_eq!(
+        count(&format!(
+            "SELECT (SELECT COUNT(*) FROM run t WHERE t::text LIKE '%{0}%') + (SELECT COUNT(*) FROM sweep t WHERE t::text LIKE '%{0}%') + (SELECT COUNT(*) FROM sweep_shard t WHERE t::text LIKE '%{0}%')",
+            server.password
+        )),
+        "0"
+    );
+    eprintln!(
+        "slurm sweep: 20 shards done in {:.1} s (job {job}); status:\n{summary}",
+        elapsed.as_secs_f64()
+    );
+}
