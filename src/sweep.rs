@@ -658,7 +658,7 @@ mod tests {
                 "sha256@64",
                 "sha256@1024",
                 "sha256@8192",
-                "rsa2048"
+                "rsa-2048"
             ]
         );
         let shards = s.shards().unwrap();
