@@ -5,7 +5,7 @@ use crate::import::{file_label, read_log, record};
 use crate::session::{db_location, emit};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use cryptospeed_compare::render::{self, Layout, Mode, View};
+use cryptospeed_compare::render::{self, Layout, Mode, Normalize, View};
 use cryptospeed_compare::{compare as build, Filter, SideInput};
 use cryptospeed_import::ImportOptions;
 use cryptospeed_model::RunRecord;
@@ -17,7 +17,7 @@ pub struct CompareArgs {
     /// Sides to compare, baseline first. Each is a run id, a run label (every run with that label
     /// is pooled), a variant label, or an `openssl speed`/`bssl speed` log file; join several with
     /// commas to pool them (`A1,A2,A3`); add `@VARIANT` to keep one variant of a multi-variant run.
-    #[arg(required = true, num_args = 1..)]
+    #[arg(required_unless_present = "machines", num_args = 1..)]
     pub sides: Vec<String>,
     /// The baseline: a side as written on the command line, or its position (1-based). Default:
     /// the first.
@@ -61,6 +61,16 @@ pub struct CompareArgs {
     /// Log files given as sides come from `openssl speed -decrypt`.
     #[arg(long)]
     pub decrypt: bool,
+    /// Add a side per machine: every stored run measured on it, pooled (split by variant as
+    /// usual). SEL is a machine key (a prefix will do), a hostname, or part of the CPU model;
+    /// `cryptospeed machines` lists them. A side written `machine:SEL` is the same.
+    #[arg(long = "machine", value_name = "SEL")]
+    pub machines: Vec<String>,
+    /// Make machines of different clocks comparable: `ghz` divides each run's rates by its
+    /// machine's TSC frequency (rate per GHz; the per-architecture coefficient), `cycles` does the
+    /// same and shows --raw figures as TSC cycles per byte. Ratios are the same under both.
+    #[arg(long, default_value = "none", value_parser = ["none", "ghz", "cycles"])]
+    pub normalize: String,
     /// Results store: a SQLite file, or a postgres://USER@HOST/DB URL (password from $PGPASSWORD or the URL, never printed). Default: $CRYPTOSPEED_DB, else ~/.local/share/cryptospeed/results.db.
     #[arg(long)]
     pub db: Option<String>,
@@ -108,6 +118,9 @@ fn resolve_item(
             records,
         });
     }
+    if let Some(sel) = selector.strip_prefix("machine:") {
+        return resolve_machine(sel, store, variant);
+    }
     // Every run with this label (pooled), else a run id, else the newest run of a variant label.
     let labelled: Vec<i64> = store
         .runs()?
@@ -149,6 +162,63 @@ fn resolve_item(
         });
     }
     bail!("'{item}' is not a run id, a run label, a variant label or a readable log file ('cryptospeed runs' lists the stored runs)")
+}
+
+/// Every run of the one machine `sel` names (key prefix, hostname, or part of the CPU model).
+fn resolve_machine(sel: &str, store: &mut dyn Store, variant: Option<String>) -> Result<Resolved> {
+    let machines = store.machines()?;
+    let lower = sel.to_lowercase();
+    let by_key: Vec<_> = machines
+        .iter()
+        .filter(|m| m.key.starts_with(&lower))
+        .collect();
+    let by_host: Vec<_> = machines.iter().filter(|m| m.hostname == sel).collect();
+    let by_cpu: Vec<_> = machines
+        .iter()
+        .filter(|m| m.cpu_model.to_lowercase().contains(&lower))
+        .collect();
+    let matches = [by_key, by_host, by_cpu]
+        .into_iter()
+        .find(|m| !m.is_empty())
+        .unwrap_or_default();
+    let machine = match matches.as_slice() {
+        [one] => *one,
+        [] => bail!(
+            "no stored machine matches '{sel}' (by key, hostname or CPU model); `cryptospeed machines` lists them"
+        ),
+        many => bail!(
+            "'{sel}' matches {} machines: {}; give more of the key",
+            many.len(),
+            many.iter()
+                .map(|m| format!("{} ({}, {})", m.key, m.hostname, m.cpu_model))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+    };
+    let ids: Vec<i64> = store
+        .runs()?
+        .into_iter()
+        .filter(|r| r.machine_id == machine.id)
+        .map(|r| r.id)
+        .collect();
+    let mut records = Vec::new();
+    for id in &ids {
+        records.push((store.load_run(&id.to_string())?, variant.clone()));
+    }
+    Ok(Resolved {
+        description: format!(
+            "machine {} ({}, {}): run{} {}",
+            machine.key,
+            machine.hostname,
+            machine.cpu_model,
+            if ids.len() == 1 { "" } else { "s" },
+            ids.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        records,
+    })
 }
 
 /// Turns one command-line argument into one or more sides (one per variant it holds).
@@ -206,7 +276,17 @@ fn sides_of(
             ..Default::default()
         };
         for (rec, _) in &records {
-            side.add_run(rec, Some(v));
+            if a.normalize == "none" {
+                side.add_run(rec, Some(v));
+            } else if rec.machine.tsc_hz > 0.0 {
+                side.add_run_scaled(rec, Some(v), 1e9 / rec.machine.tsc_hz);
+            } else {
+                bail!(
+                    "--normalize {}: run {} has no TSC frequency recorded (imported logs carry none), so its rates cannot be put per GHz",
+                    a.normalize,
+                    rec.run.id
+                );
+            }
         }
         sides.push(side);
     }
@@ -231,6 +311,10 @@ pub fn compare(a: CompareArgs) -> Result<i32> {
     let mut next_file_id = 0;
     let mut sides = Vec::new();
     let mut arg_of_side = Vec::new();
+    let mut a = a;
+    a.sides
+        .extend(a.machines.iter().map(|m| format!("machine:{m}")));
+    let a = a;
     for (i, arg) in a.sides.iter().enumerate() {
         for s in sides_of(arg, store.as_mut(), &a, &mut next_file_id)? {
             sides.push(s);
@@ -313,6 +397,11 @@ pub fn compare(a: CompareArgs) -> Result<i32> {
             Layout::Sides
         },
         detail: a.detail,
+        normalize: match a.normalize.as_str() {
+            "ghz" => Normalize::PerGhz,
+            "cycles" => Normalize::Cycles,
+            _ => Normalize::None,
+        },
     };
     let text = render::render(&comparison, &a.format, &view)
         .ok_or_else(|| anyhow!("unknown format {}", a.format))?;

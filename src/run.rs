@@ -486,7 +486,7 @@ pub fn machines(a: MachinesArgs) -> Result<i32> {
     for m in rows {
         table.add_row([
             m.id.to_string(),
-            machine_key(&m.fingerprint),
+            m.key,
             m.hostname,
             m.cpu_model,
             format!("{}/{}", m.cores, m.threads),
@@ -504,13 +504,6 @@ pub fn machines(a: MachinesArgs) -> Result<i32> {
     }
     println!("{table}");
     Ok(0)
-}
-
-/// A short, stable name for a machine: the first 12 hex digits of the SHA-256 of its
-/// fingerprint (host, CPU model, core count, flags, kernel, OS).
-pub fn machine_key(fingerprint: &str) -> String {
-    use sha2::Digest;
-    hex::encode(sha2::Sha256::digest(fingerprint.as_bytes()))[..12].to_string()
 }
 
 #[derive(Args)]

@@ -62,6 +62,12 @@ pub struct SideInput {
 impl SideInput {
     /// Adds the measurements of `variant` (or every variant when `None`) of a stored run.
     pub fn add_run(&mut self, record: &RunRecord, variant: Option<&str>) {
+        self.add_run_scaled(record, variant, 1.0)
+    }
+
+    /// Like [`add_run`](Self::add_run) with every rate multiplied by `scale` (and every sample's
+    /// time divided by it): `1e9 / tsc_hz` gives rates per GHz, comparable across clocks.
+    pub fn add_run_scaled(&mut self, record: &RunRecord, variant: Option<&str>, scale: f64) {
         if !self.runs.contains(&record.run.id) {
             self.runs.push(record.run.id);
         }
@@ -79,8 +85,8 @@ impl SideInput {
             let key = cell_key(&m.cell.primitive, m.cell.op, m.cell.bytes);
             self.cells.entry(key).or_default().push(RunValue {
                 run: record.run.id,
-                rate,
-                ns_per_op: m.samples.iter().map(|s| s.ns_per_op()).collect(),
+                rate: rate * scale,
+                ns_per_op: m.samples.iter().map(|s| s.ns_per_op() / scale).collect(),
             });
         }
     }

@@ -34,12 +34,17 @@ pub struct RunRow {
     pub variants: String,
     pub cpu_model: String,
     pub command: String,
+    /// The machine's row id (see [`MachineRow`]).
+    pub machine_id: i64,
 }
 
 /// One line of `cryptospeed machines`.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct MachineRow {
     pub id: i64,
+    /// Short stable name of the machine: the first 12 hex digits of SHA-256 of its fingerprint,
+    /// the same in every store.
+    pub key: String,
     pub fingerprint: String,
     pub hostname: String,
     pub cpu_model: String,
@@ -163,6 +168,12 @@ pub trait Store {
         run: Option<i64>,
         status: &str,
     ) -> Result<()>;
+}
+
+/// The short key of a machine fingerprint (see [`MachineRow::key`]).
+pub fn machine_key(fingerprint: &str) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(fingerprint.as_bytes()))[..12].to_string()
 }
 
 /// True when `location` names a PostgreSQL store rather than a SQLite file.

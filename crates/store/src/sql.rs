@@ -396,7 +396,7 @@ impl<D: Db> Store for SqlStore<D> {
         self.db
             .query(
                 "SELECT r.id, r.label, r.started_at, r.status, r.command, m.cpu_model, r.source,
-                        (SELECT COUNT(*) FROM measurement x WHERE x.run_id = r.id)
+                        (SELECT COUNT(*) FROM measurement x WHERE x.run_id = r.id), r.machine_id
                  FROM run r JOIN machine m ON m.id = r.machine_id ORDER BY r.id",
                 &[],
             )?
@@ -416,6 +416,7 @@ impl<D: Db> Store for SqlStore<D> {
                         .map(|s| format!("import:{}", s.file))
                         .unwrap_or_default(),
                     measurements: r.i64(7)?,
+                    machine_id: r.i64(8)?,
                     variants: labels.remove(&id).unwrap_or_default().join(","),
                 })
             })
@@ -436,6 +437,7 @@ impl<D: Db> Store for SqlStore<D> {
             .map(|r| {
                 Ok(MachineRow {
                     id: r.i64(0)?,
+                    key: crate::machine_key(&r.text(1)?),
                     fingerprint: r.text(1)?,
                     hostname: r.text(2)?,
                     cpu_model: r.text(3)?,

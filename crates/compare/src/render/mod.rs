@@ -37,6 +37,21 @@ pub struct View {
     pub layout: Layout,
     /// Show confidence intervals and p-values next to the figures.
     pub detail: bool,
+    /// How the sides' rates were normalised (see [`Normalize`]).
+    pub normalize: Normalize,
+}
+
+/// Rates made comparable across machines of different clocks. Each run's rates are divided by its
+/// machine's TSC frequency (the nominal clock: frequency-free only where the core runs at it, and
+/// the only clock these machines let us read), so ratios compare architectures, not clocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Normalize {
+    #[default]
+    None,
+    /// Rates per GHz: bytes (or operations) per second per GHz of TSC.
+    PerGhz,
+    /// Raw figures as TSC cycles per byte (per operation for public key); lower is faster.
+    Cycles,
 }
 
 type Writer = fn(&Comparison, &View) -> String;
@@ -68,11 +83,16 @@ pub(crate) struct Grid {
     pub rows: Vec<Vec<String>>,
 }
 
-pub(crate) fn raw(v: &SideValue) -> String {
-    if v.unit == "bytes/s" {
-        format!("{:.2}k", v.rate / 1e3)
-    } else {
-        format!("{:.1}/s", v.rate)
+/// A side's own figure. Under normalisation the rate is per GHz of TSC (bytes or operations per
+/// 10⁹ TSC cycles).
+pub(crate) fn raw(v: &SideValue, view: &View) -> String {
+    match (view.normalize, v.unit == "bytes/s") {
+        (Normalize::Cycles, true) => format!("{:.3} c/B", 1e9 / v.rate),
+        (Normalize::Cycles, false) => format!("{:.0} c/op", 1e9 / v.rate),
+        (Normalize::PerGhz, true) => format!("{:.2}k/GHz", v.rate / 1e3),
+        (Normalize::PerGhz, false) => format!("{:.1}/s/GHz", v.rate),
+        (Normalize::None, true) => format!("{:.2}k", v.rate / 1e3),
+        (Normalize::None, false) => format!("{:.1}/s", v.rate),
     }
 }
 
@@ -92,7 +112,7 @@ pub(crate) fn candidate(value: Option<&SideValue>, vs: Option<&Versus>, view: &V
     match view.mode {
         Mode::Ratio => s.push_str(&format!("{:.2}x", vs.ratio)),
         Mode::Percent => s.push_str(&format!("{:+.2}%", (vs.ratio - 1.0) * 100.0)),
-        Mode::Raw => s.push_str(&raw(v)),
+        Mode::Raw => s.push_str(&raw(v, view)),
     }
     if view.detail {
         match (view.mode, vs.ratio_ci, v.ci, v.spread) {
@@ -118,7 +138,7 @@ pub(crate) fn baseline(value: Option<&SideValue>, view: &View) -> String {
     let mut s = match view.mode {
         Mode::Ratio => "1.00x".to_string(),
         Mode::Percent => "+0.00%".to_string(),
-        Mode::Raw => raw(v),
+        Mode::Raw => raw(v, view),
     };
     if view.detail {
         if view.mode != Mode::Ratio && view.mode != Mode::Percent {
@@ -126,7 +146,7 @@ pub(crate) fn baseline(value: Option<&SideValue>, view: &View) -> String {
                 s.push_str(&format!(" ±{:.1}%", rel(ci, v.rate)));
             }
         } else {
-            s = format!("{} ({})", s, raw(v));
+            s = format!("{} ({})", s, raw(v, view));
         }
     }
     s
@@ -158,11 +178,23 @@ pub(crate) fn legend(c: &Comparison, view: &View) -> Vec<String> {
     lines.push(match view.mode {
         Mode::Ratio => "figures: rate / baseline rate (above 1.00x is faster)".to_string(),
         Mode::Percent => "figures: new/old*100-100 of the rates (positive is faster)".to_string(),
-        Mode::Raw => {
-            "figures: rates, in 1000s of bytes/s (k, as openssl speed prints) or operations/s"
-                .to_string()
-        }
+        Mode::Raw => match view.normalize {
+            Normalize::Cycles => {
+                "figures: TSC cycles per byte (c/B) or per operation (c/op); lower is faster"
+                    .to_string()
+            }
+            Normalize::PerGhz => {
+                "figures: rates per GHz of TSC, in 1000s of bytes/s (k) or operations/s".to_string()
+            }
+            Normalize::None => {
+                "figures: rates, in 1000s of bytes/s (k, as openssl speed prints) or operations/s"
+                    .to_string()
+            }
+        },
     });
+    if view.normalize != Normalize::None {
+        lines.push("normalised: each run's rates divided by its machine's TSC frequency (nominal clock; a core that turbos above it looks faster per GHz)".to_string());
+    }
     lines.push(format!(
         "~ : no significant difference: two-sided Mann-Whitney U p >= {} or a change under {}%; cells with neither ~ nor p had no samples to test{}",
         c.alpha,
