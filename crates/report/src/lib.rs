@@ -176,6 +176,7 @@ pub(crate) mod fixture {
                 status: RunStatus::Complete,
                 config: MeasureConfig::default(),
                 imported: None,
+                uid: None,
             },
             machine: Machine {
                 cpu_model: "Test CPU @ 2.60GHz".into(),

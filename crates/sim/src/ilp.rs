@@ -165,7 +165,7 @@ mod tests {
         let mut ev = Vec::new();
         for k in 0..1000u64 {
             ev.push((1u64 << 63) | ix as u64);
-            ev.push(0x10_0000 + 4 * (k % 64) | (4u64 << 48)); // a 4-byte read
+            ev.push((0x10_0000 + 4 * (k % 64)) | (4u64 << 48)); // a 4-byte read
         }
         let r = simulate(
             &ev,
