@@ -363,8 +363,17 @@ fn run(a: ShardArgs) -> Result<i32> {
         None => (0..sweep.shards).collect(),
     };
     let mut worst = 0;
+    let several = todo.len() > 1;
     for k in todo {
-        let code = run_shard(store.as_mut(), &spec, k, sweep.shards, &db, a.force)?;
+        let code = match run_shard(store.as_mut(), &spec, k, sweep.shards, &db, a.force) {
+            Ok(code) => code,
+            // With --all, one shard's failure (recorded as such) does not stop the others.
+            Err(e) if several => {
+                eprintln!("cryptospeed: {e:#}");
+                1
+            }
+            Err(e) => return Err(e),
+        };
         if code == 130 {
             return Ok(130);
         }

@@ -157,7 +157,10 @@ fn report_of_a_real_run_and_profile_opens_cleanly_in_chromium() {
     assert!(dom.contains("cmp &lt;script&gt;alert(1)&lt;/script&gt;"));
     // Both implementations are series of the throughput charts.
     assert!(dom.contains("data-series=\"rustcrypto\""));
-    assert!(dom.contains("data-series=\"openssl-3.0.19"));
+    assert!(
+        dom.contains("data-series=\"openssl-3."),
+        "the system libcrypto is a series"
+    );
 
     let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshot.png");
     let _ = std::fs::remove_file(&shot);
