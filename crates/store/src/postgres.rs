@@ -88,24 +88,25 @@ fn numbered_placeholders(sql: &str) -> String {
     out
 }
 
-impl PostgresDb {
-    fn scrub(&self, text: String) -> String {
-        match &self.password {
-            Some(p) if !p.is_empty() => text.replace(p.as_str(), "***"),
-            _ => text,
-        }
+/// The `{:#}`-style text of an error's whole chain with the password replaced by `***`, to make a
+/// fresh error from: the original may carry the connection parameters.
+fn scrubbed(e: &dyn Error, password: &Option<String>) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
     }
+    match password {
+        Some(p) if !p.is_empty() => text.replace(p.as_str(), "***"),
+        _ => text,
+    }
+}
+
+impl PostgresDb {
     fn fail(&self, e: postgres::Error) -> anyhow::Error {
-        // `{:#}`-style text of the whole chain, scrubbed, as a fresh error: the original may carry
-        // the connection parameters.
-        let mut text = e.to_string();
-        let mut source = e.source();
-        while let Some(s) = source {
-            text.push_str(": ");
-            text.push_str(&s.to_string());
-            source = s.source();
-        }
-        anyhow!(self.scrub(text))
+        anyhow!(scrubbed(&e, &self.password))
     }
     fn statement(&self, sql: &str) -> Result<Statement> {
         if let Some(s) = self.statements.borrow().get(sql) {
@@ -203,24 +204,11 @@ impl SqlStore<PostgresDb> {
         let password = config
             .get_password()
             .map(|p| String::from_utf8_lossy(p).into_owned());
-        let scrub = |text: String| match &password {
-            Some(p) if !p.is_empty() => text.replace(p.as_str(), "***"),
-            _ => text,
-        };
         let tls = native_tls::TlsConnector::new()
-            .map_err(|e| anyhow!("cannot set up TLS for {shown}: {}", scrub(e.to_string())))?;
+            .map_err(|e| anyhow!("cannot set up TLS for {shown}: {}", scrubbed(&e, &password)))?;
         let client = config
             .connect(postgres_native_tls::MakeTlsConnector::new(tls))
-            .map_err(|e| {
-                let mut text = e.to_string();
-                let mut source = e.source();
-                while let Some(s) = source {
-                    text.push_str(": ");
-                    text.push_str(&s.to_string());
-                    source = s.source();
-                }
-                anyhow!("cannot connect to {shown}: {}", scrub(text))
-            })?;
+            .map_err(|e| anyhow!("cannot connect to {shown}: {}", scrubbed(&e, &password)))?;
         let db = PostgresDb {
             client: RefCell::new(client),
             statements: RefCell::new(HashMap::new()),
