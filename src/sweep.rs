@@ -325,12 +325,6 @@ fn parse_shard(text: &str) -> Result<(usize, usize)> {
     }
 }
 
-fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_string())
-        .unwrap_or_else(|_| "unknown".into())
-}
-
 fn run(a: ShardArgs) -> Result<i32> {
     let db = db_location(&a.store.db);
     let mut store = cryptospeed_store::open(&db)?;
@@ -391,29 +385,30 @@ fn run_shard(
     force: bool,
 ) -> Result<i32> {
     let name = &spec.name;
-    let cells: Vec<String> = match store.claim_shard(name, k, &hostname())? {
-        ShardClaim::AlreadyDone(run) if !force => {
-            eprintln!(
-                "cryptospeed: sweep '{name}' shard {k}/{n} is done (run {run}); nothing to do"
-            );
-            return Ok(0);
-        }
-        ShardClaim::AlreadyDone(_) => {
-            // --force: take it again.
-            store.finish_shard(name, k, None, "pending")?;
-            match store.claim_shard(name, k, &hostname())? {
-                ShardClaim::Claimed(jobs) => serde_json::from_str(&jobs)?,
-                ShardClaim::AlreadyDone(_) => bail!("shard {k} could not be reopened"),
+    let cells: Vec<String> =
+        match store.claim_shard(name, k, &cryptospeed_engine::machine::hostname())? {
+            ShardClaim::AlreadyDone(run) if !force => {
+                eprintln!(
+                    "cryptospeed: sweep '{name}' shard {k}/{n} is done (run {run}); nothing to do"
+                );
+                return Ok(0);
             }
-        }
-        ShardClaim::Claimed(jobs) => serde_json::from_str(&jobs)
-            .with_context(|| format!("the stored jobs of shard {k} cannot be read"))?,
-    };
+            ShardClaim::AlreadyDone(_) => {
+                // --force: take it again.
+                store.finish_shard(name, k, None, "pending")?;
+                match store.claim_shard(name, k, &cryptospeed_engine::machine::hostname())? {
+                    ShardClaim::Claimed(jobs) => serde_json::from_str(&jobs)?,
+                    ShardClaim::AlreadyDone(_) => bail!("shard {k} could not be reopened"),
+                }
+            }
+            ShardClaim::Claimed(jobs) => serde_json::from_str(&jobs)
+                .with_context(|| format!("the stored jobs of shard {k} cannot be read"))?,
+        };
     let label = format!("{name} shard {k}/{n}");
     eprintln!(
         "cryptospeed: sweep '{name}' shard {k}/{n}: {} cell(s) on {}",
         cells.len(),
-        hostname()
+        cryptospeed_engine::machine::hostname()
     );
     let argv = spec.command(&cells, &label, db);
     let parsed = ShardCli::try_parse_from(&argv).map_err(|e| {
@@ -510,26 +505,6 @@ fn status(a: StatusArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// A PostgreSQL URL with the password taken out (not masked): what a script may carry.
-fn without_password(location: &str) -> String {
-    match url::Url::parse(location) {
-        Ok(mut u) if cryptospeed_store::is_postgres(location) => {
-            let _ = u.set_password(None);
-            let pairs: Vec<(String, String)> = u
-                .query_pairs()
-                .filter(|(k, _)| k != "password")
-                .map(|(k, v)| (k.into_owned(), v.into_owned()))
-                .collect();
-            u.set_query(None);
-            if !pairs.is_empty() {
-                u.query_pairs_mut().extend_pairs(pairs);
-            }
-            u.to_string()
-        }
-        _ => location.to_string(),
-    }
-}
-
 /// Single-quotes a word for bash.
 fn shell_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
@@ -603,7 +578,7 @@ fn slurm(a: SlurmArgs) -> Result<i32> {
     script.push_str("set -euo pipefail\n");
     script.push_str(&format!(
         "export CRYPTOSPEED_DB=\"${{CRYPTOSPEED_DB:-{}}}\"\n",
-        without_password(&db)
+        cryptospeed_store::without_password(&db)
             .replace('"', "\\\"")
             .replace('$', "\\$")
     ));
@@ -681,10 +656,6 @@ mod tests {
         let s = spec("name = \"t\"\nimplementations = [\"openssl\", \"rustcrypto\"]\nmasks = [\"none\", \"no-aesni\"]\nprimitives = [\"md5\"]\nsizes = [64]\noptions = [\"--max-time\", \"0.2\"]\n");
         let argv = s.command(&["md5@64".into()], "t shard 0/1", "x.db");
         assert!(ShardCli::try_parse_from(&argv).is_ok(), "{argv:?}");
-        assert_eq!(
-            without_password("postgres://u:secret@h:5/db?sslmode=require&password=x"),
-            "postgres://u@h:5/db?sslmode=require"
-        );
         assert_eq!(parse_shard("3/20").unwrap(), (3, 20));
         assert!(parse_shard("20/20").is_err());
     }

@@ -36,6 +36,11 @@ fn caches() -> Vec<String> {
     out
 }
 
+/// This machine's host name (as `uname -n` prints it).
+pub fn hostname() -> String {
+    uname().0
+}
+
 fn uname() -> (String, String, String) {
     // SAFETY: uname fills the struct we own.
     let mut u: libc::utsname = unsafe { std::mem::zeroed() };

@@ -184,28 +184,37 @@ pub fn is_postgres(location: &str) -> bool {
 /// `location` fit to print: a PostgreSQL URL with its password replaced by `***`; anything else
 /// as it is.
 pub fn redact(location: &str) -> String {
+    rewrite_password(location, Some("***"))
+}
+
+/// A PostgreSQL URL with its password taken out altogether (what a script may carry; the password
+/// then comes from `$PGPASSWORD`); anything else as it is.
+pub fn without_password(location: &str) -> String {
+    rewrite_password(location, None)
+}
+
+/// Replaces (or with `None` removes) the password of a PostgreSQL URL, in the user part and in a
+/// `password=` query parameter.
+fn rewrite_password(location: &str, with: Option<&str>) -> String {
     if !is_postgres(location) {
         return location.to_string();
     }
     match url::Url::parse(location) {
         Ok(mut u) => {
             if u.password().is_some() {
-                let _ = u.set_password(Some("***"));
+                let _ = u.set_password(with);
             }
-            // `password=` may also ride in the query string.
             let pairs: Vec<(String, String)> = u
                 .query_pairs()
-                .map(|(k, v)| {
-                    let v = if k == "password" {
-                        "***".to_string()
-                    } else {
-                        v.into_owned()
-                    };
-                    (k.into_owned(), v)
+                .filter_map(|(k, v)| match (k == "password", with) {
+                    (false, _) => Some((k.into_owned(), v.into_owned())),
+                    (true, Some(mask)) => Some((k.into_owned(), mask.to_string())),
+                    (true, None) => None,
                 })
                 .collect();
+            u.set_query(None);
             if !pairs.is_empty() {
-                u.query_pairs_mut().clear().extend_pairs(pairs);
+                u.query_pairs_mut().extend_pairs(pairs);
             }
             u.to_string()
         }
@@ -249,6 +258,10 @@ mod tests {
         );
         assert_eq!(redact("postgres://bench@h/r"), "postgres://bench@h/r");
         assert_eq!(redact("/tmp/r.db"), "/tmp/r.db");
+        assert_eq!(
+            without_password("postgres://u:secret@h:5/db?sslmode=require&password=x"),
+            "postgres://u@h:5/db?sslmode=require"
+        );
         let line = redact_command_line(
             [
                 "cryptospeed",
