@@ -623,10 +623,14 @@ impl<D: Db> Store for SqlStore<D> {
             )? {
                 return Ok(SyncOutcome::AlreadyThere(id));
             }
-            // A store written before runs had identities: recognise the run by what it is.
-            for known in self.run_identities()? {
-                if known.uid == uid {
-                    return Ok(SyncOutcome::AlreadyThere(known.id));
+            // Runs stored before runs had identities: recognise the run by what it is.
+            for r in self.db.query(
+                "SELECT r.id, r.label, r.started_at, r.command, m.fingerprint FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.uid IS NULL",
+                &[],
+            )? {
+                let label = r.opt_text(1)?.unwrap_or_default();
+                if derived_uid(&r.text(4)?, &r.text(2)?, &r.text(3)?, &label) == uid {
+                    return Ok(SyncOutcome::AlreadyThere(r.i64(0)?));
                 }
             }
             let id = self.insert_record(

@@ -219,6 +219,39 @@ fn sqlite_backend() {
 }
 
 #[test]
+fn runs_stored_before_identities_are_recognised_by_what_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.db");
+    let mut s = SqliteStore::open(&path).unwrap();
+    let run = write_run(&mut s, "old");
+    // As a schema-3 store left it: no identity.
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute("UPDATE run SET uid = NULL", [])
+        .unwrap();
+    let derived = s.run_identities().unwrap()[0].uid.clone();
+    assert_eq!(derived.len(), 32);
+    assert_eq!(derived, s.run_identities().unwrap()[0].uid, "stable");
+    let record = s.load_run("old").unwrap();
+    let profiles = s.profiles(run).unwrap();
+    assert_eq!(
+        s.copy_run(&derived, &record, &profiles).unwrap(),
+        SyncOutcome::AlreadyThere(run),
+        "a copy coming back is the same run"
+    );
+    // Into another store it goes once, under the derived identity.
+    let mut other = SqliteStore::open(&dir.path().join("new.db")).unwrap();
+    assert!(matches!(
+        other.copy_run(&derived, &record, &profiles).unwrap(),
+        SyncOutcome::Copied(_)
+    ));
+    assert!(matches!(
+        other.copy_run(&derived, &record, &profiles).unwrap(),
+        SyncOutcome::AlreadyThere(_)
+    ));
+}
+
+#[test]
 fn postgres_backend_behaves_like_sqlite_and_keeps_its_password() {
     let server = PgServer::start().unwrap();
     let url = server.database("results").unwrap();
