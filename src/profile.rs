@@ -270,8 +270,8 @@ fn traced(
             .map_err(|e| anyhow::anyhow!("the traced worker did not end cleanly: {e}"))?;
         Ok((variant, reply))
     })();
-    if reader.is_some() {
-        traced::release_fifo(&out);
+    if let Some(r) = &reader {
+        traced::release_reader(&out, r);
     }
     let (variant, reply) = match result {
         Ok(r) => r,

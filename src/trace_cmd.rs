@@ -54,7 +54,7 @@ pub fn trace(args: TraceArgs) -> Result<i32> {
         .args(&vargs)
         .envs(env.iter().map(|(k, v)| (k, v)))
         .status();
-    traced::release_fifo(&fifo);
+    traced::release_reader(&fifo, &reader);
     let (_, (h, b), totals) = match reader.join() {
         Ok(Ok(r)) => r,
         Ok(Err(e)) => bail!("reading the trace of {}: {e}", args.command[0]),

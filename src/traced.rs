@@ -156,13 +156,21 @@ fn grow_pipe(f: &std::fs::File) {
     unsafe { libc::fcntl(f.as_raw_fd(), libc::F_SETPIPE_SZ, max) };
 }
 
-/// Unblocks a reader still waiting for a writer that never came (valgrind failed to start).
-pub fn release_fifo(fifo: &Path) {
+/// Unblocks a reader still waiting for a writer that never came (valgrind failed to start) and
+/// returns once the reader thread is done. Opening the write end without blocking succeeds only
+/// while the reader is in (or past) its own open, so one attempt is not enough: a reader thread
+/// that had not reached open() when the writer failed would then wait forever. Call it after the
+/// writer has exited.
+pub fn release_reader<T>(fifo: &Path, reader: &JoinHandle<T>) {
     use std::os::unix::fs::OpenOptionsExt;
-    let _ = std::fs::OpenOptions::new()
-        .write(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(fifo);
+    while !reader.is_finished() {
+        // Opened and closed at once: the reader sees end of file.
+        let _ = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(fifo);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }
 
 /// Code bytes for lackey's trace, from the files the worker had mapped (its /proc/self/maps).
