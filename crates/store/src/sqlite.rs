@@ -81,6 +81,26 @@ impl Db for SqliteDb {
     }
 }
 
+/// Switches the file to WAL. Two processes creating the same new file race for this switch, and
+/// SQLite answers the loser "locked" at once rather than through the busy handler, so wait and
+/// retry (up to the busy timeout) as the busy handler would.
+fn set_wal(conn: &Connection) -> rusqlite::Result<()> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        match conn.pragma_update(None, "journal_mode", "WAL") {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if matches!(
+                    e.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other,
+        }
+    }
+}
+
 impl SqlStore<SqliteDb> {
     pub fn open(path: &Path) -> Result<SqliteStore> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -90,13 +110,12 @@ impl SqlStore<SqliteDb> {
         let conn = Connection::open(path)
             .with_context(|| format!("cannot open database {}", path.display()))?;
         conn.busy_timeout(std::time::Duration::from_secs(60))?;
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .with_context(|| {
-                format!(
-                    "{} is not a SQLite database cryptospeed can use",
-                    path.display()
-                )
-            })?;
+        set_wal(&conn).with_context(|| {
+            format!(
+                "{} is not a SQLite database cryptospeed can use",
+                path.display()
+            )
+        })?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         let db = SqliteDb { conn };
