@@ -93,6 +93,11 @@ fn one<T>(rows: Vec<Row>, f: impl FnOnce(&Row) -> Result<T>) -> Result<Option<T>
     rows.first().map(f).transpose()
 }
 
+/// The id in the first row (of an `INSERT … RETURNING id` or a lookup just after an insert).
+fn returned_id(rows: Vec<Row>, what: &str) -> Result<i64> {
+    one(rows, |r| r.i64(0))?.ok_or_else(|| anyhow!("the store returned no id for the new {what}"))
+}
+
 impl<D: Db> SqlStore<D> {
     fn in_tx<T>(&self, f: impl FnOnce() -> Result<T>) -> Result<T> {
         self.db.begin()?;
@@ -124,34 +129,40 @@ impl<D: Db> SqlStore<D> {
 
     /// The id of a machine row, inserting it on first sight.
     fn machine_id(&self, m: &Machine) -> Result<i64> {
-        let fp = m.fingerprint();
-        self.db.execute(
-            "INSERT INTO machine (fingerprint, hostname, cpu_model, cpu_flags, cores, threads, caches, tsc_hz, constant_tsc, kernel, os, arch)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT (fingerprint) DO NOTHING",
-            params![&fp, &m.hostname, &m.cpu_model, m.cpu_flags.join(" "), m.cores, m.threads, serde_json::to_string(&m.caches)?, m.tsc_hz, m.constant_tsc, &m.kernel, &m.os, &m.arch],
-        )?;
-        one(
-            self.db
-                .query("SELECT id FROM machine WHERE fingerprint = ?1", params![fp])?,
-            |r| r.i64(0),
-        )?
-        .ok_or_else(|| anyhow!("the machine row vanished after it was stored"))
+        self.row_by_fingerprint(
+            "machine",
+            "fingerprint, hostname, cpu_model, cpu_flags, cores, threads, caches, tsc_hz, constant_tsc, kernel, os, arch",
+            params![m.fingerprint(), &m.hostname, &m.cpu_model, m.cpu_flags.join(" "), m.cores, m.threads, serde_json::to_string(&m.caches)?, m.tsc_hz, m.constant_tsc, &m.kernel, &m.os, &m.arch],
+        )
     }
 
     /// The id of a variant row, inserting it on first sight.
     fn variant_row(&self, v: &Variant) -> Result<i64> {
-        let fp = v.fingerprint();
+        self.row_by_fingerprint(
+            "variant",
+            "fingerprint, label, implementation, version, library, build_info, capabilities, feature_mask",
+            params![v.fingerprint(), &v.label, &v.implementation, &v.version, &v.library, serde_json::to_string(&v.build_info)?, &v.capabilities, &v.feature_mask],
+        )
+    }
+
+    /// Inserts a row keyed by its unique fingerprint (the first of `values`) unless one exists,
+    /// and returns the row's id either way.
+    fn row_by_fingerprint(&self, table: &str, columns: &str, values: &[Value]) -> Result<i64> {
+        let placeholders: Vec<String> = (1..=values.len()).map(|i| format!("?{i}")).collect();
         self.db.execute(
-            "INSERT INTO variant (fingerprint, label, implementation, version, library, build_info, capabilities, feature_mask)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (fingerprint) DO NOTHING",
-            params![&fp, &v.label, &v.implementation, &v.version, &v.library, serde_json::to_string(&v.build_info)?, &v.capabilities, &v.feature_mask],
+            &format!(
+                "INSERT INTO {table} ({columns}) VALUES ({}) ON CONFLICT (fingerprint) DO NOTHING",
+                placeholders.join(", ")
+            ),
+            values,
         )?;
-        one(
-            self.db
-                .query("SELECT id FROM variant WHERE fingerprint = ?1", params![fp])?,
-            |r| r.i64(0),
-        )?
-        .ok_or_else(|| anyhow!("the variant row vanished after it was stored"))
+        returned_id(
+            self.db.query(
+                &format!("SELECT id FROM {table} WHERE fingerprint = ?1"),
+                &values[..1],
+            )?,
+            table,
+        )
     }
 
     /// Inserts one measurement and its samples; the caller owns the transaction.
@@ -172,8 +183,7 @@ impl<D: Db> SqlStore<D> {
                 m.tsc_per_op, m.cpu_fraction, m.elapsed_s, now(), m.reported_rate
             ],
         )?;
-        let id = one(rows, |r| r.i64(0))?
-            .ok_or_else(|| anyhow!("the store returned no id for a new measurement"))?;
+        let id = returned_id(rows, "measurement")?;
         // Many rows per statement: one round trip per 100 samples rather than per sample.
         for (chunk_no, chunk) in m.samples.chunks(100).enumerate() {
             let mut sql = String::from(
@@ -249,8 +259,7 @@ impl<D: Db> SqlStore<D> {
                 uid
             ],
         )?;
-        let run = one(rows, |r| r.i64(0))?
-            .ok_or_else(|| anyhow!("the store returned no id for a new run"))?;
+        let run = returned_id(rows, "run")?;
         let mut ids = Vec::new();
         for v in &record.variants {
             ids.push((v.label.clone(), self.variant_row(v)?));
@@ -325,7 +334,7 @@ impl<D: Db> Store for SqlStore<D> {
                 "INSERT INTO run (label, started_at, command, tool_version, status, machine_id, config, uid) VALUES (?1, ?2, ?3, ?4, 'running', ?5, ?6, ?7) RETURNING id",
                 params![label, now(), command, tool_version, machine_id, serde_json::to_string(config)?, new_uid(machine)],
             )?;
-            one(rows, |r| r.i64(0))?.ok_or_else(|| anyhow!("the store returned no id for a new run"))
+            returned_id(rows, "run")
         })
     }
 
@@ -658,14 +667,13 @@ impl<D: Db> Store for SqlStore<D> {
                 }
                 return Ok(false);
             }
-            let id = one(
+            let id = returned_id(
                 self.db.query(
                     "INSERT INTO sweep (name, spec, shards, created_at) VALUES (?1, ?2, ?3, ?4) RETURNING id",
                     params![name, spec, shards.len(), now()],
                 )?,
-                |r| r.i64(0),
-            )?
-            .ok_or_else(|| anyhow!("the store returned no id for a new sweep"))?;
+                "sweep",
+            )?;
             for (k, jobs) in shards.iter().enumerate() {
                 self.db.execute(
                     "INSERT INTO sweep_shard (sweep_id, shard, jobs, status, attempts, updated_at) VALUES (?1, ?2, ?3, 'pending', 0, ?4)",
