@@ -652,7 +652,7 @@ mod tests {
     }
 
     #[test]
-    fn shard_commands_parse_and_passwords_leave_scripts() {
+    fn shard_commands_parse_as_the_run_command_line() {
         let s = spec("name = \"t\"\nimplementations = [\"openssl\", \"rustcrypto\"]\nmasks = [\"none\", \"no-aesni\"]\nprimitives = [\"md5\"]\nsizes = [64]\noptions = [\"--max-time\", \"0.2\"]\n");
         let argv = s.command(&["md5@64".into()], "t shard 0/1", "x.db");
         assert!(ShardCli::try_parse_from(&argv).is_ok(), "{argv:?}");

@@ -140,7 +140,7 @@ fn cachegrind_counts_equal_the_simulator_on_the_same_program() {
 }
 
 #[test]
-fn callgrind_branch_simulation_agrees_within_one_percent() {
+fn callgrind_branch_simulation_agrees_within_three_tenths_of_a_percent() {
     let input = input_file("callgrind");
     let ours = simulated("32768,8,64", "32768,8,64", "1048576,16,64", &input);
     let lib = ours["valgrind_lib"].as_str().unwrap().to_string();
@@ -181,8 +181,10 @@ fn callgrind_branch_simulation_agrees_within_one_percent() {
         let (t, m) = (cg(theirs), ours_of(mine));
         assert!(t > 0.0, "{theirs} is zero");
         let off = (m - t).abs() / t;
+        // README: "callgrind's branch counts within 0.3%" (Bc is 0.21% off: valgrind counts
+        // each `repe cmps` iteration twice; the others agree closer).
         assert!(
-            off < 0.01,
+            off < 0.003,
             "{theirs}: callgrind {t}, ours {m} ({:.2}%)",
             100.0 * off
         );

@@ -4,9 +4,10 @@
 //! must show all 20 done, submitting the same script again must add nothing, and the password in
 //! the store's URL must be in neither the script, the task logs nor the output.
 //!
-//! Needs root (slurmd starts jobs) and Debian's slurm-wlm and munge, so it is opt-in:
-//! `CRYPTOSPEED_SLURM_TEST=1`. scripts/test installs the packages and sets it when it runs as root
-//! (as CI does). The last successful output is recorded in docs/scale.md.
+//! Needs root (slurmd starts jobs) and Debian's slurm-wlm and munge, so it is `#[ignore]`d with
+//! that reason and run on purpose: `cargo test --test slurm -- --ignored`. scripts/test does so
+//! when it runs as root (as CI does) unless `CRYPTOSPEED_SLURM_TEST=0`; otherwise the summary
+//! counts it as skipped, with its reason. The last successful output is recorded in docs/scale.md.
 
 mod common;
 
@@ -23,13 +24,8 @@ fn text(out: &std::process::Output) -> String {
 }
 
 #[test]
+#[ignore = "needs root, slurm-wlm and munge: brings up slurmd (scripts/test runs it as root)"]
 fn a_twenty_shard_sweep_runs_as_a_slurm_job_array() {
-    if std::env::var("CRYPTOSPEED_SLURM_TEST").as_deref() != Ok("1") {
-        eprintln!(
-            "slurm sweep test not run: set CRYPTOSPEED_SLURM_TEST=1 (needs root, slurm-wlm, munge)"
-        );
-        return;
-    }
     let server = PgServer::start().unwrap();
     let url = server.database("cluster").unwrap();
     let cluster = SlurmCluster::start().unwrap();
@@ -177,13 +173,23 @@ options = ["--max-time", "0.1", "--sample-time", "0.002", "--min-samples", "5", 
     for t in second_logs.iter().chain([&body, &submitted, &summary]) {
         assert!(!t.contains(&server.password), "password leaked:\n{t}");
     }
-    assert_eq!(
-        count(&format!(
-            "SELECT (SELECT COUNT(*) FROM run t WHERE t::text LIKE '%{0}%') + (SELECT COUNT(*) FROM sweep t WHERE t::text LIKE '%{0}%') + (SELECT COUNT(*) FROM sweep_shard t WHERE t::text LIKE '%{0}%')",
+    for table in [
+        "machine",
+        "variant",
+        "run",
+        "measurement",
+        "sample",
+        "profile",
+        "sweep",
+        "sweep_shard",
+        "cryptospeed_schema",
+    ] {
+        let hits = count(&format!(
+            "SELECT COUNT(*) FROM {table} t WHERE t::text LIKE '%{}%'",
             server.password
-        )),
-        "0"
-    );
+        ));
+        assert_eq!(hits, "0", "password stored in {table}");
+    }
     eprintln!(
         "slurm sweep: 20 shards done in {:.1} s (job {job}); status:\n{summary}",
         elapsed.as_secs_f64()

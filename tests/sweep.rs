@@ -103,3 +103,43 @@ fn shards_run_once_each_and_profiles_sweep_too() {
         .unwrap()
         .contains("data-chart=\"mix\""));
 }
+
+#[test]
+fn a_slurm_script_names_the_store_without_its_password() {
+    let server = cryptospeed_testkit::PgServer::start().unwrap();
+    let url = server.database("scripts").unwrap();
+    assert!(
+        url.contains(&server.password),
+        "the test URL carries the password"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("s.toml");
+    std::fs::write(
+        &spec,
+        "name = \"pw\"\nprimitives = [\"md5\", \"sha1\"]\nsizes = [64]\nshards = 2\n",
+    )
+    .unwrap();
+    let script = dir.path().join("pw.sbatch");
+    let out = bin()
+        .args(["sweep", "slurm"])
+        .arg(&spec)
+        .arg("-o")
+        .arg(&script)
+        .args(["--db", &url])
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{said}");
+    let text = std::fs::read_to_string(&script).unwrap();
+    assert!(text.contains("#SBATCH --array=0-1"), "{text}");
+    assert!(
+        text.contains(&format!("{}@127.0.0.1:{}", server.user, server.port)),
+        "the script names the store: {text}"
+    );
+    assert!(!text.contains(&server.password), "{text}");
+    assert!(!said.contains(&server.password), "{said}");
+}

@@ -165,6 +165,8 @@ fn runs_sync_into_postgres_once_each_with_their_samples() {
         "profile",
         "sweep",
         "sweep_shard",
+        "sample",
+        "cryptospeed_schema",
     ] {
         let hits = server
             .psql(
@@ -193,5 +195,7 @@ fn runs_sync_into_postgres_once_each_with_their_samples() {
         .args(["sync", "--from", &url, "--to", &url])
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&out.stderr).contains("same store"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("same store"), "{err}");
+    assert!(!err.contains(&pw), "{err}");
 }

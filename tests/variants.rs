@@ -4,8 +4,11 @@
 //! libcrypto; a build that fails and a patched build that fails its known-answer tests are
 //! reported and never timed; a missing compiler names its Debian package.
 //!
-//! Builds go to a cache directory that outlives the test run (`~/.cache/cryptospeed-tests`), so
-//! only the first run pays for them (about a minute each on two cores).
+//! The tree is one exact release (`OPENSSL_CRATE`), never "the newest 3.5": a registry release must
+//! not change what these tests assert. Builds go to a cache directory that outlives the test run
+//! (`~/.cache/cryptospeed-tests`), so only the first run pays for them (about a minute each on two
+//! cores), except the hostile-path build: the property it checks (no shell ever sees the path) is
+//! only exercised by a real configure and make, so it builds into a fresh cache every run.
 
 mod common;
 
@@ -61,6 +64,10 @@ const SMALL: &[&str] = &[
     "no-sock",
 ];
 
+/// The exact openssl-src crate version the tests fetch, and the OpenSSL release it carries.
+const OPENSSL_CRATE: &str = "300.5.5+3.5.5";
+const OPENSSL_RELEASE: &str = "3.5.5";
+
 /// The variant cache the tests share across runs.
 fn test_cache() -> PathBuf {
     dirs_cache().join("cryptospeed-tests")
@@ -78,20 +85,20 @@ const HOSTILE: &str = "open ssl; touch PWNED-semi $(touch PWNED-subst) `touch PW
 
 fn fetch_tree(into: &Path) {
     ok(bin()
-        .args(["variant", "fetch", "--openssl", "3.5"])
+        .args(["variant", "fetch", "--openssl", OPENSSL_CRATE])
         .arg(into)
         .current_dir(into.parent().unwrap()));
     assert!(into.join("Configure").is_file());
 }
 
-fn small_build(source: &Path, label: &str) -> std::process::Output {
+fn small_build(source: &Path, label: &str, cache: &Path) -> std::process::Output {
     let mut cmd = bin();
     cmd.args([
         "variant", "build", "--no-asm", "--cflags", "-O1", "--label", label,
     ])
     .arg("--source")
     .arg(source)
-    .env("CRYPTOSPEED_CACHE", test_cache())
+    .env("CRYPTOSPEED_CACHE", cache)
     .current_dir(source.parent().unwrap());
     for o in SMALL {
         cmd.args(["--configure-arg", o]);
@@ -129,16 +136,21 @@ fn a_real_small_variant_builds_from_a_hostile_path_is_verified_cached_and_timed(
     let tmp = tempfile::tempdir().unwrap();
     let tree = tmp.path().join(HOSTILE);
     fetch_tree(&tree);
-    let first = small_build(&tree, "cs-test-small");
+    // A fresh cache: configure and make really run on the hostile path every time.
+    let cache = tmp.path().join("cache");
+    let first = small_build(&tree, "cs-test-small", &cache);
     let stderr = String::from_utf8_lossy(&first.stderr);
     let stdout = String::from_utf8_lossy(&first.stdout);
     assert!(first.status.success(), "{stderr}\n{stdout}");
     assert!(stdout.contains("status    ready"), "{stdout}");
+    assert!(
+        !stderr.contains("nothing to build"),
+        "the hostile-path build must really run: {stderr}"
+    );
     no_canaries(tmp.path());
-    no_canaries(&test_cache());
 
     // The same source (by content, wherever it lies) and configuration: nothing to build.
-    let again = small_build(&tree, "cs-test-small");
+    let again = small_build(&tree, "cs-test-small", &cache);
     assert!(again.status.success());
     assert!(
         String::from_utf8_lossy(&again.stderr).contains("nothing to build"),
@@ -148,7 +160,7 @@ fn a_real_small_variant_builds_from_a_hostile_path_is_verified_cached_and_timed(
 
     let listed = ok(bin()
         .args(["variant", "list", "--json"])
-        .env("CRYPTOSPEED_CACHE", test_cache()));
+        .env("CRYPTOSPEED_CACHE", &cache));
     let all: serde_json::Value = serde_json::from_str(&listed).unwrap();
     let me = all
         .as_array()
@@ -159,7 +171,7 @@ fn a_real_small_variant_builds_from_a_hostile_path_is_verified_cached_and_timed(
     assert_eq!(me["status"], "ready");
     assert_eq!(me["no_asm"], true);
     assert_eq!(me["cflags"], serde_json::json!(["-O1"]));
-    assert_eq!(me["source"]["version"], "3.5.5");
+    assert_eq!(me["source"]["version"], OPENSSL_RELEASE);
     assert!(me["configure_command"]
         .as_array()
         .unwrap()
@@ -182,7 +194,7 @@ fn a_real_small_variant_builds_from_a_hostile_path_is_verified_cached_and_timed(
         .args(["run", "--variant", "cs-test-small,system"])
         .args(["-a", "sha256,aes-128-cbc", "-b", "1024", "--format", "json"])
         .args(quick(&db))
-        .env("CRYPTOSPEED_CACHE", test_cache()));
+        .env("CRYPTOSPEED_CACHE", &cache));
     let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
     let rows = rows.as_array().unwrap();
     assert_eq!(rows.len(), 4, "{rows:?}");
@@ -202,7 +214,10 @@ fn a_real_small_variant_builds_from_a_hostile_path_is_verified_cached_and_timed(
         .unwrap();
     assert!(info.contains("configure: perl Configure"), "{info}");
     assert!(info.contains("no-asm") && info.contains("gcc"), "{info}");
-    assert!(info.contains("OpenSSL 3.5.5"), "{info}");
+    assert!(
+        info.contains(&format!("OpenSSL {OPENSSL_RELEASE}")),
+        "{info}"
+    );
 }
 
 #[test]
@@ -216,7 +231,7 @@ fn a_variant_that_fails_its_known_answer_tests_is_broken_and_never_timed() {
     let text = std::fs::read_to_string(&sha).unwrap();
     assert!(text.contains("0x428a2f98UL"));
     std::fs::write(&sha, text.replacen("0x428a2f98UL", "0x428a2f99UL", 1)).unwrap();
-    let out = small_build(&tree, "cs-test-broken");
+    let out = small_build(&tree, "cs-test-broken", &test_cache());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("status    broken"), "{stdout}");
@@ -245,7 +260,7 @@ fn a_build_that_fails_is_reported_with_its_log_and_never_timed() {
             "variant",
             "build",
             "--openssl",
-            "3.5",
+            OPENSSL_CRATE,
             "--label",
             "cs-test-fail",
         ])
@@ -292,7 +307,14 @@ fn a_build_that_fails_is_reported_with_its_log_and_never_timed() {
 fn a_missing_compiler_or_a_shell_character_is_refused_before_anything_runs() {
     let cache = tempfile::tempdir().unwrap();
     let out = bin()
-        .args(["variant", "build", "--openssl", "3.5", "--cc", "clang-97"])
+        .args([
+            "variant",
+            "build",
+            "--openssl",
+            OPENSSL_CRATE,
+            "--cc",
+            "clang-97",
+        ])
         .env("CRYPTOSPEED_CACHE", cache.path())
         .output()
         .unwrap();
@@ -304,7 +326,7 @@ fn a_missing_compiler_or_a_shell_character_is_refused_before_anything_runs() {
     );
 
     let out = bin()
-        .args(["variant", "build", "--openssl", "3.5"])
+        .args(["variant", "build", "--openssl", OPENSSL_CRATE])
         .args(["--cflags", "-O2 -DX=$(touch PWNED)"])
         .env("CRYPTOSPEED_CACHE", cache.path())
         .current_dir(cache.path())

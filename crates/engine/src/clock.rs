@@ -40,10 +40,26 @@ pub fn tsc() -> u64 {
 
 /// Measures the TSC frequency against the monotonic clock over `window_ms` milliseconds.
 pub fn tsc_hz(window_ms: u64) -> f64 {
-    let (w0, t0) = (wall_ns(), tsc());
+    let (w0, t0) = paired_reading();
     std::thread::sleep(std::time::Duration::from_millis(window_ms));
-    let (w1, t1) = (wall_ns(), tsc());
+    let (w1, t1) = paired_reading();
     (t1 - t0) as f64 / ((w1 - w0) as f64 / 1e9)
+}
+
+/// The monotonic clock and the TSC read at one moment: of a few `tsc, wall, tsc` triples, the one
+/// whose two TSC reads lie closest together, so a preemption between the reads (a busy host)
+/// cannot skew the frequency.
+fn paired_reading() -> (u64, u64) {
+    (0..8)
+        .map(|_| {
+            let before = tsc();
+            let wall = wall_ns();
+            let after = tsc();
+            (after.saturating_sub(before), wall, before / 2 + after / 2)
+        })
+        .min()
+        .map(|(_, wall, tsc)| (wall, tsc))
+        .unwrap()
 }
 
 /// A point in time on all three clocks.

@@ -180,31 +180,62 @@ mod tests {
         }
     }
 
+    /// A batch that takes exactly 1 µs per call on a made-up clock.
+    fn one_microsecond_per_call(iters: u64) -> Result<Sample, String> {
+        Ok(Sample {
+            iters,
+            wall_ns: iters * 1000,
+            cpu_ns: iters * 1000,
+            tsc: iters * 2600,
+        })
+    }
+
     #[test]
-    fn batches_reach_the_sample_time_and_stop_in_budget() {
+    fn calibration_reaches_the_sample_time_without_overshooting() {
+        let mut sample = one_microsecond_per_call;
+        let iters = calibrate(&mut sample, 2_000_000, 0).unwrap();
+        // At least the 2 ms target, and not more than twice it (it aims 10% past).
+        assert!((2000..=4000).contains(&iters), "{iters}");
+    }
+
+    #[test]
+    fn sampling_uses_the_calibrated_batch_and_stops_at_the_first_sample_past_the_budget() {
         let cfg = MeasureConfig {
-            max_time_s: 0.5,
+            max_time_s: 0.3,
             sample_time_s: 0.002,
             warmup_s: 0.0,
             fixed_duration: false,
+            // Never precise: only the budget can end it.
+            precision: 0.0,
             ..Default::default()
         };
-        let m = measure(&mut Spin(1000), cell(), &cfg);
-        assert!(m.status.has_numbers(), "{:?}", m.reason);
-        // Calibrated batches last about the target (noise may shave a little off one).
-        let median_wall = cryptospeed_stats::median(
-            &m.samples
-                .iter()
-                .map(|s| s.wall_ns as f64)
-                .collect::<Vec<_>>(),
-        )
-        .unwrap();
-        assert!(
-            median_wall >= 1_500_000.0,
-            "samples too short: {median_wall} ns"
+        let before = crate::clock::wall_ns();
+        let mut spin = Spin(1000);
+        let (mut first_call, mut ends) = (None, Vec::new());
+        let m = measure_with(
+            |iters| {
+                first_call.get_or_insert_with(crate::clock::wall_ns);
+                let s = take_sample(&mut spin, iters);
+                ends.push(crate::clock::wall_ns());
+                s
+            },
+            cell(),
+            &cfg,
         );
-        assert!(m.samples.len() >= cfg.min_samples as usize || m.elapsed_s >= 0.5);
-        assert!(m.elapsed_s < 1.5, "overran the budget: {}", m.elapsed_s);
+        // Relations the loop guarantees however loaded the machine is. Its clock starts between
+        // `before` and the first call, so: every sample but the last ended before
+        // first call + budget, and the last one ended after before + budget.
+        let (budget, first_call) = (300_000_000, first_call.unwrap());
+        let n = m.samples.len();
+        assert!(n >= 1, "{n}");
+        let sampling_ends = &ends[ends.len() - n..];
+        assert!(sampling_ends[..n - 1]
+            .iter()
+            .all(|&e| e < first_call + budget));
+        assert!(sampling_ends[n - 1] >= before + budget);
+        // One calibrated batch size, larger than one call.
+        let iters = m.samples[0].iters;
+        assert!(iters > 1 && m.samples.iter().all(|s| s.iters == iters));
         assert!(m.tsc_per_op.unwrap() > 0.0);
     }
 

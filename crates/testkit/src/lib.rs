@@ -41,13 +41,14 @@ fn free_port() -> Result<u16> {
         .port())
 }
 
+/// Whether this process runs as root, by its effective user id (not `$USER`, which `setpriv`
+/// or `runuser` may leave saying root).
 fn is_root() -> bool {
-    std::env::var("USER").map(|u| u == "root").unwrap_or(false)
-        || Command::new("id")
-            .arg("-u")
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-            .unwrap_or(false)
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
 }
 
 impl PgServer {
