@@ -2,12 +2,13 @@
 //! offers, and the known-answer tests run on their own.
 
 use crate::args;
-use crate::session::{interrupt_flag, ImplChoice};
+use crate::session::interrupt_flag;
 use anyhow::{bail, Result};
 use clap::Args;
 use cryptospeed_catalog::agreement::AgreementKind;
 use cryptospeed_engine::protocol::{AgreementInputs, AvailabilityEntry, Request, Response};
 use cryptospeed_engine::worker_client::WorkerClient;
+use cryptospeed_runner::ImplChoice;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 

@@ -6,7 +6,6 @@ mod args;
 mod compare;
 mod import;
 mod list;
-mod multi;
 mod profile;
 mod report_cmd;
 mod run;

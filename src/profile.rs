@@ -4,7 +4,7 @@
 //! fallback) between markers, then the recorded region replayed through the instruction-mix
 //! count, the cache grid, every branch predictor and the ILP grid.
 
-use crate::session::{self, ImplChoice};
+use crate::session;
 use crate::traced::{self, Tracer};
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -15,6 +15,7 @@ use cryptospeed_engine::worker_client::{WorkerClient, WorkerSpec};
 use cryptospeed_model::{
     CellSpec, MeasureConfig, Measurement, Op, ProfileRecord, RunStatus, Status, Variant,
 };
+use cryptospeed_runner::ImplChoice;
 use cryptospeed_sim::analysis::{self, Analysis, Grid, Level};
 use cryptospeed_sim::cache::human_size;
 use cryptospeed_sim::decode::{Class, Decoded};
@@ -128,7 +129,7 @@ fn choice_for(args: &ProfileArgs, primitive: &str, cancel: &AtomicBool) -> Resul
     // openssl first, then the registry order; openssl-cli times a whole external process and
     // cannot be profiled cell by cell.
     let mut reasons = Vec::new();
-    for name in session::all_implementations() {
+    for name in cryptospeed_runner::all_implementations() {
         if name == "openssl-cli" {
             continue;
         }
@@ -180,7 +181,7 @@ fn native(
     cancel: &AtomicBool,
 ) -> Result<(Variant, Measurement, Result<CounterValues, String>)> {
     let mut w = choice.start(None, cancel)?;
-    let variant = crate::run::variant_of(choice, &w);
+    let variant = cryptospeed_runner::variant_of(choice, &w);
     let counters = Counters::open(w.pid() as i32);
     if let Ok(c) = &counters {
         c.enable();
@@ -254,7 +255,7 @@ fn traced(
     let result = (|| -> Result<(Variant, Response)> {
         let mut w = WorkerClient::spawn(&spec, cancel)
             .map_err(|e| anyhow::anyhow!("starting the worker under valgrind: {e}"))?;
-        let variant = crate::run::variant_of(choice, &w);
+        let variant = cryptospeed_runner::variant_of(choice, &w);
         let reply = w
             .request(
                 &Request::Profile {

@@ -1,18 +1,16 @@
-//! `cryptospeed run`, `runs` and `show`: measure cells in a worker, store each as it completes,
-//! and print the run in the chosen format. A worker that dies costs only the cell it was on (it
-//! is restarted for the rest); Ctrl-C keeps every finished cell and marks the run interrupted.
+//! `cryptospeed run`, `runs` and `show`: turn the options into a plan for the runner
+//! (crates/runner), then print the stored run in the chosen format.
 
 use crate::args;
-use crate::session::{db_location, emit, interrupt_flag, ImplChoice};
+use crate::session::{db_location, emit, interrupt_flag};
 use anyhow::{bail, Result};
 use clap::Args;
 use cryptospeed_engine::mask::FeatureMask;
-use cryptospeed_engine::worker_client::WorkerError;
-use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, RunStatus, Status};
+use cryptospeed_model::{CellSpec, MeasureConfig};
 use cryptospeed_report::{Format, Options};
+use cryptospeed_runner::{ImplChoice, Plan, Progress, RunMeta, Schedule};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
-use std::time::Duration;
 
 #[derive(Args)]
 pub struct StoreArgs {
@@ -241,7 +239,7 @@ pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
     if let Some(list) = &a.variant {
         selected.extend(crate::variant::choices(list)?);
     }
-    let choices: Vec<ImplChoice> = selected
+    let variants: Vec<ImplChoice> = selected
         .into_iter()
         .flat_map(|c| {
             masks.iter().map(move |m| ImplChoice {
@@ -250,185 +248,97 @@ pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
             })
         })
         .collect();
-
-    if let Some(n) = a.multi {
-        return crate::multi::run(&a, n, plan, &config, &choices, &cancel).map(|code| (code, None));
-    }
+    let schedule = match a.multi {
+        Some(workers) => Schedule::Concurrent { workers },
+        None => Schedule::Interleaved { pin: a.pin },
+    };
+    let plan = Plan {
+        cells: plan,
+        variants,
+        config,
+        schedule,
+    };
     let db = db_location(&a.store.db);
     let mut store = cryptospeed_store::open(&db)?;
-    let machine = cryptospeed_engine::machine::probe();
-    // Start every worker before the run is stored: a single implementation that cannot start is
-    // an error; among several, it is reported and its cells are stored as unavailable.
-    let mut workers: Vec<Slot> = Vec::new();
-    for choice in &choices {
-        match choice.start(a.pin, &cancel) {
-            Ok(w) => {
-                let variant = variant_of(choice, &w);
-                workers.push(Slot {
-                    choice: choice.clone(),
-                    variant,
-                    worker: Some(w),
-                    broken: None,
-                })
-            }
-            Err(e) if choices.len() > 1 => {
-                eprintln!("cryptospeed: {e:#}; its cells are marked unavailable");
-                workers.push(Slot {
-                    choice: choice.clone(),
-                    variant: cryptospeed_model::Variant {
-                        label: choice.display(),
-                        implementation: choice.name.clone(),
-                        ..Default::default()
-                    },
-                    worker: None,
-                    broken: Some(format!("{e:#}")),
-                });
-            }
-            Err(e) => return Err(e),
-        }
+    let meta = RunMeta {
+        label: a.label.clone(),
+        command: crate::session::command_line(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+    };
+    let outcome = cryptospeed_runner::execute(&plan, store.as_mut(), &meta, &cancel, &Bar::new())?;
+    let record = store.load_run(&outcome.run_id.to_string())?;
+    let columns = match plan.schedule {
+        Schedule::Concurrent { .. } => record.variants.len(),
+        Schedule::Interleaved { .. } => plan.variants.len(),
+    };
+    let mut text = a.output.render_for(&record, columns);
+    if let Schedule::Concurrent { workers } = plan.schedule {
+        text.push('\n');
+        text.push_str(&cryptospeed_runner::scaling_table(
+            &outcome.scaling,
+            workers,
+        ));
     }
-    let command = crate::session::command_line();
-    let run_id = store.begin_run(
-        &machine,
-        a.label.as_deref(),
-        &command,
-        env!("CARGO_PKG_VERSION"),
-        &config,
-    )?;
-    let mut variant_ids = Vec::new();
-    for slot in &workers {
-        variant_ids.push(store.variant_id(&slot.variant)?);
-    }
-
-    let bar = ProgressBar::new((plan.len() * workers.len()) as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
-            .unwrap(),
-    );
-    let deadline = Duration::from_secs_f64(120.0 + 3.0 * config.max_time_s);
-    let mut status = RunStatus::Complete;
-    let mut failed_cells = 0;
-    // Cells outer, implementations inner: machine drift over the run hits every implementation
-    // alike.
-    'cells: for cell in plan {
-        for (slot, variant_id) in workers.iter_mut().zip(&variant_ids) {
-            bar.set_message(format!(
-                "{} {} {}{}",
-                slot.choice.display(),
-                cell.primitive,
-                cell.op,
-                cell.bytes.map(|b| format!(" {b} B")).unwrap_or_default()
-            ));
-            let measurement = match (&mut slot.worker, &slot.broken) {
-                (None, why) => Measurement::not_timed(
-                    cell.clone(),
-                    Status::Unavailable,
-                    format!("worker unavailable: {}", why.clone().unwrap_or_default()),
-                ),
-                (Some(worker), _) => match worker.measure(cell.clone(), &config, deadline, &cancel)
-                {
-                    Ok(m) => m,
-                    Err(WorkerError::Interrupted) => {
-                        status = RunStatus::Interrupted;
-                        break 'cells;
-                    }
-                    Err(e) => {
-                        // The library crashed or hung: this cell fails, a fresh worker takes the
-                        // rest.
-                        let m = Measurement::not_timed(cell.clone(), Status::Failed, e.to_string());
-                        bar.suspend(|| {
-                            eprintln!(
-                                "cryptospeed: {} {}: {e}; restarting the worker",
-                                slot.choice.display(),
-                                m.cell.primitive
-                            )
-                        });
-                        match slot.choice.start(a.pin, &cancel) {
-                            Ok(w) => slot.worker = Some(w),
-                            Err(err) => {
-                                bar.suspend(|| {
-                                    eprintln!(
-                                        "cryptospeed: {} could not be restarted: {err:#}",
-                                        slot.choice.display()
-                                    )
-                                });
-                                slot.worker = None;
-                                slot.broken = Some(format!("could not be restarted: {err:#}"));
-                            }
-                        }
-                        m
-                    }
-                },
-            };
-            if measurement.status == Status::Failed {
-                failed_cells += 1;
-            }
-            store.add_measurement(run_id, *variant_id, &measurement)?;
-            bar.inc(1);
-        }
-    }
-    bar.finish_and_clear();
-    for slot in workers {
-        if let Some(w) = slot.worker {
-            w.quit();
-        }
-    }
-    store.finish_run(run_id, status)?;
-    let record = store.load_run(&run_id.to_string())?;
-    emit(
-        &a.output.render_for(&record, choices.len()),
-        &a.output.output,
-    )?;
+    emit(&text, &a.output.output)?;
     eprintln!(
-        "cryptospeed: run {run_id}{} {} ({} cells, {failed_cells} failed) stored in {}",
+        "cryptospeed: run {}{} {} ({}) stored in {}",
+        outcome.run_id,
         a.label
             .as_deref()
             .map(|l| format!(" '{l}'"))
             .unwrap_or_default(),
-        status.as_str(),
-        record.measurements.len(),
+        outcome.status.as_str(),
+        match plan.schedule {
+            Schedule::Concurrent { workers } =>
+                format!("{} cells on {workers} workers", outcome.scaling.len()),
+            Schedule::Interleaved { .. } => format!(
+                "{} cells, {} failed",
+                record.measurements.len(),
+                outcome.failed_cells
+            ),
+        },
         cryptospeed_store::redact(&db)
     );
-    let code = match status {
-        RunStatus::Interrupted => 130,
-        _ if failed_cells > 0 => 1,
-        _ => 0,
-    };
-    Ok((code, Some(run_id)))
+    Ok((outcome.exit_code(), Some(outcome.run_id)))
 }
 
-/// The variant a started worker stands for: what the library says of itself, with a built
-/// variant's label and build record, and the feature mask in the label.
-pub fn variant_of(
-    choice: &ImplChoice,
-    w: &cryptospeed_engine::worker_client::WorkerClient,
-) -> cryptospeed_model::Variant {
-    let mut variant = w.variant.clone();
-    if let Some(built) = &choice.built {
-        // A built variant is known by its label; its build record (source hash, compiler,
-        // flags, Configure line) joins what the library says of itself.
-        variant.label = built.label.clone();
-        variant.build_info.extend(built.build_info.iter().cloned());
+/// The progress bar a run shows on the terminal.
+struct Bar(ProgressBar);
+
+impl Bar {
+    fn new() -> Bar {
+        let bar = ProgressBar::new(0);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
+            )
+            .unwrap(),
+        );
+        Bar(bar)
     }
-    if let Some(cap) = choice.mask.openssl_ia32cap() {
-        // The openssl worker records the OPENSSL_ia32cap it ran under and the capability vector
-        // the library ended up with; the label says which mask, and the mask is part of the
-        // variant's identity for every implementation.
-        variant.label = format!("{}+{}", variant.label, choice.mask.label());
-        if variant.feature_mask.is_empty() {
-            variant.feature_mask = format!("OPENSSL_ia32cap={cap}");
-        }
-    }
-    variant
 }
 
-/// One implementation's worker during a run.
-struct Slot {
-    choice: ImplChoice,
-    variant: cryptospeed_model::Variant,
-    worker: Option<cryptospeed_engine::worker_client::WorkerClient>,
-    /// Why the worker is gone, once it cannot be (re)started.
-    broken: Option<String>,
+impl Progress for Bar {
+    fn start(&self, total: u64) {
+        self.0.set_length(total);
+    }
+    fn unit(&self, variant: &str, cell: &CellSpec) {
+        self.0.set_message(format!(
+            "{variant} {} {}{}",
+            cell.primitive,
+            cell.op,
+            cell.bytes.map(|b| format!(" {b} B")).unwrap_or_default()
+        ));
+    }
+    fn done(&self) {
+        self.0.inc(1);
+    }
+    fn note(&self, text: &str) {
+        self.0.suspend(|| eprintln!("cryptospeed: {text}"));
+    }
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
 }
 
 pub fn runs(a: StoreArgs) -> Result<i32> {

@@ -3,11 +3,12 @@
 //! variant's known-answer tests run in a worker; one that fails any is marked broken and
 //! `run --variant` refuses to time it.
 
-use crate::session::{interrupt_flag, BuiltVariant, ImplChoice};
+use crate::session::interrupt_flag;
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
 use cryptospeed_engine::mask::FeatureMask;
 use cryptospeed_engine::protocol::{Request, Response};
+use cryptospeed_runner::{BuiltVariant, ImplChoice};
 use cryptospeed_variants::{
     BuildRequest, BuildStatus, Cache, Entry, KatOutcome, Manifest, SourceSpec,
 };

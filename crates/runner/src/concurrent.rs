@@ -1,16 +1,16 @@
-//! `cryptospeed run --multi N`: what `openssl speed -multi N` gives, with error bars. For every
-//! cell and implementation, one worker first runs it alone (pinned to the first allowed CPU),
+//! The concurrent schedule, `run --multi N`: what `openssl speed -multi N` gives, with error bars.
+//! For every cell and variant, one worker first runs it alone (pinned to the first allowed CPU),
 //! then N workers pinned to N distinct CPUs run it at once, their requests sent together. Every
 //! measurement in this mode samples for exactly `--max-time` seconds (`fixed_duration`), so the
 //! N concurrent windows overlap from start to end.
 //!
-//! Stored as one run: the lone measurements under the implementation's variant, worker i's
-//! concurrent ones under the variant `LABEL [multi i/N]` (its build record says which CPU and
-//! with whom), so `compare` and `report` show the per-worker slowdown directly. The aggregate
-//! (sum of the workers' rates) and the scaling efficiency (aggregate / (N × alone)) are printed
-//! with intervals derived from the workers' 95% confidence intervals.
+//! Stored as one run: the lone measurements under the variant, worker i's concurrent ones under
+//! the variant `LABEL [multi i/N]` (its build record says which CPU and with whom), so `compare`
+//! and `report` show the per-worker slowdown directly. The aggregate (sum of the workers' rates)
+//! and the scaling efficiency (aggregate / (N × alone)) come with intervals derived from the
+//! workers' 95% confidence intervals.
 
-use crate::session::ImplChoice;
+use crate::{deadline, variant_of, ImplChoice, Outcome, Plan, Progress, RunMeta};
 use anyhow::{bail, Result};
 use cryptospeed_engine::worker_client::{WorkerClient, WorkerError};
 use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, Status, Variant};
@@ -74,7 +74,7 @@ impl Team {
             workers.push(choice.start(Some(cpu), cancel)?);
         }
         // Every worker of a team hosts the same build; the first one says what it is.
-        let variant = crate::run::variant_of(choice, &workers[0]);
+        let variant = variant_of(choice, &workers[0]);
         let n = cpus.len();
         let mut variant_ids = vec![store.variant_id(&variant)?];
         for (i, cpu) in cpus.iter().enumerate() {
@@ -136,6 +136,10 @@ impl Team {
     }
 }
 
+/// One row of the scaling table: the variant's label, the cell, its scaling (none when the cell
+/// was not timed).
+pub type ScalingRow = (String, CellSpec, Option<Scaling>);
+
 /// Aggregate and efficiency of one cell, with intervals.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Scaling {
@@ -179,7 +183,7 @@ pub fn scaling(alone: &Measurement, together: &[Measurement]) -> Option<Scaling>
 }
 
 /// The table printed after a multi run: one row per implementation and cell.
-pub fn table(rows: &[(String, CellSpec, Option<Scaling>)], n: usize) -> String {
+pub fn scaling_table(rows: &[ScalingRow], n: usize) -> String {
     let mut t = comfy_table::Table::new();
     t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
     let mut head = vec![
@@ -236,57 +240,54 @@ pub fn table(rows: &[(String, CellSpec, Option<Scaling>)], n: usize) -> String {
     )
 }
 
-/// The whole `run --multi N`: start a team per implementation, measure every cell alone then
-/// together, store everything as it comes, print the run and the scaling table.
-pub fn run(
-    a: &crate::run::RunArgs,
+/// The whole `run --multi N`: start a team per variant, measure every cell alone then together,
+/// store everything as it comes.
+pub(crate) fn run(
+    plan: &Plan,
     n: usize,
-    plan: Vec<CellSpec>,
-    config: &MeasureConfig,
-    choices: &[ImplChoice],
+    store: &mut dyn Store,
+    meta: &RunMeta,
     cancel: &AtomicBool,
-) -> Result<i32> {
+    progress: &dyn Progress,
+) -> Result<Outcome> {
     use cryptospeed_model::RunStatus;
     let cpus = cpus_for(n)?;
-    // Every worker samples for the whole --max-time (run() set fixed_duration).
+    let config = &plan.config;
+    // Every worker samples for the whole --max-time, so the N windows overlap end to end.
     debug_assert!(config.fixed_duration);
-    let db = crate::session::db_location(&a.store.db);
-    let mut store = cryptospeed_store::open(&db)?;
     let machine = cryptospeed_engine::machine::probe();
-    let command = crate::session::command_line();
     // Workers start before the run is stored: an implementation that cannot start is an error
     // and leaves nothing behind.
-    let mut started = Vec::new();
-    for choice in choices {
-        started.push(Team::start(choice, &cpus, store.as_mut(), cancel)?);
+    let mut teams = Vec::new();
+    for choice in &plan.variants {
+        teams.push(Team::start(choice, &cpus, store, cancel)?);
     }
     let run_id = store.begin_run(
         &machine,
-        a.label.as_deref(),
-        &command,
-        env!("CARGO_PKG_VERSION"),
+        meta.label.as_deref(),
+        &meta.command,
+        &meta.tool_version,
         config,
     )?;
-    eprintln!(
-        "cryptospeed: --multi {n}: workers pinned to CPUs {}; each cell runs {} s alone, then {} s on all {n} at once",
+    progress.note(&format!(
+        "--multi {n}: workers pinned to CPUs {}; each cell runs {} s alone, then {} s on all {n} at once",
         cpus.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(","),
         config.max_time_s,
         config.max_time_s
-    );
-    let deadline = Duration::from_secs_f64(120.0 + 3.0 * config.max_time_s);
+    ));
     let mut status = RunStatus::Complete;
-    let mut failed = 0;
+    let mut failed_cells = 0;
     let mut rows = Vec::new();
-    'cells: for cell in &plan {
-        for team in started.iter_mut() {
-            eprintln!(
-                "cryptospeed: {} {} {}{}",
+    'cells: for cell in &plan.cells {
+        for team in teams.iter_mut() {
+            progress.note(&format!(
+                "{} {} {}{}",
                 team.choice.display(),
                 cell.primitive,
                 cell.op,
                 cell.bytes.map(|b| format!(" {b} B")).unwrap_or_default()
-            );
-            let (alone, together) = match team.measure(cell, config, deadline, cancel) {
+            ));
+            let (alone, together) = match team.measure(cell, config, deadline(config), cancel) {
                 Ok(r) => r,
                 Err(WorkerError::Interrupted) => {
                     status = RunStatus::Interrupted;
@@ -295,18 +296,18 @@ pub fn run(
                 Err(e) => {
                     // A crashed or hung worker ends the run: a team with a fresh member would not
                     // be measuring the same thing. Everything finished so far is stored.
-                    eprintln!(
-                        "cryptospeed: {} {}: {e}; stopping the multi run",
+                    progress.note(&format!(
+                        "{} {}: {e}; stopping the multi run",
                         team.choice.display(),
                         cell.primitive
-                    );
+                    ));
                     status = RunStatus::Failed;
-                    failed += 1;
+                    failed_cells += 1;
                     break 'cells;
                 }
             };
             if alone.status == Status::Failed {
-                failed += 1;
+                failed_cells += 1;
             }
             store.add_measurement(run_id, team.variant_ids[0], &alone)?;
             for (m, id) in together.iter().zip(&team.variant_ids[1..]) {
@@ -319,29 +320,15 @@ pub fn run(
             ));
         }
     }
-    for t in started {
+    for t in teams {
         t.quit();
     }
     store.finish_run(run_id, status)?;
-    let record = store.load_run(&run_id.to_string())?;
-    let mut text = a.output.render_for(&record, record.variants.len());
-    text.push('\n');
-    text.push_str(&table(&rows, n));
-    crate::session::emit(&text, &a.output.output)?;
-    eprintln!(
-        "cryptospeed: run {run_id}{} {} ({} cells on {n} workers) stored in {}",
-        a.label
-            .as_deref()
-            .map(|l| format!(" '{l}'"))
-            .unwrap_or_default(),
-        status.as_str(),
-        rows.len(),
-        cryptospeed_store::redact(&db)
-    );
-    Ok(match status {
-        RunStatus::Interrupted => 130,
-        _ if failed > 0 => 1,
-        _ => 0,
+    Ok(Outcome {
+        run_id,
+        status,
+        failed_cells,
+        scaling: rows,
     })
 }
 
