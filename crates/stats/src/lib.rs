@@ -4,8 +4,10 @@
 //! median with a distribution-free confidence interval from order statistics, and the median
 //! absolute deviation as its spread, instead of a mean and a standard deviation.
 
+mod bouts;
 mod mann_whitney;
 
+pub use bouts::{bout_estimate, ratio, BoutEstimate, RatioEstimate};
 use cryptospeed_model::Summary;
 pub use mann_whitney::{mann_whitney_u, MannWhitney};
 
