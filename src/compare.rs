@@ -35,12 +35,13 @@ pub struct CompareArgs {
     /// Keep these primitives (comma-separated names or aliases).
     #[arg(long, short, value_delimiter = ',')]
     pub algorithms: Vec<String>,
-    /// Significance level of the Mann-Whitney U test; `~` marks cells above it.
+    /// Significance level of each cell's test (between bouts; see docs/import-and-compare.md);
+    /// `~` marks cells above it.
     #[arg(long, default_value_t = 0.05)]
     pub alpha: f64,
-    /// Changes smaller than this fraction are never marked significant: samples within one run
-    /// cannot see run-to-run drift (about 1% on a shared machine; see docs/compare.md).
-    #[arg(long, default_value_t = 0.01)]
+    /// Your threshold of practical interest: changes smaller than this fraction are never marked
+    /// significant, however certain. 0 (every real difference counts) by default.
+    #[arg(long, default_value_t = 0.0)]
     pub min_effect: f64,
     /// Layout: `sides` (rows are cells, columns are sides) or `sizes` (rows are primitives,
     /// columns are message sizes, one table per candidate).

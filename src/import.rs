@@ -146,6 +146,7 @@ pub fn record(run: &ImportedRun, file: &str, label: &str, id: i64) -> RunRecord 
                 header: run.header.clone(),
             }),
             uid: None,
+            conditions: None,
         },
         machine,
         variants: vec![variant],

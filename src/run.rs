@@ -75,15 +75,27 @@ pub struct RunArgs {
     /// Target half-width of the 95% CI of the median, as a fraction (0.01 = ±1%).
     #[arg(long, default_value_t = 0.01)]
     pub precision: f64,
-    /// Seconds per cell at most, precise or not.
-    #[arg(long, default_value_t = 2.0)]
+    /// Seconds of measuring per cell at most (its bouts together), precise or not.
+    #[arg(long, default_value_t = 0.5)]
     pub max_time: f64,
     /// Minimum samples per cell.
     #[arg(long, default_value_t = 10)]
     pub min_samples: u32,
     /// Target duration of one sample, seconds.
-    #[arg(long, default_value_t = 0.01)]
+    #[arg(long, default_value_t = 0.005)]
     pub sample_time: f64,
+    /// Samples per bout: each cell is measured in bouts of this many samples, one bout per
+    /// round of the run, each round in fresh worker processes with another memory layout.
+    #[arg(long, default_value_t = 3)]
+    pub bout_samples: u32,
+    /// A cell is judged precise only after this many bouts (at least 2).
+    #[arg(long, default_value_t = 6)]
+    pub min_bouts: u32,
+    /// How each round's fresh worker processes differ: `natural` (environment size, heap
+    /// position, and whatever the kernel randomises) or `full` (also each message buffer's
+    /// offset in its page: a layout-sensitivity study; intervals at small sizes grow wide).
+    #[arg(long, default_value = "natural", value_parser = ["natural", "full"])]
+    pub layouts: String,
     /// Pin the worker to this CPU.
     #[arg(long, conflicts_with = "multi")]
     pub pin: Option<usize>,
@@ -220,6 +232,15 @@ pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
         sample_time_s: a.sample_time,
         warmup_s: (a.sample_time * 2.0).min(0.1),
         fixed_duration: a.multi.is_some(),
+        // --multi measures each cell in one stretch per worker; otherwise in bouts.
+        bout_samples: if a.multi.is_some() {
+            0
+        } else {
+            a.bout_samples.max(1)
+        },
+        batch_iters: 0,
+        min_bouts: a.min_bouts.max(2),
+        vary_buffers: a.layouts == "full",
     };
     let cancel = interrupt_flag();
     let masks = if a.mask.is_empty() {

@@ -184,6 +184,7 @@ fn verify(cache: &Cache, entry: &Entry, cancel: &AtomicBool) -> Result<Manifest>
         library: Some(entry.library_path().to_string_lossy().into_owned()),
         mask: FeatureMask::default(),
         built: None,
+        replica: None,
     };
     let mut manifest = entry.manifest.clone();
     manifest.kats.clear();
@@ -435,6 +436,7 @@ pub fn choices(list: &str) -> Result<Vec<ImplChoice>> {
                 label: e.manifest.label.clone(),
                 build_info: e.manifest.build_info(),
             }),
+            replica: None,
         });
     }
     if out.is_empty() {

@@ -3,8 +3,14 @@
 //!
 //! `CRYPTOSPEED_FAULT` is a test hook: `kat:ID` makes ID's known-answer test fail (and flips a
 //! bit of its agreement output), `crash:ID`
-//! makes the worker die of SIGSEGV when asked to measure ID. It exists so the test suite can show
-//! that wrong answers are never timed and that a crashing library costs only its own cells.
+//! makes the worker die of SIGSEGV when asked to measure ID, and `slow:F` makes every timed
+//! batch take (1 + F) times as long (by spinning after it), the injected effect the calibration
+//! benchmark (scripts/bench-intervals) must detect. It exists so the test suite can show that
+//! wrong answers are never timed, that a crashing library costs only its own cells, and how
+//! small a slowdown a comparison can see.
+//!
+//! `CRYPTOSPEED_LAYOUT=SEED` (set by the runner for each worker process of a run) chooses the
+//! process's memory layout: see `cryptospeed_impls::buffer::vary_layout`.
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -33,6 +39,8 @@ pub struct WorkerArgs {
 struct Fault {
     kat: Option<String>,
     crash: Option<String>,
+    /// Extra share of every batch's time to burn.
+    slow: f64,
 }
 
 fn fault() -> Fault {
@@ -40,15 +48,30 @@ fn fault() -> Fault {
     let mut f = Fault {
         kat: None,
         crash: None,
+        slow: 0.0,
     };
     for part in spec.split(',') {
         match part.split_once(':') {
             Some(("kat", id)) => f.kat = Some(id.to_string()),
             Some(("crash", id)) => f.crash = Some(id.to_string()),
+            Some(("slow", share)) => f.slow = slow_share(share),
             _ => {}
         }
     }
     f
+}
+
+/// `slow:F` slows every worker; `slow:F@TAG` only the replica `NAME#TAG`.
+fn slow_share(spec: &str) -> f64 {
+    let (share, tag) = match spec.split_once('@') {
+        Some((s, t)) => (s, Some(t)),
+        None => (spec, None),
+    };
+    let mine = std::env::var("CRYPTOSPEED_REPLICA").ok();
+    if tag.is_some() && tag != mine.as_deref() {
+        return 0.0;
+    }
+    share.parse().unwrap_or(0.0)
 }
 
 fn verify(
@@ -250,6 +273,10 @@ fn handle(
                 return Response::Measurement { measurement: m };
             }
             let measurement = match implementation.prepare(p, &cell) {
+                Ok(mut timed) if fault.slow > 0.0 => {
+                    let mut slowed = Slowed(timed.as_mut(), fault.slow);
+                    sampler::measure(&mut slowed, cell, &config)
+                }
                 Ok(mut timed) => sampler::measure(timed.as_mut(), cell, &config),
                 Err(e) => Measurement::not_timed(
                     cell,
@@ -320,12 +347,36 @@ fn profile(
     }
 }
 
+/// The `slow:F` fault: each batch, then spinning for F times its duration.
+struct Slowed<'a>(&'a mut dyn cryptospeed_engine::Timed, f64);
+
+impl cryptospeed_engine::Timed for Slowed<'_> {
+    fn run(&mut self, iters: u64) -> std::result::Result<(), String> {
+        let start = std::time::Instant::now();
+        self.0.run(iters)?;
+        let until = start + start.elapsed().mul_f64(1.0 + self.1);
+        while std::time::Instant::now() < until {
+            std::hint::spin_loop();
+        }
+        Ok(())
+    }
+}
+
 pub fn serve(args: WorkerArgs) -> Result<i32> {
     // Die with the orchestrator: a killed run must not leave workers spinning.
     // SAFETY: prctl with PR_SET_PDEATHSIG only sets a flag on this process.
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
     if let Some(cpu) = args.pin {
         cryptospeed_engine::clock::pin_to_cpu(cpu).map_err(anyhow::Error::msg)?;
+    }
+    if let Ok(layout) = std::env::var("CRYPTOSPEED_LAYOUT") {
+        let (seed, buffers) = match layout.strip_suffix(":buffers") {
+            Some(seed) => (seed, true),
+            None => (layout.as_str(), false),
+        };
+        if let Ok(seed) = seed.parse() {
+            cryptospeed_impls::buffer::vary_layout(seed, buffers);
+        }
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

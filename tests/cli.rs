@@ -524,3 +524,75 @@ fn processes_opening_one_new_database_at_once_all_succeed() {
         }
     }
 }
+
+/// Turns a store back into what schema 4 wrote (before bouts): no `sample.bout`, no
+/// `run.conditions`, version 4.
+fn as_schema_4(db: &Path) {
+    let conn = Connection::open(db).unwrap();
+    conn.execute_batch(
+        "ALTER TABLE sample DROP COLUMN bout; ALTER TABLE run DROP COLUMN conditions; PRAGMA user_version = 4;",
+    )
+    .unwrap();
+}
+
+#[test]
+fn stores_written_before_bouts_still_show_and_compare() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db(&dir);
+    let quick_run = |label: &str| {
+        let out = bin()
+            .args(["run", "-a", "md5", "-b", "64", "--label", label])
+            .args(quick(&db))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    quick_run("old");
+    as_schema_4(&db);
+    let dbs = db.to_str().unwrap();
+    // The old run reads back as one stretch of samples (bout 0), compared on pooled samples.
+    let shown = bin()
+        .args(["show", "old", "--format", "json", "--db", dbs])
+        .output()
+        .unwrap();
+    assert!(
+        shown.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+    let version: i64 = Connection::open(&db)
+        .unwrap()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 5, "reopening migrated the store");
+    quick_run("new");
+    let out = bin()
+        .args(["compare", "old", "new", "--format", "json", "--db", dbs])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = &v["rows"][0];
+    assert_eq!(row["values"][0]["basis"], "samples", "{row}");
+    assert_eq!(row["values"][1]["basis"], "bouts", "{row}");
+    assert_eq!(row["versus"][1]["test"], "samples", "{row}");
+    // A run measured in bouts against itself across its two variants' worth of nothing: its
+    // own bouts, paired, give a ratio of exactly 1.
+    let out = bin()
+        .args(["compare", "new", "new", "--format", "json", "--db", dbs])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let vs = &v["rows"][0]["versus"][1];
+    assert_eq!(vs["test"], "paired bouts", "{vs}");
+    assert_eq!(vs["ratio"], 1.0, "{vs}");
+    assert_eq!(vs["significant"], false, "{vs}");
+}

@@ -46,6 +46,26 @@ pub struct RunValue {
     pub rate: f64,
     /// Nanoseconds per operation of every sample; empty for imported or sample-less cells.
     pub ns_per_op: Vec<f64>,
+    /// (bout id, median nanoseconds per operation) of every bout; one entry for measurements
+    /// taken in one stretch (every run stored before bouts).
+    pub bouts: Vec<(u32, f64)>,
+}
+
+/// The median time per operation of each bout of a measurement's samples, by bout id.
+pub fn bout_medians(samples: &[cryptospeed_model::Sample], scale: f64) -> Vec<(u32, f64)> {
+    let mut ids: Vec<u32> = samples.iter().map(|s| s.bout).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids.into_iter()
+        .filter_map(|id| {
+            let v: Vec<f64> = samples
+                .iter()
+                .filter(|s| s.bout == id)
+                .map(|s| s.ns_per_op() / scale)
+                .collect();
+            Some((id, stats::median(&v)?))
+        })
+        .collect()
 }
 
 /// What one side holds, before comparison.
@@ -87,6 +107,7 @@ impl SideInput {
                 run: record.run.id,
                 rate: rate * scale,
                 ns_per_op: m.samples.iter().map(|s| s.ns_per_op() / scale).collect(),
+                bouts: bout_medians(&m.samples, scale),
             });
         }
     }
@@ -110,7 +131,11 @@ pub fn cell_key(primitive: &str, op: Op, bytes: Option<u64>) -> CellKey {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Basis {
-    /// Median of the pooled samples of every run.
+    /// Mean (on the log scale) of the bout medians of every run, with the interval from the
+    /// spread between bouts: each bout ran in its own worker process at its own moment.
+    Bouts,
+    /// Median of the pooled samples of every run (runs measured in one stretch, before bouts):
+    /// the interval sees only the noise within one process.
     Samples,
     /// Mean of the runs' single figures (imported logs), with their spread.
     Averaged,
@@ -123,8 +148,15 @@ pub struct SideValue {
     pub rate: f64,
     pub unit: &'static str,
     pub basis: Basis,
-    /// 95% confidence interval of the rate (from the pooled samples' median).
+    /// 95% confidence interval of the rate, on the side's basis (between bouts for `bouts`).
     pub ci: Option<(f64, f64)>,
+    /// The interval the pooled samples alone would give (noise within processes only), shown
+    /// beside `ci` by `--detail`.
+    pub within_ci: Option<(f64, f64)>,
+    /// Bouts behind the figure (0 unless the basis is `bouts`).
+    pub bouts: usize,
+    /// Standard deviation of the log bout medians: the relative spread between bouts.
+    pub between_sd: Option<f64>,
     /// Lowest and highest run figure when several runs were averaged.
     pub spread: Option<(f64, f64)>,
     pub samples: usize,
@@ -138,8 +170,13 @@ pub struct Versus {
     pub ratio: f64,
     /// Conservative interval of the ratio from both sides' intervals.
     pub ratio_ci: Option<(f64, f64)>,
-    /// Two-sided Mann-Whitney U p-value, when both sides have samples (or several runs each).
+    /// Two-sided p-value of the test in `test`, when both sides allow one.
     pub p: Option<f64>,
+    /// How the two sides were compared: `paired bouts` (the same rounds of one run: paired t on
+    /// log bout medians), `bouts` (Welch's t on log bout medians), `samples` (Mann-Whitney U on
+    /// pooled samples, for runs stored before bouts) or `runs` (Mann-Whitney U on several
+    /// runs' single figures).
+    pub test: Option<&'static str>,
     /// `Some(false)` prints `~`: p ≥ α, or the change is smaller than the minimum effect.
     pub significant: Option<bool>,
 }
@@ -214,16 +251,27 @@ fn side_value(key: &CellKey, runs: &[RunValue]) -> Option<SideValue> {
             .flat_map(|r| r.ns_per_op.iter().copied())
             .collect();
         let s = stats::summarize(&pooled)?;
-        let ci = (s.n >= 6).then(|| (scale / s.ci_hi, scale / s.ci_lo));
-        return Some(SideValue {
+        let within_ci = (s.n >= 6).then(|| (scale / s.ci_hi, scale / s.ci_lo));
+        let mut value = SideValue {
             rate: scale / s.median,
             unit,
             basis: Basis::Samples,
-            ci,
+            ci: within_ci,
+            within_ci,
+            bouts: 0,
+            between_sd: None,
             spread: None,
             samples: s.n,
             runs: runs.len(),
-        });
+        };
+        if let Some(e) = bouts_of(runs) {
+            value.rate = scale / e.center;
+            value.basis = Basis::Bouts;
+            value.ci = Some((scale / e.ci.1, scale / e.ci.0));
+            value.bouts = e.bouts;
+            value.between_sd = Some(e.between_sd);
+        }
+        return Some(value);
     }
     let rates: Vec<f64> = runs.iter().map(|r| r.rate).collect();
     let mean = rates.iter().sum::<f64>() / rates.len() as f64;
@@ -234,10 +282,50 @@ fn side_value(key: &CellKey, runs: &[RunValue]) -> Option<SideValue> {
         unit,
         basis: Basis::Averaged,
         ci: None,
+        within_ci: None,
+        bouts: 0,
+        between_sd: None,
         spread: (rates.len() > 1).then_some((lo, hi)),
         samples: 0,
         runs: rates.len(),
     })
+}
+
+/// The estimate from every bout of every run of a side, when each run was measured in bouts.
+fn bouts_of(runs: &[RunValue]) -> Option<stats::BoutEstimate> {
+    if runs.iter().any(|r| r.bouts.len() < 2) {
+        return None;
+    }
+    let units: Vec<Vec<f64>> = runs
+        .iter()
+        .flat_map(|r| r.bouts.iter().map(|(_, m)| vec![*m]))
+        .collect();
+    stats::bout_estimate(&units, 0.95)
+}
+
+/// Bouts against bouts: paired when both sides are the same single run (their bouts of a cell ran
+/// in the same rounds), Welch's t otherwise; at confidence 1 - alpha, so the interval excludes 1
+/// exactly when p < alpha.
+fn bouts_versus(
+    base_runs: &[RunValue],
+    cand_runs: &[RunValue],
+    alpha: f64,
+) -> Option<(stats::RatioEstimate, &'static str)> {
+    if let ([b], [c]) = (base_runs, cand_runs) {
+        if b.run == c.run {
+            if let Some(r) = stats::paired_ratio(&b.bouts, &c.bouts, 1.0 - alpha) {
+                return Some((r, "paired bouts"));
+            }
+        }
+    }
+    let units = |runs: &[RunValue]| -> Vec<Vec<f64>> {
+        runs.iter()
+            .flat_map(|r| r.bouts.iter().map(|(_, m)| vec![*m]))
+            .collect()
+    };
+    let b = stats::bout_estimate(&units(base_runs), 1.0 - alpha)?;
+    let c = stats::bout_estimate(&units(cand_runs), 1.0 - alpha)?;
+    Some((stats::ratio(&b, &c, 1.0 - alpha), "bouts"))
 }
 
 fn versus(
@@ -248,6 +336,17 @@ fn versus(
     alpha: f64,
     min_effect: f64,
 ) -> Versus {
+    if base.basis == Basis::Bouts && cand.basis == Basis::Bouts {
+        if let Some((r, test)) = bouts_versus(base_runs, cand_runs, alpha) {
+            return Versus {
+                ratio: r.ratio,
+                ratio_ci: Some(r.ci),
+                p: Some(r.p),
+                test: Some(test),
+                significant: Some(r.p < alpha && (r.ratio - 1.0).abs() >= min_effect),
+            };
+        }
+    }
     let ratio = cand.rate / base.rate;
     let ratio_ci = match (base.ci, cand.ci) {
         (Some((blo, bhi)), Some((clo, chi))) => Some((clo / bhi, chi / blo)),
@@ -255,11 +354,8 @@ fn versus(
     };
     // Samples against samples when both sides have them; otherwise the runs' figures against
     // each other when both sides have several runs (five averaged runs per build, as published).
-    let test = if base.basis == Basis::Samples
-        && cand.basis == Basis::Samples
-        && base.samples >= 2
-        && cand.samples >= 2
-    {
+    let pooled = base.basis != Basis::Averaged && cand.basis != Basis::Averaged;
+    let test = if pooled && base.samples >= 2 && cand.samples >= 2 {
         let a: Vec<f64> = base_runs
             .iter()
             .flat_map(|r| r.ns_per_op.iter().copied())
@@ -280,14 +376,16 @@ fn versus(
         ratio,
         ratio_ci,
         p: test.map(|t| t.p),
+        test: test.map(|_| if pooled { "samples" } else { "runs" }),
         significant: test.map(|t| t.p < alpha && (ratio - 1.0).abs() >= min_effect),
     }
 }
 
 /// Compares every side with `sides[baseline]`, cell by cell. A cell's change is significant when
-/// the Mann-Whitney U test gives p < `alpha` and the change is at least `min_effect` (a fraction):
-/// samples within one run cannot see run-to-run drift, which on a shared machine is about 1%, so
-/// smaller changes between runs are not evidence of a real difference.
+/// its test gives p < `alpha` and the change is at least `min_effect` (a fraction, the user's
+/// threshold of practical interest; 0 by default). Runs measured in bouts are compared on their
+/// bouts (see [`Versus::test`]); runs stored before bouts on their pooled samples, whose test
+/// cannot see run-to-run drift; imported runs on their figures.
 pub fn compare(
     sides: &[SideInput],
     baseline: usize,
@@ -377,6 +475,7 @@ mod tests {
                     run: 1,
                     rate: b.unwrap_or(1) as f64 * 1e9 / median,
                     ns_per_op: ns.clone(),
+                    bouts: Vec::new(),
                 });
         }
         s
@@ -468,11 +567,13 @@ mod tests {
                 run: i as i64,
                 rate: *r,
                 ns_per_op: vec![],
+                bouts: vec![],
             });
             b.cells.entry(key.clone()).or_default().push(RunValue {
                 run: 10 + i as i64,
                 rate: r * 1.2,
                 ns_per_op: vec![],
+                bouts: vec![],
             });
         }
         let c = compare(&[a, b], 0, 0.05, 0.01, &Filter::default());
@@ -484,5 +585,68 @@ mod tests {
         assert!((vs.ratio - 1.2).abs() < 1e-12);
         // Five runs against five, all higher: exact p = 2/252.
         assert!((vs.p.unwrap() - 2.0 / 252.0).abs() < 1e-12);
+    }
+
+    /// One run's cell measured in bouts that drift together from round to round.
+    fn in_bouts(run: i64, factor: f64) -> RunValue {
+        let drift = [1.0, 1.08, 0.93, 1.04, 0.97, 1.06, 0.95, 1.02];
+        let bouts: Vec<(u32, f64)> = drift
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (i as u32, 1000.0 * d * factor))
+            .collect();
+        RunValue {
+            run,
+            rate: 8192.0 * 1e9 / (1000.0 * factor),
+            ns_per_op: bouts.iter().map(|(_, v)| *v).collect(),
+            bouts,
+        }
+    }
+
+    #[test]
+    fn bouts_of_one_run_pair_up_and_bouts_of_two_runs_do_not() {
+        let key = cell_key("sha256", Op::Hash, Some(8192));
+        let with = |name: &str, v: RunValue| {
+            let mut s = SideInput {
+                name: name.into(),
+                ..Default::default()
+            };
+            s.cells.insert(key.clone(), vec![v]);
+            s
+        };
+        // The candidate is 2% faster in every round of the same run: the drift cancels.
+        let same = compare(
+            &[
+                with("a", in_bouts(1, 1.0)),
+                with("b", in_bouts(1, 1.0 / 1.02)),
+            ],
+            0,
+            0.05,
+            0.0,
+            &Filter::default(),
+        );
+        let vs = same.rows[0].versus[1].as_ref().unwrap();
+        assert_eq!(vs.test, Some("paired bouts"));
+        assert_eq!(same.rows[0].values[0].as_ref().unwrap().basis, Basis::Bouts);
+        assert!(
+            (vs.ratio - 1.02).abs() < 1e-9 && vs.significant == Some(true),
+            "{vs:?}"
+        );
+        // The same figures from two runs: the drift is noise, 2% is inside it.
+        let apart = compare(
+            &[
+                with("a", in_bouts(1, 1.0)),
+                with("b", in_bouts(2, 1.0 / 1.02)),
+            ],
+            0,
+            0.05,
+            0.0,
+            &Filter::default(),
+        );
+        let vs = apart.rows[0].versus[1].as_ref().unwrap();
+        assert_eq!(vs.test, Some("bouts"));
+        assert_eq!(vs.significant, Some(false), "{vs:?}");
+        let (lo, hi) = vs.ratio_ci.unwrap();
+        assert!(lo < 1.0 && hi > 1.02, "{vs:?}");
     }
 }

@@ -21,6 +21,7 @@ fn take_sample(timed: &mut dyn Timed, iters: u64) -> Result<Sample, String> {
         wall_ns: end.wall.saturating_sub(start.wall).max(1),
         cpu_ns: end.cpu.saturating_sub(start.cpu),
         tsc: end.tsc.saturating_sub(start.tsc),
+        bout: 0,
     })
 }
 
@@ -60,6 +61,9 @@ pub fn measure_with<F>(mut sample: F, cell: CellSpec, config: &MeasureConfig) ->
 where
     F: FnMut(u64) -> Result<Sample, String>,
 {
+    if config.bout_samples > 0 {
+        return measure_bout(sample, cell, config);
+    }
     let started = crate::clock::wall_ns();
     let budget_ns = (config.max_time_s * 1e9) as u64;
     let target_ns = ((config.sample_time_s * 1e9) as u64).max(1);
@@ -98,6 +102,103 @@ where
     }
     let elapsed_s = (crate::clock::wall_ns() - started) as f64 / 1e9;
     summarize(cell, samples, precise, config, elapsed_s)
+}
+
+/// One bout of a cell: warm up (calibrating the batch size when `batch_iters` is 0), then exactly
+/// `bout_samples` samples. Whether the cell is precise is for the caller to judge over its bouts.
+fn measure_bout<F>(mut sample: F, cell: CellSpec, config: &MeasureConfig) -> Measurement
+where
+    F: FnMut(u64) -> Result<Sample, String>,
+{
+    let started = crate::clock::wall_ns();
+    let target_ns = ((config.sample_time_s * 1e9) as u64).max(1);
+    let warmup_ns = (config.warmup_s * 1e9) as u64;
+    let failed = |cell: CellSpec, e: String| Measurement::not_timed(cell, Status::Failed, e);
+    let iters = if config.batch_iters > 0 {
+        // A known batch size: warm this process's caches and predictors for at least one batch.
+        loop {
+            if let Err(e) = sample(config.batch_iters) {
+                return failed(cell, format!("library call failed while warming up: {e}"));
+            }
+            if crate::clock::wall_ns() - started >= warmup_ns {
+                break config.batch_iters;
+            }
+        }
+    } else {
+        match calibrate(&mut sample, target_ns, warmup_ns) {
+            Ok(i) => i,
+            Err(e) => return failed(cell, format!("library call failed while calibrating: {e}")),
+        }
+    };
+    let mut samples = Vec::with_capacity(config.bout_samples as usize);
+    for _ in 0..config.bout_samples {
+        match sample(iters) {
+            Ok(s) => samples.push(s),
+            Err(e) => return failed(cell, format!("library call failed while sampling: {e}")),
+        }
+    }
+    let elapsed_s = (crate::clock::wall_ns() - started) as f64 / 1e9;
+    summarize(cell, samples, false, config, elapsed_s)
+}
+
+/// Builds the stored measurement of a cell measured in bouts (each sample carries its bout): the
+/// center and 95% interval come from the spread between bouts (`stats::bout_estimate`), the
+/// spread figures (MAD, outliers, range) from the pooled samples. `ok` once it has `min_bouts`
+/// bouts and the interval is within the precision target; otherwise `imprecise`, saying why.
+pub fn summarize_bouts(
+    cell: CellSpec,
+    samples: Vec<Sample>,
+    config: &MeasureConfig,
+    elapsed_s: f64,
+    stopped: &str,
+) -> Measurement {
+    let bouts = stats::by_bout(&samples);
+    let Some(estimate) = stats::bout_estimate(&bouts, 0.95) else {
+        // One bout: the samples of one process are all there is.
+        let mut m = summarize(cell, samples, false, config, elapsed_s);
+        m.status = Status::Imprecise;
+        m.reason = Some(format!("{stopped} after 1 bout: no interval between bouts"));
+        return m;
+    };
+    // TSC ticks per operation by the same estimator as the time, so cycles and rates agree.
+    let tsc_bouts: Vec<Vec<f64>> = {
+        let mut ids: Vec<u32> = samples.iter().map(|s| s.bout).collect();
+        ids.dedup();
+        ids.iter()
+            .map(|id| {
+                samples
+                    .iter()
+                    .filter(|s| s.bout == *id)
+                    .map(|s| s.tsc as f64 / s.iters as f64)
+                    .collect()
+            })
+            .collect()
+    };
+    let mut m = summarize(cell, samples, false, config, elapsed_s);
+    if let Some(s) = m.summary.as_mut() {
+        s.median = estimate.center;
+        s.ci_lo = estimate.ci.0;
+        s.ci_hi = estimate.ci.1;
+    }
+    if let Some(t) = stats::bout_estimate(&tsc_bouts, 0.95) {
+        m.tsc_per_op = Some(t.center);
+    }
+    let precise = m.summary.is_some_and(|s| s.rel_ci() <= config.precision)
+        && bouts.len() >= config.min_bouts as usize;
+    m.status = if precise {
+        Status::Ok
+    } else {
+        Status::Imprecise
+    };
+    m.reason = (!precise).then(|| {
+        format!(
+            "{stopped}: ±{:.2}% after {} bouts (target ±{:.2}%)",
+            m.summary.map_or(f64::NAN, |s| s.rel_ci() * 100.0),
+            bouts.len(),
+            config.precision * 100.0
+        )
+    });
+    m
 }
 
 /// Builds the stored measurement from raw samples.

@@ -94,6 +94,22 @@ pub struct MeasureConfig {
     /// must overlap from start to end). Precision still decides `ok` against `imprecise`.
     #[serde(default)]
     pub fixed_duration: bool,
+    /// Samples per bout. 0: the worker measures the cell in one stretch until precise (the
+    /// schedule before bouts, and `--multi`). Otherwise a `measure` request is one bout: warm up
+    /// for `warmup_s`, then exactly this many samples, with no precision check of its own.
+    #[serde(default)]
+    pub bout_samples: u32,
+    /// Calls per sample for a bout; 0 means calibrate to `sample_time_s` first.
+    #[serde(default)]
+    pub batch_iters: u64,
+    /// A cell is judged precise only after at least this many bouts (each in its own worker
+    /// process, spread over the run).
+    #[serde(default)]
+    pub min_bouts: u32,
+    /// Each worker process also places its message buffers at its own offset in the page
+    /// (`run --layouts full`); by default only its environment size and heap vary.
+    #[serde(default)]
+    pub vary_buffers: bool,
 }
 
 impl Default for MeasureConfig {
@@ -105,6 +121,10 @@ impl Default for MeasureConfig {
             sample_time_s: 0.010,
             warmup_s: 0.020,
             fixed_duration: false,
+            bout_samples: 0,
+            batch_iters: 0,
+            min_bouts: 0,
+            vary_buffers: false,
         }
     }
 }
@@ -119,6 +139,10 @@ pub struct Sample {
     pub cpu_ns: u64,
     /// Time-stamp-counter ticks (reference cycles) during the batch.
     pub tsc: u64,
+    /// Which bout of its measurement the sample belongs to (0 for measurements taken in one
+    /// stretch, as every measurement before bouts was).
+    #[serde(default)]
+    pub bout: u32,
 }
 
 impl Sample {
@@ -412,6 +436,36 @@ pub struct RunInfo {
     /// runs not yet stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uid: Option<String>,
+    /// What else the machine was doing while the run measured; `None` for imported runs and
+    /// runs stored before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<RunConditions>,
+}
+
+/// The machine's state during a run, as a careful reader needs it to judge the numbers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunConditions {
+    /// Seconds the run measured for.
+    pub seconds: f64,
+    /// CPUs the kernel reports.
+    pub cpus: u32,
+    /// Share of all CPUs' time stolen by the hypervisor (from /proc/stat).
+    pub steal: f64,
+    /// CPUs busy on average over the run, ours included (from /proc/stat).
+    pub busy_cpus: f64,
+    /// CPUs busy with work other than the measuring worker (busy_cpus less the one it uses).
+    pub other_load: f64,
+    /// Mean CPU frequency at the end of the run, MHz, where the kernel shows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mhz: Option<f64>,
+    /// The CPU the workers were pinned to, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinned: Option<usize>,
+    /// Worker processes started (one per variant per round, plus restarts).
+    pub processes: u32,
+    /// Warnings for the reader: a noisy machine, cells that could not reach the precision.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// The origin of an imported run: the file, the format and the header the log carried.

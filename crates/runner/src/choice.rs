@@ -17,6 +17,30 @@ pub struct ImplChoice {
     /// A variant built by `cryptospeed variant build`: its label and build record replace what
     /// the library says of itself.
     pub built: Option<BuiltVariant>,
+    /// `NAME#TAG`: a replica, the same build as a variant of its own (label `LABEL#TAG`), for a
+    /// check of a build against itself inside one run.
+    pub replica: Option<String>,
+}
+
+/// One worker process's memory layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    pub seed: u64,
+    /// Also move message buffers within the page (`run --layouts full`).
+    pub buffers: bool,
+}
+
+impl Layout {
+    /// The worker environment that makes this layout: `CRYPTOSPEED_LAYOUT` for the worker to
+    /// read, and 0–4 KiB of `CRYPTOSPEED_PAD`, which moves the worker's stack.
+    pub fn env(&self) -> Vec<(String, String)> {
+        let pad = (self.seed.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 52) as usize;
+        let full = if self.buffers { ":buffers" } else { "" };
+        vec![
+            ("CRYPTOSPEED_LAYOUT".into(), format!("{}{full}", self.seed)),
+            ("CRYPTOSPEED_PAD".into(), "x".repeat(pad)),
+        ]
+    }
 }
 
 /// What a run records of a built variant.
@@ -61,7 +85,7 @@ impl ImplChoice {
                 }
                 if !out
                     .iter()
-                    .any(|o| o.name == c.name && o.library == c.library)
+                    .any(|o| o.name == c.name && o.library == c.library && o.replica == c.replica)
                 {
                     out.push(c);
                 }
@@ -80,27 +104,34 @@ impl ImplChoice {
             (None, Some(l)) => format!("{}:{l}", self.name),
             (None, None) => self.name.clone(),
         };
+        let tag = self
+            .replica
+            .as_ref()
+            .map(|t| format!("#{t}"))
+            .unwrap_or_default();
         if self.mask.is_empty() {
-            base
+            format!("{base}{tag}")
         } else {
-            format!("{base}+{}", self.mask.label())
+            format!("{base}+{}{tag}", self.mask.label())
         }
     }
 
+    /// `NAME`, `NAME:LIBRARY`, either with `#TAG` (a replica).
     pub fn parse(text: &str) -> ImplChoice {
-        match text.split_once(':') {
-            Some((n, lib)) => ImplChoice {
-                name: n.to_string(),
-                library: Some(lib.to_string()),
-                mask: FeatureMask::default(),
-                built: None,
-            },
-            None => ImplChoice {
-                name: text.to_string(),
-                library: None,
-                mask: FeatureMask::default(),
-                built: None,
-            },
+        let (text, replica) = match text.split_once('#') {
+            Some((t, tag)) => (t, Some(tag.to_string())),
+            None => (text, None),
+        };
+        let (name, library) = match text.split_once(':') {
+            Some((n, lib)) => (n, Some(lib.to_string())),
+            None => (text, None),
+        };
+        ImplChoice {
+            name: name.to_string(),
+            library,
+            mask: FeatureMask::default(),
+            built: None,
+            replica,
         }
     }
 
@@ -128,6 +159,9 @@ impl ImplChoice {
             }
             env.push(("OPENSSL_ia32cap".to_string(), cap));
         }
+        if let Some(tag) = &self.replica {
+            env.push(("CRYPTOSPEED_REPLICA".to_string(), tag.clone()));
+        }
         Ok(WorkerSpec {
             program: std::env::current_exe()
                 .context("cannot find the cryptospeed executable to start a worker")?,
@@ -137,7 +171,22 @@ impl ImplChoice {
     }
 
     pub fn start(&self, pin: Option<usize>, cancel: &AtomicBool) -> Result<WorkerClient> {
-        let spec = self.spec(pin)?;
+        self.start_in_layout(pin, None, cancel)
+    }
+
+    /// Starts a worker whose memory layout is chosen by `layout`: the size of its environment,
+    /// which moves its stack (0–4 KiB of padding), its heap, and with `buffers` its message
+    /// buffers' place in the page (see `cryptospeed_impls::buffer::vary_layout`).
+    pub fn start_in_layout(
+        &self,
+        pin: Option<usize>,
+        layout: Option<Layout>,
+        cancel: &AtomicBool,
+    ) -> Result<WorkerClient> {
+        let mut spec = self.spec(pin)?;
+        if let Some(layout) = layout {
+            spec.env.extend(layout.env());
+        }
         WorkerClient::spawn(&spec, cancel)
             .map_err(|e| anyhow::anyhow!("implementation '{}': {e}", self.name))
     }
@@ -162,5 +211,65 @@ pub fn variant_of(choice: &ImplChoice, w: &WorkerClient) -> cryptospeed_model::V
             variant.feature_mask = format!("OPENSSL_ia32cap={cap}");
         }
     }
+    if let Some(tag) = &choice.replica {
+        variant.label = format!("{}#{tag}", variant.label);
+        variant.build_info.push(format!(
+            "replica #{tag}: the same build as a variant of its own"
+        ));
+    }
     variant
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selectors_parse_into_name_library_and_replica() {
+        let c = ImplChoice::parse("openssl:/opt/lib/libcrypto.so.3#b");
+        assert_eq!(c.name, "openssl");
+        assert_eq!(c.library.as_deref(), Some("/opt/lib/libcrypto.so.3"));
+        assert_eq!(c.replica.as_deref(), Some("b"));
+        assert_eq!(c.display(), "openssl:/opt/lib/libcrypto.so.3#b");
+        let list = ImplChoice::parse_list("openssl,openssl#2,openssl").unwrap();
+        assert_eq!(
+            list.len(),
+            2,
+            "a replica is its own variant; a repeat is not"
+        );
+        let spec = list[1].spec(None).unwrap();
+        assert!(spec
+            .env
+            .contains(&("CRYPTOSPEED_REPLICA".to_string(), "2".to_string())));
+    }
+
+    #[test]
+    fn layouts_become_the_worker_environment() {
+        let natural = Layout {
+            seed: 42,
+            buffers: false,
+        }
+        .env();
+        assert_eq!(natural[0], ("CRYPTOSPEED_LAYOUT".into(), "42".into()));
+        let full = Layout {
+            seed: 42,
+            buffers: true,
+        }
+        .env();
+        assert_eq!(full[0].1, "42:buffers");
+        // Padding differs between seeds and stays under a page.
+        let pads: Vec<usize> = (0..64)
+            .map(|seed| {
+                Layout {
+                    seed,
+                    buffers: false,
+                }
+                .env()[1]
+                    .1
+                    .len()
+            })
+            .collect();
+        assert!(pads.iter().all(|p| *p < 4096));
+        assert!(pads.iter().collect::<std::collections::BTreeSet<_>>().len() > 32);
+    }
 }

@@ -1,13 +1,30 @@
-//! The interleaved schedule: one worker per variant, cells outer and variants inner, so drift
-//! over the run hits every variant alike. A worker that dies costs only the cell it was on (it is
-//! restarted for the rest); Ctrl-C keeps every finished cell and marks the run interrupted.
+//! The interleaved schedule, in rounds. A round gives every unfinished cell of every variant one
+//! bout (a few samples after a warm-up), cells in a new order each round and variants inner, so
+//! drift over the run hits every variant alike. Each round runs in fresh worker processes with
+//! another memory layout, so what differs from one process to the next (address-space layout,
+//! buffer placement, environment size) becomes variance between bouts instead of a hidden bias
+//! (Mytkowicz et al. 2009; Kalibera & Jones 2013). A cell is done, and stored, once its interval
+//! between bouts is within the precision target after at least `min_bouts` bouts, or its time
+//! budget is spent.
+//!
+//! A worker that dies costs only the cell it was on (it is restarted for the rest); Ctrl-C keeps
+//! every finished cell, stores every unfinished one that has bouts as `imprecise` with what it
+//! has, and marks the run interrupted.
 
-use crate::{deadline, variant_of, ImplChoice, Outcome, Plan, Progress, RunMeta};
+use crate::{deadline, variant_of, ImplChoice, Layout, Outcome, Plan, Progress, RunMeta};
 use anyhow::Result;
+use cryptospeed_engine::load::CpuTimes;
+use cryptospeed_engine::sampler::summarize_bouts;
 use cryptospeed_engine::worker_client::{WorkerClient, WorkerError};
-use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, RunStatus, Status, Variant};
+use cryptospeed_model::{
+    CellSpec, MeasureConfig, Measurement, RunConditions, RunStatus, Sample, Status, Variant,
+};
 use cryptospeed_store::Store;
 use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+/// No cell takes more bouts than this, however noisy.
+const MAX_BOUTS: u32 = 200;
 
 /// One variant's worker during a run.
 struct Slot {
@@ -18,17 +35,29 @@ struct Slot {
     broken: Option<String>,
 }
 
-/// Starts every worker before the run is stored: a single implementation that cannot start is
-/// an error; among several, it is reported and its cells are stored as unavailable.
+/// One cell of one variant, measured over the rounds.
+#[derive(Default)]
+struct Bouts {
+    samples: Vec<Sample>,
+    bouts: u32,
+    /// Calls per sample, calibrated in the first bout and kept for the rest.
+    iters: u64,
+    spent_s: f64,
+    done: bool,
+}
+
+/// Starts one worker per variant before the run is stored: a single implementation that cannot
+/// start is an error; among several, it is reported and its cells are stored as unavailable.
 fn start_slots(
     choices: &[ImplChoice],
     pin: Option<usize>,
+    layout: Layout,
     cancel: &AtomicBool,
     progress: &dyn Progress,
 ) -> Result<Vec<Slot>> {
     let mut slots = Vec::new();
     for choice in choices {
-        match choice.start(pin, cancel) {
+        match choice.start_in_layout(pin, Some(layout), cancel) {
             Ok(w) => slots.push(Slot {
                 choice: choice.clone(),
                 variant: variant_of(choice, &w),
@@ -55,14 +84,12 @@ fn start_slots(
 }
 
 impl Slot {
-    /// Measures one cell on this slot's worker; `Err` only when the user interrupted.
-    fn measure(
+    /// One bout of a cell on this slot's worker; `Err` only when the user interrupted.
+    fn bout(
         &mut self,
         cell: &CellSpec,
         config: &MeasureConfig,
-        pin: Option<usize>,
-        cancel: &AtomicBool,
-        progress: &dyn Progress,
+        ctx: &Ctx,
     ) -> Result<Measurement, WorkerError> {
         let Some(worker) = &mut self.worker else {
             let why = self.broken.clone().unwrap_or_default();
@@ -72,17 +99,17 @@ impl Slot {
                 format!("worker unavailable: {why}"),
             ));
         };
-        match worker.measure(cell.clone(), config, deadline(config), cancel) {
+        match worker.measure(cell.clone(), config, deadline(config), ctx.cancel) {
             Err(WorkerError::Interrupted) => Err(WorkerError::Interrupted),
             Ok(m) => Ok(m),
             Err(e) => {
                 // The library crashed or hung: this cell fails, a fresh worker takes the rest.
                 let name = self.choice.display();
-                progress.note(&format!(
+                ctx.progress.note(&format!(
                     "{name} {}: {e}; restarting the worker",
                     cell.primitive
                 ));
-                self.restart(pin, cancel, progress);
+                self.restart(ctx, ctx.layout);
                 Ok(Measurement::not_timed(
                     cell.clone(),
                     Status::Failed,
@@ -92,19 +119,111 @@ impl Slot {
         }
     }
 
-    fn restart(&mut self, pin: Option<usize>, cancel: &AtomicBool, progress: &dyn Progress) {
-        match self.choice.start(pin, cancel) {
+    /// A fresh worker process in `layout` (a new round, or after a crash).
+    fn restart(&mut self, ctx: &Ctx, layout: Layout) {
+        if self.broken.is_some() {
+            return;
+        }
+        if let Some(old) = self.worker.take() {
+            old.quit();
+        }
+        match self
+            .choice
+            .start_in_layout(ctx.pin, Some(layout), ctx.cancel)
+        {
             Ok(w) => self.worker = Some(w),
             Err(err) => {
-                progress.note(&format!(
+                ctx.progress.note(&format!(
                     "{} could not be restarted: {err:#}",
                     self.choice.display()
                 ));
-                self.worker = None;
                 self.broken = Some(format!("could not be restarted: {err:#}"));
             }
         }
     }
+}
+
+/// What every step of the run needs to hand on.
+struct Ctx<'a> {
+    pin: Option<usize>,
+    cancel: &'a AtomicBool,
+    progress: &'a dyn Progress,
+    /// The current round's layout.
+    layout: Layout,
+}
+
+impl Bouts {
+    /// The request for this cell's next bout: calibrate in the first, then reuse the batch size
+    /// with a one-batch warm-up in each fresh process.
+    fn request(&self, config: &MeasureConfig) -> MeasureConfig {
+        let mut c = config.clone();
+        c.batch_iters = self.iters;
+        if self.iters > 0 {
+            c.warmup_s = config.sample_time_s;
+        }
+        c
+    }
+
+    /// Takes in the bout of round `round`: a reply that is not a bout (unavailable, failed, or a
+    /// whole measurement of a tool that times itself, `openssl speed`) is final as it is.
+    fn add(&mut self, reply: Measurement, round: u32) -> Option<Measurement> {
+        if !reply.status.has_numbers() || reply.samples.is_empty() {
+            return Some(reply);
+        }
+        self.iters = reply.samples[0].iters;
+        // A bout is known by its round, so bouts of two variants with one number ran
+        // back to back and can be compared pairwise.
+        self.samples.extend(
+            reply
+                .samples
+                .into_iter()
+                .map(|s| Sample { bout: round, ..s }),
+        );
+        self.bouts += 1;
+        self.spent_s += reply.elapsed_s;
+        None
+    }
+
+    /// Whether this cell of this variant may stop: precise after enough bouts, or out of time.
+    fn may_stop(&self, cell: &CellSpec, config: &MeasureConfig) -> bool {
+        let enough = self.bouts >= config.min_bouts.max(2);
+        let spent = self.spent_s >= config.max_time_s && self.bouts >= 2;
+        spent
+            || self.bouts >= MAX_BOUTS
+            || (enough && self.summary(cell, config, "").status == Status::Ok)
+    }
+
+    fn summary(&self, cell: &CellSpec, config: &MeasureConfig, stopped: &str) -> Measurement {
+        summarize_bouts(
+            cell.clone(),
+            self.samples.clone(),
+            config,
+            self.spent_s,
+            stopped,
+        )
+    }
+}
+
+/// A fresh layout for each round: different in every run, so run-to-run layout effects are
+/// inside every run's intervals.
+fn layout_for(base: u64, round: u32, config: &MeasureConfig) -> Layout {
+    Layout {
+        seed: base ^ (round as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        buffers: config.vary_buffers,
+    }
+}
+
+/// The order of the cells in a round: a shuffle that differs from round to round.
+fn order(n: usize, round: u32) -> Vec<usize> {
+    let mut v: Vec<usize> = (0..n).collect();
+    let mut x = 0x2545_F491_4F6C_DD1D_u64 ^ (round as u64 + 1).wrapping_mul(0x9E37_79B9);
+    for i in (1..n).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        v.swap(i, (x % (i as u64 + 1)) as usize);
+    }
+    v
 }
 
 pub(crate) fn run(
@@ -116,7 +235,16 @@ pub(crate) fn run(
     progress: &dyn Progress,
 ) -> Result<Outcome> {
     let machine = cryptospeed_engine::machine::probe();
-    let mut slots = start_slots(&plan.variants, pin, cancel, progress)?;
+    let base = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mut ctx = Ctx {
+        pin,
+        cancel,
+        progress,
+        layout: layout_for(base, 0, &plan.config),
+    };
+    let mut slots = start_slots(&plan.variants, pin, ctx.layout, cancel, progress)?;
     let config = &plan.config;
     let run_id = store.begin_run(
         &machine,
@@ -129,22 +257,42 @@ pub(crate) fn run(
     for slot in &slots {
         variant_ids.push(store.variant_id(&slot.variant)?);
     }
+    let (started, cpu_start) = (Instant::now(), CpuTimes::now());
     progress.start((plan.cells.len() * slots.len()) as u64);
-    let mut status = RunStatus::Complete;
-    let mut failed_cells = 0;
-    'cells: for cell in &plan.cells {
-        for (slot, variant_id) in slots.iter_mut().zip(&variant_ids) {
-            progress.unit(&slot.choice.display(), cell);
-            let Ok(measurement) = slot.measure(cell, config, pin, cancel, progress) else {
-                status = RunStatus::Interrupted;
-                break 'cells;
-            };
-            if measurement.status == Status::Failed {
-                failed_cells += 1;
+    let mut cells: Vec<Vec<Bouts>> = plan
+        .cells
+        .iter()
+        .map(|_| slots.iter().map(|_| Bouts::default()).collect())
+        .collect();
+    let mut tally = Tally::default();
+    let mut processes = slots.len() as u32;
+    let mut round = 0;
+    let status = loop {
+        if round > 0 {
+            ctx.layout = layout_for(base, round, config);
+            for slot in slots.iter_mut() {
+                slot.restart(&ctx, ctx.layout);
+                processes += 1;
             }
-            store.add_measurement(run_id, *variant_id, &measurement)?;
-            progress.done();
         }
+        match run_round(
+            plan,
+            round,
+            &mut slots,
+            &mut cells,
+            &variant_ids,
+            &ctx,
+            store,
+            run_id,
+            &mut tally,
+        )? {
+            RoundEnd::Interrupted => break RunStatus::Interrupted,
+            RoundEnd::AllDone => break RunStatus::Complete,
+            RoundEnd::More => round += 1,
+        }
+    };
+    if status == RunStatus::Interrupted {
+        store_unfinished(plan, &cells, &variant_ids, store, run_id, &mut tally)?;
     }
     progress.finish();
     for slot in slots {
@@ -152,11 +300,195 @@ pub(crate) fn run(
             w.quit();
         }
     }
+    let conditions = conditions_of(cpu_start, started, pin, processes, &tally, config);
+    for w in &conditions.warnings {
+        progress.note(w);
+    }
+    store.record_conditions(run_id, &conditions)?;
     store.finish_run(run_id, status)?;
     Ok(Outcome {
         run_id,
         status,
-        failed_cells,
+        failed_cells: tally.failed,
         scaling: Vec::new(),
     })
+}
+
+/// Counts over the stored measurements, for the outcome and the noise warning.
+#[derive(Default)]
+struct Tally {
+    failed: usize,
+    imprecise: usize,
+    stored: usize,
+}
+
+impl Tally {
+    fn count(&mut self, m: &Measurement) {
+        self.stored += 1;
+        match m.status {
+            Status::Failed => self.failed += 1,
+            Status::Imprecise => self.imprecise += 1,
+            _ => {}
+        }
+    }
+}
+
+enum RoundEnd {
+    More,
+    AllDone,
+    Interrupted,
+}
+
+/// One round: a bout of every unfinished cell of every variant, storing the cells it finishes. A
+/// cell finishes for all its variants at once (when each may stop), so every variant's bouts of a
+/// cell come from the same rounds and can be compared pairwise.
+#[allow(clippy::too_many_arguments)] // the run's state, passed down once per round
+fn run_round(
+    plan: &Plan,
+    round: u32,
+    slots: &mut [Slot],
+    cells: &mut [Vec<Bouts>],
+    variant_ids: &[i64],
+    ctx: &Ctx,
+    store: &mut dyn Store,
+    run_id: i64,
+    tally: &mut Tally,
+) -> Result<RoundEnd> {
+    let mut ran = false;
+    for ci in order(plan.cells.len(), round) {
+        let cell = &plan.cells[ci];
+        if cells[ci].iter().all(|b| b.done) {
+            continue;
+        }
+        ran = true;
+        for (vi, slot) in slots.iter_mut().enumerate() {
+            let bouts = &mut cells[ci][vi];
+            if bouts.done {
+                continue;
+            }
+            ctx.progress.unit(&slot.choice.display(), cell);
+            let Ok(reply) = slot.bout(cell, &bouts.request(&plan.config), ctx) else {
+                return Ok(RoundEnd::Interrupted);
+            };
+            if let Some(m) = bouts.add(reply, round) {
+                bouts.done = true;
+                store_one(store, run_id, variant_ids[vi], &m, tally, ctx)?;
+            }
+        }
+        let open: Vec<usize> = (0..slots.len()).filter(|&v| !cells[ci][v].done).collect();
+        if open
+            .iter()
+            .all(|&v| cells[ci][v].may_stop(cell, &plan.config))
+        {
+            for v in open {
+                let m = cells[ci][v].summary(cell, &plan.config, "time budget spent");
+                cells[ci][v].done = true;
+                store_one(store, run_id, variant_ids[v], &m, tally, ctx)?;
+            }
+        }
+    }
+    Ok(if ran {
+        RoundEnd::More
+    } else {
+        RoundEnd::AllDone
+    })
+}
+
+fn store_one(
+    store: &mut dyn Store,
+    run_id: i64,
+    variant_id: i64,
+    m: &Measurement,
+    tally: &mut Tally,
+    ctx: &Ctx,
+) -> Result<()> {
+    store.add_measurement(run_id, variant_id, m)?;
+    tally.count(m);
+    ctx.progress.done();
+    Ok(())
+}
+
+/// After Ctrl-C: every cell with bouts is stored with what it has, marked imprecise.
+fn store_unfinished(
+    plan: &Plan,
+    cells: &[Vec<Bouts>],
+    variant_ids: &[i64],
+    store: &mut dyn Store,
+    run_id: i64,
+    tally: &mut Tally,
+) -> Result<()> {
+    for (cell, row) in plan.cells.iter().zip(cells) {
+        for (bouts, id) in row.iter().zip(variant_ids) {
+            if !bouts.done && bouts.bouts > 0 {
+                let mut m = bouts.summary(cell, &plan.config, "interrupted");
+                m.status = Status::Imprecise;
+                store.add_measurement(run_id, *id, &m)?;
+                tally.count(&m);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The machine's state over the run, with warnings when it was too busy for the precision asked.
+fn conditions_of(
+    cpu_start: Option<CpuTimes>,
+    started: Instant,
+    pin: Option<usize>,
+    processes: u32,
+    tally: &Tally,
+    config: &MeasureConfig,
+) -> RunConditions {
+    let seconds = started.elapsed().as_secs_f64();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
+    let mut c = match (cpu_start, CpuTimes::now()) {
+        (Some(a), Some(b)) => cryptospeed_engine::load::conditions(a, b, seconds, cpus),
+        _ => RunConditions {
+            seconds,
+            cpus,
+            ..Default::default()
+        },
+    };
+    c.pinned = pin;
+    c.processes = processes;
+    if c.steal > 0.02 || c.other_load > 0.25 {
+        c.warnings.push(format!(
+            "the machine was busy during the run: {:.1}% of CPU time stolen by the hypervisor, {:.2} CPUs busy with other work",
+            100.0 * c.steal,
+            c.other_load
+        ));
+    }
+    if tally.imprecise * 4 > tally.stored.max(1) {
+        c.warnings.push(format!(
+            "{} of {} cells did not reach ±{:.1}% within --max-time {} s: the machine is too noisy for that precision in that time (raise --max-time, or accept the wider intervals shown)",
+            tally.imprecise,
+            tally.stored,
+            100.0 * config.precision,
+            config.max_time_s
+        ));
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_round_orders_every_cell_once_and_rounds_differ() {
+        let a = order(24, 0);
+        let b = order(24, 1);
+        let mut sorted = a.clone();
+        sorted.sort();
+        assert_eq!(sorted, (0..24).collect::<Vec<_>>());
+        assert_ne!(a, b);
+        assert_eq!(order(1, 3), [0]);
+        assert!(order(0, 0).is_empty());
+    }
+
+    #[test]
+    fn layouts_differ_between_rounds() {
+        let c = MeasureConfig::default();
+        assert_ne!(layout_for(7, 0, &c), layout_for(7, 1, &c));
+    }
 }

@@ -8,7 +8,7 @@ mod choice;
 mod concurrent;
 mod interleaved;
 
-pub use choice::{all_implementations, variant_of, BuiltVariant, ImplChoice};
+pub use choice::{all_implementations, variant_of, BuiltVariant, ImplChoice, Layout};
 pub use concurrent::{allowed_cpus, cpus_for, scaling, scaling_table, Scaling, ScalingRow};
 
 use anyhow::Result;

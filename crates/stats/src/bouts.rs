@@ -40,6 +40,18 @@ pub struct RatioEstimate {
     pub df: f64,
 }
 
+/// Nanoseconds per operation of each sample, grouped by bout in order of first appearance.
+pub fn by_bout(samples: &[cryptospeed_model::Sample]) -> Vec<Vec<f64>> {
+    let mut bouts: Vec<(u32, Vec<f64>)> = Vec::new();
+    for s in samples {
+        match bouts.iter_mut().find(|(b, _)| *b == s.bout) {
+            Some((_, v)) => v.push(s.ns_per_op()),
+            None => bouts.push((s.bout, vec![s.ns_per_op()])),
+        }
+    }
+    bouts.into_iter().map(|(_, v)| v).collect()
+}
+
 fn t_quantile(df: f64, confidence: f64) -> f64 {
     let t = StudentsT::new(0.0, 1.0, df).expect("df > 0");
     t.inverse_cdf(0.5 + confidence / 2.0)
@@ -125,6 +137,45 @@ pub fn ratio(base: &BoutEstimate, cand: &BoutEstimate, confidence: f64) -> Ratio
     }
 }
 
+/// Candidate against baseline from bouts that ran in pairs (the same round of one run, back to
+/// back): the ratio of rates from the mean log difference of paired bout medians, with a paired
+/// t-interval and p-value. Drift that moves both bouts of a pair alike cancels. `None` with fewer
+/// than two pairs. Each input is (bout id, median time per operation).
+pub fn paired_ratio(
+    base: &[(u32, f64)],
+    cand: &[(u32, f64)],
+    confidence: f64,
+) -> Option<RatioEstimate> {
+    let diffs: Vec<f64> = base
+        .iter()
+        .filter_map(|(id, b)| {
+            let c = cand.iter().find(|(i, _)| i == id)?.1;
+            (*b > 0.0 && c > 0.0).then(|| b.ln() - c.ln())
+        })
+        .collect();
+    if diffs.len() < 2 {
+        return None;
+    }
+    let (mean, sd) = mean_sd(&diffs);
+    let df = diffs.len() as f64 - 1.0;
+    let se = sd / (diffs.len() as f64).sqrt();
+    let (half, p) = if se > 0.0 {
+        let t = StudentsT::new(0.0, 1.0, df).expect("df > 0");
+        (
+            t_quantile(df, confidence) * se,
+            2.0 * (1.0 - t.cdf((mean / se).abs())),
+        )
+    } else {
+        (0.0, if mean == 0.0 { 1.0 } else { 0.0 })
+    };
+    Some(RatioEstimate {
+        ratio: mean.exp(),
+        ci: ((mean - half).exp(), (mean + half).exp()),
+        p,
+        df,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +216,50 @@ mod tests {
     const SCIPY_WELCH_P: f64 = 1.693855482019192e-05;
     const SCIPY_WELCH_DF: f64 = 7.236332131272126;
     const SCIPY_RATIO_CI: (f64, f64) = (1.0809056033124569, 1.1337030815343279);
+    //   scipy.stats.ttest_rel(m, c) and its confidence_interval(0.95) -> exp
+    const SCIPY_PAIRED_P: f64 = 2.6617729047979887e-05;
+    const SCIPY_PAIRED_CI: (f64, f64) = (1.0926947436424852, 1.1214715001173252);
+
+    #[test]
+    fn paired_matches_scipy() {
+        let pairs = |v: &[f64]| -> Vec<(u32, f64)> {
+            v.iter().enumerate().map(|(i, x)| (i as u32, *x)).collect()
+        };
+        let r = paired_ratio(&pairs(&BASE), &pairs(&CAND), 0.95).unwrap();
+        let close = |x: f64, y: f64| (x - y).abs() / y.abs() < 1e-9;
+        assert!(close(r.p, SCIPY_PAIRED_P), "{r:?}");
+        assert!(
+            close(r.ci.0, SCIPY_PAIRED_CI.0) && close(r.ci.1, SCIPY_PAIRED_CI.1),
+            "{r:?}"
+        );
+        // Only bouts with the same id pair up.
+        let shifted: Vec<(u32, f64)> = pairs(&CAND).into_iter().map(|(i, x)| (i + 3, x)).collect();
+        assert_eq!(paired_ratio(&pairs(&BASE), &shifted, 0.95).unwrap().df, 1.0);
+    }
+
+    #[test]
+    fn pairing_cancels_drift_that_welch_cannot() {
+        // Both variants drift together by ±10% from bout to bout; the candidate is 1% faster.
+        let drift = [1.0, 1.1, 0.9, 1.05, 0.95, 1.08, 0.92, 1.0];
+        let base: Vec<(u32, f64)> = drift
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (i as u32, 100.0 * d))
+            .collect();
+        let cand: Vec<(u32, f64)> = base.iter().map(|(i, b)| (*i, b / 1.01)).collect();
+        let paired = paired_ratio(&base, &cand, 0.95).unwrap();
+        assert!(
+            (paired.ratio - 1.01).abs() < 1e-12 && paired.ci.0 > 1.0,
+            "{paired:?}"
+        );
+        let one = |v: &[(u32, f64)]| v.iter().map(|(_, x)| vec![*x]).collect::<Vec<_>>();
+        let welch = ratio(
+            &bout_estimate(&one(&base), 0.95).unwrap(),
+            &bout_estimate(&one(&cand), 0.95).unwrap(),
+            0.95,
+        );
+        assert!(welch.ci.0 < 1.0, "{welch:?}");
+    }
 
     #[test]
     fn identical_bouts_give_a_ratio_of_one_with_p_one() {

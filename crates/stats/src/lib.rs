@@ -7,7 +7,7 @@
 mod bouts;
 mod mann_whitney;
 
-pub use bouts::{bout_estimate, ratio, BoutEstimate, RatioEstimate};
+pub use bouts::{bout_estimate, by_bout, paired_ratio, ratio, BoutEstimate, RatioEstimate};
 use cryptospeed_model::Summary;
 pub use mann_whitney::{mann_whitney_u, MannWhitney};
 

@@ -18,7 +18,8 @@ pub use sqlite::SqliteStore;
 
 use anyhow::Result;
 use cryptospeed_model::{
-    Machine, MeasureConfig, Measurement, ProfileRecord, RunRecord, RunStatus, Variant,
+    Machine, MeasureConfig, Measurement, ProfileRecord, RunConditions, RunRecord, RunStatus,
+    Variant,
 };
 
 /// One line of `cryptospeed runs`.
@@ -133,6 +134,8 @@ pub trait Store {
     fn add_profile(&mut self, run: i64, variant: i64, profile: &ProfileRecord) -> Result<()>;
     /// The profiles of a run, in the order they were stored.
     fn profiles(&self, run: i64) -> Result<Vec<ProfileRecord>>;
+    /// Records what else the machine was doing while the run measured.
+    fn record_conditions(&mut self, run: i64, conditions: &RunConditions) -> Result<()>;
     fn finish_run(&mut self, run: i64, status: RunStatus) -> Result<()>;
     fn runs(&self) -> Result<Vec<RunRow>>;
     /// Every machine a run was recorded on, with its run count.

@@ -148,4 +148,11 @@ CREATE TABLE sweep_shard (
     PRIMARY KEY (sweep_id, shard)
 );
 "#,
+    // 5: honest intervals: each sample says which bout (worker process, moment of the run) it
+    // belongs to, and a run records the machine's load while it measured. Samples stored before
+    // are all bout 0: one stretch in one process, as they were taken.
+    r#"
+ALTER TABLE sample ADD COLUMN bout {int} NOT NULL DEFAULT 0;
+ALTER TABLE run ADD COLUMN conditions TEXT;
+"#,
 ];

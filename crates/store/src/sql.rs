@@ -187,22 +187,23 @@ impl<D: Db> SqlStore<D> {
         // Many rows per statement: one round trip per 100 samples rather than per sample.
         for (chunk_no, chunk) in m.samples.chunks(100).enumerate() {
             let mut sql = String::from(
-                "INSERT INTO sample (measurement_id, idx, iters, wall_ns, cpu_ns, tsc) VALUES ",
+                "INSERT INTO sample (measurement_id, idx, iters, wall_ns, cpu_ns, tsc, bout) VALUES ",
             );
-            let mut values: Vec<Value> = Vec::with_capacity(chunk.len() * 6);
+            let mut values: Vec<Value> = Vec::with_capacity(chunk.len() * 7);
             for (j, smp) in chunk.iter().enumerate() {
                 let p = values.len();
                 if j > 0 {
                     sql.push_str(", ");
                 }
                 sql.push_str(&format!(
-                    "(?{}, ?{}, ?{}, ?{}, ?{}, ?{})",
+                    "(?{}, ?{}, ?{}, ?{}, ?{}, ?{}, ?{})",
                     p + 1,
                     p + 2,
                     p + 3,
                     p + 4,
                     p + 5,
-                    p + 6
+                    p + 6,
+                    p + 7
                 ));
                 values.extend([
                     Value::Int(id),
@@ -211,6 +212,7 @@ impl<D: Db> SqlStore<D> {
                     Value::from(smp.wall_ns),
                     Value::from(smp.cpu_ns),
                     Value::from(smp.tsc),
+                    Value::from(smp.bout as u64),
                 ]);
             }
             self.db.execute(&sql, &values)?;
@@ -244,8 +246,8 @@ impl<D: Db> SqlStore<D> {
             .map(serde_json::to_string)
             .transpose()?;
         let rows = self.db.query(
-            "INSERT INTO run (label, started_at, finished_at, command, tool_version, status, machine_id, config, source, uid)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",
+            "INSERT INTO run (label, started_at, finished_at, command, tool_version, status, machine_id, config, source, uid, conditions)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id",
             params![
                 record.run.label.clone(),
                 started_at,
@@ -256,7 +258,13 @@ impl<D: Db> SqlStore<D> {
                 machine,
                 serde_json::to_string(&record.run.config)?,
                 source,
-                uid
+                uid,
+                record
+                    .run
+                    .conditions
+                    .as_ref()
+                    .map(serde_json::to_string)
+                    .transpose()?
             ],
         )?;
         let run = returned_id(rows, "run")?;
@@ -385,6 +393,14 @@ impl<D: Db> Store for SqlStore<D> {
             .collect()
     }
 
+    fn record_conditions(&mut self, run: i64, conditions: &RunConditions) -> Result<()> {
+        self.db.execute(
+            "UPDATE run SET conditions = ?1 WHERE id = ?2",
+            params![serde_json::to_string(conditions)?, run],
+        )?;
+        Ok(())
+    }
+
     fn finish_run(&mut self, run: i64, status: RunStatus) -> Result<()> {
         self.db.execute(
             "UPDATE run SET status = ?1, finished_at = ?2 WHERE id = ?3",
@@ -478,7 +494,7 @@ impl<D: Db> Store for SqlStore<D> {
     fn load_run(&self, selector: &str) -> Result<RunRecord> {
         let id = self.resolve(selector)?;
         let rows = self.db.query(
-            "SELECT id, label, started_at, finished_at, command, tool_version, status, config, machine_id, source, uid FROM run WHERE id = ?1",
+            "SELECT id, label, started_at, finished_at, command, tool_version, status, config, machine_id, source, uid, conditions FROM run WHERE id = ?1",
             params![id],
         )?;
         let (run, machine_id) = one(rows, |r| {
@@ -494,6 +510,7 @@ impl<D: Db> Store for SqlStore<D> {
                     config: serde_json::from_str(&r.text(7)?).unwrap_or_default(),
                     imported: r.opt_text(9)?.and_then(|s| serde_json::from_str(&s).ok()),
                     uid: r.opt_text(10)?,
+                    conditions: r.opt_text(11)?.and_then(|s| serde_json::from_str(&s).ok()),
                 },
                 r.i64(8)?,
             ))
@@ -533,7 +550,7 @@ impl<D: Db> Store for SqlStore<D> {
         // All samples of the run in one query, grouped by measurement.
         let mut samples: std::collections::HashMap<i64, Vec<Sample>> = Default::default();
         for r in self.db.query(
-            "SELECT s.measurement_id, s.iters, s.wall_ns, s.cpu_ns, s.tsc FROM sample s JOIN measurement m ON m.id = s.measurement_id WHERE m.run_id = ?1 ORDER BY s.measurement_id, s.idx",
+            "SELECT s.measurement_id, s.iters, s.wall_ns, s.cpu_ns, s.tsc, s.bout FROM sample s JOIN measurement m ON m.id = s.measurement_id WHERE m.run_id = ?1 ORDER BY s.measurement_id, s.idx",
             params![id],
         )? {
             samples.entry(r.i64(0)?).or_default().push(Sample {
@@ -541,6 +558,7 @@ impl<D: Db> Store for SqlStore<D> {
                 wall_ns: r.i64(2)? as u64,
                 cpu_ns: r.i64(3)? as u64,
                 tsc: r.i64(4)? as u64,
+                bout: r.i64(5)? as u32,
             });
         }
         let mut measurements = Vec::new();

@@ -116,7 +116,7 @@ pub(crate) fn candidate(value: Option<&SideValue>, vs: Option<&Versus>, view: &V
     }
     if view.detail {
         match (view.mode, vs.ratio_ci, v.ci, v.spread) {
-            (Mode::Raw, _, Some(ci), _) => s.push_str(&format!(" ±{:.1}%", rel(ci, v.rate))),
+            (Mode::Raw, _, Some(ci), _) => s.push_str(&interval_text(v, ci)),
             (_, Some(ci), _, _) => s.push_str(&format!(" ±{:.1}%", rel(ci, vs.ratio))),
             (_, _, _, Some((lo, hi))) => {
                 s.push_str(&format!(" [{:.1}%]", (hi - lo) / v.rate * 100.0))
@@ -128,6 +128,41 @@ pub(crate) fn candidate(value: Option<&SideValue>, vs: Option<&Versus>, view: &V
         }
     }
     s
+}
+
+/// ` ±x%`, and for a figure from bouts ` ±x% (within ±y%)`: the interval between bouts beside
+/// the one the pooled samples alone would claim.
+fn interval_text(v: &SideValue, ci: (f64, f64)) -> String {
+    let mut s = format!(" ±{:.1}%", rel(ci, v.rate));
+    if let (crate::Basis::Bouts, Some(w)) = (v.basis, v.within_ci) {
+        s.push_str(&format!(" (within ±{:.1}%)", rel(w, v.rate)));
+    }
+    s
+}
+
+/// What each side's figures rest on, from the rows it has.
+fn bases(c: &Comparison) -> Vec<String> {
+    c.sides
+        .iter()
+        .enumerate()
+        .map(|(i, side)| {
+            let mut names: Vec<&str> = c
+                .rows
+                .iter()
+                .filter_map(|r| r.values[i].as_ref())
+                .map(|v| match v.basis {
+                    crate::Basis::Bouts => "bouts (worker processes spread over the run)",
+                    crate::Basis::Samples => {
+                        "pooled samples of one process (runs from before bouts)"
+                    }
+                    crate::Basis::Averaged => "single figures (imported)",
+                })
+                .collect();
+            names.sort_unstable();
+            names.dedup();
+            format!("basis {}: {}", side.name, names.join("; "))
+        })
+        .collect()
 }
 
 /// The text of the baseline cell.
@@ -143,7 +178,7 @@ pub(crate) fn baseline(value: Option<&SideValue>, view: &View) -> String {
     if view.detail {
         if view.mode != Mode::Ratio && view.mode != Mode::Percent {
             if let Some(ci) = v.ci {
-                s.push_str(&format!(" ±{:.1}%", rel(ci, v.rate)));
+                s.push_str(&interval_text(v, ci));
             }
         } else {
             s = format!("{} ({})", s, raw(v, view));
@@ -195,8 +230,9 @@ pub(crate) fn legend(c: &Comparison, view: &View) -> Vec<String> {
     if view.normalize != Normalize::None {
         lines.push("normalised: each run's rates divided by its machine's TSC frequency (nominal clock; a core that turbos above it looks faster per GHz)".to_string());
     }
+    lines.extend(bases(c));
     lines.push(format!(
-        "~ : no significant difference: two-sided Mann-Whitney U p >= {} or a change under {}%; cells with neither ~ nor p had no samples to test{}",
+        "~ : no significant difference: p >= {} (paired t on the bouts of one run; Welch t on bouts across runs; Mann-Whitney U on pooled samples or on several runs' figures) or a change under {}%; cells with neither ~ nor p had nothing to test{}",
         c.alpha,
         c.min_effect * 100.0,
         if view.detail { "; ± : 95% CI; [x%]: spread of averaged runs" } else { "" }
