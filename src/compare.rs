@@ -5,10 +5,10 @@ use crate::import::{file_label, read_log, record};
 use crate::session::{db_location, emit};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use cryptospeed_compare::render::{self, Layout, Mode, Normalize, View};
 use cryptospeed_compare::{compare as build, Filter, SideInput};
 use cryptospeed_import::ImportOptions;
 use cryptospeed_model::RunRecord;
+use cryptospeed_report::compare::{self as render, Layout, Mode, Normalize, View};
 use cryptospeed_store::Store;
 use std::path::PathBuf;
 

@@ -1,12 +1,15 @@
-//! Writers for a [`Comparison`]. Each format is one module with one `write` function; adding a
-//! format is one module plus one line in [`FORMATS`].
+//! Writers for a [`Comparison`] (`compare --format`): aligned text, Markdown, CSV and JSON.
+//! Each format is one file with its `FORMAT` entry and one line in [`FORMATS`]; the grids and
+//! legend below are what the text and Markdown writers share. (Moved here from
+//! cryptospeed-compare, which now only computes the comparison.)
 
 mod csv;
 mod json;
 mod markdown;
 mod text;
 
-use crate::{Comparison, Row, SideValue, Versus};
+use crate::registry::{self, OutputFormat};
+use cryptospeed_compare::{Comparison, Row, SideValue, Versus};
 
 /// What the candidate columns show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -54,26 +57,17 @@ pub enum Normalize {
     Cycles,
 }
 
-type Writer = fn(&Comparison, &View) -> String;
-
 /// Every format `compare --format` accepts.
-pub static FORMATS: &[(&str, Writer)] = &[
-    ("text", text::write),
-    ("markdown", markdown::write),
-    ("csv", csv::write),
-    ("json", json::write),
-];
+pub const FORMATS: &[OutputFormat<Comparison, View>] =
+    &[text::FORMAT, markdown::FORMAT, csv::FORMAT, json::FORMAT];
 
 pub fn format_names() -> Vec<&'static str> {
-    FORMATS.iter().map(|(n, _)| *n).collect()
+    FORMATS.iter().map(|f| f.name).collect()
 }
 
+/// `c` as the format called `format` (or an alias); `None` for an unknown name.
 pub fn render(c: &Comparison, format: &str, view: &View) -> Option<String> {
-    let name = if format == "md" { "markdown" } else { format };
-    FORMATS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, w)| w(c, view))
+    registry::render(FORMATS, format, c, view)
 }
 
 /// A table of strings, shared by the text and Markdown writers.
@@ -305,4 +299,34 @@ fn sizes_grids(c: &Comparison, view: &View, cand: usize) -> Vec<Grid> {
         });
     }
     out
+}
+
+#[cfg(test)]
+pub(crate) mod fixture {
+    use cryptospeed_compare::{compare, Comparison, Filter, SideInput};
+
+    /// The run fixture against itself made 25% faster: md5 at two sizes and three public-key
+    /// rows, every cell with a ratio.
+    pub fn comparison() -> Comparison {
+        let base = crate::run::fixture::record();
+        let mut fast = base.clone();
+        for m in &mut fast.measurements {
+            if let Some(s) = &mut m.measurement.summary {
+                for v in [&mut s.median, &mut s.ci_lo, &mut s.ci_hi] {
+                    *v *= 0.8;
+                }
+            }
+        }
+        let side = |name: &str, rec| {
+            let mut s = SideInput {
+                name: name.into(),
+                description: format!("the {name} fixture"),
+                ..Default::default()
+            };
+            s.add_run(rec, None);
+            s
+        };
+        let sides = [side("base", &base), side("fast", &fast)];
+        compare(&sides, 0, 0.05, 0.01, &Filter::default())
+    }
 }

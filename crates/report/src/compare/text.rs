@@ -2,7 +2,14 @@
 //! left-aligned, figures right-aligned).
 
 use super::{grids, legend, View};
-use crate::Comparison;
+use crate::registry::OutputFormat;
+use cryptospeed_compare::Comparison;
+
+pub const FORMAT: OutputFormat<Comparison, View> = OutputFormat {
+    name: "text",
+    aliases: &[],
+    write,
+};
 
 pub fn write(c: &Comparison, view: &View) -> String {
     let mut out = String::new();

@@ -1,13 +1,20 @@
 //! GitHub-flavoured Markdown tables, ready for a pull request or a README.
 
 use super::{grids, legend, View};
-use crate::Comparison;
+use crate::registry::OutputFormat;
+use cryptospeed_compare::Comparison;
 
 fn escape(s: &str) -> String {
     s.replace('|', "\\|")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
 }
+
+pub const FORMAT: OutputFormat<Comparison, View> = OutputFormat {
+    name: "markdown",
+    aliases: &["md"],
+    write,
+};
 
 pub fn write(c: &Comparison, view: &View) -> String {
     let mut out = String::new();
