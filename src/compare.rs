@@ -50,7 +50,9 @@ pub struct CompareArgs {
     #[arg(long)]
     pub detail: bool,
     /// Output format: text, markdown, csv, json.
-    #[arg(long, default_value = "text", value_parser = ["text", "markdown", "md", "csv", "json"])]
+    #[arg(long, default_value = "text", value_parser = clap::builder::PossibleValuesParser::new(
+        cryptospeed_report::registry::spellings(render::FORMATS)
+    ))]
     pub format: String,
     /// Write the output to this file instead of stdout.
     #[arg(long, short)]

@@ -333,7 +333,11 @@ pub fn profile_stored(args: ProfileArgs) -> Result<(i32, Option<i64>)> {
         g => bail!("unknown --grid '{g}'; use full or single"),
     };
     if !cryptospeed_report::profile::NAMES.contains(&args.format.as_str()) {
-        bail!("unknown --format '{}'; use text, json or csv", args.format);
+        bail!(
+            "unknown --format '{}'; use {}",
+            args.format,
+            cryptospeed_report::registry::in_words(cryptospeed_report::profile::FORMATS)
+        );
     }
     if args.iters == 0 {
         bail!("--iters must be at least 1");

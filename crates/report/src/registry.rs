@@ -36,6 +36,23 @@ pub const fn names<const N: usize, D: ?Sized, O>(
     out
 }
 
+/// Every spelling a table accepts, each name followed by its aliases (for clap's parser).
+pub fn spellings<D: ?Sized, O>(table: &'static [OutputFormat<D, O>]) -> Vec<&'static str> {
+    table
+        .iter()
+        .flat_map(|f| std::iter::once(f.name).chain(f.aliases.iter().copied()))
+        .collect()
+}
+
+/// The names of a table for a message: `text, json or csv`.
+pub fn in_words<D: ?Sized, O>(table: &'static [OutputFormat<D, O>]) -> String {
+    let names: Vec<&str> = table.iter().map(|f| f.name).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
+}
+
 /// Writes `doc` as the format called `name`; `None` when the table has no such format.
 pub fn render<D: ?Sized, O>(
     table: &'static [OutputFormat<D, O>],
@@ -74,6 +91,15 @@ mod tests {
             );
         }
         assert!(find(table, "no-such-format").is_none());
+    }
+
+    #[test]
+    fn spellings_and_words_follow_the_tables() {
+        assert_eq!(
+            spellings(compare::FORMATS),
+            ["text", "markdown", "md", "csv", "json"]
+        );
+        assert_eq!(in_words(profile::FORMATS), "text, json or csv");
     }
 
     #[test]
