@@ -6,6 +6,7 @@ pub mod compare;
 pub mod data;
 pub mod figures;
 pub mod html;
+pub mod markup;
 pub mod profile;
 pub mod registry;
 pub mod run;

@@ -1,6 +1,7 @@
 //! Writers for a [`Comparison`] (`compare --format`): aligned text, Markdown, CSV and JSON.
 //! Each format is one file with its `FORMAT` entry and one line in [`FORMATS`]; the grids and
-//! legend below are what the text and Markdown writers share. (Moved here from
+//! legend below are what the text and Markdown writers share (their markup is in
+//! [`crate::markup`]). (Moved here from
 //! cryptospeed-compare, which now only computes the comparison.)
 
 mod csv;
@@ -8,6 +9,7 @@ mod json;
 mod markdown;
 mod text;
 
+use crate::markup::Grid;
 use crate::registry::{self, OutputFormat};
 use cryptospeed_compare::{Comparison, Row, SideValue, Versus};
 
@@ -68,13 +70,6 @@ pub fn format_names() -> Vec<&'static str> {
 /// `c` as the format called `format` (or an alias); `None` for an unknown name.
 pub fn render(c: &Comparison, format: &str, view: &View) -> Option<String> {
     registry::render(FORMATS, format, c, view)
-}
-
-/// A table of strings, shared by the text and Markdown writers.
-pub(crate) struct Grid {
-    pub title: String,
-    pub header: Vec<String>,
-    pub rows: Vec<Vec<String>>,
 }
 
 /// A side's own figure. Under normalisation the rate is per GHz of TSC (bytes or operations per
@@ -328,5 +323,40 @@ pub(crate) mod fixture {
         };
         let sides = [side("base", &base), side("fast", &fast)];
         compare(&sides, 0, 0.05, 0.01, &Filter::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every format in every mode and layout, with and without detail, as one snapshot (taken
+    /// with the writers as they were before the shared markup).
+    #[test]
+    fn every_format_mode_and_layout() {
+        let c = fixture::comparison();
+        let mut all = String::new();
+        for f in FORMATS {
+            for mode in [Mode::Ratio, Mode::Percent, Mode::Raw] {
+                for layout in [Layout::Sides, Layout::Sizes] {
+                    for detail in [false, true] {
+                        // JSON and CSV carry every figure whatever the view but the mode.
+                        let tabular = f.name == "text" || f.name == "markdown";
+                        if !tabular && (detail || layout == Layout::Sizes) {
+                            continue;
+                        }
+                        let view = View {
+                            mode,
+                            layout,
+                            detail,
+                            normalize: Normalize::None,
+                        };
+                        all += &format!("==== {} {mode:?} {layout:?} {detail}\n", f.name);
+                        all += &render(&c, f.name, &view).unwrap();
+                    }
+                }
+            }
+        }
+        insta::assert_snapshot!("compare_every_format", all);
     }
 }

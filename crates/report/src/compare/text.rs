@@ -2,6 +2,7 @@
 //! left-aligned, figures right-aligned).
 
 use super::{grids, legend, View};
+use crate::markup::aligned;
 use crate::registry::OutputFormat;
 use cryptospeed_compare::Comparison;
 
@@ -19,29 +20,7 @@ pub fn write(c: &Comparison, view: &View) -> String {
     }
     for g in grids(c, view) {
         out.push('\n');
-        let cols = g.header.len();
-        let mut widths = vec![0usize; cols];
-        for row in std::iter::once(&g.header).chain(&g.rows) {
-            for (i, cell) in row.iter().enumerate() {
-                widths[i] = widths[i].max(cell.chars().count());
-            }
-        }
-        for row in std::iter::once(&g.header).chain(&g.rows) {
-            let mut line = String::new();
-            for (i, cell) in row.iter().enumerate() {
-                let pad = widths[i] - cell.chars().count();
-                if i == 0 {
-                    line.push_str(cell);
-                    line.push_str(&" ".repeat(pad));
-                } else {
-                    line.push_str("  ");
-                    line.push_str(&" ".repeat(pad));
-                    line.push_str(cell);
-                }
-            }
-            out.push_str(line.trim_end());
-            out.push('\n');
-        }
+        out.push_str(&aligned(&g));
     }
     out
 }

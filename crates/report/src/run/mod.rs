@@ -1,6 +1,6 @@
 //! Writers for one run (`run --format`, `show --format`): the table `openssl speed` prints, its
 //! `-mr` lines, JSON, CSV, Markdown and the implementation matrix. Each format is one file with
-//! a [`FORMAT`](openssl::FORMAT) entry and one line in [`FORMATS`]; the helpers below are what
+//! a `FORMAT` entry and one line in [`FORMATS`]; the helpers below are what
 //! the tabular writers share.
 
 mod csv;
