@@ -5,10 +5,10 @@ use crate::import::{file_label, read_log, record};
 use crate::session::{db_location, emit};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use cryptospeed_compare::render::{self, Layout, Mode, Normalize, View};
 use cryptospeed_compare::{compare as build, Filter, SideInput};
 use cryptospeed_import::ImportOptions;
 use cryptospeed_model::RunRecord;
+use cryptospeed_report::compare::{self as render, Layout, Mode, Normalize, View};
 use cryptospeed_store::Store;
 use std::path::PathBuf;
 
@@ -51,7 +51,9 @@ pub struct CompareArgs {
     #[arg(long)]
     pub detail: bool,
     /// Output format: text, markdown, csv, json.
-    #[arg(long, default_value = "text", value_parser = ["text", "markdown", "md", "csv", "json"])]
+    #[arg(long, default_value = "text", value_parser = clap::builder::PossibleValuesParser::new(
+        cryptospeed_report::registry::spellings(render::FORMATS)
+    ))]
     pub format: String,
     /// Write the output to this file instead of stdout.
     #[arg(long, short)]

@@ -16,14 +16,11 @@ use cryptospeed_model::{
     CellSpec, MeasureConfig, Measurement, Op, ProfileRecord, RunStatus, Status, Variant,
 };
 use cryptospeed_runner::ImplChoice;
-use cryptospeed_sim::analysis::{self, Analysis, Grid, Level};
-use cryptospeed_sim::cache::human_size;
-use cryptospeed_sim::decode::{Class, Decoded};
-use cryptospeed_sim::region::{Mix, Recorder};
+use cryptospeed_sim::analysis::{self, Grid};
+use cryptospeed_sim::decode::Decoded;
+use cryptospeed_sim::profile::ProfileDocument;
+use cryptospeed_sim::region::Recorder;
 use cryptospeed_sim::trace;
-use serde::Serialize;
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -78,29 +75,6 @@ pub struct ProfileArgs {
     no_store: bool,
     #[command(flatten)]
     store: crate::run::StoreArgs,
-}
-
-#[derive(Debug, Serialize)]
-pub struct PrimitiveProfile {
-    pub primitive: String,
-    pub implementation: String,
-    pub bytes: u64,
-    pub warmup: u64,
-    pub iters: u64,
-    pub tracer: String,
-    pub capabilities_native: Option<String>,
-    pub capabilities_traced: String,
-    pub path_warning: Option<String>,
-    pub instructions: u64,
-    pub bytes_processed: u64,
-    pub instructions_per_byte: f64,
-    pub tsc_cycles_per_byte: Option<f64>,
-    pub counters: Result<CounterValues, String>,
-    pub mix: Mix,
-    pub analysis: Analysis,
-    pub trace_instructions_total: u64,
-    pub trace_seconds: f64,
-    pub simulate_seconds: f64,
 }
 
 fn choice_for(args: &ProfileArgs, primitive: &str, cancel: &AtomicBool) -> Result<ImplChoice> {
@@ -359,8 +333,12 @@ pub fn profile_stored(args: ProfileArgs) -> Result<(i32, Option<i64>)> {
         "single" => Grid::single(),
         g => bail!("unknown --grid '{g}'; use full or single"),
     };
-    if !["text", "json", "csv"].contains(&args.format.as_str()) {
-        bail!("unknown --format '{}'; use text, json or csv", args.format);
+    if !cryptospeed_report::profile::NAMES.contains(&args.format.as_str()) {
+        bail!(
+            "unknown --format '{}'; use {}",
+            args.format,
+            cryptospeed_report::registry::in_words(cryptospeed_report::profile::FORMATS)
+        );
     }
     if args.iters == 0 {
         bail!("--iters must be at least 1");
@@ -443,7 +421,7 @@ pub fn profile_stored(args: ProfileArgs) -> Result<(i32, Option<i64>)> {
                     variant: variant.label.clone(),
                     primitive: profile.primitive.clone(),
                     bytes: Some(profile.bytes).filter(|b| *b > 0),
-                    document: serde_json::to_string(&profile)?,
+                    document: profile.to_json(),
                 },
             )?;
         }
@@ -458,282 +436,10 @@ pub fn profile_stored(args: ProfileArgs) -> Result<(i32, Option<i64>)> {
     if let Some(n) = counters_notice {
         eprintln!("cryptospeed: {n}; simulated figures only");
     }
-    let text = match args.format.as_str() {
-        "json" => serde_json::to_string_pretty(&profiles)? + "\n",
-        "csv" => csv(&profiles),
-        _ => profiles
-            .iter()
-            .map(render_text)
-            .collect::<Vec<_>>()
-            .join("\n"),
-    };
+    let text = cryptospeed_report::profile::render(&profiles, &args.format)
+        .expect("the format was checked above");
     session::emit(&text, &args.output)?;
     Ok((0, stored.map(|(_, run, _)| run)))
-}
-
-fn pct(n: u64, d: u64) -> String {
-    if d == 0 {
-        "-".into()
-    } else {
-        format!("{:.2}%", 100.0 * n as f64 / d as f64)
-    }
-}
-
-/// A column of a miss-rate table: its heading and which configuration it shows.
-type Column<'a> = (String, Box<dyn Fn(&analysis::CacheResult) -> bool + 'a>);
-
-fn miss_table(a: &Analysis, level: Level, title: &str, columns: &[Column<'_>]) -> String {
-    let rows: Vec<&analysis::CacheResult> = a.caches.iter().filter(|c| c.level == level).collect();
-    let mut sizes: Vec<u64> = rows.iter().map(|c| c.config.size).collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    let mut t = comfy_table::Table::new();
-    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
-    let mut header = vec!["size".to_string()];
-    header.extend(columns.iter().map(|(n, _)| n.clone()));
-    t.set_header(header);
-    for s in sizes {
-        let mut row = vec![human_size(s)];
-        for (_, pick) in columns {
-            row.push(
-                rows.iter()
-                    .find(|c| c.config.size == s && pick(c))
-                    .map(|c| format!("{:.3}%", 100.0 * c.miss_rate))
-                    .unwrap_or_else(|| "-".into()),
-            );
-        }
-        t.add_row(row);
-    }
-    format!("{title}\n{t}\n")
-}
-
-fn render_text(p: &PrimitiveProfile) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "== {} on {} — {} B, {} measured call(s) after {} warm-up, traced with {}",
-        p.primitive, p.implementation, p.bytes, p.iters, p.warmup, p.tracer
-    );
-    if let Some(w) = &p.path_warning {
-        let _ = writeln!(s, "warning: {w}");
-    }
-    let _ = writeln!(
-        s,
-        "instructions (measured part): {} · {:.3} instructions/byte · TSC cycles/byte (native): {}",
-        p.instructions,
-        p.instructions_per_byte,
-        p.tsc_cycles_per_byte
-            .map(|c| format!("{c:.3}"))
-            .unwrap_or_else(|| "-".into())
-    );
-    if let Some(c) = p.tsc_cycles_per_byte {
-        let _ = writeln!(
-            s,
-            "traced instructions per native TSC cycle: {:.2} (TSC cycles are reference cycles: with turbo the core runs faster and its real IPC is lower by that ratio; meaningful only when the traced path is the native one)",
-            p.instructions_per_byte / c
-        );
-    }
-    match &p.counters {
-        Ok(v) => {
-            let _ = writeln!(
-                s,
-                "hardware counters (native run, whole worker during the measurement): {}",
-                v.values
-                    .iter()
-                    .map(|(n, x)| format!("{n} {x}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-        }
-        Err(e) => {
-            let _ = writeln!(s, "hardware counters: {e}");
-        }
-    }
-    let m = &p.mix;
-    let mut t = comfy_table::Table::new();
-    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
-    t.set_header(vec!["class", "instructions", "share"]);
-    for c in Class::ALL {
-        let n = m.by_class.get(&c).copied().unwrap_or(0);
-        if n > 0 {
-            t.add_row(vec![
-                c.name().to_string(),
-                n.to_string(),
-                pct(n, m.instructions),
-            ]);
-        }
-    }
-    t.add_row(vec![
-        "(reading memory)".to_string(),
-        m.reading_memory.to_string(),
-        pct(m.reading_memory, m.instructions),
-    ]);
-    t.add_row(vec![
-        "(writing memory)".to_string(),
-        m.writing_memory.to_string(),
-        pct(m.writing_memory, m.instructions),
-    ]);
-    let _ = writeln!(s, "\ninstruction mix\n{t}");
-    let mut t = comfy_table::Table::new();
-    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
-    t.set_header(vec![
-        "predictor",
-        "conditional",
-        "taken",
-        "mispredicted",
-        "hit rate",
-        "indirect (mispredicted)",
-    ]);
-    for r in &p.analysis.predictors {
-        let c = r.counts;
-        t.add_row(vec![
-            r.predictor.clone(),
-            c.conditional.to_string(),
-            pct(c.conditional_taken, c.conditional),
-            c.conditional_mispredicted.to_string(),
-            format!("{:.3}%", 100.0 * r.hit_rate),
-            format!("{} ({})", c.indirect, c.indirect_mispredicted),
-        ]);
-    }
-    let _ = writeln!(s, "branch predictors\n{t}");
-    let a = &p.analysis;
-    for (level, ways) in [(Level::I1, 4u64), (Level::D1, 4), (Level::L2, 8)] {
-        let name = level.name();
-        let assoc_cols: Vec<Column<'static>> = [1u64, 2, 4, 8, 16]
-            .iter()
-            .map(|&w| {
-                let f: Box<dyn Fn(&analysis::CacheResult) -> bool> = Box::new(move |c| {
-                    c.config.assoc == w && c.config.line == 64 && c.config.policy == "lru"
-                });
-                (
-                    if w == 1 {
-                        "direct".into()
-                    } else {
-                        format!("{w}-way")
-                    },
-                    f,
-                )
-            })
-            .collect();
-        s += &miss_table(
-            a,
-            level,
-            &format!("{name} miss rate by size and associativity (64 B lines, LRU)"),
-            &assoc_cols,
-        );
-        let line_cols: Vec<Column<'static>> = [8u64, 16, 32, 64]
-            .iter()
-            .map(|&l| {
-                let f: Box<dyn Fn(&analysis::CacheResult) -> bool> = Box::new(move |c| {
-                    c.config.line == l && c.config.assoc == ways && c.config.policy == "lru"
-                });
-                (format!("{l} B"), f)
-            })
-            .collect();
-        s += &miss_table(
-            a,
-            level,
-            &format!("{name} miss rate by size and line size ({ways}-way, LRU)"),
-            &line_cols,
-        );
-        let policy_cols: Vec<Column<'static>> = cryptospeed_sim::cache::policy_names()
-            .into_iter()
-            .map(|pol| {
-                let f: Box<dyn Fn(&analysis::CacheResult) -> bool> = Box::new(move |c| {
-                    c.config.policy == pol && c.config.assoc == ways && c.config.line == 64
-                });
-                (pol.to_string(), f)
-            })
-            .collect();
-        s += &miss_table(
-            a,
-            level,
-            &format!("{name} miss rate by size and replacement policy ({ways}-way, 64 B lines)"),
-            &policy_cols,
-        );
-    }
-    let mut by: BTreeMap<usize, BTreeMap<usize, f64>> = BTreeMap::new();
-    for r in &a.ilp {
-        by.entry(r.window).or_default().insert(r.width, r.ipc);
-    }
-    let widths: Vec<usize> = by
-        .values()
-        .next()
-        .map(|m| m.keys().copied().collect())
-        .unwrap_or_default();
-    let mut t = comfy_table::Table::new();
-    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
-    let mut header = vec!["window \\ width".to_string()];
-    header.extend(widths.iter().map(|w| w.to_string()));
-    t.set_header(header);
-    for (w, row) in &by {
-        let mut r = vec![w.to_string()];
-        r.extend(
-            widths
-                .iter()
-                .map(|x| format!("{:.2}", row.get(x).copied().unwrap_or(0.0))),
-        );
-        t.add_row(r);
-    }
-    let _ = writeln!(
-        s,
-        "ILP limit: achievable IPC by instruction window and issue width ({} instructions; dataflow through registers and memory, perfect caches and prediction)\n{t}",
-        a.ilp_instructions
-    );
-    let _ = writeln!(
-        s,
-        "trace: {} instructions in all, {:.1} s under valgrind; {} cache configurations, {} predictors and {} ILP points simulated in {:.1} s",
-        p.trace_instructions_total,
-        p.trace_seconds,
-        a.caches.len(),
-        a.predictors.len(),
-        a.ilp.len(),
-        p.simulate_seconds
-    );
-    s
-}
-
-fn csv(profiles: &[PrimitiveProfile]) -> String {
-    let mut s =
-        String::from("primitive,implementation,table,level,size,line,assoc,policy,key,value\n");
-    for p in profiles {
-        let head = format!("{},{}", p.primitive, p.implementation.replace(',', ";"));
-        let _ = writeln!(s, "{head},summary,,,,,,instructions,{}", p.instructions);
-        let _ = writeln!(
-            s,
-            "{head},summary,,,,,,instructions_per_byte,{}",
-            p.instructions_per_byte
-        );
-        if let Some(c) = p.tsc_cycles_per_byte {
-            let _ = writeln!(s, "{head},summary,,,,,,tsc_cycles_per_byte,{c}");
-        }
-        for (c, n) in &p.mix.by_class {
-            let _ = writeln!(s, "{head},mix,,,,,,{},{n}", c.name());
-        }
-        for r in &p.analysis.predictors {
-            let _ = writeln!(s, "{head},predictor,,,,,,{},{}", r.predictor, r.hit_rate);
-        }
-        for c in &p.analysis.caches {
-            let _ = writeln!(
-                s,
-                "{head},cache,{},{},{},{},{},miss_rate,{}",
-                c.level.name(),
-                c.config.size,
-                c.config.line,
-                c.config.assoc,
-                c.config.policy,
-                c.miss_rate
-            );
-        }
-        for r in &p.analysis.ilp {
-            let _ = writeln!(
-                s,
-                "{head},ilp,,,,,,window={} width={},{}",
-                r.window, r.width, r.ipc
-            );
-        }
-    }
-    s
 }
 
 /// Profiles one primitive: the native run, the traced run, the analysis. Returns the profile,
@@ -745,7 +451,7 @@ fn profile_one(
     grid: &Grid,
     tracer: &Tracer,
     cancel: &AtomicBool,
-) -> Result<(PrimitiveProfile, Variant, Option<Measurement>)> {
+) -> Result<(ProfileDocument, Variant, Option<Measurement>)> {
     let choice = choice_for(args, p.id, cancel)?;
     let cell = cell_for(p, bytes);
     eprintln!(
@@ -793,7 +499,7 @@ fn profile_one(
     if let Some(w) = &path_warning {
         eprintln!("cryptospeed: warning: {w}");
     }
-    let profile = PrimitiveProfile {
+    let profile = ProfileDocument {
         primitive: p.id.to_string(),
         implementation: choice.display(),
         bytes: cell.bytes.unwrap_or(0),

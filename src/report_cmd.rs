@@ -6,8 +6,9 @@ use crate::session::{db_location, write_atomically};
 use anyhow::{bail, Result};
 use clap::Args;
 use cryptospeed_model::RunRecord;
+use cryptospeed_report::data::{ReportData, ReportInput};
 use cryptospeed_report::figures::{self, Figure};
-use cryptospeed_report::html::{self, ReportData, ReportInput};
+use cryptospeed_report::html;
 use std::path::PathBuf;
 
 #[derive(Args)]

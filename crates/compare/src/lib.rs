@@ -2,10 +2,8 @@
 //! (a side is one run, one variant of a run, or several runs pooled), with a significance test
 //! per cell and a geomean row.
 //!
-//! Pure computation over model types: the caller resolves selectors to runs and chooses a
-//! renderer from [`render`].
-
-pub mod render;
+//! Pure computation over model types: the caller resolves selectors to runs; the comparison's
+//! output formats live with every other format in cryptospeed-report (`compare::FORMATS`).
 
 use cryptospeed_model::{Op, RunRecord};
 use cryptospeed_stats as stats;

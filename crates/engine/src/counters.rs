@@ -4,8 +4,6 @@
 //! reason in one line; nothing else depends on them. Hand-written: the syscall is four fields
 //! of one struct, and the perf crates pull in far more than that.
 
-use serde::Serialize;
-
 #[repr(C)]
 #[derive(Default)]
 struct PerfEventAttr {
@@ -40,10 +38,8 @@ pub struct Counters {
     fds: Vec<(&'static str, i32)>,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct CounterValues {
-    pub values: Vec<(String, u64)>,
-}
+/// The counts read, by event name; a plain data type so the profile document can carry it.
+pub use cryptospeed_model::CounterValues;
 
 impl Counters {
     /// Opens the counters (disabled) on process `pid`; the error says why there are none.

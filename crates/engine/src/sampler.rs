@@ -288,6 +288,7 @@ mod tests {
             wall_ns: iters * 1000,
             cpu_ns: iters * 1000,
             tsc: iters * 2600,
+            bout: 0,
         })
     }
 

@@ -505,6 +505,12 @@ pub struct VariantMeasurement {
     pub measurement: Measurement,
 }
 
+/// Hardware counter readings of one process (`cycles`, `instructions`, …), by event name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CounterValues {
+    pub values: Vec<(String, u64)>,
+}
+
 /// A stored `cryptospeed profile` result: one profiled cell, its full analysis as the JSON
 /// document `profile --format json` prints (instruction mix, every cache configuration, every
 /// predictor, the ILP grid), kept as text so the model does not depend on the simulator.

@@ -9,6 +9,7 @@ pub mod decode;
 pub mod hierarchy;
 pub mod ilp;
 pub mod predict;
+pub mod profile;
 pub mod region;
 pub mod tool;
 pub mod trace;

@@ -179,7 +179,7 @@ pub fn paired_ratio(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::{rngs::StdRng, Rng, SeedableRng};
+    use rand::{rngs::StdRng, SeedableRng};
     use rand_distr::{Distribution, Normal};
 
     // Expected values from SciPy 1.17.1, on the logs of the bout medians below:

@@ -137,7 +137,8 @@ mod tests {
                 iters: 10,
                 wall_ns: 1000,
                 cpu_ns: 990,
-                tsc: 2600
+                tsc: 2600,
+                bout: 0,
             };
             12
         ];

@@ -2,7 +2,7 @@
 //! frequency-free figure architecture comparisons use.
 
 use super::{slug, Figure, FigureKind};
-use crate::html::ReportData;
+use crate::data::ReportData;
 use cryptospeed_chart::{Axis, Bar, BarChart, BarSeries, TickFormat};
 
 pub const KIND: FigureKind = FigureKind {

@@ -3,7 +3,7 @@
 //! value), as in the cache studies.
 
 use super::{slug, Figure, FigureKind};
-use crate::html::{Profiled, ReportData};
+use crate::data::{Profiled, ReportData};
 use cryptospeed_chart::{Axis, LineChart, Point, Series, TickFormat};
 use cryptospeed_sim::analysis::{CacheResult, Level};
 

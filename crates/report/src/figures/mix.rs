@@ -2,7 +2,7 @@
 //! branches, SIMD, crypto extensions… of the measured calls.
 
 use super::{slug, Figure, FigureKind};
-use crate::html::ReportData;
+use crate::data::ReportData;
 use cryptospeed_chart::{Axis, Bar, BarChart, BarSeries, TickFormat};
 use cryptospeed_sim::decode::Class;
 

@@ -8,7 +8,7 @@ mod predictors;
 mod speedup;
 mod throughput;
 
-use crate::html::ReportData;
+use crate::data::ReportData;
 
 /// One drawn chart.
 #[derive(Debug, Clone)]

@@ -1,7 +1,7 @@
 //! Branch-predictor hit rates of each stored profile, one bar per predictor model.
 
 use super::{slug, Figure, FigureKind};
-use crate::html::ReportData;
+use crate::data::ReportData;
 use cryptospeed_chart::{Axis, Bar, BarChart, BarSeries, TickFormat};
 
 pub const KIND: FigureKind = FigureKind {

@@ -3,7 +3,7 @@
 //! samples, Mann-Whitney U); bars the test does not support are drawn pale.
 
 use super::{slug, Figure, FigureKind};
-use crate::html::ReportData;
+use crate::data::ReportData;
 use cryptospeed_chart::{Axis, Bar, BarChart, BarSeries, TickFormat};
 use cryptospeed_compare::{compare, Filter, SideInput};
 
@@ -101,4 +101,21 @@ fn build(data: &ReportData<'_>) -> Vec<Figure> {
             }
         ),
     }]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::fixture::report_input as input;
+
+    #[test]
+    fn speedup_is_the_second_variant_over_the_first() {
+        let input = input();
+        let data = ReportData::new(&input).unwrap();
+        assert_eq!(data.size, Some(8192));
+        let f = build(&data);
+        assert_eq!(f.len(), 1);
+        // 0.8 × the time is 1.25 × the rate, for md5 and the public-key rows alike.
+        assert!(f[0].caption.contains("1.250×"), "{}", f[0].caption);
+    }
 }

@@ -2,7 +2,7 @@
 //! per series, whiskers at the 95% confidence interval of each cell's median.
 
 use super::{slug, Figure, FigureKind};
-use crate::html::ReportData;
+use crate::data::ReportData;
 use cryptospeed_chart::{Axis, LineChart, Point, Series, TickFormat};
 
 pub const KIND: FigureKind = FigureKind {
@@ -74,4 +74,19 @@ fn build(data: &ReportData<'_>) -> Vec<Figure> {
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::fixture::report_input as input;
+
+    #[test]
+    fn throughput_figure_snapshot() {
+        let input = input();
+        let data = ReportData::new(&input).unwrap();
+        let figures = build(&data);
+        assert_eq!(figures.len(), 1, "md5 is the only symmetric primitive");
+        insta::assert_snapshot!("report_throughput_md5", figures[0].svg);
+    }
 }

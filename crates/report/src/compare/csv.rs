@@ -2,7 +2,8 @@
 //! spreadsheets and plotting scripts.
 
 use super::View;
-use crate::Comparison;
+use crate::registry::OutputFormat;
+use cryptospeed_compare::Comparison;
 
 fn field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -15,6 +16,12 @@ fn field(s: &str) -> String {
 fn opt(v: Option<f64>) -> String {
     v.map(|v| format!("{v}")).unwrap_or_default()
 }
+
+pub const FORMAT: OutputFormat<Comparison, View> = OutputFormat {
+    name: "csv",
+    aliases: &[],
+    write,
+};
 
 pub fn write(c: &Comparison, _view: &View) -> String {
     let mut out = String::from("primitive,op,bytes,side,baseline,rate,unit,basis,ci_lo,ci_hi,runs,samples,ratio,percent,ratio_ci_lo,ratio_ci_hi,p,significant\n");

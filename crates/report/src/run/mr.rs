@@ -2,12 +2,19 @@
 //! rows in bytes per second, `+F2:` RSA, `+F3:` DSA, `+F4:` ECDSA, `+F5:` ECDH, `+F6:` EdDSA and
 //! `+F8:` FFDH, with 3.0's indices, so scripts that parse OpenSSL 3.0's lines read these too.
 
-use crate::{by_variant, find, is_symmetric, ops, primitives_in, sizes, symmetric_op};
+use super::{by_variant, find, is_symmetric, ops, primitives_in, sizes, symmetric_op, Options};
+use crate::registry::OutputFormat;
 use cryptospeed_catalog::SpeedRow;
 use cryptospeed_model::{Op, RunRecord};
 use std::fmt::Write;
 
-pub fn write(record: &RunRecord) -> String {
+pub const FORMAT: OutputFormat<RunRecord, Options> = OutputFormat {
+    name: "mr",
+    aliases: &[],
+    write,
+};
+
+pub fn write(record: &RunRecord, _: &Options) -> String {
     let mut out = String::new();
     for (_, ms) in by_variant(record) {
         let prims = primitives_in(&ms);
@@ -99,7 +106,7 @@ mod tests {
 
     #[test]
     fn lines_follow_openssl_3_0() {
-        let text = super::write(&crate::fixture::record());
+        let text = super::write(&super::super::fixture::record(), &Default::default());
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "+H:16:8192");
         assert_eq!(lines[1], "+F:3:md5:100000000.00:500000000.00");

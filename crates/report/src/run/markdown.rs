@@ -1,11 +1,18 @@
 //! Markdown tables for READMEs and issue comments: one symmetric table (1000s of bytes/s, with
 //! ±% when asked) and one public-key table (ops/s) per variant.
 
-use crate::{by_variant, find, is_symmetric, primitives_in, sizes, symmetric_op, Options};
+use super::{by_variant, find, is_symmetric, primitives_in, sizes, symmetric_op, Options};
+use crate::registry::OutputFormat;
 use cryptospeed_model::RunRecord;
 use std::fmt::Write;
 
-pub fn write(record: &RunRecord, options: Options) -> String {
+pub const FORMAT: OutputFormat<RunRecord, Options> = OutputFormat {
+    name: "markdown",
+    aliases: &["md"],
+    write,
+};
+
+pub fn write(record: &RunRecord, &options: &Options) -> String {
     let mut out = String::new();
     for (label, ms) in by_variant(record) {
         let _ = writeln!(out, "### {label} on {}\n", record.machine.cpu_model);
@@ -83,8 +90,8 @@ mod tests {
     #[test]
     fn tables_render() {
         let text = super::write(
-            &crate::fixture::record(),
-            crate::Options {
+            &super::super::fixture::record(),
+            &super::Options {
                 ci: true,
                 cycles: false,
             },

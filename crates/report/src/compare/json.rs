@@ -1,7 +1,14 @@
 //! The whole comparison as JSON: sides, rows with every side's figure and test, geomeans.
 
 use super::{Mode, View};
-use crate::Comparison;
+use crate::registry::OutputFormat;
+use cryptospeed_compare::Comparison;
+
+pub const FORMAT: OutputFormat<Comparison, View> = OutputFormat {
+    name: "json",
+    aliases: &[],
+    write,
+};
 
 pub fn write(c: &Comparison, view: &View) -> String {
     let mode = match view.mode {

@@ -1,12 +1,17 @@
-//! Writers for a [`Comparison`]. Each format is one module with one `write` function; adding a
-//! format is one module plus one line in [`FORMATS`].
+//! Writers for a [`Comparison`] (`compare --format`): aligned text, Markdown, CSV and JSON.
+//! Each format is one file with its `FORMAT` entry and one line in [`FORMATS`]; the grids and
+//! legend below are what the text and Markdown writers share (their markup is in
+//! [`crate::markup`]). (Moved here from
+//! cryptospeed-compare, which now only computes the comparison.)
 
 mod csv;
 mod json;
 mod markdown;
 mod text;
 
-use crate::{Comparison, Row, SideValue, Versus};
+use crate::markup::Grid;
+use crate::registry::{self, OutputFormat};
+use cryptospeed_compare::{Comparison, Row, SideValue, Versus};
 
 /// What the candidate columns show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -54,33 +59,17 @@ pub enum Normalize {
     Cycles,
 }
 
-type Writer = fn(&Comparison, &View) -> String;
-
 /// Every format `compare --format` accepts.
-pub static FORMATS: &[(&str, Writer)] = &[
-    ("text", text::write),
-    ("markdown", markdown::write),
-    ("csv", csv::write),
-    ("json", json::write),
-];
+pub const FORMATS: &[OutputFormat<Comparison, View>] =
+    &[text::FORMAT, markdown::FORMAT, csv::FORMAT, json::FORMAT];
 
 pub fn format_names() -> Vec<&'static str> {
-    FORMATS.iter().map(|(n, _)| *n).collect()
+    FORMATS.iter().map(|f| f.name).collect()
 }
 
+/// `c` as the format called `format` (or an alias); `None` for an unknown name.
 pub fn render(c: &Comparison, format: &str, view: &View) -> Option<String> {
-    let name = if format == "md" { "markdown" } else { format };
-    FORMATS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, w)| w(c, view))
-}
-
-/// A table of strings, shared by the text and Markdown writers.
-pub(crate) struct Grid {
-    pub title: String,
-    pub header: Vec<String>,
-    pub rows: Vec<Vec<String>>,
+    registry::render(FORMATS, format, c, view)
 }
 
 /// A side's own figure. Under normalisation the rate is per GHz of TSC (bytes or operations per
@@ -134,7 +123,7 @@ pub(crate) fn candidate(value: Option<&SideValue>, vs: Option<&Versus>, view: &V
 /// the one the pooled samples alone would claim.
 fn interval_text(v: &SideValue, ci: (f64, f64)) -> String {
     let mut s = format!(" ±{:.1}%", rel(ci, v.rate));
-    if let (crate::Basis::Bouts, Some(w)) = (v.basis, v.within_ci) {
+    if let (cryptospeed_compare::Basis::Bouts, Some(w)) = (v.basis, v.within_ci) {
         s.push_str(&format!(" (within ±{:.1}%)", rel(w, v.rate)));
     }
     s
@@ -151,11 +140,11 @@ fn bases(c: &Comparison) -> Vec<String> {
                 .iter()
                 .filter_map(|r| r.values[i].as_ref())
                 .map(|v| match v.basis {
-                    crate::Basis::Bouts => "bouts (worker processes spread over the run)",
-                    crate::Basis::Samples => {
+                    cryptospeed_compare::Basis::Bouts => "bouts (worker processes spread over the run)",
+                    cryptospeed_compare::Basis::Samples => {
                         "pooled samples of one process (runs from before bouts)"
                     }
-                    crate::Basis::Averaged => "single figures (imported)",
+                    cryptospeed_compare::Basis::Averaged => "single figures (imported)",
                 })
                 .collect();
             names.sort_unstable();
@@ -341,4 +330,69 @@ fn sizes_grids(c: &Comparison, view: &View, cand: usize) -> Vec<Grid> {
         });
     }
     out
+}
+
+#[cfg(test)]
+pub(crate) mod fixture {
+    use cryptospeed_compare::{compare, Comparison, Filter, SideInput};
+
+    /// The run fixture against itself made 25% faster: md5 at two sizes and three public-key
+    /// rows, every cell with a ratio.
+    pub fn comparison() -> Comparison {
+        let base = crate::run::fixture::record();
+        let mut fast = base.clone();
+        for m in &mut fast.measurements {
+            if let Some(s) = &mut m.measurement.summary {
+                for v in [&mut s.median, &mut s.ci_lo, &mut s.ci_hi] {
+                    *v *= 0.8;
+                }
+            }
+        }
+        let side = |name: &str, rec| {
+            let mut s = SideInput {
+                name: name.into(),
+                description: format!("the {name} fixture"),
+                ..Default::default()
+            };
+            s.add_run(rec, None);
+            s
+        };
+        let sides = [side("base", &base), side("fast", &fast)];
+        compare(&sides, 0, 0.05, 0.01, &Filter::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every format in every mode and layout, with and without detail, as one snapshot (taken
+    /// with the writers as they were before the shared markup).
+    #[test]
+    fn every_format_mode_and_layout() {
+        let c = fixture::comparison();
+        let mut all = String::new();
+        for f in FORMATS {
+            for mode in [Mode::Ratio, Mode::Percent, Mode::Raw] {
+                for layout in [Layout::Sides, Layout::Sizes] {
+                    for detail in [false, true] {
+                        // JSON and CSV carry every figure whatever the view but the mode.
+                        let tabular = f.name == "text" || f.name == "markdown";
+                        if !tabular && (detail || layout == Layout::Sizes) {
+                            continue;
+                        }
+                        let view = View {
+                            mode,
+                            layout,
+                            detail,
+                            normalize: Normalize::None,
+                        };
+                        all += &format!("==== {} {mode:?} {layout:?} {detail}\n", f.name);
+                        all += &render(&c, f.name, &view).unwrap();
+                    }
+                }
+            }
+        }
+        insta::assert_snapshot!("compare_every_format", all);
+    }
 }

@@ -1,6 +1,8 @@
-//! JSON and CSV: one record per cell, in the units people compare (bytes/s for symmetric cells,
+//! JSON: one record per cell, in the units people compare (bytes/s for symmetric cells,
 //! ops/s for public key), with the confidence interval, sample count, cycles and status.
 
+use super::Options;
+use crate::registry::OutputFormat;
 use cryptospeed_model::{RunRecord, VariantMeasurement};
 use serde::Serialize;
 
@@ -82,51 +84,25 @@ fn to_record(run: i64, vm: &VariantMeasurement) -> Record<'_> {
     }
 }
 
-pub fn write_json(record: &RunRecord) -> String {
+pub const FORMAT: OutputFormat<RunRecord, Options> = OutputFormat {
+    name: "json",
+    aliases: &[],
+    write,
+};
+
+pub fn write(record: &RunRecord, _: &Options) -> String {
     serde_json::to_string_pretty(&records(record)).expect("records serialise") + "\n"
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-pub fn write_csv(record: &RunRecord) -> String {
-    let mut out = String::from("run,impl,variant,primitive,op,bytes,unit,median,ci95_lo,ci95_hi,n,cycles_per_byte,cycles_per_op,status,reason\n");
-    let num = |x: Option<f64>| x.map(|v| format!("{v}")).unwrap_or_default();
-    for r in records(record) {
-        let fields = [
-            r.run.to_string(),
-            csv_field(r.implementation),
-            csv_field(r.variant),
-            csv_field(r.primitive),
-            r.op.to_string(),
-            r.bytes.map(|b| b.to_string()).unwrap_or_default(),
-            r.unit.to_string(),
-            num(r.median),
-            num(r.ci95.map(|c| c[0])),
-            num(r.ci95.map(|c| c[1])),
-            r.n.map(|n| n.to_string()).unwrap_or_default(),
-            num(r.cycles_per_byte),
-            num(r.cycles_per_op),
-            r.status.to_string(),
-            csv_field(r.reason.unwrap_or("")),
-        ];
-        out.push_str(&fields.join(","));
-        out.push('\n');
-    }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
     fn json_records_carry_the_required_fields() {
-        let v: serde_json::Value =
-            serde_json::from_str(&super::write_json(&crate::fixture::record())).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&super::write(
+            &super::super::fixture::record(),
+            &Default::default(),
+        ))
+        .unwrap();
         let arr = v.as_array().unwrap();
         assert_eq!(arr.len(), 6);
         let md5 = &arr[1];
@@ -152,16 +128,5 @@ mod tests {
         assert!(rsa["cycles_per_op"].as_f64().unwrap() > 0.0);
         assert_eq!(arr[0]["status"], "unavailable");
         assert!(arr[0]["median"].is_null());
-    }
-
-    #[test]
-    fn csv_has_a_header_and_a_row_per_cell() {
-        let text = super::write_csv(&crate::fixture::record());
-        assert_eq!(text.lines().count(), 7);
-        assert!(text
-            .lines()
-            .nth(2)
-            .unwrap()
-            .starts_with("7,openssl,openssl-3.0.19,md5,hash,16,bytes/s,100000000,"));
     }
 }

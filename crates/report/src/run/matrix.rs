@@ -4,7 +4,8 @@
 //!
 //! It is what `run --impl a,b,c` prints by default, and `--format matrix` for any run.
 
-use crate::{by_variant, find, is_symmetric, Options};
+use super::{by_variant, find, is_symmetric, Options};
+use crate::registry::OutputFormat;
 use cryptospeed_model::{Measurement, Op, RunRecord, Status, VariantMeasurement};
 use std::fmt::Write;
 
@@ -82,7 +83,13 @@ fn table(title: &str, columns: &[String], rows: &[Row], options: Options) -> Str
     format!("{t}\n")
 }
 
-pub fn write(record: &RunRecord, options: Options) -> String {
+pub const FORMAT: OutputFormat<RunRecord, Options> = OutputFormat {
+    name: "matrix",
+    aliases: &[],
+    write,
+};
+
+pub fn write(record: &RunRecord, &options: &Options) -> String {
     let groups = by_variant(record);
     let columns: Vec<String> = groups.iter().map(|(l, _)| l.clone()).collect();
     let all: Vec<&VariantMeasurement> = record.measurements.iter().collect();
@@ -99,8 +106,8 @@ pub fn write(record: &RunRecord, options: Options) -> String {
             .unwrap_or_default(),
         record.machine.cpu_model
     );
-    let prims: Vec<_> = crate::primitives_in(&all);
-    let mut sizes = crate::sizes(&all);
+    let prims: Vec<_> = super::primitives_in(&all);
+    let mut sizes = super::sizes(&all);
     sizes.dedup();
     let cell_row = |id: &str, op: Op, bytes: Option<u64>| -> Vec<Option<Measurement>> {
         groups
@@ -160,13 +167,14 @@ mod tests {
 
     #[test]
     fn columns_per_variant_fastest_marked_missing_is_na() {
-        let mut r = crate::fixture::record();
+        let mut r = super::super::fixture::record();
         for m in &mut r.measurements {
             m.measurement.samples.push(cryptospeed_model::Sample {
                 iters: 1,
                 wall_ns: 1,
                 cpu_ns: 1,
                 tsc: 1,
+                bout: 0,
             });
         }
         let mut other = r.measurements.clone();
@@ -179,7 +187,7 @@ mod tests {
         }
         other.retain(|m| m.measurement.cell.primitive != "x25519");
         r.measurements.extend(other);
-        let out = write(&r, Options::default());
+        let out = write(&r, &Options::default());
         assert!(
             out.contains("openssl-3.0.19") && out.contains("ring-0.17"),
             "{out}"

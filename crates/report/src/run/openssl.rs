@@ -2,7 +2,8 @@
 //! in 1000s of bytes per second with the `k` suffix, and the sign/verify and op tables for public
 //! key. Optional columns add the confidence interval and TSC cycles.
 
-use crate::{by_variant, find, is_symmetric, ops, primitives_in, sizes, symmetric_op, Options};
+use super::{by_variant, find, is_symmetric, ops, primitives_in, sizes, symmetric_op, Options};
+use crate::registry::OutputFormat;
 use cryptospeed_catalog::SpeedRow;
 use cryptospeed_model::{Measurement, Op, RunRecord, Status};
 use std::fmt::Write;
@@ -21,7 +22,13 @@ fn ci_pct(m: &Measurement) -> String {
     }
 }
 
-pub fn write(record: &RunRecord, options: Options) -> String {
+pub const FORMAT: OutputFormat<RunRecord, Options> = OutputFormat {
+    name: "openssl",
+    aliases: &["text"],
+    write,
+};
+
+pub fn write(record: &RunRecord, &options: &Options) -> String {
     let mut out = String::new();
     let tsc_ghz = record.machine.tsc_hz / 1e9;
     for (label, ms) in by_variant(record) {
@@ -284,7 +291,7 @@ mod tests {
 
     #[test]
     fn looks_like_openssl_speed() {
-        let text = write(&crate::fixture::record(), Options::default());
+        let text = write(&super::super::fixture::record(), &Options::default());
         assert!(text.contains("The 'numbers' are in 1000s of bytes per second processed.\n"));
         assert!(
             text.contains("type             16 bytes   8192 bytes\n"),
@@ -314,8 +321,8 @@ mod tests {
     #[test]
     fn optional_columns() {
         let text = write(
-            &crate::fixture::record(),
-            Options {
+            &super::super::fixture::record(),
+            &Options {
                 ci: true,
                 cycles: true,
             },

@@ -1,0 +1,281 @@
+//! The text report of profiles, one after another: a summary, then tables of the instruction
+//! mix, the branch predictors, each cache level's miss rates (by associativity, by line size, by
+//! replacement policy) and the ILP limit grid.
+
+use crate::registry::OutputFormat;
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+use cryptospeed_sim::analysis::{Analysis, CacheResult, Level};
+use cryptospeed_sim::cache::human_size;
+use cryptospeed_sim::decode::Class;
+use cryptospeed_sim::profile::ProfileDocument;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+pub const FORMAT: OutputFormat<[ProfileDocument], ()> = OutputFormat {
+    name: "text",
+    aliases: &[],
+    write,
+};
+
+pub fn write(profiles: &[ProfileDocument], _: &()) -> String {
+    profiles.iter().map(one).collect::<Vec<_>>().join("\n")
+}
+
+fn one(p: &ProfileDocument) -> String {
+    let mut s = summary(p);
+    let _ = writeln!(s, "\ninstruction mix\n{}", mix_table(p));
+    let _ = writeln!(s, "branch predictors\n{}", predictor_table(p));
+    for (level, ways) in [(Level::I1, 4u64), (Level::D1, 4), (Level::L2, 8)] {
+        s += &cache_tables(&p.analysis, level, ways);
+    }
+    s += &ilp_table(&p.analysis);
+    let a = &p.analysis;
+    let _ = writeln!(
+        s,
+        "trace: {} instructions in all, {:.1} s under valgrind; {} cache configurations, {} predictors and {} ILP points simulated in {:.1} s",
+        p.trace_instructions_total,
+        p.trace_seconds,
+        a.caches.len(),
+        a.predictors.len(),
+        a.ilp.len(),
+        p.simulate_seconds
+    );
+    s
+}
+
+fn table() -> Table {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t
+}
+
+fn pct(n: u64, d: u64) -> String {
+    if d == 0 {
+        "-".into()
+    } else {
+        format!("{:.2}%", 100.0 * n as f64 / d as f64)
+    }
+}
+
+/// What was profiled, how, and the native figures beside the traced ones.
+fn summary(p: &ProfileDocument) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "== {} on {} — {} B, {} measured call(s) after {} warm-up, traced with {}",
+        p.primitive, p.implementation, p.bytes, p.iters, p.warmup, p.tracer
+    );
+    if let Some(w) = &p.path_warning {
+        let _ = writeln!(s, "warning: {w}");
+    }
+    let _ = writeln!(
+        s,
+        "instructions (measured part): {} · {:.3} instructions/byte · TSC cycles/byte (native): {}",
+        p.instructions,
+        p.instructions_per_byte,
+        p.tsc_cycles_per_byte
+            .map(|c| format!("{c:.3}"))
+            .unwrap_or_else(|| "-".into())
+    );
+    if let Some(c) = p.tsc_cycles_per_byte {
+        let _ = writeln!(
+            s,
+            "traced instructions per native TSC cycle: {:.2} (TSC cycles are reference cycles: with turbo the core runs faster and its real IPC is lower by that ratio; meaningful only when the traced path is the native one)",
+            p.instructions_per_byte / c
+        );
+    }
+    let _ = match &p.counters {
+        Ok(v) => writeln!(
+            s,
+            "hardware counters (native run, whole worker during the measurement): {}",
+            v.values
+                .iter()
+                .map(|(n, x)| format!("{n} {x}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Err(e) => writeln!(s, "hardware counters: {e}"),
+    };
+    s
+}
+
+fn mix_table(p: &ProfileDocument) -> Table {
+    let m = &p.mix;
+    let mut t = table();
+    t.set_header(vec!["class", "instructions", "share"]);
+    for c in Class::ALL {
+        let n = m.by_class.get(&c).copied().unwrap_or(0);
+        if n > 0 {
+            t.add_row(vec![
+                c.name().to_string(),
+                n.to_string(),
+                pct(n, m.instructions),
+            ]);
+        }
+    }
+    for (name, n) in [
+        ("(reading memory)", m.reading_memory),
+        ("(writing memory)", m.writing_memory),
+    ] {
+        t.add_row(vec![
+            name.to_string(),
+            n.to_string(),
+            pct(n, m.instructions),
+        ]);
+    }
+    t
+}
+
+fn predictor_table(p: &ProfileDocument) -> Table {
+    let mut t = table();
+    t.set_header(vec![
+        "predictor",
+        "conditional",
+        "taken",
+        "mispredicted",
+        "hit rate",
+        "indirect (mispredicted)",
+    ]);
+    for r in &p.analysis.predictors {
+        let c = r.counts;
+        t.add_row(vec![
+            r.predictor.clone(),
+            c.conditional.to_string(),
+            pct(c.conditional_taken, c.conditional),
+            c.conditional_mispredicted.to_string(),
+            format!("{:.3}%", 100.0 * r.hit_rate),
+            format!("{} ({})", c.indirect, c.indirect_mispredicted),
+        ]);
+    }
+    t
+}
+
+/// A column of a miss-rate table: its heading and which configuration it shows.
+type Column = (String, Box<dyn Fn(&CacheResult) -> bool>);
+
+/// One level's three miss-rate tables: by associativity, by line size, by policy.
+fn cache_tables(a: &Analysis, level: Level, ways: u64) -> String {
+    let name = level.name();
+    let by_assoc: Vec<Column> = [1u64, 2, 4, 8, 16]
+        .into_iter()
+        .map(|w| -> Column {
+            let heading = if w == 1 {
+                "direct".into()
+            } else {
+                format!("{w}-way")
+            };
+            let pick = move |c: &CacheResult| {
+                c.config.assoc == w && c.config.line == 64 && c.config.policy == "lru"
+            };
+            (heading, Box::new(pick))
+        })
+        .collect();
+    let by_line: Vec<Column> = [8u64, 16, 32, 64]
+        .into_iter()
+        .map(|l| -> Column {
+            let pick = move |c: &CacheResult| {
+                c.config.line == l && c.config.assoc == ways && c.config.policy == "lru"
+            };
+            (format!("{l} B"), Box::new(pick))
+        })
+        .collect();
+    let by_policy: Vec<Column> = cryptospeed_sim::cache::policy_names()
+        .into_iter()
+        .map(|pol| -> Column {
+            let pick = move |c: &CacheResult| {
+                c.config.policy == pol && c.config.assoc == ways && c.config.line == 64
+            };
+            (pol.to_string(), Box::new(pick))
+        })
+        .collect();
+    let titles = [
+        format!("{name} miss rate by size and associativity (64 B lines, LRU)"),
+        format!("{name} miss rate by size and line size ({ways}-way, LRU)"),
+        format!("{name} miss rate by size and replacement policy ({ways}-way, 64 B lines)"),
+    ];
+    let mut s = miss_table(a, level, &titles[0], &by_assoc);
+    s += &miss_table(a, level, &titles[1], &by_line);
+    s += &miss_table(a, level, &titles[2], &by_policy);
+    s
+}
+
+fn miss_table(a: &Analysis, level: Level, title: &str, columns: &[Column]) -> String {
+    let rows: Vec<&CacheResult> = a.caches.iter().filter(|c| c.level == level).collect();
+    let mut sizes: Vec<u64> = rows.iter().map(|c| c.config.size).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let mut t = table();
+    let mut header = vec!["size".to_string()];
+    header.extend(columns.iter().map(|(n, _)| n.clone()));
+    t.set_header(header);
+    for s in sizes {
+        let mut row = vec![human_size(s)];
+        for (_, pick) in columns {
+            row.push(
+                rows.iter()
+                    .find(|c| c.config.size == s && pick(c))
+                    .map(|c| format!("{:.3}%", 100.0 * c.miss_rate))
+                    .unwrap_or_else(|| "-".into()),
+            );
+        }
+        t.add_row(row);
+    }
+    format!("{title}\n{t}\n")
+}
+
+/// Achievable IPC by instruction window (rows) and issue width (columns).
+fn ilp_table(a: &Analysis) -> String {
+    let mut by: BTreeMap<usize, BTreeMap<usize, f64>> = BTreeMap::new();
+    for r in &a.ilp {
+        by.entry(r.window).or_default().insert(r.width, r.ipc);
+    }
+    let widths: Vec<usize> = by
+        .values()
+        .next()
+        .map(|m| m.keys().copied().collect())
+        .unwrap_or_default();
+    let mut t = table();
+    let mut header = vec!["window \\ width".to_string()];
+    header.extend(widths.iter().map(|w| w.to_string()));
+    t.set_header(header);
+    for (w, row) in &by {
+        let mut r = vec![w.to_string()];
+        r.extend(
+            widths
+                .iter()
+                .map(|x| format!("{:.2}", row.get(x).copied().unwrap_or(0.0))),
+        );
+        t.add_row(r);
+    }
+    format!(
+        "ILP limit: achievable IPC by instruction window and issue width ({} instructions; dataflow through registers and memory, perfect caches and prediction)\n{t}\n",
+        a.ilp_instructions
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::document;
+
+    #[test]
+    fn same_bytes_as_before_the_move() {
+        let expected = include_str!("../../tests/data/profile-md5-64.txt");
+        assert_eq!(super::write(&[document()], &()), expected);
+    }
+
+    #[test]
+    fn the_native_figures_and_counters_are_shown_when_there() {
+        let mut doc = document();
+        doc.tsc_cycles_per_byte = Some(8.5);
+        doc.counters = Ok(cryptospeed_model::CounterValues {
+            values: vec![("cycles".into(), 1200)],
+        });
+        let text = super::write(&[doc], &());
+        assert!(text.contains("TSC cycles/byte (native): 8.500"), "{text}");
+        assert!(
+            text.contains("instructions per native TSC cycle: 5.00"),
+            "{text}"
+        );
+        assert!(text.contains("measurement): cycles 1200\n"), "{text}");
+    }
+}

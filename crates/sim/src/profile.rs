@@ -1,0 +1,102 @@
+//! The profile document: what `cryptospeed profile` found out about one cell (the instruction
+//! mix, every cache configuration, every predictor, the ILP grid, and how it was traced). One
+//! type, written by `profile` (printed with `--format json`, stored as the `profile` table's
+//! JSON text) and read back by `report`; its JSON shape is a stored format, so fields are only
+//! ever added, with a default for documents written before them.
+
+use crate::analysis::Analysis;
+use crate::region::Mix;
+use cryptospeed_model::CounterValues;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ProfileDocument {
+    pub primitive: String,
+    pub implementation: String,
+    pub bytes: u64,
+    #[serde(default)]
+    pub warmup: u64,
+    #[serde(default)]
+    pub iters: u64,
+    #[serde(default)]
+    pub tracer: String,
+    #[serde(default)]
+    pub capabilities_native: Option<String>,
+    #[serde(default)]
+    pub capabilities_traced: String,
+    pub path_warning: Option<String>,
+    pub instructions: u64,
+    #[serde(default)]
+    pub bytes_processed: u64,
+    pub instructions_per_byte: f64,
+    pub tsc_cycles_per_byte: Option<f64>,
+    /// The native run's hardware counters, or why there are none.
+    #[serde(default = "no_counters")]
+    pub counters: Result<CounterValues, String>,
+    pub mix: Mix,
+    pub analysis: Analysis,
+    #[serde(default)]
+    pub trace_instructions_total: u64,
+    #[serde(default)]
+    pub trace_seconds: f64,
+    #[serde(default)]
+    pub simulate_seconds: f64,
+}
+
+fn no_counters() -> Result<CounterValues, String> {
+    Err("not recorded".into())
+}
+
+impl ProfileDocument {
+    /// Reads a stored document (the `profile` table's text).
+    pub fn from_json(text: &str) -> Result<ProfileDocument, String> {
+        serde_json::from_str(text).map_err(|e| e.to_string())
+    }
+
+    /// The stored form: compact JSON, as the `profile` table has always held it.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a profile document serialises")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A document stored by `cryptospeed profile md5@64 --grid single --no-native` before the
+    /// type was shared (see tests/data/README.md).
+    const STORED: &str = include_str!("../tests/data/profile-md5-64.json");
+
+    #[test]
+    fn a_stored_document_reads_and_writes_back_byte_for_byte() {
+        let doc = ProfileDocument::from_json(STORED).unwrap();
+        assert_eq!(doc.primitive, "md5");
+        assert_eq!(doc.mix.instructions, doc.instructions);
+        assert_eq!(doc.to_json(), STORED.trim_end());
+    }
+
+    #[test]
+    fn counters_keep_their_shape() {
+        let mut doc = ProfileDocument::from_json(STORED).unwrap();
+        doc.counters = Ok(CounterValues {
+            values: vec![("cycles".into(), 12), ("instructions".into(), 34)],
+        });
+        let json = doc.to_json();
+        assert!(
+            json.contains(r#""counters":{"Ok":{"values":[["cycles",12],["instructions",34]]}}"#)
+        );
+        assert_eq!(ProfileDocument::from_json(&json).unwrap().to_json(), json);
+    }
+
+    #[test]
+    fn an_older_document_without_the_run_details_still_reads() {
+        let mut v: serde_json::Value = serde_json::from_str(STORED).unwrap();
+        let obj = v.as_object_mut().unwrap();
+        for key in ["warmup", "iters", "tracer", "counters", "trace_seconds"] {
+            obj.remove(key);
+        }
+        let doc = ProfileDocument::from_json(&v.to_string()).unwrap();
+        assert_eq!(doc.iters, 0);
+        assert!(doc.counters.is_err());
+    }
+}
