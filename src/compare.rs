@@ -5,7 +5,7 @@ use crate::import::{file_label, read_log, record};
 use crate::session::{db_location, emit};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use cryptospeed_compare::{compare as build, Filter, SideInput};
+use cryptospeed_compare::{compare_with_noise as build, Filter, SideInput};
 use cryptospeed_import::ImportOptions;
 use cryptospeed_model::RunRecord;
 use cryptospeed_report::compare::{self as render, Layout, Mode, Normalize, View};
@@ -306,6 +306,34 @@ fn display_name(arg: &str, records: &[(RunRecord, Option<String>)]) -> String {
     arg.to_string()
 }
 
+/// The most runs of a machine read to learn its run-to-run noise.
+const HISTORY_RUNS: usize = 100;
+
+/// Measured runs on the machines of the sides' runs, newest first: what the store has seen of how
+/// each cell moves from run to run there.
+fn history(
+    store: &dyn cryptospeed_store::Store,
+    sides: &[SideInput],
+) -> Result<Vec<cryptospeed_model::RunRecord>> {
+    let rows = store.runs()?;
+    let ids: Vec<i64> = sides.iter().flat_map(|s| s.runs.iter().copied()).collect();
+    let machines: Vec<i64> = rows
+        .iter()
+        .filter(|r| ids.contains(&r.id))
+        .map(|r| r.machine_id)
+        .collect();
+    let mut measured: Vec<&cryptospeed_store::RunRow> = rows
+        .iter()
+        .filter(|r| r.source.is_empty() && machines.contains(&r.machine_id))
+        .collect();
+    measured.sort_by_key(|r| std::cmp::Reverse(r.id));
+    measured
+        .iter()
+        .take(HISTORY_RUNS)
+        .map(|r| store.load_run(&r.id.to_string()))
+        .collect()
+}
+
 pub fn compare(a: CompareArgs) -> Result<i32> {
     if !(a.alpha > 0.0 && a.alpha < 1.0) {
         bail!("--alpha must be between 0 and 1, got {}", a.alpha);
@@ -380,7 +408,8 @@ pub fn compare(a: CompareArgs) -> Result<i32> {
             a.min_effect
         );
     }
-    let comparison = build(&sides, baseline, a.alpha, a.min_effect, &filter);
+    let noise = cryptospeed_compare::run_noise(&history(store.as_ref(), &sides)?);
+    let comparison = build(&sides, baseline, a.alpha, a.min_effect, &filter, &noise);
     if comparison.rows.is_empty() {
         return Err(anyhow!(
             "no cells to compare: the sides share no primitive/size after the filters"

@@ -89,7 +89,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 3)]
     pub bout_samples: u32,
     /// A cell is judged precise only after this many bouts (at least 2).
-    #[arg(long, default_value_t = 6)]
+    #[arg(long, default_value_t = 10)]
     pub min_bouts: u32,
     /// How each round's fresh worker processes differ: `natural` (environment size, heap
     /// position, and whatever the kernel randomises) or `full` (also each message buffer's

@@ -55,6 +55,12 @@ pub fn emit(text: &str, output: &Option<PathBuf>) -> Result<()> {
 /// Writes `bytes` to `path` through a temporary file beside it and a rename, so an interrupted
 /// or failed write never leaves half a file.
 pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    // A device or pipe (`-o /dev/null`, `-o /dev/stdout`) is written as it is: renaming a file
+    // over it would replace the device itself.
+    if path.metadata().is_ok_and(|m| !m.is_file()) {
+        return std::fs::write(path, bytes)
+            .with_context(|| format!("cannot write {}", path.display()));
+    }
     let tmp = path.with_extension("tmp-cryptospeed");
     std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;

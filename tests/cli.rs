@@ -596,3 +596,18 @@ fn stores_written_before_bouts_still_show_and_compare() {
     assert_eq!(vs["ratio"], 1.0, "{vs}");
     assert_eq!(vs["significant"], false, "{vs}");
 }
+
+#[test]
+fn output_to_a_device_writes_to_it_and_leaves_it_a_device() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let db = db(&dir);
+    let out = bin()
+        .args(["run", "-a", "md5", "-b", "64", "-o", "/dev/null"])
+        .args(quick(&db))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let kind = std::fs::metadata("/dev/null").unwrap().file_type();
+    assert!(kind.is_char_device(), "/dev/null was replaced by a file");
+}

@@ -5,6 +5,10 @@
 //! Pure computation over model types: the caller resolves selectors to runs; the comparison's
 //! output formats live with every other format in cryptospeed-report (`compare::FORMATS`).
 
+mod run_noise;
+
+pub use run_noise::{between_run_variance, run_noise, RunNoise};
+
 use cryptospeed_model::{Op, RunRecord};
 use cryptospeed_stats as stats;
 use serde::Serialize;
@@ -171,9 +175,11 @@ pub struct Versus {
     /// Two-sided p-value of the test in `test`, when both sides allow one.
     pub p: Option<f64>,
     /// How the two sides were compared: `paired bouts` (the same rounds of one run: paired t on
-    /// log bout medians), `bouts` (Welch's t on log bout medians), `samples` (Mann-Whitney U on
-    /// pooled samples, for runs stored before bouts) or `runs` (Mann-Whitney U on several
-    /// runs' single figures).
+    /// log bout medians); `bouts+runs` (Welch's t across runs, each side's variance holding the
+    /// drift between runs: from several runs' centers, or one run's bouts plus the between-run
+    /// variance the store has seen on this machine); `bouts` (Welch's t on one run's bouts
+    /// without that: the store knows too few runs); `samples` (Mann-Whitney U on pooled samples,
+    /// for runs stored before bouts) or `runs` (Mann-Whitney U on several runs' single figures).
     pub test: Option<&'static str>,
     /// `Some(false)` prints `~`: p ≥ α, or the change is smaller than the minimum effect.
     pub significant: Option<bool>,
@@ -289,25 +295,52 @@ fn side_value(key: &CellKey, runs: &[RunValue]) -> Option<SideValue> {
     })
 }
 
-/// The estimate from every bout of every run of a side, when each run was measured in bouts.
+/// A side's estimate when each of its runs was measured in bouts: one run's bouts, or, for a side
+/// that pools several runs, the runs' centers (the run is then the unit).
 fn bouts_of(runs: &[RunValue]) -> Option<stats::BoutEstimate> {
     if runs.iter().any(|r| r.bouts.len() < 2) {
         return None;
     }
-    let units: Vec<Vec<f64>> = runs
+    let units = |r: &RunValue| -> Vec<Vec<f64>> { r.bouts.iter().map(|(_, m)| vec![*m]).collect() };
+    if let [one] = runs {
+        return stats::bout_estimate(&units(one), 0.95);
+    }
+    let centers: Vec<Vec<f64>> = runs
         .iter()
-        .flat_map(|r| r.bouts.iter().map(|(_, m)| vec![*m]))
-        .collect();
-    stats::bout_estimate(&units, 0.95)
+        .map(|r| Some(vec![stats::bout_estimate(&units(r), 0.95)?.center]))
+        .collect::<Option<_>>()?;
+    stats::bout_estimate(&centers, 0.95)
+}
+
+/// One side's log estimate for a test across runs: the runs' centers when it pools several runs
+/// (the run is then the unit, and its variance holds the drift between runs); one run's bouts
+/// plus the machine's between-run variance for the cell when the store knows it. The flag says
+/// whether run-to-run noise is in the estimate.
+fn side_estimate(
+    runs: &[RunValue],
+    alpha: f64,
+    noise: Option<RunNoise>,
+) -> Option<(stats::LogEstimate, bool)> {
+    let units = |r: &RunValue| -> Vec<Vec<f64>> { r.bouts.iter().map(|(_, m)| vec![*m]).collect() };
+    if let [one] = runs {
+        let e = stats::bout_estimate(&units(one), 1.0 - alpha)?;
+        return Some((e.log_estimate(noise.map(|n| (n.var, n.df))), noise.is_some()));
+    }
+    let centers: Vec<Vec<f64>> = runs
+        .iter()
+        .map(|r| Some(vec![stats::bout_estimate(&units(r), 1.0 - alpha)?.center]))
+        .collect::<Option<_>>()?;
+    Some((stats::bout_estimate(&centers, 1.0 - alpha)?.log_estimate(None), true))
 }
 
 /// Bouts against bouts: paired when both sides are the same single run (their bouts of a cell ran
-/// in the same rounds), Welch's t otherwise; at confidence 1 - alpha, so the interval excludes 1
-/// exactly when p < alpha.
+/// in the same rounds), Welch's t across runs otherwise; at confidence 1 - alpha, so the interval
+/// excludes 1 exactly when p < alpha.
 fn bouts_versus(
     base_runs: &[RunValue],
     cand_runs: &[RunValue],
     alpha: f64,
+    noise: Option<RunNoise>,
 ) -> Option<(stats::RatioEstimate, &'static str)> {
     if let ([b], [c]) = (base_runs, cand_runs) {
         if b.run == c.run {
@@ -316,16 +349,17 @@ fn bouts_versus(
             }
         }
     }
-    let units = |runs: &[RunValue]| -> Vec<Vec<f64>> {
-        runs.iter()
-            .flat_map(|r| r.bouts.iter().map(|(_, m)| vec![*m]))
-            .collect()
+    let (b, b_runs) = side_estimate(base_runs, alpha, noise)?;
+    let (c, c_runs) = side_estimate(cand_runs, alpha, noise)?;
+    let test = if b_runs && c_runs {
+        "bouts+runs"
+    } else {
+        "bouts"
     };
-    let b = stats::bout_estimate(&units(base_runs), 1.0 - alpha)?;
-    let c = stats::bout_estimate(&units(cand_runs), 1.0 - alpha)?;
-    Some((stats::ratio(&b, &c, 1.0 - alpha), "bouts"))
+    Some((stats::welch(&b, &c, 1.0 - alpha), test))
 }
 
+#[allow(clippy::too_many_arguments)] // both sides, and how to judge them
 fn versus(
     base: &SideValue,
     base_runs: &[RunValue],
@@ -333,9 +367,10 @@ fn versus(
     cand_runs: &[RunValue],
     alpha: f64,
     min_effect: f64,
+    noise: Option<RunNoise>,
 ) -> Versus {
     if base.basis == Basis::Bouts && cand.basis == Basis::Bouts {
-        if let Some((r, test)) = bouts_versus(base_runs, cand_runs, alpha) {
+        if let Some((r, test)) = bouts_versus(base_runs, cand_runs, alpha, noise) {
             return Versus {
                 ratio: r.ratio,
                 ratio_ci: Some(r.ci),
@@ -391,6 +426,19 @@ pub fn compare(
     min_effect: f64,
     filter: &Filter,
 ) -> Comparison {
+    compare_with_noise(sides, baseline, alpha, min_effect, filter, &BTreeMap::new())
+}
+
+/// [`compare`], with each cell's run-to-run noise on this machine (see [`run_noise`]) added to
+/// single-run sides compared across runs.
+pub fn compare_with_noise(
+    sides: &[SideInput],
+    baseline: usize,
+    alpha: f64,
+    min_effect: f64,
+    filter: &Filter,
+    noise: &BTreeMap<CellKey, RunNoise>,
+) -> Comparison {
     let mut keys: Vec<CellKey> = sides
         .iter()
         .flat_map(|s| s.cells.keys().cloned())
@@ -412,7 +460,8 @@ pub fn compare(
                     return None;
                 }
                 let (b, c) = (values[baseline].as_ref()?, values[i].as_ref()?);
-                Some(versus(b, runs[baseline], c, runs[i], alpha, min_effect))
+                let n = noise.get(&key).copied();
+                Some(versus(b, runs[baseline], c, runs[i], alpha, min_effect, n))
             })
             .collect();
         rows.push(Row {

@@ -7,7 +7,9 @@
 mod bouts;
 mod mann_whitney;
 
-pub use bouts::{bout_estimate, by_bout, paired_ratio, ratio, BoutEstimate, RatioEstimate};
+pub use bouts::{
+    bout_estimate, by_bout, paired_ratio, ratio, welch, BoutEstimate, LogEstimate, RatioEstimate,
+};
 use cryptospeed_model::Summary;
 pub use mann_whitney::{mann_whitney_u, MannWhitney};
 

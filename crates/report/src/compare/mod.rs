@@ -221,7 +221,7 @@ pub(crate) fn legend(c: &Comparison, view: &View) -> Vec<String> {
     }
     lines.extend(bases(c));
     lines.push(format!(
-        "~ : no significant difference: p >= {} (paired t on the bouts of one run; Welch t on bouts across runs; Mann-Whitney U on pooled samples or on several runs' figures) or a change under {}%; cells with neither ~ nor p had nothing to test{}",
+        "~ : no significant difference: p >= {} (paired t on the bouts of one run; across runs, Welch t on bouts plus the run-to-run noise the store has seen for the cell on this machine; Mann-Whitney U on pooled samples or on several runs' figures) or a change under {}%; cells with neither ~ nor p had nothing to test{}",
         c.alpha,
         c.min_effect * 100.0,
         if view.detail { "; ± : 95% CI; [x%]: spread of averaged runs" } else { "" }

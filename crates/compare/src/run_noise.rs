@@ -1,0 +1,119 @@
+//! How much a cell moves from one run to the next on a machine, beyond what each run's own
+//! interval shows. Bouts spread over a run see what varies inside it (processes, layouts, drift
+//! over seconds); a shared machine also drifts over minutes, which one run cannot see. The store
+//! has seen it: repeated runs of the same variant on the same machine. Their centers vary between
+//! runs by σ²_run plus their own sampling variance, so σ²_run is estimated by the method of
+//! moments from the pooled within-variant variance of the runs' log centers less their mean
+//! squared standard error (a one-way random-effects model, variants as groups so that runs of
+//! different builds never inflate it). A comparison of single runs across runs adds σ²_run to
+//! each side (`bouts+runs` in JSON).
+
+use crate::{bout_medians, cell_key, CellKey};
+use cryptospeed_model::RunRecord;
+use cryptospeed_stats as stats;
+use std::collections::BTreeMap;
+
+/// The between-run variance of one cell (log scale) and its degrees of freedom.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunNoise {
+    pub var: f64,
+    pub df: f64,
+}
+
+/// Every cell's run-to-run noise from stored runs measured in bouts (at least three runs in all,
+/// two of one variant); cells with less history are absent.
+pub fn run_noise(history: &[RunRecord]) -> BTreeMap<CellKey, RunNoise> {
+    // (cell, variant) -> [(log center, se²)] of each run.
+    let mut groups: BTreeMap<(CellKey, String), Vec<(f64, f64)>> = BTreeMap::new();
+    for record in history {
+        for vm in &record.measurements {
+            let m = &vm.measurement;
+            if !m.status.has_numbers() || m.cell.misalign != 0 {
+                continue;
+            }
+            let units: Vec<Vec<f64>> = bout_medians(&m.samples, 1.0)
+                .into_iter()
+                .map(|(_, v)| vec![v])
+                .collect();
+            if let Some(e) = stats::bout_estimate(&units, 0.95) {
+                let key = cell_key(&m.cell.primitive, m.cell.op, m.cell.bytes);
+                groups
+                    .entry((key, vm.variant.clone()))
+                    .or_default()
+                    .push((e.log_mean, e.log_se.powi(2)));
+            }
+        }
+    }
+    let mut by_cell: BTreeMap<CellKey, Vec<Vec<(f64, f64)>>> = BTreeMap::new();
+    for ((key, _), runs) in groups {
+        by_cell.entry(key).or_default().push(runs);
+    }
+    by_cell
+        .into_iter()
+        .filter_map(|(key, variants)| Some((key, between_run_variance(&variants)?)))
+        .collect()
+}
+
+/// σ²_run from groups (variants) of runs, each run its (log center, se²): the pooled
+/// within-group variance of the centers less the runs' mean se². `None` with fewer than two
+/// degrees of freedom or three runs in groups of two or more.
+pub fn between_run_variance(groups: &[Vec<(f64, f64)>]) -> Option<RunNoise> {
+    let (mut ss, mut df, mut se2, mut runs) = (0.0, 0.0, 0.0, 0usize);
+    for g in groups.iter().filter(|g| g.len() >= 2) {
+        let n = g.len() as f64;
+        let mean = g.iter().map(|r| r.0).sum::<f64>() / n;
+        ss += g.iter().map(|r| (r.0 - mean).powi(2)).sum::<f64>();
+        df += n - 1.0;
+        se2 += g.iter().map(|r| r.1).sum::<f64>();
+        runs += g.len();
+    }
+    (df >= 2.0 && runs >= 3).then(|| RunNoise {
+        var: (ss / df - se2 / runs as f64).max(0.0),
+        df,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{rngs::StdRng, SeedableRng};
+    use rand_distr::{Distribution, Normal};
+
+    /// Runs whose centers move by a run effect of sd `sr` and whose bouts scatter by `sb`.
+    fn runs(n: usize, sr: f64, sb: f64, seed: u64) -> Vec<(f64, f64)> {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let (run, bout) = (Normal::new(0.0, sr).unwrap(), Normal::new(0.0, sb).unwrap());
+        (0..n)
+            .map(|_| {
+                let effect = run.sample(&mut rng);
+                let bouts: Vec<Vec<f64>> = (0..10)
+                    .map(|_| vec![(5.0 + effect + bout.sample(&mut rng)).exp()])
+                    .collect();
+                let e = stats::bout_estimate(&bouts, 0.95).unwrap();
+                (e.log_mean, e.log_se.powi(2))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_between_run_variance_is_recovered_and_zero_when_there_is_none() {
+        let with = between_run_variance(&[runs(400, 0.03, 0.02, 1)]).unwrap();
+        assert!((with.var.sqrt() - 0.03).abs() < 0.004, "{with:?}");
+        assert_eq!(with.df, 399.0);
+        let without = between_run_variance(&[runs(400, 0.0, 0.02, 2)]).unwrap();
+        assert!(without.var.sqrt() < 0.004, "{without:?}");
+    }
+
+    #[test]
+    fn variants_with_different_speeds_do_not_inflate_it() {
+        // Two builds 20% apart, each with no run effect: still no run-to-run noise.
+        let fast: Vec<(f64, f64)> = runs(50, 0.0, 0.02, 3);
+        let slow: Vec<(f64, f64)> = runs(50, 0.0, 0.02, 4)
+            .into_iter()
+            .map(|(m, s)| (m + 0.2, s))
+            .collect();
+        let n = between_run_variance(&[fast, slow]).unwrap();
+        assert!(n.var.sqrt() < 0.006, "{n:?}");
+        assert!(between_run_variance(&[runs(2, 0.0, 0.02, 5)]).is_none());
+    }
+}
