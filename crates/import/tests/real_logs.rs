@@ -233,3 +233,32 @@ fn a_real_row_altered_beyond_rounding_is_an_error_naming_its_line() {
     let rounded = text.replace("   1435.1  31037.8", "   1435.3  31037.8");
     assert!(read(&rounded, None, &ImportOptions::default()).is_ok());
 }
+
+#[test]
+fn every_prefix_of_every_real_log_reads_or_fails_at_a_line_without_panicking() {
+    // What the fuzz targets check, over the real corpus cut after each line: a cut log is either
+    // read (the cut fell between outputs) or an error inside the input; skipped lines are
+    // lines of the input, each once, in order.
+    for entry in index().log {
+        let text = std::fs::read_to_string(dir().join(&entry.file)).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for n in 1..=lines.len() {
+            let cut = lines[..n].join("\n") + "\n";
+            match read(&cut, None, &ImportOptions::default()) {
+                Ok(log) => {
+                    assert!(log.skipped.iter().all(|(l, _)| *l >= 1 && *l <= n));
+                    assert!(
+                        log.skipped.windows(2).all(|w| w[0].0 < w[1].0),
+                        "{}",
+                        entry.file
+                    );
+                    assert!(log.runs.iter().all(|r| r
+                        .results
+                        .iter()
+                        .all(|x| x.rate.is_finite() && x.rate >= 0.0)));
+                }
+                Err(e) => assert!(e.line <= n, "{} cut at {n}: {e}", entry.file),
+            }
+        }
+    }
+}
