@@ -1,4 +1,4 @@
-//! `openssl speed` output of every version from 0.9.6 to 3.5, human and `-mr`, read line by line.
+//! `openssl speed` output of every version from 0.9.6 to 3.6, human and `-mr`, read line by line.
 //!
 //! Human output: progress lines (`Doing md5 for 3s on 16 size blocks: …`, stderr when merged),
 //! the version header (`OpenSSL 1.0.2k  26 Jan 2017` or `version: 3.0.2`, `built on:`, `options:`,
@@ -12,7 +12,9 @@
 //! A file holding several outputs is split where a new output starts (progress, header or table
 //! lines after results, or a result for a cell already read). A log that stops before the results
 //! its progress lines announce, a row with too few values or a value openssl could not have
-//! printed is an error naming the line.
+//! printed (a time and rate no unrounded pair could give, see `rounding.rs`) is an error naming
+//! the line. Any other line (a prompt, stderr merged by `2>&1`, a wrapped header line, `time`
+//! output) is foreign: skipped and listed in the parse result.
 
 use crate::names::{self, Mapped};
 use crate::rounding;
