@@ -86,7 +86,12 @@ pub fn parse_ops(list: &[String]) -> Result<Option<Vec<Op>>> {
     }
     items
         .into_iter()
-        .map(|s| Op::parse(s).with_context(|| format!("unknown operation '{s}' (known: hash, mac, encrypt, decrypt, sign, verify, derive, all)")))
+        .map(|s| {
+            Op::parse(s).with_context(|| {
+                let known: Vec<&str> = Op::ALL.iter().map(|o| o.as_str()).collect();
+                format!("unknown operation '{s}' (known: {}, all)", known.join(", "))
+            })
+        })
         .collect::<Result<Vec<_>>>()
         .map(Some)
 }

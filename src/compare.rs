@@ -98,7 +98,7 @@ fn resolve_item(
         _ => (item, None),
     };
     if std::path::Path::new(selector).is_file() || selector == "-" {
-        let runs = read_log(selector, None, &ImportOptions { decrypt: a.decrypt })?;
+        let runs = read_log(selector, None, &ImportOptions { decrypt: a.decrypt })?.runs;
         let label = file_label(selector);
         let mut records = Vec::new();
         for run in &runs {

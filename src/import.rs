@@ -40,7 +40,7 @@ pub fn read_log(
     file: &str,
     format: Option<&str>,
     options: &ImportOptions,
-) -> Result<Vec<ImportedRun>> {
+) -> Result<cryptospeed_import::ParsedLog> {
     let bytes = if file == "-" {
         let mut b = Vec::new();
         std::io::stdin()
@@ -58,7 +58,7 @@ pub fn read_log(
             + 1;
         anyhow::anyhow!("{file}: line {line}: not UTF-8 text (a binary file?)")
     })?;
-    cryptospeed_import::parse(&text, format, options).map_err(|e| anyhow::anyhow!("{file}: {e}"))
+    cryptospeed_import::read(&text, format, options).map_err(|e| anyhow::anyhow!("{file}: {e}"))
 }
 
 /// The default label of a file: its name without directory and extension.
@@ -159,8 +159,8 @@ pub fn import(a: ImportArgs) -> Result<i32> {
     // Read everything first: one bad file stores nothing.
     let mut parsed = Vec::new();
     for file in &a.files {
-        let runs = read_log(file, a.format.as_deref(), &options).context("nothing was stored")?;
-        parsed.push((file.clone(), runs));
+        let log = read_log(file, a.format.as_deref(), &options).context("nothing was stored")?;
+        parsed.push((file.clone(), log));
     }
     if parsed.iter().filter(|(f, _)| f == "-").count() > 1 {
         bail!("'-' (standard input) given more than once");
@@ -170,9 +170,9 @@ pub fn import(a: ImportArgs) -> Result<i32> {
     } else {
         Some(cryptospeed_store::open(&db_location(&a.db))?)
     };
-    for (file, runs) in &parsed {
+    for (file, log) in &parsed {
         let label = a.label.clone().unwrap_or_else(|| file_label(file));
-        for run in runs {
+        for run in &log.runs {
             let rec = record(run, file, &label, 0);
             let what = format!(
                 "{file} lines {}–{} ({}, {}{}): {} cells",
@@ -202,6 +202,25 @@ pub fn import(a: ImportArgs) -> Result<i32> {
                 );
             }
         }
+        print_skipped(file, &log.skipped, a.dry_run);
     }
     Ok(0)
+}
+
+/// Lines of a file that are not part of any speed output (prompts, stderr, other tools): all of
+/// them with `--dry-run`, else how many.
+fn print_skipped(file: &str, skipped: &[(usize, String)], all: bool) {
+    if skipped.is_empty() {
+        return;
+    }
+    println!(
+        "{file}: skipped (not part of a speed output): {} line(s){}",
+        skipped.len(),
+        if all { "" } else { " (--dry-run lists them)" }
+    );
+    if all {
+        for (line, text) in skipped {
+            println!("  line {line}: {text}");
+        }
+    }
 }

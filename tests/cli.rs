@@ -607,7 +607,11 @@ fn output_to_a_device_writes_to_it_and_leaves_it_a_device() {
         .args(quick(&db))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let kind = std::fs::metadata("/dev/null").unwrap().file_type();
     assert!(kind.is_char_device(), "/dev/null was replaced by a file");
 }

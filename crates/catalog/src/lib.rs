@@ -3,12 +3,15 @@
 //! reproduce before a cell of it is timed.
 //!
 //! Adding a primitive is one entry in one of the family files (`digests.rs`, `ciphers.rs`,
-//! `macs.rs`, `pkey.rs`); implementations interpret [`Algorithm`] generically.
+//! `macs.rs`, `pkey.rs`); implementations interpret [`Algorithm`] generically. Primitives known by
+//! name only (post-quantum schemes, legacy curves no implementation here measures) are one line in
+//! `named.rs`; [`resolve`] finds either kind.
 
 pub mod agreement;
 mod ciphers;
 mod digests;
 mod macs;
+pub mod named;
 mod pkey;
 
 use cryptospeed_model::Op;
@@ -309,6 +312,57 @@ pub fn lookup(name: &str) -> Option<&'static Primitive> {
         .find(|p| squash(p.id) == key || p.aliases.iter().any(|a| squash(a) == key))
 }
 
+/// A name resolved against the whole catalog: a timed primitive, or one known by name only.
+#[derive(Debug, Clone, Copy)]
+pub enum Known {
+    Timed(&'static Primitive),
+    Named(&'static named::Named),
+}
+
+impl Known {
+    pub fn id(&self) -> &'static str {
+        match self {
+            Known::Timed(p) => p.id,
+            Known::Named(n) => n.id,
+        }
+    }
+
+    /// Every operation the primitive has, its default first.
+    pub fn ops(&self) -> &'static [Op] {
+        match self {
+            Known::Timed(p) => p.ops(),
+            Known::Named(n) => n.kind.ops(),
+        }
+    }
+
+    /// The operation a row that names none times (`encrypt` for ciphers, `hash` for digests).
+    pub fn default_op(&self) -> Op {
+        self.ops()[0]
+    }
+
+    pub fn has_bytes(&self) -> bool {
+        match self {
+            Known::Timed(p) => p.has_bytes(),
+            Known::Named(n) => n.kind.has_bytes(),
+        }
+    }
+}
+
+/// Finds a primitive, timed or name-only, by id or alias in any spelling [`lookup`] accepts.
+pub fn resolve(name: &str) -> Option<Known> {
+    if let Some(p) = lookup(name) {
+        return Some(Known::Timed(p));
+    }
+    let key = squash(name);
+    if key.is_empty() {
+        return None;
+    }
+    named::NAMED
+        .iter()
+        .find(|n| squash(n.id) == key || n.aliases.iter().any(|a| squash(a) == key))
+        .map(Known::Named)
+}
+
 /// Up to three known names closest to an unknown one, for "did you mean" messages.
 pub fn suggest(name: &str) -> Vec<&'static str> {
     let lower = name.to_ascii_lowercase();
@@ -412,6 +466,52 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn name_only_primitives_do_not_collide_with_timed_ones() {
+        let mut owner = std::collections::HashMap::new();
+        for p in all() {
+            for n in std::iter::once(p.id).chain(p.aliases.iter().copied()) {
+                owner.insert(squash(n), p.id);
+            }
+        }
+        for n in named::NAMED {
+            assert_eq!(n.id, n.id.to_ascii_lowercase(), "{}", n.id);
+            for a in std::iter::once(n.id).chain(n.aliases.iter().copied()) {
+                if let Some(prev) = owner.insert(squash(a), n.id) {
+                    assert_eq!(prev, n.id, "alias {a} names both {prev} and {}", n.id);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn post_quantum_and_legacy_names_resolve_with_their_operations() {
+        for (spelling, id, op) in [
+            ("mlkem512", "ml-kem-512", Op::Keygen),
+            ("ML-KEM-768", "ml-kem-768", Op::Keygen),
+            ("mldsa44", "ml-dsa-44", Op::Sign),
+            ("ML-DSA-87", "ml-dsa-87", Op::Sign),
+            ("SLH-DSA-SHA2-128s", "slh-dsa-sha2-128s", Op::Sign),
+            ("X25519MLKEM768", "x25519-mlkem768", Op::Keygen),
+            ("AES-128-ECB", "aes-128-ecb", Op::Encrypt),
+            ("521 bits ecdh (nistp521)", "ecdh-p521", Op::Derive),
+            ("aes-128 ige", "aes-128-ige", Op::Encrypt),
+            ("hmac(sha512)", "hmac-sha512", Op::Mac),
+            ("sha384", "sha384", Op::Hash),
+            ("aes-128-cbc", "aes-128-cbc", Op::Encrypt),
+            ("rsa2048", "rsa-2048", Op::Sign),
+        ] {
+            let k = resolve(spelling).unwrap_or_else(|| panic!("{spelling}"));
+            assert_eq!((k.id(), k.default_op()), (id, op), "{spelling}");
+        }
+        assert!(resolve("ml-kem-768").unwrap().ops().contains(&Op::Decaps));
+        assert!(
+            lookup("ml-kem-768").is_none(),
+            "name-only entries are not timed"
+        );
+        assert!(resolve("no-such-thing").is_none());
     }
 
     #[test]

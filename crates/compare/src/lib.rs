@@ -324,13 +324,19 @@ fn side_estimate(
     let units = |r: &RunValue| -> Vec<Vec<f64>> { r.bouts.iter().map(|(_, m)| vec![*m]).collect() };
     if let [one] = runs {
         let e = stats::bout_estimate(&units(one), 1.0 - alpha)?;
-        return Some((e.log_estimate(noise.map(|n| (n.var, n.df))), noise.is_some()));
+        return Some((
+            e.log_estimate(noise.map(|n| (n.var, n.df))),
+            noise.is_some(),
+        ));
     }
     let centers: Vec<Vec<f64>> = runs
         .iter()
         .map(|r| Some(vec![stats::bout_estimate(&units(r), 1.0 - alpha)?.center]))
         .collect::<Option<_>>()?;
-    Some((stats::bout_estimate(&centers, 1.0 - alpha)?.log_estimate(None), true))
+    Some((
+        stats::bout_estimate(&centers, 1.0 - alpha)?.log_estimate(None),
+        true,
+    ))
 }
 
 /// Bouts against bouts: paired when both sides are the same single run (their bouts of a cell ran

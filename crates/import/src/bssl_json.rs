@@ -2,7 +2,7 @@
 //! "bytesPerCall"?}` objects, one per line of the text form.
 
 use crate::bssl::describe;
-use crate::{ImportError, ImportOptions, ImportedResult, ImportedRun, LogFormat};
+use crate::{ImportError, ImportOptions, ImportedResult, ImportedRun, LogFormat, ParsedLog};
 use serde::Deserialize;
 
 pub struct BsslJson;
@@ -23,10 +23,13 @@ impl LogFormat for BsslJson {
     }
 
     fn sniff(&self, text: &str) -> bool {
-        text.trim_start().starts_with('[')
+        // `[{` or `[]`, not a prompt like `[root@host]# …` pasted above a text log.
+        text.trim_start()
+            .strip_prefix('[')
+            .is_some_and(|rest| rest.trim_start().starts_with(['{', ']']))
     }
 
-    fn parse(&self, text: &str, _options: &ImportOptions) -> Result<Vec<ImportedRun>, ImportError> {
+    fn parse(&self, text: &str, _options: &ImportOptions) -> Result<ParsedLog, ImportError> {
         let entries: Vec<Entry> = serde_json::from_str(text).map_err(|e| {
             ImportError::at(e.line(), format!("not bssl speed -json output: {e} (expected an array of {{\"description\", \"numCalls\", \"microseconds\", \"bytesPerCall\"}} objects)"))
         })?;
@@ -79,6 +82,9 @@ impl LogFormat for BsslJson {
                 line: at,
             });
         }
-        Ok(vec![run])
+        Ok(ParsedLog {
+            runs: vec![run],
+            skipped: Vec::new(),
+        })
     }
 }

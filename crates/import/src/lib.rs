@@ -5,11 +5,17 @@
 //! carrying several outputs into several [`ImportedRun`]s and maps every printed name onto the
 //! catalog. Nothing here touches the store: the caller stores a whole file or nothing, so a
 //! truncated or garbled log (an [`ImportError`] naming the line) leaves the store unchanged.
+//!
+//! Logs come pasted from terminals, blog posts and issue threads, so lines that are no part of a
+//! speed output (shell prompts, `engine "cryptodev" set.`, stderr merged by `2>&1`, a header line
+//! wrapped by a mail client, `time` or `perf stat` output) are skipped and listed in
+//! [`ParsedLog::skipped`] with their line numbers; only a file with no results at all is refused.
 
 mod bssl;
 mod bssl_json;
 pub mod names;
 mod openssl;
+mod rounding;
 
 use cryptospeed_model::Op;
 use std::fmt;
@@ -73,6 +79,14 @@ impl ImportedRun {
     }
 }
 
+/// Everything read from one file: its outputs, and the lines that were no part of any.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ParsedLog {
+    pub runs: Vec<ImportedRun>,
+    /// Lines skipped as foreign to the speed output: (1-based line, text as it appears).
+    pub skipped: Vec<(usize, String)>,
+}
+
 /// Why a log could not be read: the line (1-based, 0 for the whole file) and what was expected.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImportError {
@@ -115,8 +129,8 @@ pub trait LogFormat: Sync {
     fn name(&self) -> &'static str;
     /// Whether `text` looks like this family (cheap; the first family that says yes parses).
     fn sniff(&self, text: &str) -> bool;
-    /// Every output in `text`, in file order; an error names the line.
-    fn parse(&self, text: &str, options: &ImportOptions) -> Result<Vec<ImportedRun>, ImportError>;
+    /// Every output in `text`, in file order, and the lines skipped; an error names the line.
+    fn parse(&self, text: &str, options: &ImportOptions) -> Result<ParsedLog, ImportError>;
 }
 
 /// Every log family, most specific first; a new family is one file and one line here.
@@ -137,6 +151,15 @@ pub fn parse(
     format: Option<&str>,
     options: &ImportOptions,
 ) -> Result<Vec<ImportedRun>, ImportError> {
+    read(text, format, options).map(|log| log.runs)
+}
+
+/// Like [`parse`], and also lists the lines skipped as foreign (for `import --dry-run`).
+pub fn read(
+    text: &str,
+    format: Option<&str>,
+    options: &ImportOptions,
+) -> Result<ParsedLog, ImportError> {
     let family = match format {
         Some(name) => format_named(name).ok_or_else(|| {
             ImportError::at(
@@ -165,17 +188,22 @@ pub fn parse(
                 .unwrap_or(FORMATS[FORMATS.len() - 1])
         }
     };
-    let runs = family.parse(text, options)?;
-    if runs.is_empty() || runs.iter().all(|r| r.results.is_empty()) {
+    let log = family.parse(text, options)?;
+    if log.runs.is_empty() || log.runs.iter().all(|r| r.results.is_empty()) {
         return Err(ImportError::at(
             0,
             format!(
-                "no results found: this does not look like {} output (expected a results table)",
-                family.name()
+                "no results found: nothing in this file is {} output (expected a results table){}",
+                family.name(),
+                if log.skipped.is_empty() {
+                    String::new()
+                } else {
+                    format!("; {} line(s) skipped as foreign", log.skipped.len())
+                }
             ),
         ));
     }
-    Ok(runs)
+    Ok(log)
 }
 
 /// Parses a decimal number as printed by printf (`%f`, `%.2f`, `%8.1f`), rejecting anything

@@ -30,9 +30,9 @@ pub fn slug(name: &str) -> String {
 }
 
 fn catalog_or_slug(name: &str) -> Mapped {
-    match catalog::lookup(name) {
-        Some(p) => Mapped {
-            primitive: p.id.to_string(),
+    match catalog::resolve(name) {
+        Some(k) => Mapped {
+            primitive: k.id().to_string(),
             mapped: true,
         },
         None => Mapped {
@@ -46,15 +46,9 @@ fn catalog_or_slug(name: &str) -> Mapped {
 /// operation its figures time.
 pub fn symmetric(printed: &str, decrypt: bool) -> (Mapped, Op) {
     let m = catalog_or_slug(printed);
-    let op = match catalog::lookup(printed) {
-        Some(p) => {
-            let first = p.default_ops()[0];
-            if decrypt && p.ops().contains(&Op::Decrypt) {
-                Op::Decrypt
-            } else {
-                first
-            }
-        }
+    let op = match catalog::resolve(printed) {
+        Some(k) if decrypt && k.ops().contains(&Op::Decrypt) => Op::Decrypt,
+        Some(k) => k.default_op(),
         None => guess_op(&m.primitive, decrypt),
     };
     (m, op)
@@ -97,14 +91,16 @@ pub fn sized(family: &str, bits: u32) -> Mapped {
 }
 
 /// The primitive of an elliptic-curve row: `kind` is `ecdsa` or `ecdh`, `curve` as printed
-/// (`nistp256`, `X25519`, `brainpoolP256r1`).
+/// (`nistp256`, `X25519`, `brainpoolP256r1`, `nistk163`, `secp160r1`).
 pub fn curve(kind: &str, curve: &str) -> Mapped {
     let c = slug(curve).replace('-', "");
     let short = match c.as_str() {
-        "nistp256" | "prime256v1" | "secp256r1" | "p256" => "p256",
-        "nistp384" | "secp384r1" | "p384" => "p384",
-        "nistp521" | "secp521r1" | "p521" => "p521",
-        _ => "",
+        "nistp256" | "prime256v1" | "secp256r1" | "p256" => "p256".to_string(),
+        "nistp384" | "secp384r1" | "p384" => "p384".to_string(),
+        "nistp521" | "secp521r1" | "p521" => "p521".to_string(),
+        "nistp192" | "prime192v1" | "secp192r1" | "p192" => "p192".to_string(),
+        "nistp224" | "secp224r1" | "p224" => "p224".to_string(),
+        other => other.strip_prefix("nist").unwrap_or(other).to_string(),
     };
     if kind == "ecdh" && (c == "x25519" || c == "curve25519") {
         return catalog_or_slug("x25519");
@@ -112,14 +108,7 @@ pub fn curve(kind: &str, curve: &str) -> Mapped {
     if kind == "ecdh" && (c == "x448" || c == "curve448") {
         return catalog_or_slug("x448");
     }
-    if short.is_empty() {
-        Mapped {
-            primitive: format!("{kind}-{c}"),
-            mapped: false,
-        }
-    } else {
-        catalog_or_slug(&format!("{kind}-{short}"))
-    }
+    catalog_or_slug(&format!("{kind}-{short}"))
 }
 
 /// The curve `openssl speed -mr` means by an `+F4`/`+F5` index: the first six entries of its
@@ -154,6 +143,18 @@ pub fn named_scheme(name: &str) -> Mapped {
         return catalog_or_slug("sm2");
     }
     catalog_or_slug(name)
+}
+
+/// A row of 3.2+'s KEM (`kem`) or signature table: `rsa2048`, `ECP-256` (DH on P-256 as a KEM,
+/// ECDSA in the signature table), `X25519`, `ML-KEM-768`, `mlkem512` (oqsprovider), `mldsa44`,
+/// `SLH-DSA-SHA2-128s`, `X25519MLKEM768`.
+pub fn table_scheme(name: &str, kem: bool) -> Mapped {
+    let lower = name.to_ascii_lowercase();
+    if let Some(curve) = lower.strip_prefix("ecp-") {
+        let kind = if kem { "ecdh" } else { "ecdsa" };
+        return catalog_or_slug(&format!("{kind}-p{curve}"));
+    }
+    named_scheme(name)
 }
 
 #[cfg(test)]
@@ -195,7 +196,12 @@ mod tests {
         let (m, op) = symmetric("aes-128 ige", false);
         assert_eq!(
             (m.primitive.as_str(), m.mapped, op),
-            ("aes-128-ige", false, Op::Encrypt)
+            ("aes-128-ige", true, Op::Encrypt)
+        );
+        let (m, op) = symmetric("aes-128 xts-ish", false);
+        assert_eq!(
+            (m.primitive.as_str(), m.mapped, op),
+            ("aes-128-xts-ish", false, Op::Encrypt)
         );
         let (m, op) = symmetric("hmac(sha512)", false);
         assert_eq!((m.primitive.as_str(), op), ("hmac-sha512", Op::Mac));
@@ -204,7 +210,19 @@ mod tests {
         let m = curve("ecdsa", "brainpoolP256r1");
         assert_eq!(
             (m.primitive.as_str(), m.mapped),
-            ("ecdsa-brainpoolp256r1", false)
+            ("ecdsa-brainpoolp256r1", true)
+        );
+        assert_eq!(curve("ecdh", "nistk163").primitive, "ecdh-k163");
+        assert_eq!(curve("ecdsa", "secp160r1").primitive, "ecdsa-secp160r1");
+        assert_eq!(curve("ecdh", "nistp521").primitive, "ecdh-p521");
+        let m = curve("ecdsa", "frp256v1");
+        assert_eq!((m.primitive.as_str(), m.mapped), ("ecdsa-frp256v1", false));
+        assert_eq!(table_scheme("ECP-256", true).primitive, "ecdh-p256");
+        assert_eq!(table_scheme("mlkem512", true).primitive, "ml-kem-512");
+        assert_eq!(table_scheme("rsa2048", false).primitive, "rsa-2048");
+        assert_eq!(
+            table_scheme("SLH-DSA-SHAKE-256f", false).primitive,
+            "slh-dsa-shake-256f"
         );
     }
 }

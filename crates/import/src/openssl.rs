@@ -1,4 +1,4 @@
-//! `openssl speed` output of every version from 0.9.6 to 3.5, human and `-mr`, read line by line.
+//! `openssl speed` output of every version from 0.9.6 to 3.6, human and `-mr`, read line by line.
 //!
 //! Human output: progress lines (`Doing md5 for 3s on 16 size blocks: …`, stderr when merged),
 //! the version header (`OpenSSL 1.0.2k  26 Jan 2017` or `version: 3.0.2`, `built on:`, `options:`,
@@ -12,11 +12,15 @@
 //! A file holding several outputs is split where a new output starts (progress, header or table
 //! lines after results, or a result for a cell already read). A log that stops before the results
 //! its progress lines announce, a row with too few values or a value openssl could not have
-//! printed is an error naming the line.
+//! printed (a time and rate no unrounded pair could give, see `rounding.rs`) is an error naming
+//! the line. Any other line (a prompt, stderr merged by `2>&1`, a wrapped header line, `time`
+//! output) is foreign: skipped and listed in the parse result.
 
 use crate::names::{self, Mapped};
+use crate::rounding;
 use crate::{
     number, numbered_lines, ImportError, ImportOptions, ImportedResult, ImportedRun, LogFormat,
+    ParsedLog,
 };
 use cryptospeed_model::Op;
 use std::collections::HashSet;
@@ -36,10 +40,11 @@ impl LogFormat for OpensslSpeed {
             || text.contains("sign/s")
     }
 
-    fn parse(&self, text: &str, options: &ImportOptions) -> Result<Vec<ImportedRun>, ImportError> {
+    fn parse(&self, text: &str, options: &ImportOptions) -> Result<ParsedLog, ImportError> {
         let mut parser = Parser {
             options,
             runs: Vec::new(),
+            skipped: Vec::new(),
             seg: Segment::default(),
             table: Table::None,
         };
@@ -49,7 +54,11 @@ impl LogFormat for OpensslSpeed {
             last = n;
         }
         parser.close(last)?;
-        Ok(parser.runs)
+        parser.skipped.sort();
+        Ok(ParsedLog {
+            runs: parser.runs,
+            skipped: parser.skipped,
+        })
     }
 }
 
@@ -93,7 +102,9 @@ struct Segment {
     version_line: Option<usize>,
     mr_sizes: Option<Vec<u64>>,
     mr_public_key: Vec<MrPublicKey>,
-    keys: HashSet<(String, Op, Option<u64>)>,
+    /// Cells read, with the kind of table they came from: 3.2+ prints RSA in the classic table
+    /// and again in the signature table, which is no reason to start a new output.
+    keys: HashSet<(String, Op, Option<u64>, u8)>,
     multi_lines: Option<usize>,
     /// Sizes from a `-multi` child's `+H` line, and where.
     multi_sizes: Option<(Vec<u64>, usize)>,
@@ -101,6 +112,13 @@ struct Segment {
     public_key_rows: usize,
     saw_human: bool,
     saw_mr: bool,
+    /// `+F:` lines met before the `+H:` giving their sizes (children of `-mr -multi` interleave).
+    pending_mr: Vec<(usize, String)>,
+    /// Header and command lines, listed as skipped if the segment ends without results (the
+    /// output of `openssl version -a` pasted next to the speed output).
+    header_lines: Vec<(usize, String)>,
+    /// The segment began at a command that is not a speed run (`$ openssl version -a`).
+    foreign_command: bool,
 }
 
 impl Segment {
@@ -112,6 +130,7 @@ impl Segment {
 struct Parser<'a> {
     options: &'a ImportOptions,
     runs: Vec<ImportedRun>,
+    skipped: Vec<(usize, String)>,
     seg: Segment,
     table: Table,
 }
@@ -148,86 +167,22 @@ impl Parser<'_> {
                 "contains control characters: the file is binary or garbled",
             ));
         }
-        // A shell command line: a new output starts here.
         if is_command_line(t) {
-            if self.seg.has_results() {
-                self.close(n - 1)?;
-            } else if self
-                .seg
-                .progress_symmetric
-                .or(self.seg.progress_public_key)
-                .is_none()
-            {
-                // Only header lines so far (the output of `openssl version -a`): start over.
-                self.seg = Segment::default();
-            } else {
-                self.close(n - 1)?;
-            }
-            self.touch(n);
-            self.seg.run.set("command", strip_prompt(t));
-            self.table = Table::None;
-            return Ok(());
+            return self.command_line(n, t);
         }
         if let Some(rest) = t.strip_prefix('+') {
-            return self.mr_line(n, t, rest);
+            if is_mr_tag(rest) {
+                return self.mr_line(n, t, rest);
+            }
         }
         if let Some(rest) = t.strip_prefix("Forked child ") {
-            let child: u32 = rest.trim().parse().map_err(|_| {
-                ImportError::at(
-                    n,
-                    format!("expected 'Forked child N' (openssl speed -multi), found '{t}'"),
-                )
-            })?;
-            if child == 0 {
-                self.boundary_if_results(n)?;
-            }
-            self.touch(n);
-            self.seg.run.set("multi", (child + 1).to_string());
-            self.seg.multi_lines.get_or_insert(n);
-            return Ok(());
+            return self.forked_child(n, t, rest);
         }
         if let Some(got) = t.strip_prefix("Got: ") {
-            // `Got: +H:16:64:… from 0`: in 3.x the summed table that follows has no header of its
-            // own, so the children's +H line gives its sizes.
-            self.touch(n);
-            self.seg.multi_lines.get_or_insert(n);
-            if let Some(h) = got.strip_prefix("+H:") {
-                let h = h.split(" from ").next().unwrap_or("");
-                let sizes: Option<Vec<u64>> = h.split(':').map(|f| f.trim().parse().ok()).collect();
-                match sizes {
-                    Some(sizes) if !sizes.is_empty() => self.seg.multi_sizes = Some((sizes, n)),
-                    _ => {
-                        return Err(ImportError::at(
-                            n,
-                            format!("expected 'Got: +H:16:64:… from N', found '{}'", shorten(t)),
-                        ))
-                    }
-                }
-            }
-            return Ok(());
+            return self.got_line(n, t, got);
         }
         if let Some(rest) = t.strip_prefix("Doing ") {
-            self.boundary_if_results(n)?;
-            self.touch(n);
-            if rest.contains("size blocks") {
-                self.seg.progress_symmetric.get_or_insert(n);
-                // `Doing md5 for 3s on 16 size blocks: …`, or without SIGALRM
-                // `Doing md5 12345 times on 16 size blocks: …`.
-                let name = if let Some((name, _)) = rest.split_once(" for ") {
-                    name
-                } else if let Some((name, _)) = rest.split_once(" times on ") {
-                    name.rsplit_once(' ').map(|(name, _)| name).unwrap_or(name)
-                } else {
-                    rest
-                };
-                let name = name.strip_suffix(" ops").unwrap_or(name).to_string();
-                if !self.seg.announced.iter().any(|(a, _)| *a == name) {
-                    self.seg.announced.push((name, n));
-                }
-            } else {
-                self.seg.progress_public_key.get_or_insert(n);
-            }
-            return Ok(());
+            return self.progress_line(n, rest);
         }
         if is_count_line(t) {
             self.touch(n);
@@ -236,6 +191,12 @@ impl Parser<'_> {
         if let Some(done) = self.header_line(n, t)? {
             return done;
         }
+        self.table_line(n, raw, t)
+    }
+
+    /// Lines of the result tables, their headers, and whatever is left: noise openssl prints, or
+    /// a foreign line, skipped and listed.
+    fn table_line(&mut self, n: usize, raw: &str, t: &str) -> Result<(), ImportError> {
         if t.starts_with("The 'numbers' are in 1000s of bytes per second") {
             self.touch(n);
             return Ok(());
@@ -243,16 +204,8 @@ impl Parser<'_> {
         if t.starts_with("type") && t.ends_with("bytes") {
             return self.symmetric_header(n, t);
         }
-        if t.contains("/s") && (t.contains("sign") || t.contains("op") || t.contains("keygen")) {
-            self.table = if t.contains("encaps/s") {
-                Table::Kem
-            } else if t.contains("keygens/s") {
-                Table::Signature
-            } else if t.contains("encr./s") {
-                Table::RsaFull
-            } else {
-                Table::PublicKey
-            };
+        if let Some(table) = public_key_header(t) {
+            self.table = table;
             self.touch(n);
             return Ok(());
         }
@@ -260,22 +213,141 @@ impl Parser<'_> {
             return result;
         }
         if let Table::Symmetric(sizes, header) = self.table.clone() {
-            return self.symmetric_row(n, t, &sizes, header);
-        }
-        if self.table == Table::None && !is_noise(t) {
-            if let Some((sizes, at)) = self.seg.multi_sizes.clone() {
-                self.table = Table::Symmetric(sizes.clone(), at);
-                return self.symmetric_row(n, t, &sizes, at);
+            if looks_like_row(t) {
+                return self.symmetric_row(n, t, &sizes, header);
             }
+        } else if let Some((sizes, at)) = self.headerless_sizes(t) {
+            self.table = Table::Symmetric(sizes.clone(), at);
+            return self.symmetric_row(n, t, &sizes, at);
         }
         if is_noise(t) {
             self.touch(n);
             return Ok(());
         }
-        Err(ImportError::at(
-            n,
-            format!("cannot read '{}': {EXPECTED}", shorten(t)),
-        ))
+        self.skipped.push((n, raw.to_string()));
+        Ok(())
+    }
+
+    /// A shell command line: a new output starts here.
+    fn command_line(&mut self, n: usize, t: &str) -> Result<(), ImportError> {
+        if self.seg.has_results()
+            || self
+                .seg
+                .progress_symmetric
+                .or(self.seg.progress_public_key)
+                .is_some()
+        {
+            self.close(n - 1)?;
+        } else {
+            // Only header lines so far (the output of `openssl version -a`): start over.
+            self.drop_segment();
+        }
+        self.touch(n);
+        let command = strip_prompt(t);
+        self.seg.foreign_command = !command.contains("speed");
+        self.seg.header_lines.push((n, t.to_string()));
+        self.seg.run.set("command", command);
+        self.table = Table::None;
+        Ok(())
+    }
+
+    /// Ends a segment that holds no figures, listing its lines as skipped.
+    fn drop_segment(&mut self) {
+        let seg = std::mem::take(&mut self.seg);
+        self.skipped.extend(seg.header_lines);
+    }
+
+    fn forked_child(&mut self, n: usize, t: &str, rest: &str) -> Result<(), ImportError> {
+        let child: u32 = rest.trim().parse().map_err(|_| {
+            ImportError::at(
+                n,
+                format!("expected 'Forked child N' (openssl speed -multi), found '{t}'"),
+            )
+        })?;
+        if child == 0 && self.seg.multi_lines.is_none() {
+            self.boundary_if_results(n)?;
+        }
+        self.touch(n);
+        let children = self
+            .seg
+            .run
+            .field("multi")
+            .and_then(|m| m.parse::<u32>().ok())
+            .unwrap_or(0)
+            .max(child + 1);
+        self.seg.run.set("multi", children.to_string());
+        self.seg.multi_lines.get_or_insert(n);
+        Ok(())
+    }
+
+    /// `Got: +H:16:64:… from 0`: in 3.x the summed table that follows has no header of its own,
+    /// so the children's +H line gives its sizes. The children's own figures are not kept: the
+    /// summed table (or the parent's `+F` lines with `-mr`) carries the result.
+    fn got_line(&mut self, n: usize, t: &str, got: &str) -> Result<(), ImportError> {
+        self.touch(n);
+        self.seg.multi_lines.get_or_insert(n);
+        if let Some(h) = got.strip_prefix("+H:") {
+            let h = h.split(" from ").next().unwrap_or("");
+            let sizes: Option<Vec<u64>> = h.split(':').map(|f| f.trim().parse().ok()).collect();
+            match sizes {
+                Some(sizes) if !sizes.is_empty() => self.seg.multi_sizes = Some((sizes, n)),
+                _ => {
+                    return Err(ImportError::at(
+                        n,
+                        format!("expected 'Got: +H:16:64:… from N', found '{}'", shorten(t)),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn progress_line(&mut self, n: usize, rest: &str) -> Result<(), ImportError> {
+        if self.seg.multi_lines.is_none() {
+            self.boundary_if_results(n)?;
+        }
+        self.touch(n);
+        if !rest.contains("size blocks") {
+            self.seg.progress_public_key.get_or_insert(n);
+            return Ok(());
+        }
+        self.seg.progress_symmetric.get_or_insert(n);
+        // `Doing md5 for 3s on 16 size blocks: …`, or without SIGALRM
+        // `Doing md5 12345 times on 16 size blocks: …`.
+        let name = if let Some((name, _)) = rest.split_once(" for ") {
+            name
+        } else if let Some((name, _)) = rest.split_once(" times on ") {
+            name.rsplit_once(' ').map(|(name, _)| name).unwrap_or(name)
+        } else {
+            rest
+        };
+        let name = name.strip_suffix(" ops").unwrap_or(name).to_string();
+        if !self.seg.announced.iter().any(|(a, _)| *a == name) {
+            self.seg.announced.push((name, n));
+        }
+        Ok(())
+    }
+
+    /// Sizes for a symmetric row met outside any table: the `-multi` children's `+H` (3.x prints
+    /// the summed table without a header), or, for the tail of a log cut above its `type` line,
+    /// openssl's default sizes when the row names a sized primitive and has their count of
+    /// `k`-suffixed values.
+    fn headerless_sizes(&self, t: &str) -> Option<(Vec<u64>, usize)> {
+        if self.table != Table::None || is_noise(t) || !looks_like_row(t) {
+            return None;
+        }
+        if let Some(found) = self.seg.multi_sizes.clone() {
+            return Some(found);
+        }
+        let tokens: Vec<&str> = t.split_whitespace().collect();
+        let values = tokens.iter().rev().take_while(|v| v.ends_with('k')).count();
+        let name = tokens[..tokens.len() - values].join(" ");
+        let known = cryptospeed_catalog::resolve(&name).is_some_and(|k| k.has_bytes());
+        match values {
+            6 if known => Some((vec![16, 64, 256, 1024, 8192, 16384], 0)),
+            5 if known => Some((vec![16, 64, 256, 1024, 8192], 0)),
+            _ => None,
+        }
     }
 
     /// Header lines; `Some(Ok(()))` when the line was one.
@@ -308,9 +380,10 @@ impl Parser<'_> {
             } else if self.seg.version_line.is_some() {
                 // A header with no figures before this one (`openssl version` pasted above the
                 // speed output): nothing to keep, start over.
-                self.seg = Segment::default();
+                self.drop_segment();
             }
             self.touch(n);
+            self.seg.header_lines.push((n, t.to_string()));
             self.seg.version_line = Some(n);
             if t.starts_with("LibreSSL") {
                 self.seg.run.implementation = "libressl".into();
@@ -336,6 +409,7 @@ impl Parser<'_> {
         for (prefix, field) in FIELDS {
             if let Some(v) = t.strip_prefix(prefix) {
                 self.touch(n);
+                self.seg.header_lines.push((n, t.to_string()));
                 self.seg.run.set(field, v.trim());
                 return Ok(Some(Ok(())));
             }
@@ -537,14 +611,15 @@ impl Parser<'_> {
                 &[Op::Keygen, Op::Sign, Op::Verify]
             };
             let rates = times_and_rates(n, &tokens[1..], 3)?;
-            let m = names::named_scheme(tokens[0]);
+            let m = names::table_scheme(tokens[0], self.table == Table::Kem);
             self.public_key_results(n, tokens[0], &m, ops, &rates)?;
             return Ok(Some(Ok(())));
         }
-        if matches!(
+        let in_table = matches!(
             self.table,
             Table::PublicKey | Table::RsaFull | Table::Kem | Table::Signature
-        ) {
+        );
+        if in_table && tokens.iter().any(|w| is_time_token(w)) {
             return Err(ImportError::at(
                 n,
                 format!("expected a row of the public-key table above (algorithm, times in s, then rates per second), found '{}'", shorten(t)),
@@ -579,7 +654,16 @@ impl Parser<'_> {
         bytes: Option<u64>,
         rate: f64,
     ) -> Result<(), ImportError> {
-        let key = (m.primitive.clone(), op, bytes);
+        let key = (
+            m.primitive.clone(),
+            op,
+            bytes,
+            match self.table {
+                Table::Kem => 1,
+                Table::Signature => 2,
+                _ => 0,
+            },
+        );
         if self.seg.keys.contains(&key) {
             // The same cell again: the next output of a concatenated file starts here.
             self.close(n - 1)?;
@@ -608,7 +692,10 @@ impl Parser<'_> {
         let fields: Vec<&str> = body.split(':').collect();
         match tag {
             "DT" | "DN" | "DTP" | "DNP" => {
-                self.boundary_if_results(n)?;
+                // Children of -multi interleave their progress with each other's results.
+                if self.seg.multi_lines.is_none() {
+                    self.boundary_if_results(n)?;
+                }
                 self.touch(n);
                 self.seg.saw_mr = true;
                 if tag == "DT" || tag == "DN" {
@@ -649,45 +736,23 @@ impl Parser<'_> {
                 }
                 self.touch(n);
                 self.seg.saw_mr = true;
-                self.seg.mr_sizes = Some(sizes);
-                Ok(())
-            }
-            "F" => {
-                let sizes = self.seg.mr_sizes.clone().ok_or_else(|| ImportError::at(n, "a '+F:' line before the '+H:' line giving the block sizes — truncated at the top?"))?;
-                if fields.len() != sizes.len() + 2 {
-                    return Err(ImportError::at(
-                        n,
-                        format!("expected '+F:INDEX:NAME' and {} values (one per size in +H), found {} fields — truncated?", sizes.len(), fields.len()),
-                    ));
-                }
-                fields[0].parse::<u32>().map_err(|_| {
-                    ImportError::at(
-                        n,
-                        format!(
-                            "expected a numeric algorithm index after '+F:', found '{}'",
-                            fields[0]
-                        ),
-                    )
-                })?;
-                let name = fields[1];
-                if name.is_empty() {
-                    return Err(ImportError::at(n, "empty algorithm name in '+F:' line"));
-                }
-                let mut values = Vec::new();
-                for (f, size) in fields[2..].iter().zip(&sizes) {
-                    let v = number(f).filter(|v| *v >= 0.0).ok_or_else(|| {
-                        ImportError::at(n, format!("'{f}' is not a rate in bytes/s"))
-                    })?;
-                    values.push((*size, v));
-                }
-                self.touch(n);
-                self.seg.symmetric_rows += 1;
-                let (m, op) = names::symmetric(name, self.options.decrypt);
-                for (size, rate) in values {
-                    self.push(n, name, &m, op, Some(size), rate)?;
+                self.seg.mr_sizes = Some(sizes.clone());
+                for (at, line) in std::mem::take(&mut self.seg.pending_mr) {
+                    let body = line.strip_prefix("+F:").unwrap_or(&line);
+                    let fields: Vec<&str> = body.split(':').collect();
+                    self.mr_symmetric(at, &line, &fields, &sizes)?;
                 }
                 Ok(())
             }
+            "F" => match self.seg.mr_sizes.clone() {
+                Some(sizes) => self.mr_symmetric(n, t, &fields, &sizes),
+                None => {
+                    // A child's line ahead of the parent's +H (`-mr -multi`): read it at +H.
+                    self.touch(n);
+                    self.seg.pending_mr.push((n, t.to_string()));
+                    Ok(())
+                }
+            },
             _ => {
                 let number_tag: Option<u8> = tag
                     .strip_prefix('F')
@@ -702,6 +767,49 @@ impl Parser<'_> {
                 self.mr_public_key(n, t, number_tag, &fields)
             }
         }
+    }
+
+    /// `+F:INDEX:NAME:v1:v2…`, one rate in bytes/s per size of the `+H` line.
+    fn mr_symmetric(
+        &mut self,
+        n: usize,
+        t: &str,
+        fields: &[&str],
+        sizes: &[u64],
+    ) -> Result<(), ImportError> {
+        if fields.len() != sizes.len() + 2 {
+            return Err(ImportError::at(
+                n,
+                format!("expected '+F:INDEX:NAME' and {} values (one per size in +H), found {} fields — truncated? ('{}')", sizes.len(), fields.len(), shorten(t)),
+            ));
+        }
+        fields[0].parse::<u32>().map_err(|_| {
+            ImportError::at(
+                n,
+                format!(
+                    "expected a numeric algorithm index after '+F:', found '{}'",
+                    fields[0]
+                ),
+            )
+        })?;
+        let name = fields[1];
+        if name.is_empty() {
+            return Err(ImportError::at(n, "empty algorithm name in '+F:' line"));
+        }
+        let mut values = Vec::new();
+        for (f, size) in fields[2..].iter().zip(sizes) {
+            let v = number(f)
+                .filter(|v| *v >= 0.0)
+                .ok_or_else(|| ImportError::at(n, format!("'{f}' is not a rate in bytes/s")))?;
+            values.push((*size, v));
+        }
+        self.touch(n);
+        self.seg.symmetric_rows += 1;
+        let (m, op) = names::symmetric(name, self.options.decrypt);
+        for (size, rate) in values {
+            self.push(n, name, &m, op, Some(size), rate)?;
+        }
+        Ok(())
     }
 
     fn mr_public_key(
@@ -870,7 +978,7 @@ impl Parser<'_> {
             };
             self.seg.public_key_rows += 1;
             for (op, rate) in ops.into_iter().zip(values) {
-                let key = (m.primitive.clone(), op, None);
+                let key = (m.primitive.clone(), op, None, l.tag.saturating_sub(8));
                 if self.seg.keys.contains(&key) {
                     return Err(ImportError::at(
                         l.line,
@@ -895,9 +1003,28 @@ impl Parser<'_> {
     /// Ends the current output at line `last`, checking it is complete.
     fn close(&mut self, last: usize) -> Result<(), ImportError> {
         self.settle_mr_public_key()?;
-        let seg = std::mem::take(&mut self.seg);
+        let mut seg = std::mem::take(&mut self.seg);
         self.table = Table::None;
         if !seg.started {
+            return Ok(());
+        }
+        if let Some((at, _)) = seg.pending_mr.first() {
+            return Err(ImportError::at(
+                *at,
+                "a '+F:' line with no '+H:' line giving the block sizes — truncated at the top?",
+            ));
+        }
+        let no_figures = !seg.has_results()
+            && seg.progress_symmetric.is_none()
+            && seg.progress_public_key.is_none()
+            && seg.mr_sizes.is_none()
+            && seg.multi_lines.is_none();
+        if no_figures
+            && (seg.foreign_command || !seg.run.header.iter().any(|(k, _)| k == "command"))
+        {
+            // Header lines only (`openssl version -a` pasted next to the output): nothing is
+            // lost, list them as skipped.
+            self.skipped.append(&mut seg.header_lines);
             return Ok(());
         }
         let end = last.max(seg.run.first_line);
@@ -967,54 +1094,118 @@ impl Parser<'_> {
 }
 
 /// `0.000241s 0.000016s 4152.0 62365.7`: `count` times with an `s`, then `count` rates. Returns
-/// the rates, after checking each time agrees with its rate to the printed digits.
+/// the rates, after checking each time agrees with its rate as far as rounding allows.
 fn times_and_rates(n: usize, figures: &[&str], count: usize) -> Result<Vec<f64>, ImportError> {
     if figures.len() != 2 * count {
         return Err(ImportError::at(n, format!("expected {count} time(s) in seconds and {count} rate(s), found {} value(s) — truncated?", figures.len())));
     }
     let mut rates = Vec::new();
     for i in 0..count {
-        let t = figures[i];
-        let time_text = t.strip_suffix('s').ok_or_else(|| {
+        let (t, r) = (figures[i], figures[count + i]);
+        let time = time_value(t).ok_or_else(|| {
             ImportError::at(n, format!("expected a time like '0.000241s', found '{t}'"))
         })?;
-        let time = number(time_text)
-            .ok_or_else(|| ImportError::at(n, format!("'{t}' is not a time in seconds")))?;
-        let r = figures[count + i];
         let rate = number(r)
             .filter(|v| *v >= 0.0)
             .ok_or_else(|| ImportError::at(n, format!("'{r}' is not a rate per second")))?;
-        let decimals = time_text.split_once('.').map(|(_, d)| d.len()).unwrap_or(0) as i32;
-        if rate > 0.0 {
-            let slack = 0.5 * 10f64.powi(-decimals) * 1.01 + 1e-9;
-            if (time - 1.0 / rate).abs() > slack {
-                return Err(ImportError::at(
-                    n,
-                    format!(
-                        "time '{t}' and rate '{r}' disagree (1/{r} = {:.7}s): the row is garbled",
-                        1.0 / rate
-                    ),
-                ));
-            }
+        let time_range = rounding::interval(t.trim_end_matches('s'), time);
+        let rate_range = rounding::interval(r, rate);
+        if !rounding::time_matches_rate(time_range, rate_range) {
+            return Err(ImportError::at(
+                n,
+                format!(
+                    "time '{t}' and rate '{r}' disagree beyond rounding (1/{r} = {:.7}s, outside [{:.7}, {:.7}]s): the row is garbled",
+                    1.0 / rate,
+                    time_range.0,
+                    time_range.1,
+                ),
+            ));
         }
         rates.push(rate);
     }
     Ok(rates)
 }
 
-fn is_command_line(t: &str) -> bool {
-    let body = strip_prompt(t);
-    (body != t && !body.is_empty())
-        || t.contains("openssl speed")
-        || t.contains("openssl.exe speed")
-        || t.starts_with("speed ")
+/// A printed time: `0.000241s`, or `infs` where openssl divided by a zero rate.
+fn time_value(t: &str) -> Option<f64> {
+    let body = t.strip_suffix('s')?;
+    if body == "inf" {
+        return Some(f64::INFINITY);
+    }
+    number(body).filter(|v| *v >= 0.0)
 }
 
+fn is_time_token(w: &str) -> bool {
+    time_value(w).is_some()
+}
+
+/// The header of a public-key table, and which table it opens.
+fn public_key_header(t: &str) -> Option<Table> {
+    if !(t.contains("/s") && (t.contains("sign") || t.contains("op") || t.contains("keygen"))) {
+        return None;
+    }
+    Some(if t.contains("encaps/s") {
+        Table::Kem
+    } else if t.contains("keygens/s") {
+        Table::Signature
+    } else if t.contains("encr./s") {
+        Table::RsaFull
+    } else {
+        Table::PublicKey
+    })
+}
+
+/// Whether a line can be a row of the symmetric table: its last field is a value as openssl
+/// prints them (`1234.56k`, `812.40`). A row that passes this and then fails to read is an
+/// error; a line that does not (`real 0m3.007s`, a fence, a prompt) is skipped.
+fn looks_like_row(t: &str) -> bool {
+    let tokens: Vec<&str> = t.split_whitespace().collect();
+    tokens.len() >= 2
+        && tokens
+            .last()
+            .is_some_and(|last| number(last.strip_suffix('k').unwrap_or(last)).is_some())
+}
+
+/// `H:…`, `F:…`, `F2:…`, `DT:…`, `R3:…`: an `-mr` line (not a `+` that merely starts a line).
+fn is_mr_tag(rest: &str) -> bool {
+    rest.split_once(':').is_some_and(|(tag, _)| {
+        !tag.is_empty()
+            && tag.len() <= 4
+            && tag
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+    })
+}
+
+fn is_command_line(t: &str) -> bool {
+    let body = strip_prompt(t);
+    (body != t && !body.is_empty() && !body.starts_with(|c: char| c.is_ascii_digit()))
+        || speed_command_at(t).is_some()
+}
+
+/// Where `openssl speed`, `openssl.exe speed` or a bare `speed ` (the `OpenSSL>` prompt) starts.
+fn speed_command_at(t: &str) -> Option<usize> {
+    ["openssl speed", "openssl.exe speed", "openssl  speed"]
+        .iter()
+        .filter_map(|p| t.find(p))
+        .min()
+        .or_else(|| t.starts_with("speed ").then_some(0))
+}
+
+/// The command without the shell prompt: `alix:~# openssl speed …`, `$ time ./apps/openssl speed
+/// …` and `OpenSSL> speed …` give `openssl speed …`, `./apps/openssl speed …`, `speed …`.
 fn strip_prompt(t: &str) -> &str {
     for p in ["$ ", "# ", "% ", "> ", "OpenSSL> "] {
         if let Some(rest) = t.strip_prefix(p) {
-            return rest.trim();
+            return strip_prompt(rest.trim());
         }
+    }
+    if let Some(at) = speed_command_at(t) {
+        let start = t[..at]
+            .rfind(char::is_whitespace)
+            .map(|i| i + 1)
+            .unwrap_or(0);
+        return t[start..].trim();
     }
     t
 }
@@ -1028,7 +1219,7 @@ fn is_count_line(t: &str) -> bool {
         && !t.contains(" bits ecd")
 }
 
-/// Lines openssl speed prints that carry no figures.
+/// Lines openssl speed prints on stdout that carry no figures.
 fn is_noise(t: &str) -> bool {
     const PREFIXES: &[&str] = &[
         "To get the most accurate results",
@@ -1040,10 +1231,9 @@ fn is_noise(t: &str) -> bool {
         "You have chosen to measure elapsed time",
         "instead of user CPU time",
     ];
+    // Error messages (`Error initializing …`, an error-stack line `40E7…:error:…`, `… failure`)
+    // are not noise: they are stderr merged by `2>&1`, skipped and listed for the user to see.
     PREFIXES.iter().any(|p| t.starts_with(p))
-        || t.contains("failure")
-        || t.contains(":error:")
-        || t.starts_with("error")
 }
 
 fn shorten(t: &str) -> String {

@@ -23,10 +23,14 @@ pub enum Op {
     Encaps,
     /// KEM decapsulation.
     Decaps,
+    /// Verification with a key parsed for each operation (BoringSSL's `RSA 2048 verify (fresh
+    /// key)`), as opposed to [`Op::Verify`] with one key reused.
+    #[serde(rename = "verify-fresh-key")]
+    VerifyFreshKey,
 }
 
 impl Op {
-    pub const ALL: [Op; 10] = [
+    pub const ALL: [Op; 11] = [
         Op::Hash,
         Op::Mac,
         Op::Encrypt,
@@ -37,6 +41,7 @@ impl Op {
         Op::Keygen,
         Op::Encaps,
         Op::Decaps,
+        Op::VerifyFreshKey,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -51,6 +56,7 @@ impl Op {
             Op::Keygen => "keygen",
             Op::Encaps => "encaps",
             Op::Decaps => "decaps",
+            Op::VerifyFreshKey => "verify-fresh-key",
         }
     }
 
@@ -529,4 +535,17 @@ pub struct RunRecord {
     pub machine: Machine,
     pub variants: Vec<Variant>,
     pub measurements: Vec<VariantMeasurement>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Op;
+
+    #[test]
+    fn every_op_round_trips_through_its_name() {
+        for op in Op::ALL {
+            assert_eq!(Op::parse(op.as_str()), Some(op), "{op}");
+        }
+        assert_eq!(Op::VerifyFreshKey.as_str(), "verify-fresh-key");
+    }
 }

@@ -190,7 +190,11 @@ impl BoutEstimate {
 /// Candidate against baseline (both in time per operation): the ratio of rates with its interval
 /// and Welch's p-value, on the log scale.
 pub fn ratio(base: &BoutEstimate, cand: &BoutEstimate, confidence: f64) -> RatioEstimate {
-    welch(&base.log_estimate(None), &cand.log_estimate(None), confidence)
+    welch(
+        &base.log_estimate(None),
+        &cand.log_estimate(None),
+        confidence,
+    )
 }
 
 /// Welch's t on two log estimates: the ratio of rates (baseline time / candidate time).

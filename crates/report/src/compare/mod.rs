@@ -140,7 +140,9 @@ fn bases(c: &Comparison) -> Vec<String> {
                 .iter()
                 .filter_map(|r| r.values[i].as_ref())
                 .map(|v| match v.basis {
-                    cryptospeed_compare::Basis::Bouts => "bouts (worker processes spread over the run)",
+                    cryptospeed_compare::Basis::Bouts => {
+                        "bouts (worker processes spread over the run)"
+                    }
                     cryptospeed_compare::Basis::Samples => {
                         "pooled samples of one process (runs from before bouts)"
                     }
