@@ -255,20 +255,13 @@ pub(crate) fn run(
     let config = &plan.config;
     // Every worker samples for the whole --max-time, so the N windows overlap end to end.
     debug_assert!(config.fixed_duration);
-    let machine = cryptospeed_engine::machine::probe();
     // Workers start before the run is stored: an implementation that cannot start is an error
     // and leaves nothing behind.
     let mut teams = Vec::new();
     for choice in &plan.variants {
         teams.push(Team::start(choice, &cpus, store, cancel)?);
     }
-    let run_id = store.begin_run(
-        &machine,
-        meta.label.as_deref(),
-        &meta.command,
-        &meta.tool_version,
-        config,
-    )?;
+    let run_id = meta.begin(store, config)?;
     progress.note(&format!(
         "--multi {n}: workers pinned to CPUs {}; each cell runs {} s alone, then {} s on all {n} at once",
         cpus.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(","),

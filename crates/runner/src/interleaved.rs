@@ -234,7 +234,6 @@ pub(crate) fn run(
     cancel: &AtomicBool,
     progress: &dyn Progress,
 ) -> Result<Outcome> {
-    let machine = cryptospeed_engine::machine::probe();
     let base = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
@@ -246,13 +245,7 @@ pub(crate) fn run(
     };
     let mut slots = start_slots(&plan.variants, pin, ctx.layout, cancel, progress)?;
     let config = &plan.config;
-    let run_id = store.begin_run(
-        &machine,
-        meta.label.as_deref(),
-        &meta.command,
-        &meta.tool_version,
-        config,
-    )?;
+    let run_id = meta.begin(store, config)?;
     let mut variant_ids = Vec::new();
     for slot in &slots {
         variant_ids.push(store.variant_id(&slot.variant)?);

@@ -45,6 +45,20 @@ pub struct RunMeta {
     pub tool_version: String,
 }
 
+impl RunMeta {
+    /// Stores the run as begun on this machine (probed now) with `config`; returns its id.
+    fn begin(&self, store: &mut dyn Store, config: &MeasureConfig) -> Result<i64> {
+        let machine = cryptospeed_engine::machine::probe();
+        store.begin_run(
+            &machine,
+            self.label.as_deref(),
+            &self.command,
+            &self.tool_version,
+            config,
+        )
+    }
+}
+
 /// What a front end hears while a plan runs. Every method defaults to doing nothing (or, for
 /// notes, to printing them on stderr).
 pub trait Progress {
