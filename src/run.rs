@@ -72,13 +72,14 @@ pub struct RunArgs {
     /// Start message buffers this many bytes past a 64-byte boundary.
     #[arg(long, default_value_t = 0)]
     pub misalign: u32,
-    /// Target half-width of the 95% CI of the median, as a fraction (0.01 = ±1%).
+    /// Target half-width of the 95% interval between bouts, as a fraction (0.01 = ±1%).
     #[arg(long, default_value_t = 0.01)]
     pub precision: f64,
     /// Seconds of measuring per cell at most (its bouts together), precise or not.
     #[arg(long, default_value_t = 0.5)]
     pub max_time: f64,
-    /// Minimum samples per cell.
+    /// Minimum samples per cell for `--multi`, which measures each cell in one stretch (bouts
+    /// use --min-bouts and --bout-samples).
     #[arg(long, default_value_t = 10)]
     pub min_samples: u32,
     /// Target duration of one sample, seconds.
@@ -287,7 +288,15 @@ pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
         tool_version: env!("CARGO_PKG_VERSION").into(),
     };
     let outcome = cryptospeed_runner::execute(&plan, store.as_mut(), &meta, &cancel, &Bar::new())?;
-    let record = store.load_run(&outcome.run_id.to_string())?;
+    let mut record = store.load_run(&outcome.run_id.to_string())?;
+    // Cells are stored as they finish; they are shown in the order they were asked for.
+    record.measurements.sort_by_key(|vm| {
+        let c = &vm.measurement.cell;
+        plan.cells
+            .iter()
+            .position(|p| p.primitive == c.primitive && p.op == c.op && p.bytes == c.bytes)
+            .unwrap_or(usize::MAX)
+    });
     let columns = match plan.schedule {
         Schedule::Concurrent { .. } => record.variants.len(),
         Schedule::Interleaved { .. } => plan.variants.len(),
@@ -448,7 +457,17 @@ pub struct MachinesArgs {
 
 pub fn show(a: ShowArgs) -> Result<i32> {
     let store = cryptospeed_store::open(&db_location(&a.store.db))?;
-    let record = store.load_run(&a.run)?;
+    let mut record = store.load_run(&a.run)?;
+    // Stored as they finished; shown in the catalog's order.
+    record.measurements.sort_by_key(|vm| {
+        let c = &vm.measurement.cell;
+        let op = cryptospeed_model::Op::ALL.iter().position(|o| *o == c.op);
+        (
+            cryptospeed_compare::cell_key(&c.primitive, c.op, c.bytes).order,
+            op,
+            c.bytes,
+        )
+    });
     emit(
         &a.output.render_for(&record, record.variants.len()),
         &a.output.output,

@@ -133,7 +133,7 @@ pub fn cell_key(primitive: &str, op: Op, bytes: Option<u64>) -> CellKey {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Basis {
-    /// Mean (on the log scale) of the bout medians of every run, with the interval from the
+    /// 25%-trimmed mean (on the log scale) of the bout medians of every run, with the interval from the
     /// spread between bouts: each bout ran in its own worker process at its own moment.
     Bouts,
     /// Median of the pooled samples of every run (runs measured in one stretch, before bouts):
@@ -170,14 +170,15 @@ pub struct SideValue {
 pub struct Versus {
     /// Candidate rate / baseline rate (> 1: the candidate is faster).
     pub ratio: f64,
-    /// Conservative interval of the ratio from both sides' intervals.
+    /// Interval of the ratio: the test's own (1 - alpha) interval for bouts, else a conservative
+    /// one from both sides' intervals.
     pub ratio_ci: Option<(f64, f64)>,
     /// Two-sided p-value of the test in `test`, when both sides allow one.
     pub p: Option<f64>,
-    /// How the two sides were compared: `paired bouts` (the same rounds of one run: paired t on
-    /// log bout medians); `bouts+runs` (Welch's t across runs, each side's variance holding the
+    /// How the two sides were compared: `paired bouts` (the same rounds of one run: Yuen's
+    /// paired test on log bout medians); `bouts+runs` (Yuen-Welch across runs, each side's variance holding the
     /// drift between runs: from several runs' centers, or one run's bouts plus the between-run
-    /// variance the store has seen on this machine); `bouts` (Welch's t on one run's bouts
+    /// variance the store has seen on this machine); `bouts` (Yuen-Welch on one run's bouts
     /// without that: the store knows too few runs); `samples` (Mann-Whitney U on pooled samples,
     /// for runs stored before bouts) or `runs` (Mann-Whitney U on several runs' single figures).
     pub test: Option<&'static str>,
@@ -340,7 +341,7 @@ fn side_estimate(
 }
 
 /// Bouts against bouts: paired when both sides are the same single run (their bouts of a cell ran
-/// in the same rounds), Welch's t across runs otherwise; at confidence 1 - alpha, so the interval
+/// in the same rounds), Yuen-Welch across runs otherwise; at confidence 1 - alpha, so the interval
 /// excludes 1 exactly when p < alpha.
 fn bouts_versus(
     base_runs: &[RunValue],

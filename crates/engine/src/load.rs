@@ -10,6 +10,8 @@ pub struct CpuTimes {
     pub busy: u64,
     pub steal: u64,
     pub total: u64,
+    /// The `cpuN` lines: CPUs the aggregate covers (not this process's affinity).
+    pub cpus: u32,
 }
 
 impl CpuTimes {
@@ -31,10 +33,15 @@ fn parse_stat(text: &str) -> Option<CpuTimes> {
     if v.len() < 8 {
         return None;
     }
+    let cpus = text
+        .lines()
+        .filter(|l| l.starts_with("cpu") && l[3..].starts_with(|c: char| c.is_ascii_digit()))
+        .count() as u32;
     Some(CpuTimes {
         busy: v[0] + v[1] + v[2] + v[5] + v[6],
         steal: v[7],
         total: v.iter().sum(),
+        cpus: cpus.max(1),
     })
 }
 
@@ -50,7 +57,8 @@ pub fn mean_mhz() -> Option<f64> {
 }
 
 /// The conditions between two readings, for a run whose measuring worker kept one CPU busy.
-pub fn conditions(start: CpuTimes, end: CpuTimes, seconds: f64, cpus: u32) -> RunConditions {
+pub fn conditions(start: CpuTimes, end: CpuTimes, seconds: f64) -> RunConditions {
+    let cpus = end.cpus;
     let total = end.total.saturating_sub(start.total).max(1) as f64;
     let busy_cpus = end.busy.saturating_sub(start.busy) as f64 / total * cpus as f64;
     RunConditions {
@@ -76,6 +84,7 @@ mod tests {
         assert_eq!(t.busy, 4705 + 150 + 1120 + 45);
         assert_eq!(t.steal, 2000);
         assert_eq!(t.total, 4705 + 150 + 1120 + 1670000 + 300 + 45 + 2000);
+        assert_eq!(t.cpus, 1, "one cpuN line in this excerpt");
         assert!(parse_stat("intr 1 2 3\n").is_none());
     }
 
@@ -85,21 +94,24 @@ mod tests {
             busy: 0,
             steal: 0,
             total: 0,
+            cpus: 2,
         };
         let b = CpuTimes {
             busy: 100,
             steal: 10,
             total: 200,
+            cpus: 2,
         };
-        let c = conditions(a, b, 1.0, 2);
+        let c = conditions(a, b, 1.0);
         assert!((c.busy_cpus - 1.0).abs() < 1e-12 && c.other_load == 0.0);
         assert!((c.steal - 0.05).abs() < 1e-12);
         let d = CpuTimes {
             busy: 180,
             steal: 0,
             total: 200,
+            cpus: 2,
         };
-        assert!((conditions(a, d, 1.0, 2).other_load - 0.8).abs() < 1e-12);
+        assert!((conditions(a, d, 1.0).other_load - 0.8).abs() < 1e-12);
     }
 
     #[test]

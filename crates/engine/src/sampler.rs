@@ -1,6 +1,8 @@
-//! How one cell is timed: calibrate a batch size so a sample lasts about `sample_time_s`, warm up,
-//! then take samples until the 95% confidence interval of the median is within the precision
-//! target (after at least `min_samples`) or the cell's time budget is spent.
+//! How one cell is timed in a worker: calibrate a batch size so a sample lasts about
+//! `sample_time_s`, warm up, then either take one bout (`bout_samples` samples; the runner judges
+//! precision over the bouts, see `summarize_bouts`) or, in one stretch (`--multi`), take samples
+//! until the 95% confidence interval of the median is within the precision target (after at least
+//! `min_samples`) or the cell's time budget is spent.
 //!
 //! Clocks are read once per batch, so the timed loop carries only the library calls.
 

@@ -20,7 +20,7 @@ use cryptospeed_model::{
     CellSpec, MeasureConfig, Measurement, RunConditions, RunStatus, Sample, Status, Variant,
 };
 use cryptospeed_store::Store;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// No cell takes more bouts than this, however noisy.
@@ -91,6 +91,9 @@ impl Slot {
         config: &MeasureConfig,
         ctx: &Ctx,
     ) -> Result<Measurement, WorkerError> {
+        if ctx.cancel.load(Ordering::SeqCst) {
+            return Err(WorkerError::Interrupted);
+        }
         let Some(worker) = &mut self.worker else {
             let why = self.broken.clone().unwrap_or_default();
             return Ok(Measurement::not_timed(
@@ -132,6 +135,8 @@ impl Slot {
             .start_in_layout(ctx.pin, Some(layout), ctx.cancel)
         {
             Ok(w) => self.worker = Some(w),
+            // Ctrl-C while it started: not the worker's fault; the round ends as interrupted.
+            Err(_) if ctx.cancel.load(Ordering::SeqCst) => {}
             Err(err) => {
                 ctx.progress.note(&format!(
                     "{} could not be restarted: {err:#}",
@@ -158,6 +163,7 @@ impl Bouts {
     fn request(&self, config: &MeasureConfig) -> MeasureConfig {
         let mut c = config.clone();
         c.batch_iters = self.iters;
+        c.bout_samples = c.bout_samples.max(1);
         if self.iters > 0 {
             c.warmup_s = config.sample_time_s;
         }
@@ -166,8 +172,21 @@ impl Bouts {
 
     /// Takes in the bout of round `round`: a reply that is not a bout (unavailable, failed, or a
     /// whole measurement of a tool that times itself, `openssl speed`) is final as it is.
-    fn add(&mut self, reply: Measurement, round: u32) -> Option<Measurement> {
+    fn add(
+        &mut self,
+        reply: Measurement,
+        round: u32,
+        config: &MeasureConfig,
+    ) -> Option<Measurement> {
         if !reply.status.has_numbers() || reply.samples.is_empty() {
+            if self.bouts > 0 && reply.status == Status::Unavailable {
+                // The worker could not be restarted: keep what its earlier bouts measured.
+                let why = reply.reason.unwrap_or_default();
+                let mut m = self.summary(&reply.cell, config, "stopped early");
+                m.status = Status::Imprecise;
+                m.reason = Some(format!("{why} after {} bouts", self.bouts));
+                return Some(m);
+            }
             return Some(reply);
         }
         self.iters = reply.samples[0].iters;
@@ -261,11 +280,16 @@ pub(crate) fn run(
     let mut processes = slots.len() as u32;
     let mut round = 0;
     let status = loop {
+        if cancel.load(Ordering::SeqCst) {
+            break RunStatus::Interrupted;
+        }
         if round > 0 {
             ctx.layout = layout_for(base, round, config);
-            for slot in slots.iter_mut() {
-                slot.restart(&ctx, ctx.layout);
-                processes += 1;
+            for (vi, slot) in slots.iter_mut().enumerate() {
+                if cells.iter().any(|c| !c[vi].done) && slot.broken.is_none() {
+                    slot.restart(&ctx, ctx.layout);
+                    processes += 1;
+                }
             }
         }
         match run_round(
@@ -293,7 +317,11 @@ pub(crate) fn run(
             w.quit();
         }
     }
-    let conditions = conditions_of(cpu_start, started, pin, processes, &tally, config);
+    let mut conditions = conditions_of(cpu_start, started, pin, processes, &tally, config);
+    if status == RunStatus::Interrupted {
+        // Cells cut short by Ctrl-C say nothing about the machine's noise.
+        conditions.warnings.retain(|w| !w.contains("did not reach"));
+    }
     for w in &conditions.warnings {
         progress.note(w);
     }
@@ -354,7 +382,10 @@ fn run_round(
             continue;
         }
         ran = true;
-        for (vi, slot) in slots.iter_mut().enumerate() {
+        // Variants in a rotating order, so neither runs first in every pair.
+        let n = slots.len();
+        for vi in (0..n).map(|k| (k + round as usize) % n) {
+            let slot = &mut slots[vi];
             let bouts = &mut cells[ci][vi];
             if bouts.done {
                 continue;
@@ -363,7 +394,7 @@ fn run_round(
             let Ok(reply) = slot.bout(cell, &bouts.request(&plan.config), ctx) else {
                 return Ok(RoundEnd::Interrupted);
             };
-            if let Some(m) = bouts.add(reply, round) {
+            if let Some(m) = bouts.add(reply, round, &plan.config) {
                 bouts.done = true;
                 store_one(store, run_id, variant_ids[vi], &m, tally, ctx)?;
             }
@@ -415,6 +446,7 @@ fn store_unfinished(
             if !bouts.done && bouts.bouts > 0 {
                 let mut m = bouts.summary(cell, &plan.config, "interrupted");
                 m.status = Status::Imprecise;
+                m.reason = Some(format!("interrupted after {} bouts", bouts.bouts));
                 store.add_measurement(run_id, *id, &m)?;
                 tally.count(&m);
             }
@@ -433,12 +465,10 @@ fn conditions_of(
     config: &MeasureConfig,
 ) -> RunConditions {
     let seconds = started.elapsed().as_secs_f64();
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
     let mut c = match (cpu_start, CpuTimes::now()) {
-        (Some(a), Some(b)) => cryptospeed_engine::load::conditions(a, b, seconds, cpus),
+        (Some(a), Some(b)) => cryptospeed_engine::load::conditions(a, b, seconds),
         _ => RunConditions {
             seconds,
-            cpus,
             ..Default::default()
         },
     };

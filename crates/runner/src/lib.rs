@@ -20,7 +20,8 @@ use std::time::Duration;
 /// How the cells of a plan are spread over workers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Schedule {
-    /// One worker per variant, cells outer and variants inner, so drift over the run hits every
+    /// Rounds: each a fresh worker per variant, one bout per unfinished cell, cells shuffled and
+    /// variants inner (rotating), so drift over the run hits every
     /// variant alike; `pin` pins every worker to one CPU.
     Interleaved { pin: Option<usize> },
     /// Scaling: each cell alone, then on `workers` workers pinned to distinct CPUs at once.

@@ -22,11 +22,11 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BoutEstimate {
     pub bouts: usize,
-    /// Geometric mean of the bout medians.
+    /// exp of the 25%-trimmed mean of the log bout medians.
     pub center: f64,
     /// 95% (or the asked confidence) interval of the center.
     pub ci: (f64, f64),
-    /// Mean and standard error of the log bout medians.
+    /// The trimmed mean of the log bout medians and its (Yuen) standard error.
     pub log_mean: f64,
     pub log_se: f64,
     /// Degrees of freedom of the interval (bouts kept after trimming, less one).
@@ -46,7 +46,7 @@ pub struct RatioEstimate {
     /// Candidate rate / baseline rate (= baseline time / candidate time): > 1 is faster.
     pub ratio: f64,
     pub ci: (f64, f64),
-    /// Two-sided p-value of Welch's t-test on the log bout medians.
+    /// Two-sided p-value of Yuen's test (Yuen-Welch across runs, paired within a run).
     pub p: f64,
     /// Welch–Satterthwaite degrees of freedom.
     pub df: f64,
