@@ -163,19 +163,7 @@ pub fn summarize_bouts(
         return m;
     };
     // TSC ticks per operation by the same estimator as the time, so cycles and rates agree.
-    let tsc_bouts: Vec<Vec<f64>> = {
-        let mut ids: Vec<u32> = samples.iter().map(|s| s.bout).collect();
-        ids.dedup();
-        ids.iter()
-            .map(|id| {
-                samples
-                    .iter()
-                    .filter(|s| s.bout == *id)
-                    .map(|s| s.tsc as f64 / s.iters as f64)
-                    .collect()
-            })
-            .collect()
-    };
+    let tsc_bouts = stats::by_bout_with(&samples, |s| s.tsc as f64 / s.iters as f64);
     let mut m = summarize(cell, samples, false, config, elapsed_s);
     if let Some(s) = m.summary.as_mut() {
         s.median = estimate.center;

@@ -54,14 +54,36 @@ pub struct RatioEstimate {
 
 /// Nanoseconds per operation of each sample, grouped by bout in order of first appearance.
 pub fn by_bout(samples: &[cryptospeed_model::Sample]) -> Vec<Vec<f64>> {
+    by_bout_with(samples, cryptospeed_model::Sample::ns_per_op)
+}
+
+/// Any per-sample figure (`f`), grouped by bout in order of first appearance.
+pub fn by_bout_with(
+    samples: &[cryptospeed_model::Sample],
+    f: impl Fn(&cryptospeed_model::Sample) -> f64,
+) -> Vec<Vec<f64>> {
     let mut bouts: Vec<(u32, Vec<f64>)> = Vec::new();
     for s in samples {
         match bouts.iter_mut().find(|(b, _)| *b == s.bout) {
-            Some((_, v)) => v.push(s.ns_per_op()),
-            None => bouts.push((s.bout, vec![s.ns_per_op()])),
+            Some((_, v)) => v.push(f(s)),
+            None => bouts.push((s.bout, vec![f(s)])),
         }
     }
     bouts.into_iter().map(|(_, v)| v).collect()
+}
+
+/// Half-width of the interval of `mean` at `confidence` and the two-sided p-value of mean = 0,
+/// from Student's t with `df`.
+fn t_test(mean: f64, se: f64, df: f64, confidence: f64) -> (f64, f64) {
+    if se > 0.0 {
+        let t = StudentsT::new(0.0, 1.0, df).expect("df > 0");
+        (
+            t_quantile(df, confidence) * se,
+            2.0 * (1.0 - t.cdf((mean / se).abs())),
+        )
+    } else {
+        (0.0, if mean == 0.0 { 1.0 } else { 0.0 })
+    }
 }
 
 fn t_quantile(df: f64, confidence: f64) -> f64 {
@@ -207,15 +229,7 @@ pub fn welch(base: &LogEstimate, cand: &LogEstimate, confidence: f64) -> RatioEs
     } else {
         base.df + cand.df
     };
-    let (half, p) = if se > 0.0 {
-        let t = StudentsT::new(0.0, 1.0, df).expect("df > 0");
-        (
-            t_quantile(df, confidence) * se,
-            2.0 * (1.0 - t.cdf((diff / se).abs())),
-        )
-    } else {
-        (0.0, if diff == 0.0 { 1.0 } else { 0.0 })
-    };
+    let (half, p) = t_test(diff, se, df, confidence);
     RatioEstimate {
         ratio: diff.exp(),
         ci: ((diff - half).exp(), (diff + half).exp()),
@@ -244,15 +258,7 @@ pub fn paired_ratio(
         return None;
     }
     let y = yuen(&diffs);
-    let (half, p) = if y.se > 0.0 {
-        let t = StudentsT::new(0.0, 1.0, y.df).expect("df > 0");
-        (
-            t_quantile(y.df, confidence) * y.se,
-            2.0 * (1.0 - t.cdf((y.mean / y.se).abs())),
-        )
-    } else {
-        (0.0, if y.mean == 0.0 { 1.0 } else { 0.0 })
-    };
+    let (half, p) = t_test(y.mean, y.se, y.df, confidence);
     Some(RatioEstimate {
         ratio: y.mean.exp(),
         ci: ((y.mean - half).exp(), (y.mean + half).exp()),
