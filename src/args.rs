@@ -71,6 +71,17 @@ pub fn select(names: &[String]) -> Result<Vec<&'static Primitive>> {
     Ok(cryptospeed_catalog::select(&list)?)
 }
 
+/// The hidden `--sweep-shard K:NAME` a sweep passes to the run it starts.
+pub fn parse_shard_ref(text: &str) -> Result<(String, usize)> {
+    match text.split_once(':') {
+        Some((k, name)) if !name.is_empty() => match k.parse() {
+            Ok(k) => Ok((name.to_string(), k)),
+            Err(_) => anyhow::bail!("--sweep-shard wants K:NAME, got '{text}'"),
+        },
+        _ => anyhow::bail!("--sweep-shard wants K:NAME, got '{text}'"),
+    }
+}
+
 pub fn parse_ops(list: &[String]) -> Result<Option<Vec<Op>>> {
     let items: Vec<&str> = list
         .iter()

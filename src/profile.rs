@@ -73,6 +73,9 @@ pub struct ProfileArgs {
     /// Do not store the profiles (and the native measurements) in the results database.
     #[arg(long)]
     no_store: bool,
+    /// The sweep shard this profile measures (K:NAME), set by `sweep run`.
+    #[arg(long, hide = true)]
+    sweep_shard: Option<String>,
     #[command(flatten)]
     store: crate::run::StoreArgs,
 }
@@ -384,13 +387,17 @@ pub fn profile_stored(args: ProfileArgs) -> Result<(i32, Option<i64>)> {
         let mut store = cryptospeed_store::open(&db)?;
         let machine = cryptospeed_engine::machine::probe();
         let command = crate::session::command_line();
-        let run = store.begin_run(
-            &machine,
+        let run = store.begin_run(&cryptospeed_store::RunStart::new(
+            machine,
             args.label.as_deref(),
             &command,
             env!("CARGO_PKG_VERSION"),
-            &MeasureConfig::default(),
-        )?;
+            MeasureConfig::default(),
+        ))?;
+        if let Some(text) = &args.sweep_shard {
+            let (sweep, k) = crate::args::parse_shard_ref(text)?;
+            store.link_shard(&sweep, k, run)?;
+        }
         Some((store, run, cryptospeed_store::redact(&db)))
     };
     for (p, bytes) in primitives {

@@ -9,6 +9,7 @@ use cryptospeed_engine::mask::FeatureMask;
 use cryptospeed_model::{CellSpec, MeasureConfig};
 use cryptospeed_report::{Format, Options};
 use cryptospeed_runner::{ImplChoice, Plan, Progress, RunMeta, Schedule};
+use cryptospeed_store::Storage;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
@@ -118,6 +119,14 @@ pub struct RunArgs {
     /// A name for the run, to refer to it later.
     #[arg(long)]
     pub label: Option<String>,
+    /// Seconds to keep retrying a store that stopped answering (a restart, a failover, a network
+    /// blip) while measuring goes on; after that the rest of the run is left in a spool file
+    /// that `cryptospeed sync --from SPOOL` publishes later.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub store_retry: f64,
+    /// The sweep shard this run measures (NAME/K), set by `sweep run`.
+    #[arg(long, hide = true)]
+    pub sweep_shard: Option<String>,
     /// Hide CPU features from the implementation: no-aesni, no-pclmul, no-ssse3, no-avx,
     /// no-avx2, no-avx512, no-shani, no-vaes (combine with commas), `baseline` (all of them) or
     /// `none`. Repeat the option to measure several masks side by side in one interleaved run
@@ -281,14 +290,21 @@ pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
         schedule,
     };
     let db = db_location(&a.store.db);
-    let mut store = cryptospeed_store::open(&db)?;
     let meta = RunMeta {
+        store: db.clone(),
         label: a.label.clone(),
         command: crate::session::command_line(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
+        recording: crate::session::recording(a.store_retry)?,
+        shard: a
+            .sweep_shard
+            .as_deref()
+            .map(args::parse_shard_ref)
+            .transpose()?,
     };
-    let outcome = cryptospeed_runner::execute(&plan, store.as_mut(), &meta, &cancel, &Bar::new())?;
-    let mut record = store.load_run(&outcome.run_id.to_string())?;
+    let outcome = cryptospeed_runner::execute(&plan, &meta, &cancel, &Bar::new())?;
+    // Printed from the run as measured, whatever the store got of it.
+    let mut record = outcome.record.clone();
     // Cells are stored as they finish; they are shown in the order they were asked for.
     record.measurements.sort_by_key(|vm| {
         let c = &vm.measurement.cell;
@@ -310,8 +326,15 @@ pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
         ));
     }
     emit(&text, &a.output.output)?;
+    let stored = match &outcome.storage {
+        Storage::Stored => format!("stored in {}", cryptospeed_store::redact(&db)),
+        Storage::Incomplete { stored, total, .. } => format!(
+            "but {} holds only {stored} of its {total} measurements",
+            cryptospeed_store::redact(&db)
+        ),
+    };
     eprintln!(
-        "cryptospeed: run {}{} {} ({}) stored in {}",
+        "cryptospeed: run {}{} {} ({}) {stored}",
         outcome.run_id,
         a.label
             .as_deref()
@@ -327,9 +350,26 @@ pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
                 outcome.failed_cells
             ),
         },
-        cryptospeed_store::redact(&db)
     );
+    if let Storage::Incomplete { spool, error, .. } = &outcome.storage {
+        report_spool(spool.as_deref(), error, &db);
+    }
     Ok((outcome.exit_code(), Some(outcome.run_id)))
+}
+
+/// Says what the store missed and how to publish it.
+fn report_spool(spool: Option<&std::path::Path>, error: &str, db: &str) {
+    eprintln!("cryptospeed: {error}");
+    match spool {
+        Some(path) => eprintln!(
+            "cryptospeed: the whole run is in the spool {p}; publish it with: cryptospeed sync --from {p} --to {db}",
+            p = path.display(),
+            db = cryptospeed_store::redact(db)
+        ),
+        None => eprintln!(
+            "cryptospeed: the spool could not be written either: the run exists only in this command's output"
+        ),
+    }
 }
 
 /// The progress bar a run shows on the terminal.

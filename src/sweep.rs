@@ -225,7 +225,7 @@ impl SweepSpec {
     }
 
     /// The `cryptospeed` arguments that run one shard.
-    fn command(&self, cells: &[String], label: &str, db: &str) -> Vec<String> {
+    fn command(&self, cells: &[String], k: usize, label: &str, db: &str) -> Vec<String> {
         let mut argv = vec!["cryptospeed".to_string(), self.kind.clone()];
         if self.kind == "run" {
             argv.extend(["--cells".into(), cells.join(",")]);
@@ -243,6 +243,7 @@ impl SweepSpec {
         }
         argv.extend(self.options.iter().cloned());
         argv.extend(["--label".into(), label.into(), "--db".into(), db.into()]);
+        argv.extend(["--sweep-shard".into(), format!("{k}:{}", self.name)]);
         argv
     }
 }
@@ -272,7 +273,7 @@ fn store_plan(
     let shards = spec.shards()?;
     // The shards' commands must parse before anything is stored.
     for cells in &shards {
-        ShardCli::try_parse_from(spec.command(cells, "check", "check.db")).map_err(|e| {
+        ShardCli::try_parse_from(spec.command(cells, 0, "check", "check.db")).map_err(|e| {
             anyhow!(
                 "{}: the shard options are not valid: {}",
                 spec_path.display(),
@@ -359,7 +360,7 @@ fn run(a: ShardArgs) -> Result<i32> {
     let mut worst = 0;
     let several = todo.len() > 1;
     for k in todo {
-        let code = match run_shard(store.as_mut(), &spec, k, sweep.shards, &db, a.force) {
+        let code = match run_shard(&mut store, &spec, k, sweep.shards, &db, a.force) {
             Ok(code) => code,
             // With --all, one shard's failure (recorded as such) does not stop the others.
             Err(e) if several => {
@@ -377,7 +378,7 @@ fn run(a: ShardArgs) -> Result<i32> {
 }
 
 fn run_shard(
-    store: &mut dyn Store,
+    store: &mut Box<dyn Store>,
     spec: &SweepSpec,
     k: usize,
     n: usize,
@@ -385,32 +386,43 @@ fn run_shard(
     force: bool,
 ) -> Result<i32> {
     let name = &spec.name;
-    let cells: Vec<String> =
-        match store.claim_shard(name, k, &cryptospeed_engine::machine::hostname())? {
-            ShardClaim::AlreadyDone(run) if !force => {
-                eprintln!(
-                    "cryptospeed: sweep '{name}' shard {k}/{n} is done (run {run}); nothing to do"
+    let cells: Vec<String> = match store.claim_shard(
+        name,
+        k,
+        &cryptospeed_engine::machine::hostname(),
+    )? {
+        ShardClaim::AlreadyDone(run) if !force => {
+            eprintln!(
+                "cryptospeed: sweep '{name}' shard {k}/{n} is done (run {run}); nothing to do"
+            );
+            return Ok(0);
+        }
+        ShardClaim::Busy { host, run } if !force => {
+            eprintln!(
+                    "cryptospeed: sweep '{name}' shard {k}/{n} is running on {}{}; left to it (--force runs it here as well)",
+                    host.as_deref().unwrap_or("another host"),
+                    run.map(|r| format!(" as run {r}")).unwrap_or_default()
                 );
-                return Ok(0);
+            return Ok(0);
+        }
+        ShardClaim::AlreadyDone(_) | ShardClaim::Busy { .. } => {
+            // --force: take it again.
+            store.finish_shard(name, k, None, "pending")?;
+            match store.claim_shard(name, k, &cryptospeed_engine::machine::hostname())? {
+                ShardClaim::Claimed(jobs) => serde_json::from_str(&jobs)?,
+                _ => bail!("shard {k} could not be reopened"),
             }
-            ShardClaim::AlreadyDone(_) => {
-                // --force: take it again.
-                store.finish_shard(name, k, None, "pending")?;
-                match store.claim_shard(name, k, &cryptospeed_engine::machine::hostname())? {
-                    ShardClaim::Claimed(jobs) => serde_json::from_str(&jobs)?,
-                    ShardClaim::AlreadyDone(_) => bail!("shard {k} could not be reopened"),
-                }
-            }
-            ShardClaim::Claimed(jobs) => serde_json::from_str(&jobs)
-                .with_context(|| format!("the stored jobs of shard {k} cannot be read"))?,
-        };
+        }
+        ShardClaim::Claimed(jobs) => serde_json::from_str(&jobs)
+            .with_context(|| format!("the stored jobs of shard {k} cannot be read"))?,
+    };
     let label = format!("{name} shard {k}/{n}");
     eprintln!(
         "cryptospeed: sweep '{name}' shard {k}/{n}: {} cell(s) on {}",
         cells.len(),
         cryptospeed_engine::machine::hostname()
     );
-    let argv = spec.command(&cells, &label, db);
+    let argv = spec.command(&cells, k, &label, db);
     let parsed = ShardCli::try_parse_from(&argv).map_err(|e| {
         anyhow!(
             "shard {k}: the stored plan no longer parses: {}",
@@ -428,7 +440,7 @@ fn run_shard(
                 130 => "interrupted",
                 _ => "failed",
             };
-            store.finish_shard(name, k, run, status)?;
+            finish_shard(store, db, name, k, run, status)?;
             eprintln!(
                 "cryptospeed: sweep '{name}' shard {k}/{n} {status}{}",
                 run.map(|r| format!(" (run {r})")).unwrap_or_default()
@@ -436,10 +448,27 @@ fn run_shard(
             Ok(code)
         }
         Err(e) => {
-            store.finish_shard(name, k, None, "failed")?;
+            finish_shard(store, db, name, k, None, "failed")?;
             Err(e.context(format!("sweep '{name}' shard {k}/{n} failed")))
         }
     }
+}
+
+/// Records how a shard ended; the shard's run may have outlived a store restart that broke this
+/// connection, so a failed write is tried once more on a fresh one.
+fn finish_shard(
+    store: &mut Box<dyn Store>,
+    db: &str,
+    name: &str,
+    k: usize,
+    run: Option<i64>,
+    status: &str,
+) -> Result<()> {
+    if store.finish_shard(name, k, run, status).is_ok() {
+        return Ok(());
+    }
+    *store = cryptospeed_store::open(db)?;
+    store.finish_shard(name, k, run, status)
 }
 
 fn status(a: StatusArgs) -> Result<i32> {
@@ -495,10 +524,11 @@ fn status(a: StatusArgs) -> Result<i32> {
     }
     let count = |st: &str| shards.iter().filter(|s| s.status == st).count();
     eprintln!(
-        "cryptospeed: sweep '{name}': {}/{} shards done, {} running, {} failed or interrupted, {} pending",
+        "cryptospeed: sweep '{name}': {}/{} shards done, {} running, {} abandoned, {} failed or interrupted, {} pending",
         count("done"),
         shards.len(),
         count("running"),
+        count("abandoned"),
         count("failed") + count("interrupted"),
         count("pending")
     );
@@ -654,7 +684,7 @@ mod tests {
     #[test]
     fn shard_commands_parse_as_the_run_command_line() {
         let s = spec("name = \"t\"\nimplementations = [\"openssl\", \"rustcrypto\"]\nmasks = [\"none\", \"no-aesni\"]\nprimitives = [\"md5\"]\nsizes = [64]\noptions = [\"--max-time\", \"0.2\"]\n");
-        let argv = s.command(&["md5@64".into()], "t shard 0/1", "x.db");
+        let argv = s.command(&["md5@64".into()], 0, "t shard 0/1", "x.db");
         assert!(ShardCli::try_parse_from(&argv).is_ok(), "{argv:?}");
         assert_eq!(parse_shard("3/20").unwrap(), (3, 20));
         assert!(parse_shard("20/20").is_err());

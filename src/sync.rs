@@ -21,8 +21,8 @@ pub struct SyncArgs {
     /// Copy only these runs of the source (ids or labels); default: all.
     #[arg(long = "run", value_name = "RUN")]
     pub runs: Vec<String>,
-    /// Also copy runs still marked running (a run in progress elsewhere, or one whose process
-    /// was killed); they are skipped by default because they may still grow.
+    /// Also copy runs still running (a run in progress elsewhere); they are skipped by default
+    /// because they may still grow. Runs whose process is gone (`abandoned`) are copied.
     #[arg(long)]
     pub include_running: bool,
     /// Say what would be copied without writing anything.
@@ -93,6 +93,17 @@ pub fn sync(a: SyncArgs) -> Result<i32> {
                 copied += 1;
                 cells += record.measurements.len();
                 samples += n_samples;
+            }
+            SyncOutcome::Completed {
+                id: existing,
+                added,
+            } => {
+                println!(
+                    "{name}: completed run {existing} there: {added} missing cell(s) added, status {}",
+                    record.run.status.as_str()
+                );
+                copied += 1;
+                cells += added;
             }
             SyncOutcome::AlreadyThere(existing) => {
                 println!("{name}: already there as run {existing}");

@@ -401,6 +401,10 @@ pub enum RunStatus {
     Complete,
     Interrupted,
     Failed,
+    /// Marked running, but its process is gone: its heartbeat stopped, or (on the machine that
+    /// ran it) the process no longer exists. Judged when the store is read, never written by the
+    /// run itself.
+    Abandoned,
 }
 
 impl RunStatus {
@@ -410,6 +414,7 @@ impl RunStatus {
             RunStatus::Complete => "complete",
             RunStatus::Interrupted => "interrupted",
             RunStatus::Failed => "failed",
+            RunStatus::Abandoned => "abandoned",
         }
     }
     pub fn parse(s: &str) -> Option<RunStatus> {
@@ -418,6 +423,7 @@ impl RunStatus {
             RunStatus::Complete,
             RunStatus::Interrupted,
             RunStatus::Failed,
+            RunStatus::Abandoned,
         ]
         .into_iter()
         .find(|st| st.as_str() == s)

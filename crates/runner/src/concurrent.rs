@@ -10,11 +10,10 @@
 //! and the scaling efficiency (aggregate / (N × alone)) come with intervals derived from the
 //! workers' 95% confidence intervals.
 
-use crate::{deadline, variant_of, ImplChoice, Outcome, Plan, Progress, RunMeta};
+use crate::{conclude, deadline, relay, variant_of, ImplChoice, Outcome, Plan, Progress, RunMeta};
 use anyhow::{bail, Result};
 use cryptospeed_engine::worker_client::{WorkerClient, WorkerError};
 use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, Status, Variant};
-use cryptospeed_store::Store;
 use std::fmt::Write as _;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -58,17 +57,12 @@ pub struct Team {
     pub choice: ImplChoice,
     pub variant: Variant,
     pub workers: Vec<WorkerClient>,
-    /// Store ids: the lone variant, then one per concurrent worker.
-    pub variant_ids: Vec<i64>,
+    /// The lone variant, then one per concurrent worker.
+    pub variants: Vec<Variant>,
 }
 
 impl Team {
-    pub fn start(
-        choice: &ImplChoice,
-        cpus: &[usize],
-        store: &mut dyn Store,
-        cancel: &AtomicBool,
-    ) -> Result<Team> {
+    pub fn start(choice: &ImplChoice, cpus: &[usize], cancel: &AtomicBool) -> Result<Team> {
         let mut workers = Vec::new();
         for &cpu in cpus {
             workers.push(choice.start(Some(cpu), cancel)?);
@@ -76,7 +70,7 @@ impl Team {
         // Every worker of a team hosts the same build; the first one says what it is.
         let variant = variant_of(choice, &workers[0]);
         let n = cpus.len();
-        let mut variant_ids = vec![store.variant_id(&variant)?];
+        let mut variants = vec![variant.clone()];
         for (i, cpu) in cpus.iter().enumerate() {
             let mut v = variant.clone();
             v.label = format!("{} [multi {}/{n}]", variant.label, i + 1);
@@ -86,13 +80,13 @@ impl Team {
                 n - 1,
                 cpus.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",")
             ));
-            variant_ids.push(store.variant_id(&v)?);
+            variants.push(v);
         }
         Ok(Team {
             choice: choice.clone(),
             variant,
             workers,
-            variant_ids,
+            variants,
         })
     }
 
@@ -245,7 +239,6 @@ pub fn scaling_table(rows: &[ScalingRow], n: usize) -> String {
 pub(crate) fn run(
     plan: &Plan,
     n: usize,
-    store: &mut dyn Store,
     meta: &RunMeta,
     cancel: &AtomicBool,
     progress: &dyn Progress,
@@ -259,9 +252,13 @@ pub(crate) fn run(
     // and leaves nothing behind.
     let mut teams = Vec::new();
     for choice in &plan.variants {
-        teams.push(Team::start(choice, &cpus, store, cancel)?);
+        teams.push(Team::start(choice, &cpus, cancel)?);
     }
-    let run_id = meta.begin(store, config)?;
+    let mut recorder = meta.begin(config)?;
+    let ids: Vec<Vec<usize>> = teams
+        .iter()
+        .map(|t| t.variants.iter().map(|v| recorder.variant(v)).collect())
+        .collect();
     progress.note(&format!(
         "--multi {n}: workers pinned to CPUs {}; each cell runs {} s alone, then {} s on all {n} at once",
         cpus.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(","),
@@ -272,7 +269,7 @@ pub(crate) fn run(
     let mut failed_cells = 0;
     let mut rows = Vec::new();
     'cells: for cell in &plan.cells {
-        for team in teams.iter_mut() {
+        for (team, ids) in teams.iter_mut().zip(&ids) {
             progress.note(&format!(
                 "{} {} {}{}",
                 team.choice.display(),
@@ -302,27 +299,29 @@ pub(crate) fn run(
             if alone.status == Status::Failed {
                 failed_cells += 1;
             }
-            store.add_measurement(run_id, team.variant_ids[0], &alone)?;
-            for (m, id) in together.iter().zip(&team.variant_ids[1..]) {
-                store.add_measurement(run_id, *id, m)?;
-            }
             rows.push((
                 team.variant.label.clone(),
                 cell.clone(),
                 scaling(&alone, &together),
             ));
+            recorder.add(ids[0], alone);
+            for (m, id) in together.into_iter().zip(&ids[1..]) {
+                recorder.add(*id, m);
+            }
+            relay(&recorder, progress);
         }
     }
     for t in teams {
         t.quit();
     }
-    store.finish_run(run_id, status)?;
-    Ok(Outcome {
-        run_id,
+    Ok(conclude(
+        recorder,
         status,
+        None,
         failed_cells,
-        scaling: rows,
-    })
+        rows,
+        progress,
+    ))
 }
 
 #[cfg(test)]

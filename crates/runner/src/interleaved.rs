@@ -11,7 +11,9 @@
 //! every finished cell, stores every unfinished one that has bouts as `imprecise` with what it
 //! has, and marks the run interrupted.
 
-use crate::{deadline, variant_of, ImplChoice, Layout, Outcome, Plan, Progress, RunMeta};
+use crate::{
+    conclude, deadline, relay, variant_of, ImplChoice, Layout, Outcome, Plan, Progress, RunMeta,
+};
 use anyhow::Result;
 use cryptospeed_engine::load::CpuTimes;
 use cryptospeed_engine::sampler::summarize_bouts;
@@ -19,7 +21,7 @@ use cryptospeed_engine::worker_client::{WorkerClient, WorkerError};
 use cryptospeed_model::{
     CellSpec, MeasureConfig, Measurement, RunConditions, RunStatus, Sample, Status, Variant,
 };
-use cryptospeed_store::Store;
+use cryptospeed_store::Recorder;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -248,7 +250,6 @@ fn order(n: usize, round: u32) -> Vec<usize> {
 pub(crate) fn run(
     plan: &Plan,
     pin: Option<usize>,
-    store: &mut dyn Store,
     meta: &RunMeta,
     cancel: &AtomicBool,
     progress: &dyn Progress,
@@ -264,11 +265,8 @@ pub(crate) fn run(
     };
     let mut slots = start_slots(&plan.variants, pin, ctx.layout, cancel, progress)?;
     let config = &plan.config;
-    let run_id = meta.begin(store, config)?;
-    let mut variant_ids = Vec::new();
-    for slot in &slots {
-        variant_ids.push(store.variant_id(&slot.variant)?);
-    }
+    let mut recorder = meta.begin(config)?;
+    let variant_ids: Vec<usize> = slots.iter().map(|s| recorder.variant(&s.variant)).collect();
     let (started, cpu_start) = (Instant::now(), CpuTimes::now());
     progress.start((plan.cells.len() * slots.len()) as u64);
     let mut cells: Vec<Vec<Bouts>> = plan
@@ -280,6 +278,7 @@ pub(crate) fn run(
     let mut processes = slots.len() as u32;
     let mut round = 0;
     let status = loop {
+        relay(&recorder, progress);
         if cancel.load(Ordering::SeqCst) {
             break RunStatus::Interrupted;
         }
@@ -299,17 +298,16 @@ pub(crate) fn run(
             &mut cells,
             &variant_ids,
             &ctx,
-            store,
-            run_id,
+            &mut recorder,
             &mut tally,
-        )? {
+        ) {
             RoundEnd::Interrupted => break RunStatus::Interrupted,
             RoundEnd::AllDone => break RunStatus::Complete,
             RoundEnd::More => round += 1,
         }
     };
     if status == RunStatus::Interrupted {
-        store_unfinished(plan, &cells, &variant_ids, store, run_id, &mut tally)?;
+        store_unfinished(plan, &cells, &variant_ids, &mut recorder, &mut tally);
     }
     progress.finish();
     for slot in slots {
@@ -325,14 +323,14 @@ pub(crate) fn run(
     for w in &conditions.warnings {
         progress.note(w);
     }
-    store.record_conditions(run_id, &conditions)?;
-    store.finish_run(run_id, status)?;
-    Ok(Outcome {
-        run_id,
+    Ok(conclude(
+        recorder,
         status,
-        failed_cells: tally.failed,
-        scaling: Vec::new(),
-    })
+        Some(conditions),
+        tally.failed,
+        Vec::new(),
+        progress,
+    ))
 }
 
 /// Counts over the stored measurements, for the outcome and the noise warning.
@@ -369,12 +367,11 @@ fn run_round(
     round: u32,
     slots: &mut [Slot],
     cells: &mut [Vec<Bouts>],
-    variant_ids: &[i64],
+    variant_ids: &[usize],
     ctx: &Ctx,
-    store: &mut dyn Store,
-    run_id: i64,
+    recorder: &mut Recorder,
     tally: &mut Tally,
-) -> Result<RoundEnd> {
+) -> RoundEnd {
     let mut ran = false;
     for ci in order(plan.cells.len(), round) {
         let cell = &plan.cells[ci];
@@ -392,11 +389,11 @@ fn run_round(
             }
             ctx.progress.unit(&slot.choice.display(), cell);
             let Ok(reply) = slot.bout(cell, &bouts.request(&plan.config), ctx) else {
-                return Ok(RoundEnd::Interrupted);
+                return RoundEnd::Interrupted;
             };
             if let Some(m) = bouts.add(reply, round, &plan.config) {
                 bouts.done = true;
-                store_one(store, run_id, variant_ids[vi], &m, tally, ctx)?;
+                store_one(recorder, variant_ids[vi], m, tally, ctx);
             }
         }
         let open: Vec<usize> = (0..slots.len()).filter(|&v| !cells[ci][v].done).collect();
@@ -407,52 +404,49 @@ fn run_round(
             for v in open {
                 let m = cells[ci][v].summary(cell, &plan.config, "time budget spent");
                 cells[ci][v].done = true;
-                store_one(store, run_id, variant_ids[v], &m, tally, ctx)?;
+                store_one(recorder, variant_ids[v], m, tally, ctx);
             }
         }
     }
-    Ok(if ran {
+    if ran {
         RoundEnd::More
     } else {
         RoundEnd::AllDone
-    })
+    }
 }
 
 fn store_one(
-    store: &mut dyn Store,
-    run_id: i64,
-    variant_id: i64,
-    m: &Measurement,
+    recorder: &mut Recorder,
+    variant: usize,
+    m: Measurement,
     tally: &mut Tally,
     ctx: &Ctx,
-) -> Result<()> {
-    store.add_measurement(run_id, variant_id, m)?;
-    tally.count(m);
+) {
+    tally.count(&m);
+    recorder.add(variant, m);
+    relay(recorder, ctx.progress);
     ctx.progress.done();
-    Ok(())
 }
 
 /// After Ctrl-C: every cell with bouts is stored with what it has, marked imprecise.
 fn store_unfinished(
     plan: &Plan,
     cells: &[Vec<Bouts>],
-    variant_ids: &[i64],
-    store: &mut dyn Store,
-    run_id: i64,
+    variant_ids: &[usize],
+    recorder: &mut Recorder,
     tally: &mut Tally,
-) -> Result<()> {
+) {
     for (cell, row) in plan.cells.iter().zip(cells) {
         for (bouts, id) in row.iter().zip(variant_ids) {
             if !bouts.done && bouts.bouts > 0 {
                 let mut m = bouts.summary(cell, &plan.config, "interrupted");
                 m.status = Status::Imprecise;
                 m.reason = Some(format!("interrupted after {} bouts", bouts.bouts));
-                store.add_measurement(run_id, *id, &m)?;
                 tally.count(&m);
+                recorder.add(*id, m);
             }
         }
     }
-    Ok(())
 }
 
 /// The machine's state over the run, with warnings when it was too busy for the precision asked.

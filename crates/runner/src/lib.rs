@@ -1,8 +1,9 @@
 //! The one run loop. Every command that measures (`run`, `run --multi`, sweep shards) hands a
 //! [`Plan`] (cells × variants on a [`Schedule`]) to [`execute`], which starts the workers, stores
-//! the run as it goes (begin, each measurement as it completes, finish), restarts a worker that
-//! dies, honours Ctrl-C and deadlines, and returns the [`Outcome`]; the caller only renders it and
-//! maps it to an exit code.
+//! the run as it goes (begin, each measurement as it completes, finish) through a
+//! [`Recorder`](cryptospeed_store::Recorder) that keeps measuring when the store fails, restarts
+//! a worker that dies, honours Ctrl-C and deadlines, and returns the [`Outcome`] with the whole
+//! run as measured; the caller only renders it and maps it to an exit code.
 
 mod choice;
 mod concurrent;
@@ -12,8 +13,8 @@ pub use choice::{all_implementations, variant_of, BuiltVariant, ImplChoice, Layo
 pub use concurrent::{allowed_cpus, cpus_for, scaling, scaling_table, Scaling, ScalingRow};
 
 use anyhow::Result;
-use cryptospeed_model::{CellSpec, MeasureConfig, RunStatus};
-use cryptospeed_store::Store;
+use cryptospeed_model::{CellSpec, MeasureConfig, RunRecord, RunStatus};
+use cryptospeed_store::{Recorder, RecorderOptions, RunStart, Storage};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -37,25 +38,40 @@ pub struct Plan {
     pub schedule: Schedule,
 }
 
-/// How the run is recorded in the store.
-#[derive(Debug, Clone, Default)]
+/// How and where the run is recorded.
+#[derive(Debug, Clone)]
 pub struct RunMeta {
+    /// The store: a SQLite file or a postgres:// URL.
+    pub store: String,
     pub label: Option<String>,
     /// The command line as stored (passwords already redacted).
     pub command: String,
     pub tool_version: String,
+    /// Retry window, heartbeat, spool directory.
+    pub recording: RecorderOptions,
+    /// The sweep shard (sweep name, shard) this run measures, linked to it as it begins.
+    pub shard: Option<(String, usize)>,
 }
 
 impl RunMeta {
-    /// Stores the run as begun on this machine (probed now) with `config`; returns its id.
-    fn begin(&self, store: &mut dyn Store, config: &MeasureConfig) -> Result<i64> {
+    /// Stores the run as begun on this machine (probed now) with `config`.
+    fn begin(&self, config: &MeasureConfig) -> Result<Recorder> {
         let machine = cryptospeed_engine::machine::probe();
-        store.begin_run(
-            &machine,
-            self.label.as_deref(),
-            &self.command,
-            &self.tool_version,
-            config,
+        let start = RunStart {
+            heartbeat_s: Some(self.recording.heartbeat.as_secs_f64()),
+            ..RunStart::new(
+                machine,
+                self.label.as_deref(),
+                &self.command,
+                &self.tool_version,
+                config.clone(),
+            )
+        };
+        Recorder::begin(
+            &self.store,
+            start,
+            self.recording.clone(),
+            self.shard.clone(),
         )
     }
 }
@@ -85,6 +101,10 @@ impl Progress for Quiet {}
 pub struct Outcome {
     pub run_id: i64,
     pub status: RunStatus,
+    /// The whole run as measured, whatever the store got of it: what the caller prints.
+    pub record: RunRecord,
+    /// Whether the store holds all of it.
+    pub storage: Storage,
     /// Measurements stored as failed (a crash, a wrong answer, a library error).
     pub failed_cells: usize,
     /// `Schedule::Concurrent` only: the scaling of every cell and variant measured.
@@ -92,10 +112,12 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// The exit status a command reports: 130 interrupted, 1 some cell failed, else 0.
+    /// The exit status a command reports: 130 interrupted, 3 measured but not all stored (see
+    /// the spool), 1 some cell failed, else 0.
     pub fn exit_code(&self) -> i32 {
         match self.status {
             RunStatus::Interrupted => 130,
+            _ if self.storage != Storage::Stored => 3,
             _ if self.failed_cells > 0 => 1,
             _ => 0,
         }
@@ -107,18 +129,46 @@ fn deadline(config: &MeasureConfig) -> Duration {
     Duration::from_secs_f64(120.0 + 3.0 * config.max_time_s)
 }
 
-/// Runs the plan, storing the run in `store`; see the crate comment.
+/// Runs the plan, storing the run where `meta` says; see the crate comment.
 pub fn execute(
     plan: &Plan,
-    store: &mut dyn Store,
     meta: &RunMeta,
     cancel: &AtomicBool,
     progress: &dyn Progress,
 ) -> Result<Outcome> {
     match plan.schedule {
-        Schedule::Interleaved { pin } => interleaved::run(plan, pin, store, meta, cancel, progress),
-        Schedule::Concurrent { workers } => {
-            concurrent::run(plan, workers, store, meta, cancel, progress)
-        }
+        Schedule::Interleaved { pin } => interleaved::run(plan, pin, meta, cancel, progress),
+        Schedule::Concurrent { workers } => concurrent::run(plan, workers, meta, cancel, progress),
+    }
+}
+
+/// Passes on what the recorder wants said (the store went away, came back).
+fn relay(recorder: &Recorder, progress: &dyn Progress) {
+    for note in recorder.notes() {
+        progress.note(&note);
+    }
+}
+
+/// Ends the run in the recorder and builds the outcome.
+fn conclude(
+    recorder: Recorder,
+    status: RunStatus,
+    conditions: Option<cryptospeed_model::RunConditions>,
+    failed_cells: usize,
+    scaling: Vec<ScalingRow>,
+    progress: &dyn Progress,
+) -> Outcome {
+    let run_id = recorder.run_id();
+    let (record, storage, notes) = recorder.finish(status, conditions);
+    for note in notes {
+        progress.note(&note);
+    }
+    Outcome {
+        run_id,
+        status,
+        record,
+        storage,
+        failed_cells,
+        scaling,
     }
 }

@@ -4,16 +4,25 @@
 //! (`schema.rs`).
 //!
 //! Every measurement is committed in its own transaction as soon as it is taken, so an interrupted
-//! or killed run keeps every finished cell and the store never holds half a measurement.
+//! or killed run keeps every finished cell and the store never holds half a measurement. A
+//! measuring run writes through a [`Recorder`], which keeps measuring when the store fails
+//! (retrying, spooling to a local file) and beats the run's heartbeat, so a run whose process
+//! died reads as `abandoned` ([`liveness`]).
 
 pub mod db;
+pub mod fault;
+pub mod liveness;
 mod postgres;
+pub mod recorder;
 pub mod schema;
 mod sql;
 mod sqlite;
+mod writer;
 
+pub use fault::{fault_of, Fault};
 pub use postgres::PostgresStore;
-pub use sql::SqlStore;
+pub use recorder::{Recorder, RecorderOptions, Storage};
+pub use sql::{new_uid, SqlStore};
 pub use sqlite::SqliteStore;
 
 use anyhow::Result;
@@ -77,6 +86,49 @@ pub enum SyncOutcome {
     Copied(i64),
     /// The store already held the run, under this id.
     AlreadyThere(i64),
+    /// The store held the beginning of the run (a run whose store failed mid-way, its rest
+    /// kept in a spool): the missing measurements were added and its status brought up to date.
+    Completed { id: i64, added: usize },
+}
+
+/// Everything a run is stored with when it begins.
+#[derive(Debug, Clone)]
+pub struct RunStart {
+    /// The run's identity in every store ([`new_uid`]): a run begun again under the same uid
+    /// (its spool, a retry after a lost reply) is the same run.
+    pub uid: String,
+    pub machine: Machine,
+    pub label: Option<String>,
+    /// The command line (passwords already redacted).
+    pub command: String,
+    pub tool_version: String,
+    pub config: MeasureConfig,
+    /// The process measuring it, and how often it promises a heartbeat (none: never judged by
+    /// heartbeat, see [`liveness`]).
+    pub pid: u32,
+    pub heartbeat_s: Option<f64>,
+}
+
+impl RunStart {
+    /// A new run of this process, with a fresh uid and no heartbeat promised.
+    pub fn new(
+        machine: Machine,
+        label: Option<&str>,
+        command: &str,
+        tool_version: &str,
+        config: MeasureConfig,
+    ) -> RunStart {
+        RunStart {
+            uid: new_uid(&machine),
+            machine,
+            label: label.map(str::to_string),
+            command: command.to_string(),
+            tool_version: tool_version.to_string(),
+            config,
+            pid: std::process::id(),
+            heartbeat_s: None,
+        }
+    }
 }
 
 /// One stored sweep plan (`cryptospeed sweep`).
@@ -110,18 +162,21 @@ pub enum ShardClaim {
     Claimed(String),
     /// Already finished by this run; nothing to do.
     AlreadyDone(i64),
+    /// Running elsewhere, and alive (its run beats, or its claim is recent): leave it.
+    Busy {
+        host: Option<String>,
+        run: Option<i64>,
+    },
 }
 
 pub trait Store {
-    /// Records the start of a run and returns its id.
-    fn begin_run(
-        &mut self,
-        machine: &Machine,
-        label: Option<&str>,
-        command: &str,
-        tool_version: &str,
-        config: &MeasureConfig,
-    ) -> Result<i64>;
+    /// Records the start of a run and returns its id. A run with this uid already stored (a
+    /// begin whose reply was lost) is not stored twice: its id is returned.
+    fn begin_run(&mut self, start: &RunStart) -> Result<i64>;
+    /// Records that the run's process is alive now.
+    fn heartbeat(&mut self, run: i64) -> Result<()>;
+    /// How many measurements of the run are stored.
+    fn measurement_count(&self, run: i64) -> Result<usize>;
     /// Returns the id of a variant, storing it on first sight.
     fn variant_id(&mut self, variant: &Variant) -> Result<i64>;
     /// Stores one measurement with its samples, atomically.
@@ -161,8 +216,11 @@ pub trait Store {
     fn save_sweep(&mut self, name: &str, spec: &str, shards: &[String]) -> Result<bool>;
     fn sweeps(&self) -> Result<Vec<SweepRow>>;
     fn sweep_shards(&self, name: &str) -> Result<Vec<ShardRow>>;
-    /// Marks a shard running unless it is done.
+    /// Marks a shard running unless it is done, or running elsewhere and alive (its run not
+    /// abandoned, or, before its run began, claimed less than [`STALE_CLAIM_S`] ago).
     fn claim_shard(&mut self, name: &str, shard: usize, host: &str) -> Result<ShardClaim>;
+    /// Names the run that is measuring a claimed shard, so its liveness is the run's.
+    fn link_shard(&mut self, name: &str, shard: usize, run: i64) -> Result<()>;
     /// Records how a shard ended (`done` or `failed`) and the run holding its results.
     fn finish_shard(
         &mut self,
@@ -172,6 +230,9 @@ pub trait Store {
         status: &str,
     ) -> Result<()>;
 }
+
+/// A shard claimed this long ago whose run never began is taken to be lost with its runner.
+pub const STALE_CLAIM_S: i64 = 600;
 
 /// The short key of a machine fingerprint (see [`MachineRow::key`]).
 pub fn machine_key(fingerprint: &str) -> String {

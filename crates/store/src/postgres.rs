@@ -5,6 +5,7 @@
 //! every message names the store by [`redact`](crate::redact)ed URL and is scrubbed of the password.
 
 use crate::db::{Db, Row, Value};
+use crate::fault::{postgres_fault, StoreError};
 use crate::schema::Dialect;
 use crate::sql::{migrate, SqlStore};
 use anyhow::{anyhow, Result};
@@ -104,9 +105,17 @@ fn scrubbed(e: &dyn Error, password: &Option<String>) -> String {
     }
 }
 
+/// The error scrubbed of the password, keeping whether it is worth retrying (see `fault.rs`).
+fn classified(e: &postgres::Error, password: &Option<String>) -> anyhow::Error {
+    anyhow::Error::new(StoreError {
+        fault: postgres_fault(e),
+        message: scrubbed(e, password),
+    })
+}
+
 impl PostgresDb {
     fn fail(&self, e: postgres::Error) -> anyhow::Error {
-        anyhow!(scrubbed(&e, &self.password))
+        classified(&e, &self.password)
     }
     fn statement(&self, sql: &str) -> Result<Statement> {
         if let Some(s) = self.statements.borrow().get(sql) {
@@ -200,7 +209,7 @@ impl SqlStore<PostgresDb> {
         if config.get_application_name().is_none() {
             config.application_name("cryptospeed");
         }
-        config.connect_timeout(std::time::Duration::from_secs(20));
+        config.connect_timeout(std::time::Duration::from_secs(10));
         let password = config
             .get_password()
             .map(|p| String::from_utf8_lossy(p).into_owned());
@@ -208,14 +217,14 @@ impl SqlStore<PostgresDb> {
             .map_err(|e| anyhow!("cannot set up TLS for {shown}: {}", scrubbed(&e, &password)))?;
         let client = config
             .connect(postgres_native_tls::MakeTlsConnector::new(tls))
-            .map_err(|e| anyhow!("cannot connect to {shown}: {}", scrubbed(&e, &password)))?;
+            .map_err(|e| classified(&e, &password).context(format!("cannot connect to {shown}")))?;
         let db = PostgresDb {
             client: RefCell::new(client),
             statements: RefCell::new(HashMap::new()),
             password,
         };
         migrate(&db)
-            .map_err(|e| anyhow!("cannot bring the schema of {shown} up to date: {e:#}"))?;
+            .map_err(|e| e.context(format!("cannot bring the schema of {shown} up to date")))?;
         Ok(SqlStore { db })
     }
 }

@@ -155,4 +155,12 @@ CREATE TABLE sweep_shard (
 ALTER TABLE sample ADD COLUMN bout {int} NOT NULL DEFAULT 0;
 ALTER TABLE run ADD COLUMN conditions TEXT;
 "#,
+    // 6: runs that outlive their process: when the run last showed life, how often it promised
+    // to, and which process it was, so a reader tells a run in progress from one whose process
+    // died (see `liveness.rs`). Runs stored before have none of these and are judged as before.
+    r#"
+ALTER TABLE run ADD COLUMN heartbeat_at TEXT;
+ALTER TABLE run ADD COLUMN heartbeat_s {real};
+ALTER TABLE run ADD COLUMN pid {int};
+"#,
 ];

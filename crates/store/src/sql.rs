@@ -2,9 +2,11 @@
 //! transaction boundary, so SQLite and PostgreSQL behave the same by construction.
 
 use crate::db::{Db, Row, Value};
+use crate::liveness::{judge, Pulse};
 use crate::schema::MIGRATIONS;
 use crate::{
-    params, MachineRow, RunIdentity, RunRow, ShardClaim, ShardRow, Store, SweepRow, SyncOutcome,
+    params, MachineRow, RunIdentity, RunRow, RunStart, ShardClaim, ShardRow, Store, SweepRow,
+    SyncOutcome, STALE_CLAIM_S,
 };
 use anyhow::{anyhow, bail, Context, Result};
 use cryptospeed_model::*;
@@ -65,7 +67,7 @@ fn hex_sha256(text: &str) -> String {
 
 /// A fresh run identity: unique across machines (machine, time to the nanosecond, process, and a
 /// counter within the process).
-fn new_uid(machine: &Machine) -> String {
+pub fn new_uid(machine: &Machine) -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -87,6 +89,21 @@ fn derived_uid(machine_fingerprint: &str, started_at: &str, command: &str, label
         "{machine_fingerprint}|{started_at}|{command}|{label}"
     ))[..32]
         .to_string()
+}
+
+/// The columns a run's liveness is judged from, for a query over `run r JOIN machine m`.
+const PULSE_COLUMNS: &str = "r.status, r.heartbeat_at, r.heartbeat_s, r.pid, m.hostname";
+
+/// The judged status of a row holding [`PULSE_COLUMNS`] from column `at` on.
+fn judged_status(r: &Row, at: usize) -> Result<RunStatus> {
+    let stored = RunStatus::parse(&r.text(at)?).unwrap_or(RunStatus::Failed);
+    let pulse = Pulse {
+        heartbeat_at: r.opt_text(at + 1)?,
+        heartbeat_s: r.opt_f64(at + 2)?,
+        pid: r.opt_i64(at + 3)?,
+        host: r.text(at + 4)?,
+    };
+    Ok(judge(stored, &pulse))
 }
 
 fn one<T>(rows: Vec<Row>, f: impl FnOnce(&Row) -> Result<T>) -> Result<Option<T>> {
@@ -294,6 +311,113 @@ impl<D: Db> SqlStore<D> {
         Ok(run)
     }
 
+    /// `copy_run` of a run this store already holds under `id`: when it holds only the beginning
+    /// (its store failed mid-run; the copy comes from the spool), adds the rest and takes the
+    /// copy's status. A complete run is never reopened; a copy that disagrees with what is stored
+    /// is refused. The caller owns the transaction.
+    fn complete_run(&self, id: i64, record: &RunRecord) -> Result<SyncOutcome> {
+        let status = one(
+            self.db
+                .query("SELECT status FROM run WHERE id = ?1", params![id])?,
+            |r| r.text(0),
+        )?
+        .unwrap_or_default();
+        let stored: Vec<(String, String, Option<i64>, String)> = self
+            .db
+            .query(
+                "SELECT m.primitive, m.op, m.bytes, v.label FROM measurement m JOIN variant v ON v.id = m.variant_id WHERE m.run_id = ?1 ORDER BY m.id",
+                params![id],
+            )?
+            .iter()
+            .map(|r| Ok((r.text(0)?, r.text(1)?, r.opt_i64(2)?, r.text(3)?)))
+            .collect::<Result<_>>()?;
+        let k = stored.len();
+        let same_status = status == record.run.status.as_str();
+        if status == RunStatus::Complete.as_str()
+            || k > record.measurements.len()
+            || (k == record.measurements.len() && same_status)
+        {
+            return Ok(SyncOutcome::AlreadyThere(id));
+        }
+        for (i, (here, there)) in stored.iter().zip(&record.measurements).enumerate() {
+            let c = &there.measurement.cell;
+            let key = (
+                c.primitive.clone(),
+                c.op.as_str().to_string(),
+                c.bytes.map(|b| b as i64),
+                there.variant.clone(),
+            );
+            if *here != key {
+                bail!(
+                    "run {id} here and the copy differ at measurement {}: cannot complete it",
+                    i + 1
+                );
+            }
+        }
+        let mut ids = Vec::new();
+        for v in &record.variants {
+            ids.push((v.label.clone(), self.variant_row(v)?));
+        }
+        for vm in &record.measurements[k..] {
+            let Some((_, vid)) = ids.iter().find(|(l, _)| *l == vm.variant) else {
+                bail!(
+                    "a measurement names variant '{}', which the run does not carry",
+                    vm.variant
+                );
+            };
+            self.insert_measurement(id, *vid, &vm.measurement)?;
+        }
+        self.db.execute(
+            "UPDATE run SET status = ?1, finished_at = ?2, conditions = ?3 WHERE id = ?4",
+            params![
+                record.run.status.as_str(),
+                record.run.finished_at.clone(),
+                record
+                    .run
+                    .conditions
+                    .as_ref()
+                    .map(serde_json::to_string)
+                    .transpose()?,
+                id
+            ],
+        )?;
+        Ok(SyncOutcome::Completed {
+            id,
+            added: record.measurements.len() - k,
+        })
+    }
+
+    /// The judged status of a run, if it is stored.
+    fn run_status(&self, run: i64) -> Result<Option<RunStatus>> {
+        one(
+            self.db.query(
+                &format!("SELECT {PULSE_COLUMNS} FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?1"),
+                params![run],
+            )?,
+            |r| judged_status(r, 0),
+        )
+    }
+
+    /// For a shard marked running: `Busy` while its run lives, or, before it named a run, while
+    /// its claim is recent; `None` when its runner is gone and the shard may be taken again.
+    fn busy_shard(&self, sweep: i64, shard: usize, run: Option<i64>) -> Result<Option<ShardClaim>> {
+        let (host, updated_at) = one(
+            self.db.query(
+                "SELECT host, updated_at FROM sweep_shard WHERE sweep_id = ?1 AND shard = ?2",
+                params![sweep, shard],
+            )?,
+            |r| Ok((r.opt_text(0)?, r.text(1)?)),
+        )?
+        .unwrap_or_default();
+        let alive = match run {
+            Some(run) => self.run_status(run)? == Some(RunStatus::Running),
+            None => chrono::DateTime::parse_from_rfc3339(&updated_at).is_ok_and(|at| {
+                chrono::Utc::now().signed_duration_since(at).num_seconds() < STALE_CLAIM_S
+            }),
+        };
+        Ok(alive.then_some(ShardClaim::Busy { host, run }))
+    }
+
     fn sweep_id(&self, name: &str) -> Result<i64> {
         one(
             self.db
@@ -328,22 +452,39 @@ const MACHINE_COLUMNS: &str =
     "hostname, cpu_model, cpu_flags, cores, threads, caches, tsc_hz, constant_tsc, kernel, os, arch";
 
 impl<D: Db> Store for SqlStore<D> {
-    fn begin_run(
-        &mut self,
-        machine: &Machine,
-        label: Option<&str>,
-        command: &str,
-        tool_version: &str,
-        config: &MeasureConfig,
-    ) -> Result<i64> {
+    fn begin_run(&mut self, start: &RunStart) -> Result<i64> {
         self.in_tx(|| {
-            let machine_id = self.machine_id(machine)?;
+            if let Some(id) = one(
+                self.db
+                    .query("SELECT id FROM run WHERE uid = ?1", params![&start.uid])?,
+                |r| r.i64(0),
+            )? {
+                return Ok(id);
+            }
+            let machine_id = self.machine_id(&start.machine)?;
+            let stamp = now();
             let rows = self.db.query(
-                "INSERT INTO run (label, started_at, command, tool_version, status, machine_id, config, uid) VALUES (?1, ?2, ?3, ?4, 'running', ?5, ?6, ?7) RETURNING id",
-                params![label, now(), command, tool_version, machine_id, serde_json::to_string(config)?, new_uid(machine)],
+                "INSERT INTO run (label, started_at, command, tool_version, status, machine_id, config, uid, heartbeat_at, heartbeat_s, pid) VALUES (?1, ?2, ?3, ?4, 'running', ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",
+                params![start.label.clone(), stamp.clone(), &start.command, &start.tool_version, machine_id, serde_json::to_string(&start.config)?, &start.uid, stamp, start.heartbeat_s, start.pid],
             )?;
             returned_id(rows, "run")
         })
+    }
+
+    fn heartbeat(&mut self, run: i64) -> Result<()> {
+        self.db.execute(
+            "UPDATE run SET heartbeat_at = ?1 WHERE id = ?2",
+            params![now(), run],
+        )?;
+        Ok(())
+    }
+
+    fn measurement_count(&self, run: i64) -> Result<usize> {
+        let rows = self.db.query(
+            "SELECT COUNT(*) FROM measurement WHERE run_id = ?1",
+            params![run],
+        )?;
+        Ok(one(rows, |r| r.i64(0))?.unwrap_or(0) as usize)
     }
 
     fn variant_id(&mut self, v: &Variant) -> Result<i64> {
@@ -420,9 +561,9 @@ impl<D: Db> Store for SqlStore<D> {
         }
         self.db
             .query(
-                "SELECT r.id, r.label, r.started_at, r.status, r.command, m.cpu_model, r.source,
-                        (SELECT COUNT(*) FROM measurement x WHERE x.run_id = r.id), r.machine_id
-                 FROM run r JOIN machine m ON m.id = r.machine_id ORDER BY r.id",
+                &format!("SELECT r.id, r.label, r.started_at, r.status, r.command, m.cpu_model, r.source,
+                        (SELECT COUNT(*) FROM measurement x WHERE x.run_id = r.id), r.machine_id, {PULSE_COLUMNS}
+                 FROM run r JOIN machine m ON m.id = r.machine_id ORDER BY r.id"),
                 &[],
             )?
             .iter()
@@ -432,7 +573,7 @@ impl<D: Db> Store for SqlStore<D> {
                     id,
                     label: r.opt_text(1)?,
                     started_at: r.text(2)?,
-                    status: RunStatus::parse(&r.text(3)?).unwrap_or(RunStatus::Failed),
+                    status: judged_status(r, 9)?,
                     command: r.text(4)?,
                     cpu_model: r.text(5)?,
                     source: r
@@ -494,7 +635,7 @@ impl<D: Db> Store for SqlStore<D> {
     fn load_run(&self, selector: &str) -> Result<RunRecord> {
         let id = self.resolve(selector)?;
         let rows = self.db.query(
-            "SELECT id, label, started_at, finished_at, command, tool_version, status, config, machine_id, source, uid, conditions FROM run WHERE id = ?1",
+            &format!("SELECT r.id, r.label, r.started_at, r.finished_at, r.command, r.tool_version, r.status, r.config, r.machine_id, r.source, r.uid, r.conditions, {PULSE_COLUMNS} FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?1"),
             params![id],
         )?;
         let (run, machine_id) = one(rows, |r| {
@@ -506,7 +647,7 @@ impl<D: Db> Store for SqlStore<D> {
                     finished_at: r.opt_text(3)?,
                     command: r.text(4)?,
                     tool_version: r.text(5)?,
-                    status: RunStatus::parse(&r.text(6)?).unwrap_or(RunStatus::Failed),
+                    status: judged_status(r, 12)?,
                     config: serde_json::from_str(&r.text(7)?).unwrap_or_default(),
                     imported: r.opt_text(9)?.and_then(|s| serde_json::from_str(&s).ok()),
                     uid: r.opt_text(10)?,
@@ -617,7 +758,7 @@ impl<D: Db> Store for SqlStore<D> {
     fn run_identities(&self) -> Result<Vec<RunIdentity>> {
         self.db
             .query(
-                "SELECT r.id, r.uid, r.status, r.label, r.started_at, r.command, m.fingerprint FROM run r JOIN machine m ON m.id = r.machine_id ORDER BY r.id",
+                &format!("SELECT r.id, r.uid, r.status, r.label, r.started_at, r.command, m.fingerprint, {PULSE_COLUMNS} FROM run r JOIN machine m ON m.id = r.machine_id ORDER BY r.id"),
                 &[],
             )?
             .iter()
@@ -629,7 +770,7 @@ impl<D: Db> Store for SqlStore<D> {
                         Some(uid) => uid,
                         None => derived_uid(&r.text(6)?, &r.text(4)?, &r.text(5)?, &label),
                     },
-                    status: RunStatus::parse(&r.text(2)?).unwrap_or(RunStatus::Failed),
+                    status: judged_status(r, 7)?,
                     label: (!label.is_empty()).then_some(label),
                 })
             })
@@ -648,7 +789,7 @@ impl<D: Db> Store for SqlStore<D> {
                     .query("SELECT id FROM run WHERE uid = ?1", params![uid])?,
                 |r| r.i64(0),
             )? {
-                return Ok(SyncOutcome::AlreadyThere(id));
+                return self.complete_run(id, record);
             }
             // Runs stored before runs had identities: recognise the run by what it is.
             for r in self.db.query(
@@ -732,10 +873,16 @@ impl<D: Db> Store for SqlStore<D> {
             )?
             .iter()
             .map(|r| {
+                let mut status = r.text(2)?;
+                if let (Some(run), "running") = (r.opt_i64(3)?, status.as_str()) {
+                    if self.run_status(run)? == Some(RunStatus::Abandoned) {
+                        status = "abandoned".into();
+                    }
+                }
                 Ok(ShardRow {
                     shard: r.i64(0)? as usize,
                     jobs: r.text(1)?,
-                    status: r.text(2)?,
+                    status,
                     run_id: r.opt_i64(3)?,
                     attempts: r.i64(4)? as usize,
                     host: r.opt_text(5)?,
@@ -761,12 +908,26 @@ impl<D: Db> Store for SqlStore<D> {
             if status == "done" {
                 return Ok(ShardClaim::AlreadyDone(run.unwrap_or_default()));
             }
+            if status == "running" {
+                if let Some(busy) = self.busy_shard(id, shard, run)? {
+                    return Ok(busy);
+                }
+            }
             self.db.execute(
                 "UPDATE sweep_shard SET status = 'running', attempts = attempts + 1, host = ?1, updated_at = ?2 WHERE sweep_id = ?3 AND shard = ?4",
                 params![host, now(), id, shard],
             )?;
             Ok(ShardClaim::Claimed(jobs))
         })
+    }
+
+    fn link_shard(&mut self, name: &str, shard: usize, run: i64) -> Result<()> {
+        let id = self.sweep_id(name)?;
+        self.db.execute(
+            "UPDATE sweep_shard SET run_id = ?1, updated_at = ?2 WHERE sweep_id = ?3 AND shard = ?4",
+            params![run, now(), id, shard],
+        )?;
+        Ok(())
     }
 
     fn finish_shard(

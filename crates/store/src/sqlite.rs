@@ -110,11 +110,18 @@ impl SqlStore<SqliteDb> {
         let conn = Connection::open(path)
             .with_context(|| format!("cannot open database {}", path.display()))?;
         conn.busy_timeout(std::time::Duration::from_secs(60))?;
-        set_wal(&conn).with_context(|| {
-            format!(
-                "{} is not a SQLite database cryptospeed can use",
-                path.display()
-            )
+        set_wal(&conn).map_err(|e| {
+            // A full disk or an unwritable directory is said as such, not as a bad file.
+            let bad_file = matches!(
+                e.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt)
+            );
+            let what = if bad_file {
+                "is not a SQLite database cryptospeed can use"
+            } else {
+                "cannot be opened for writing"
+            };
+            anyhow::Error::new(e).context(format!("{} {what}", path.display()))
         })?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
@@ -128,7 +135,7 @@ impl SqlStore<SqliteDb> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Store;
+    use crate::{RunStart, Store};
     use cryptospeed_model::*;
 
     fn measurement(primitive: &str, bytes: Option<u64>) -> Measurement {
@@ -181,13 +188,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut s = SqliteStore::open(&dir.path().join("r.db")).unwrap();
         let run = s
-            .begin_run(
-                &Machine::default(),
+            .begin_run(&RunStart::new(
+                Machine::default(),
                 Some("prof"),
                 "cryptospeed profile md5",
                 "0.1.0",
-                &MeasureConfig::default(),
-            )
+                MeasureConfig::default(),
+            ))
             .unwrap();
         let v = s
             .variant_id(&Variant {
@@ -239,13 +246,13 @@ mod tests {
             ..Default::default()
         };
         let run = s
-            .begin_run(
-                &machine,
+            .begin_run(&RunStart::new(
+                machine.clone(),
                 Some("base"),
                 "cryptospeed run",
                 "0.1.0",
-                &MeasureConfig::default(),
-            )
+                MeasureConfig::default(),
+            ))
             .unwrap();
         let v = s
             .variant_id(&Variant {

@@ -4,7 +4,7 @@
 //! URL never shows up in an error.
 
 use cryptospeed_model::*;
-use cryptospeed_store::{PostgresStore, ShardClaim, SqliteStore, Store, SyncOutcome};
+use cryptospeed_store::{PostgresStore, RunStart, ShardClaim, SqliteStore, Store, SyncOutcome};
 use cryptospeed_testkit::PgServer;
 use std::collections::BTreeSet;
 
@@ -70,13 +70,13 @@ fn json<T: serde::Serialize>(v: &T) -> serde_json::Value {
 /// timed and a profile; reads it back; returns its id.
 fn write_run(store: &mut dyn Store, label: &str) -> i64 {
     let run = store
-        .begin_run(
-            &machine(),
+        .begin_run(&RunStart::new(
+            machine(),
             Some(label),
             "cryptospeed run -p md5",
             "0.1.0",
-            &MeasureConfig::default(),
-        )
+            MeasureConfig::default(),
+        ))
         .unwrap();
     let variant = Variant {
         label: "openssl-3.0.19".into(),
@@ -211,6 +211,120 @@ fn exercise(store: &mut dyn Store) {
     );
     assert_eq!(rows[1].attempts, 1);
     assert_eq!(store.sweeps().unwrap()[0].done, 1);
+
+    shards_of_dead_runners_are_taken_again(store);
+    partial_runs_are_completed_by_a_copy(store, &back);
+}
+
+/// A running shard whose run beats is busy; once the beats stop it reads as abandoned and may be
+/// claimed again. A run begun twice under one uid (a lost reply) is one run.
+fn shards_of_dead_runners_are_taken_again(store: &mut dyn Store) {
+    let start = RunStart {
+        heartbeat_s: Some(0.2),
+        ..RunStart::new(
+            machine(),
+            Some("shard 0"),
+            "cryptospeed run",
+            "0.1.0",
+            MeasureConfig::default(),
+        )
+    };
+    let live = store.begin_run(&start).unwrap();
+    assert_eq!(
+        store.begin_run(&start).unwrap(),
+        live,
+        "the same uid is the same run"
+    );
+    assert_eq!(
+        store.claim_shard("s", 0, "h").unwrap(),
+        ShardClaim::Claimed("[1]".into())
+    );
+    assert_eq!(
+        store.claim_shard("s", 0, "other").unwrap(),
+        ShardClaim::Busy {
+            host: Some("h".into()),
+            run: None
+        },
+        "a fresh claim without a run is busy"
+    );
+    store.link_shard("s", 0, live).unwrap();
+    store.heartbeat(live).unwrap();
+    assert_eq!(
+        store.claim_shard("s", 0, "other").unwrap(),
+        ShardClaim::Busy {
+            host: Some("h".into()),
+            run: Some(live)
+        }
+    );
+    // No beat for longer than 3 × 0.2 s + 1 s.
+    std::thread::sleep(std::time::Duration::from_millis(1800));
+    assert_eq!(
+        store.load_run(&live.to_string()).unwrap().run.status,
+        RunStatus::Abandoned
+    );
+    let row = store
+        .runs()
+        .unwrap()
+        .into_iter()
+        .find(|r| r.id == live)
+        .unwrap();
+    assert_eq!(row.status, RunStatus::Abandoned);
+    assert_eq!(store.sweep_shards("s").unwrap()[0].status, "abandoned");
+    assert_eq!(
+        store.claim_shard("s", 0, "other").unwrap(),
+        ShardClaim::Claimed("[1]".into())
+    );
+    assert_eq!(store.sweep_shards("s").unwrap()[0].attempts, 2);
+}
+
+/// A copy of a run this store holds only the beginning of (its store failed mid-run) adds the
+/// rest, once; a copy that disagrees with what is stored is refused.
+fn partial_runs_are_completed_by_a_copy(store: &mut dyn Store, full: &RunRecord) {
+    let start = RunStart::new(
+        machine(),
+        Some("partial"),
+        "cryptospeed run",
+        "0.1.0",
+        MeasureConfig::default(),
+    );
+    let id = store.begin_run(&start).unwrap();
+    let v = store.variant_id(&full.variants[0]).unwrap();
+    store
+        .add_measurement(id, v, &full.measurements[0].measurement)
+        .unwrap();
+    let mut rest = full.clone();
+    rest.run.label = Some("partial".into());
+    assert_eq!(
+        store.copy_run(&start.uid, &rest, &[]).unwrap(),
+        SyncOutcome::Completed {
+            id,
+            added: full.measurements.len() - 1
+        }
+    );
+    let back = store.load_run(&id.to_string()).unwrap();
+    assert_eq!(back.run.status, RunStatus::Complete);
+    assert_eq!(json(&back.measurements), json(&full.measurements));
+    assert_eq!(
+        store.copy_run(&start.uid, &rest, &[]).unwrap(),
+        SyncOutcome::AlreadyThere(id)
+    );
+
+    let other = RunStart::new(
+        machine(),
+        None,
+        "cryptospeed run",
+        "0.1.0",
+        MeasureConfig::default(),
+    );
+    let id = store.begin_run(&other).unwrap();
+    store
+        .add_measurement(id, v, &full.measurements[1].measurement)
+        .unwrap();
+    let err = store.copy_run(&other.uid, &rest, &[]).unwrap_err();
+    assert!(
+        format!("{err:#}").contains("differ at measurement 1"),
+        "{err:#}"
+    );
 }
 
 #[test]

@@ -97,21 +97,38 @@ impl PgServer {
             ])
             .arg(format!("--pwfile={}", pwfile.display()))
             .output_ok("initdb")?;
-        server
-            .tool("pg_ctl")?
+        server.resume()?;
+        Ok(server)
+    }
+
+    /// Starts the (stopped) server again on the same port and data, waiting until it accepts
+    /// connections.
+    pub fn resume(&self) -> Result<()> {
+        self.tool("pg_ctl")?
             .arg("-D")
-            .arg(server.data())
+            .arg(self.data())
             .arg("-l")
-            .arg(server.dir.path().join("server.log"))
+            .arg(self.dir.path().join("server.log"))
             .arg("-o")
             .arg(format!(
                 "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
-                server.port,
-                server.dir.path().display()
+                self.port,
+                self.dir.path().display()
             ))
             .args(["-w", "-t", "60", "start"])
             .output_ok("pg_ctl start")?;
-        Ok(server)
+        Ok(())
+    }
+
+    /// Stops the server (fast shutdown: open connections are closed), as a restart or a
+    /// failover would, waiting until it is down.
+    pub fn pause(&self) -> Result<()> {
+        self.tool("pg_ctl")?
+            .arg("-D")
+            .arg(self.data())
+            .args(["-m", "fast", "-w", "-t", "60", "stop"])
+            .output_ok("pg_ctl stop")?;
+        Ok(())
     }
 
     fn data(&self) -> PathBuf {
