@@ -2,6 +2,7 @@
 //! stdout, strictly one reply per request. Versioned by [`PROTOCOL_VERSION`]; documented in
 //! docs/worker-protocol.md so a worker in another language can implement it.
 
+use crate::vectors::PrimitiveVectors;
 use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, Sample, Variant};
 use serde::{Deserialize, Serialize};
 
@@ -57,6 +58,10 @@ pub enum Request {
         warmup: u64,
         iters: u64,
     },
+    /// The catalog's parameters, known-answer vectors, agreement inputs and shipped keys, sent
+    /// once right after `hello` to a worker that asked for them (`wants_vectors`): a worker in
+    /// another language runs the same known answers without a copy of its own.
+    Vectors { primitives: Vec<PrimitiveVectors> },
     /// Exit cleanly.
     Quit,
 }
@@ -83,6 +88,10 @@ pub enum Response {
         /// sampling through `sample` requests.
         #[serde(default = "yes")]
         measures: bool,
+        /// True when the worker needs the catalog's vectors (`vectors`) before it can run
+        /// known-answer tests; absent (false) for workers that carry the catalog.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        wants_vectors: bool,
     },
     /// The cell ran for a profile.
     Profiled {
@@ -121,6 +130,10 @@ pub enum Response {
     },
     Sample {
         sample: Sample,
+    },
+    /// The vectors were read: how many primitives they describe.
+    Vectors {
+        count: usize,
     },
     Bye,
     /// The request could not be served (unknown primitive, malformed line, wrong version).
