@@ -128,8 +128,10 @@ func describe() variant {
 			}
 		}
 		if len(cpu) > 0 {
+			// Hidden CPU features are part of the variant: its label and its feature mask.
 			v.FeatureMask = "GODEBUG=" + strings.Join(cpu, ",")
 			v.Capabilities = v.FeatureMask
+			v.Label = "go+" + strings.Join(cpu, ",")
 		}
 	}
 	return v
