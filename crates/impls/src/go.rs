@@ -13,8 +13,9 @@
 //! The executable is built with the Go toolchain on the machine into the cache
 //! (`$CRYPTOSPEED_CACHE`, else `~/.cache/cryptospeed`), in `go-worker-KEY/`, KEY hashing the
 //! worker's source (embedded in cryptospeed, so a changed source is a new build) and the Go
-//! version; scripts/setup builds it ahead, with modules from the Go module proxy.
-//! `CRYPTOSPEED_GO_WORKER=PATH` names an executable to use instead.
+//! version (and `GOAMD64`, `GOEXPERIMENT`, `GOFLAGS`); scripts/setup fetches its modules from the
+//! Go module proxy and fills Go's build cache ahead, so this build only links.
+//! `--impl go:PATH` or `CRYPTOSPEED_GO_WORKER=PATH` names an executable to use instead.
 
 use crate::ImplOptions;
 use cryptospeed_engine::Implementation;
@@ -51,9 +52,14 @@ pub const MIN_GO: (u32, u32) = (1, 24);
 
 const EXE: &str = "cryptospeed-go-worker";
 
-/// Replaces this process with the Go worker; returns only with the reason it cannot.
-pub fn create(_: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
-    let exe = worker_executable()?;
+/// Replaces this process with the Go worker (`go:PATH` names another build of it); returns only
+/// with the reason it cannot.
+pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
+    let exe = match &options.library {
+        Some(path) if Path::new(path).is_file() => PathBuf::from(path),
+        Some(path) => return Err(format!("go:{path}: no such Go worker executable")),
+        None => worker_executable()?,
+    };
     let err = Command::new(&exe).exec();
     Err(format!(
         "cannot start the Go worker {}: {err}",
@@ -113,7 +119,10 @@ pub fn cache_root() -> PathBuf {
     base.join("cryptospeed")
 }
 
-/// The build's cache key: the embedded source and the Go version.
+/// Environment variables that change what `go build` makes, and so are part of the key.
+const BUILD_ENV: &[&str] = &["GOAMD64", "GOEXPERIMENT", "GOFLAGS"];
+
+/// The build's cache key: the embedded source, the Go version and the build environment.
 pub fn key(go_version: &str) -> String {
     let mut h = Sha256::new();
     for (name, text) in SOURCES {
@@ -123,6 +132,10 @@ pub fn key(go_version: &str) -> String {
         h.update([0]);
     }
     h.update(go_version.as_bytes());
+    for var in BUILD_ENV {
+        h.update([0]);
+        h.update(std::env::var(var).unwrap_or_default().as_bytes());
+    }
     hex::encode(&h.finalize()[..8])
 }
 
@@ -179,7 +192,13 @@ pub fn build(go: &Path, version: &str, root: &Path) -> Result<PathBuf, String> {
         .args(["build", "-trimpath", "-o", EXE, "."])
         .current_dir(&staging)
         .env("GOTOOLCHAIN", "local")
-        .env("GOFLAGS", "-mod=readonly")
+        .env(
+            "GOFLAGS",
+            format!(
+                "-mod=readonly {}",
+                std::env::var("GOFLAGS").unwrap_or_default()
+            ),
+        )
         .env("CGO_ENABLED", "0")
         .output()
         .map_err(|e| format!("cannot run {}: {e}", go.display()))?;
