@@ -120,6 +120,14 @@ func describe() variant {
 			"ghash: GMAC as AES-GCM Seal with the message as associated data and no plaintext",
 		},
 	}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "GOAMD64", "GOEXPERIMENT", "CGO_ENABLED", "-trimpath", "-tags":
+				v.BuildInfo = append(v.BuildInfo, "go build "+s.Key+"="+s.Value)
+			}
+		}
+	}
 	if env := os.Getenv("GODEBUG"); env != "" {
 		var cpu []string
 		for _, part := range strings.Split(env, ",") {
