@@ -307,8 +307,8 @@ fn go_figures_agree_with_go_test_bench_on_the_same_calls() {
     // harness, alternately, twice, so drift in the machine's load hits both. The oracle's
     // benchmarks call the library directly (workers/go/oracle_test.go); a harness that added
     // work per call, miscounted its iterations or misread its clocks would be off by more than
-    // the generous factor allowed here on a shared machine (the quiet-machine figure is in
-    // docs/PERFORMANCE.md).
+    // the generous factor allowed here on a shared machine (scripts/bench-vs-go measures the
+    // ratio properly; docs/PERFORMANCE.md).
     let dir = tempfile::tempdir().unwrap();
     let cells = [
         ("sha256@8192", "sha256/8192", "sha256", "hash"),
