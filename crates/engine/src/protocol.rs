@@ -159,4 +159,39 @@ mod tests {
         .unwrap();
         assert!(matches!(back, Response::Verify { ok: true, .. }));
     }
+
+    #[test]
+    fn wants_vectors_is_optional_in_hello() {
+        // A worker that carries the catalog says nothing; one in another language asks.
+        let rust = serde_json::to_string(&Response::Hello {
+            protocol: PROTOCOL_VERSION,
+            variant: Variant::default(),
+            measures: true,
+            wants_vectors: false,
+        })
+        .unwrap();
+        assert!(!rust.contains("wants_vectors"), "{rust}");
+        let go: Response = serde_json::from_str(
+            r#"{"reply":"hello","protocol":2,"variant":{"label":"go","implementation":"go","version":"","library":"","build_info":[],"capabilities":"","feature_mask":""},"measures":false,"wants_vectors":true}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            go,
+            Response::Hello {
+                measures: false,
+                wants_vectors: true,
+                ..
+            }
+        ));
+        let line = serde_json::to_string(&Request::Vectors {
+            primitives: vec![crate::vectors::of(
+                cryptospeed_catalog::lookup("md5").unwrap(),
+            )],
+        })
+        .unwrap();
+        assert!(
+            line.starts_with(r#"{"cmd":"vectors","primitives":[{"id":"md5","#),
+            "{line}"
+        );
+    }
 }
