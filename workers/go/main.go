@@ -84,9 +84,22 @@ type sample struct {
 // primitive's known-answer tests, and the cells set up for sampling.
 type worker struct {
 	catalog map[string]*prim
-	kats    map[string]error
-	cells   map[string]*cell
-	fault   string
+	// avail holds each primitive's unavailability reason ("" when available), probed once.
+	avail map[string]string
+	kats  map[string]error
+	cells map[string]*cell
+	fault string
+}
+
+// unavailable is empty when Go offers the primitive, else why not; the probe (which sets the
+// primitive up, RSA keys included) runs once per primitive.
+func (w *worker) unavailable(p *prim) string {
+	why, done := w.avail[p.ID]
+	if !done {
+		why = unavailable(p)
+		w.avail[p.ID] = why
+	}
+	return why
 }
 
 func errorReply(format string, args ...any) map[string]any {
@@ -169,7 +182,7 @@ func (w *worker) verify(id string) error {
 	case !ok:
 		err = fmt.Errorf("unknown primitive %s", id)
 	default:
-		if why := unavailable(p); why != "" {
+		if why := w.unavailable(p); why != "" {
 			err = fmt.Errorf("%s", why)
 		} else {
 			err = knownAnswers(p)
@@ -196,6 +209,7 @@ func (w *worker) handle(r *request) map[string]any {
 			return errorReply("malformed vectors: %v", err)
 		}
 		w.catalog = map[string]*prim{}
+		w.avail = map[string]string{}
 		w.kats = map[string]error{}
 		w.cells = map[string]*cell{}
 		for _, p := range list {
@@ -212,7 +226,7 @@ func (w *worker) handle(r *request) map[string]any {
 			e := availabilityEntry{Primitive: id, Available: true}
 			why := ""
 			if p, ok := w.catalog[id]; ok {
-				why = unavailable(p)
+				why = w.unavailable(p)
 			} else if len(w.catalog) == 0 {
 				why = "no vectors were sent to the Go worker"
 			} else {
@@ -282,7 +296,7 @@ func (w *worker) agree(r *request) map[string]any {
 	if !ok || r.Inputs == nil {
 		return errorReply("unknown primitive %s or no inputs", r.Primitive)
 	}
-	if why := unavailable(p); why != "" {
+	if why := w.unavailable(p); why != "" {
 		return errorReply("%s", why)
 	}
 	if w.fault != p.ID {
@@ -325,7 +339,8 @@ func dieWithParent() {
 
 func main() {
 	dieWithParent()
-	w := &worker{kats: map[string]error{}, cells: map[string]*cell{}, fault: faultKAT()}
+	w := &worker{avail: map[string]string{}, kats: map[string]error{}, cells: map[string]*cell{},
+		fault: faultKAT()}
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	out := bufio.NewWriter(os.Stdout)
 	for {
