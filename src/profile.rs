@@ -98,6 +98,12 @@ fn choice_for(args: &ProfileArgs, primitive: &str, cancel: &AtomicBool) -> Resul
         if c.len() != 1 {
             bail!("--impl takes one implementation for a profile");
         }
+        if c[0].name == "go" {
+            bail!(
+                "the go implementation cannot be profiled: the Go worker has no valgrind markers \
+                 (docs/worker-protocol.md)"
+            );
+        }
         return Ok(with_mask(c.into_iter().next().unwrap()));
     }
     // openssl first, then the registry order; openssl-cli times a whole external process and

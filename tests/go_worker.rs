@@ -394,3 +394,15 @@ fn go_figures_agree_with_go_test_bench_on_the_same_calls() {
         assert!(best < 1.6f64.ln(), "{name}: {ratios:?}");
     }
 }
+
+#[test]
+fn profile_refuses_the_go_worker_with_the_reason() {
+    let _one_at_a_time = serial();
+    let out = bin()
+        .args(["profile", "sha256", "--impl", "go", "--bytes", "64"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("has no valgrind markers"), "{err}");
+}
