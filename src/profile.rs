@@ -101,13 +101,19 @@ fn choice_for(args: &ProfileArgs, primitive: &str, cancel: &AtomicBool) -> Resul
         if c.len() != 1 {
             bail!("--impl takes one implementation for a profile");
         }
+        if c[0].name == "go" {
+            bail!(
+                "the go implementation cannot be profiled: the Go worker has no valgrind markers \
+                 (docs/worker-protocol.md)"
+            );
+        }
         return Ok(with_mask(c.into_iter().next().unwrap()));
     }
     // openssl first, then the registry order; openssl-cli times a whole external process and
-    // cannot be profiled cell by cell.
+    // cannot be profiled cell by cell, and the Go worker has no valgrind markers.
     let mut reasons = Vec::new();
     for name in cryptospeed_runner::all_implementations() {
-        if name == "openssl-cli" {
+        if name == "openssl-cli" || name == "go" {
             continue;
         }
         let c = with_mask(ImplChoice::parse(&name));

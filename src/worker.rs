@@ -157,6 +157,7 @@ fn handle(
             protocol: PROTOCOL_VERSION,
             variant: implementation.describe(),
             measures: true,
+            wants_vectors: false,
         },
         Request::Agree { primitive, inputs } => {
             agree(implementation, cache, fault, &primitive, &inputs)
@@ -199,6 +200,9 @@ fn handle(
                 },
             }
         }
+        Request::Vectors { .. } => Response::Error {
+            message: "this worker carries the catalog; it did not ask for vectors".into(),
+        },
         Request::Sample { .. } => Response::Error {
             message: "this worker measures cells itself; send measure".into(),
         },

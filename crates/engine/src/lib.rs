@@ -13,6 +13,7 @@ pub mod marker;
 pub mod mask;
 pub mod protocol;
 pub mod sampler;
+pub mod vectors;
 pub mod worker_client;
 
 use cryptospeed_catalog::agreement::AgreementCase;

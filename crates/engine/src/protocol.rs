@@ -2,6 +2,7 @@
 //! stdout, strictly one reply per request. Versioned by [`PROTOCOL_VERSION`]; documented in
 //! docs/worker-protocol.md so a worker in another language can implement it.
 
+use crate::vectors::PrimitiveVectors;
 use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, Sample, Variant};
 use serde::{Deserialize, Serialize};
 
@@ -57,6 +58,10 @@ pub enum Request {
         warmup: u64,
         iters: u64,
     },
+    /// The catalog's parameters, known-answer vectors, agreement inputs and shipped keys, sent
+    /// once right after `hello` to a worker that asked for them (`wants_vectors`): a worker in
+    /// another language runs the same known answers without a copy of its own.
+    Vectors { primitives: Vec<PrimitiveVectors> },
     /// Exit cleanly.
     Quit,
 }
@@ -83,6 +88,10 @@ pub enum Response {
         /// sampling through `sample` requests.
         #[serde(default = "yes")]
         measures: bool,
+        /// True when the worker needs the catalog's vectors (`vectors`) before it can run
+        /// known-answer tests; absent (false) for workers that carry the catalog.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        wants_vectors: bool,
     },
     /// The cell ran for a profile.
     Profiled {
@@ -122,6 +131,10 @@ pub enum Response {
     Sample {
         sample: Sample,
     },
+    /// The vectors were read: how many primitives they describe.
+    Vectors {
+        count: usize,
+    },
     Bye,
     /// The request could not be served (unknown primitive, malformed line, wrong version).
     Error {
@@ -145,5 +158,40 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(back, Response::Verify { ok: true, .. }));
+    }
+
+    #[test]
+    fn wants_vectors_is_optional_in_hello() {
+        // A worker that carries the catalog says nothing; one in another language asks.
+        let rust = serde_json::to_string(&Response::Hello {
+            protocol: PROTOCOL_VERSION,
+            variant: Variant::default(),
+            measures: true,
+            wants_vectors: false,
+        })
+        .unwrap();
+        assert!(!rust.contains("wants_vectors"), "{rust}");
+        let go: Response = serde_json::from_str(
+            r#"{"reply":"hello","protocol":2,"variant":{"label":"go","implementation":"go","version":"","library":"","build_info":[],"capabilities":"","feature_mask":""},"measures":false,"wants_vectors":true}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            go,
+            Response::Hello {
+                measures: false,
+                wants_vectors: true,
+                ..
+            }
+        ));
+        let line = serde_json::to_string(&Request::Vectors {
+            primitives: vec![crate::vectors::of(
+                cryptospeed_catalog::lookup("md5").unwrap(),
+            )],
+        })
+        .unwrap();
+        assert!(
+            line.starts_with(r#"{"cmd":"vectors","primitives":[{"id":"md5","#),
+            "{line}"
+        );
     }
 }

@@ -118,9 +118,13 @@ impl WorkerClient {
                 protocol,
                 variant,
                 measures,
+                wants_vectors,
             } if protocol == PROTOCOL_VERSION => {
                 client.variant = variant;
                 client.measures = measures;
+                if wants_vectors {
+                    client.send_vectors(cancel)?;
+                }
                 Ok(client)
             }
             Response::Hello { protocol, .. } => Err(WorkerError::Protocol(format!(
@@ -129,6 +133,26 @@ impl WorkerClient {
             Response::Error { message } => Err(WorkerError::Spawn(message)),
             other => Err(WorkerError::Protocol(format!(
                 "unexpected reply to hello: {other:?}"
+            ))),
+        }
+    }
+
+    /// Sends the catalog's vectors to a worker that asked for them in its `hello` reply.
+    fn send_vectors(&mut self, cancel: &AtomicBool) -> Result<(), WorkerError> {
+        let primitives = crate::vectors::catalog();
+        let sent = primitives.len();
+        match self.request(
+            &Request::Vectors { primitives },
+            Duration::from_secs(60),
+            cancel,
+        )? {
+            Response::Vectors { count } if count == sent => Ok(()),
+            Response::Vectors { count } => Err(WorkerError::Protocol(format!(
+                "the worker read {count} of the {sent} primitives' vectors"
+            ))),
+            Response::Error { message } => Err(WorkerError::Spawn(message)),
+            other => Err(WorkerError::Protocol(format!(
+                "unexpected reply to vectors: {other:?}"
             ))),
         }
     }

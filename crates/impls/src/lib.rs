@@ -6,6 +6,7 @@
 pub mod aws_lc;
 pub mod buffer;
 pub mod dl;
+pub mod go;
 pub mod libgcrypt;
 pub mod libsodium;
 pub mod mbedtls;
@@ -45,6 +46,11 @@ pub const REGISTRY: &[(&str, &str, Constructor)] = &[
         "aws-lc",
         "AWS-LC through aws-lc-rs (crates.io), statically linked",
         aws_lc::create,
+    ),
+    (
+        "go",
+        "Go's crypto (standard library, golang.org/x/crypto) in the Go worker, built with the Go toolchain",
+        go::create,
     ),
     (
         "libgcrypt",

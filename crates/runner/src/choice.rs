@@ -54,6 +54,10 @@ pub struct BuiltVariant {
 /// runs inherits the environment).
 const HONOURS_OPENSSL_IA32CAP: &[&str] = &["openssl", "openssl-cli"];
 
+/// Implementations whose CPU-feature choice follows `GODEBUG=cpu.X=off` (Go's runtime reads it at
+/// start-up); their worker names the mask in its own label.
+const HONOURS_GODEBUG: &[&str] = &["go"];
+
 /// Every implementation name `--impl all` expands to.
 pub fn all_implementations() -> Vec<String> {
     cryptospeed_impls::REGISTRY
@@ -148,13 +152,20 @@ impl ImplChoice {
             args.extend(["--pin".to_string(), cpu.to_string()]);
         }
         let mut env = Vec::new();
-        if let Some(cap) = self.mask.openssl_ia32cap() {
+        let godebug = self
+            .mask
+            .godebug()
+            .filter(|_| HONOURS_GODEBUG.contains(&self.name.as_str()));
+        if let Some(setting) = godebug {
+            env.push(("GODEBUG".to_string(), setting));
+        } else if let Some(cap) = self.mask.openssl_ia32cap() {
             if !HONOURS_OPENSSL_IA32CAP.contains(&self.name.as_str()) {
                 anyhow::bail!(
-                    "implementation '{}' cannot honour the CPU-feature mask {} (only {} read OPENSSL_ia32cap; the others choose their code paths without a way to override them)",
+                    "implementation '{}' cannot honour the CPU-feature mask {} (only {} read OPENSSL_ia32cap and {} GODEBUG; the others choose their code paths without a way to override them)",
                     self.name,
                     self.mask,
-                    HONOURS_OPENSSL_IA32CAP.join(", ")
+                    HONOURS_OPENSSL_IA32CAP.join(", "),
+                    HONOURS_GODEBUG.join(", ")
                 );
             }
             env.push(("OPENSSL_ia32cap".to_string(), cap));
@@ -202,7 +213,8 @@ pub fn variant_of(choice: &ImplChoice, w: &WorkerClient) -> cryptospeed_model::V
         variant.label = built.label.clone();
         variant.build_info.extend(built.build_info.iter().cloned());
     }
-    if let Some(cap) = choice.mask.openssl_ia32cap() {
+    let go = HONOURS_GODEBUG.contains(&choice.name.as_str());
+    if let Some(cap) = choice.mask.openssl_ia32cap().filter(|_| !go) {
         // The openssl worker records the OPENSSL_ia32cap it ran under and the capability vector
         // the library ended up with; the label says which mask, and the mask is part of the
         // variant's identity for every implementation.

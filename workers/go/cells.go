@@ -1,0 +1,246 @@
+// Timed cells: a cell is set up once (keys, contexts, buffers outside the loop), then each
+// `sample` request runs it `iters` times between two readings of the worker's own clocks. The
+// operations are those of the Rust suite's timed loops (crates/impls/src/suite.rs `prepare`):
+// one-shot hashes, keyed MACs reset per message, ciphers in place chaining across calls, AEADs
+// sealed or opened in place with a 13-byte AAD, signatures of the 36/20-byte message, and key
+// agreement with a fixed peer; RSA also encrypts and decrypts 32 bytes with PKCS#1 v1.5 padding.
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// cell is a prepared cell: run performs its operation iters times.
+type cell struct {
+	run func(iters uint64) error
+}
+
+func init() {
+	// The main goroutine, which answers requests and runs every timed batch, stays on one OS
+	// thread, so the thread CPU clock measures the batch.
+	runtime.LockOSThread()
+}
+
+// aligned is n bytes starting misalign bytes past a 64-byte boundary, with room for extra bytes
+// after them (an AEAD's tag). The Go heap does not move objects, so the placement holds.
+func aligned(n, extra, misalign int) []byte {
+	raw := make([]byte, n+extra+64+misalign)
+	off := int((64-uintptr(unsafe.Pointer(&raw[0]))%64)%64) + misalign
+	return raw[off : off+n+extra : off+n+extra]
+}
+
+// timingKey is the Rust suite's timing key and message pattern.
+func timingKey(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(0x12 + 0x22*i)
+	}
+	return b
+}
+
+func (w *worker) prepare(c *cellSpec) (*cell, error) {
+	p, ok := w.catalog[c.Primitive]
+	if !ok {
+		return nil, fmt.Errorf("unknown primitive %s", c.Primitive)
+	}
+	n := 0
+	if c.Bytes != nil {
+		n = int(*c.Bytes)
+	}
+	mis := int(c.Misalign)
+	cs := p.agreementCase()
+	switch {
+	case (p.Family == "digest" || p.Family == "xof") && c.Op == "hash":
+		f, err := hashOf(p)
+		if err != nil {
+			return nil, err
+		}
+		msg, out := aligned(n, 0, mis), make([]byte, hashSize(p))
+		return &cell{func(iters uint64) error {
+			for i := uint64(0); i < iters; i++ {
+				f(msg, out)
+			}
+			return nil
+		}}, nil
+	case (p.Family == "hmac" || p.Family == "gmac") && c.Op == "mac":
+		f, err := macOf(p, timingKey(len(cs.key)), cs.iv)
+		if err != nil {
+			return nil, err
+		}
+		msg, out := aligned(n, 0, mis), make([]byte, macSize(p))
+		return &cell{func(iters uint64) error {
+			for i := uint64(0); i < iters; i++ {
+				f(msg, out)
+			}
+			return nil
+		}}, nil
+	case p.Family == "cipher" && (c.Op == "encrypt" || c.Op == "decrypt"):
+		f, err := cipherOf(p, timingKey(p.KeyLen), make([]byte, p.IVLen), c.Op == "encrypt")
+		if err != nil {
+			return nil, err
+		}
+		buf := aligned(n, 0, mis)
+		return &cell{func(iters uint64) error {
+			for i := uint64(0); i < iters; i++ {
+				f(buf)
+			}
+			return nil
+		}}, nil
+	case p.Family == "aead" && (c.Op == "encrypt" || c.Op == "decrypt"):
+		a, err := aeadOf(p, timingKey(p.KeyLen), p.IVLen)
+		if err != nil {
+			return nil, err
+		}
+		nonce, aad, tl := make([]byte, p.IVLen), make([]byte, 13), a.Overhead()
+		for i := range aad {
+			aad[i] = 0xcc
+		}
+		buf := aligned(n, tl, mis) // message, then room for the tag
+		if c.Op == "encrypt" {
+			return &cell{func(iters uint64) error {
+				for i := uint64(0); i < iters; i++ {
+					a.Seal(buf[:0], nonce, buf[:n], aad)
+				}
+				return nil
+			}}, nil
+		}
+		// Opening in place needs a ciphertext whose tag verifies every time. These AEADs are
+		// counter-mode based, so opening yields the text that seals back to the ciphertext:
+		// the loop alternates between the two, each with its own precomputed tag.
+		a.Seal(buf[:0], nonce, buf[:n], aad)
+		tagCT := append([]byte(nil), buf[n:]...)
+		ct := append([]byte(nil), buf[:n]...)
+		a.Seal(buf[:0], nonce, buf[:n], aad)
+		tagPT := append([]byte(nil), buf[n:]...)
+		copy(buf, ct)
+		tags := [2][]byte{tagCT, tagPT}
+		next := 0
+		return &cell{func(iters uint64) error {
+			for i := uint64(0); i < iters; i++ {
+				copy(buf[n:], tags[next])
+				if _, err := a.Open(buf[:0], nonce, buf, aad); err != nil {
+					return fmt.Errorf("tag did not authenticate")
+				}
+				next ^= 1
+			}
+			return nil
+		}}, nil
+	case (p.Family == "rsa" || p.Family == "dsa" || p.Family == "ecdsa" || p.Family == "eddsa") &&
+		(c.Op == "sign" || c.Op == "verify"):
+		s, err := timingSigner(p)
+		if err != nil {
+			return nil, err
+		}
+		tbs := timingKey(20)
+		if p.Family == "rsa" {
+			tbs = timingKey(36)
+		}
+		if c.Op == "sign" {
+			return &cell{func(iters uint64) error {
+				for i := uint64(0); i < iters; i++ {
+					if _, err := s.sign(tbs); err != nil {
+						return err
+					}
+				}
+				return nil
+			}}, nil
+		}
+		sig, err := s.sign(tbs)
+		if err != nil {
+			return nil, err
+		}
+		return &cell{func(iters uint64) error {
+			for i := uint64(0); i < iters; i++ {
+				if !s.verify(tbs, sig) {
+					return fmt.Errorf("signature did not verify")
+				}
+			}
+			return nil
+		}}, nil
+	case p.Family == "rsa" && (c.Op == "encrypt" || c.Op == "decrypt"):
+		s, err := timingSigner(p)
+		if err != nil {
+			return nil, err
+		}
+		key, msg := s.(rsaSigner).key, bytes.Repeat([]byte{0x5a}, 32)
+		if c.Op == "encrypt" {
+			return &cell{func(iters uint64) error {
+				for i := uint64(0); i < iters; i++ {
+					if _, err := rsaEncrypt(key, msg); err != nil {
+						return err
+					}
+				}
+				return nil
+			}}, nil
+		}
+		ct, err := rsaEncrypt(key, msg)
+		if err != nil {
+			return nil, err
+		}
+		return &cell{func(iters uint64) error {
+			for i := uint64(0); i < iters; i++ {
+				if _, err := rsaDecrypt(key, ct); err != nil {
+					return err
+				}
+			}
+			return nil
+		}}, nil
+	case p.Family == "ecdh" && c.Op == "derive":
+		f, err := deriveOf(p, cs.key, cs.peer)
+		if err != nil {
+			return nil, err
+		}
+		return &cell{func(iters uint64) error {
+			for i := uint64(0); i < iters; i++ {
+				if _, err := f(); err != nil {
+					return err
+				}
+			}
+			return nil
+		}}, nil
+	}
+	return nil, fmt.Errorf("go does not time %s %s", p.ID, c.Op)
+}
+
+// threadCPU is the calling thread's CPU time in nanoseconds.
+func threadCPU() uint64 {
+	const clockThreadCPUTimeID = 3
+	var ts syscall.Timespec
+	syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTimeID, uintptr(unsafe.Pointer(&ts)), 0)
+	return uint64(ts.Sec)*1e9 + uint64(ts.Nsec)
+}
+
+// sample times one batch: the cell's known-answer tests must have passed, it is set up on
+// first use, and only the calls lie between the clock readings.
+func (w *worker) sample(c *cellSpec, iters uint64) (*sample, error) {
+	if err := w.verify(c.Primitive); err != nil {
+		return nil, fmt.Errorf("not timed: known-answer test failed: %v", err)
+	}
+	bytes := uint64(0)
+	if c.Bytes != nil {
+		bytes = *c.Bytes + 1 // keeps "no size" apart from 0 bytes
+	}
+	key := fmt.Sprintf("%s|%s|%d|%d", c.Primitive, c.Op, bytes, c.Misalign)
+	prepared, ok := w.cells[key]
+	if !ok {
+		var err error
+		if prepared, err = w.prepare(c); err != nil {
+			return nil, fmt.Errorf("cannot set the cell up: %v", err)
+		}
+		w.cells[key] = prepared
+	}
+	cpu0, tsc0, wall0 := threadCPU(), rdtsc(), time.Now()
+	err := prepared.run(iters)
+	wall := time.Since(wall0)
+	tsc1, cpu1 := rdtsc(), threadCPU()
+	if err != nil {
+		return nil, err
+	}
+	return &sample{Iters: iters, WallNs: uint64(wall.Nanoseconds()), CPUNs: cpu1 - cpu0, TSC: tsc1 - tsc0}, nil
+}

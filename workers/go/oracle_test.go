@@ -1,0 +1,93 @@
+// The oracle for the Go column: `go test -bench Oracle` times the same standard-library calls
+// the worker times, the way a Go developer would (testing.B, b.N calls back to back), so
+// cryptospeed's figures for `go` can be checked against Go's own benchmark harness side by side
+// (tests/go_worker.rs; docs/PERFORMANCE.md). Sizes and keys follow the worker's cells.
+
+package main
+
+import (
+	"crypto"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"os"
+	"testing"
+
+	"golang.org/x/crypto/chacha20poly1305"
+)
+
+var sizes = []int{16, 8192}
+
+func BenchmarkOracle(b *testing.B) {
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("sha256/%d", n), func(b *testing.B) {
+			msg := make([]byte, n)
+			b.SetBytes(int64(n))
+			for i := 0; i < b.N; i++ {
+				sha256.Sum256(msg)
+			}
+		})
+		seal := func(name string, a cipher.AEAD) {
+			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
+				buf := make([]byte, n, n+a.Overhead())
+				nonce, aad := make([]byte, a.NonceSize()), make([]byte, 13)
+				b.SetBytes(int64(n))
+				for i := 0; i < b.N; i++ {
+					a.Seal(buf[:0], nonce, buf, aad)
+				}
+			})
+		}
+		block, _ := aes.NewCipher(make([]byte, 16))
+		gcm, _ := cipher.NewGCM(block)
+		seal("aes-128-gcm", gcm)
+		chacha, _ := chacha20poly1305.New(make([]byte, 32))
+		seal("chacha20-poly1305", chacha)
+	}
+	b.Run("ed25519/sign", func(b *testing.B) {
+		key := ed25519.NewKeyFromSeed(make([]byte, 32))
+		msg := make([]byte, 20)
+		for i := 0; i < b.N; i++ {
+			ed25519.Sign(key, msg)
+		}
+	})
+	b.Run("ecdsa-p256/sign", func(b *testing.B) {
+		key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		digest := make([]byte, 20)
+		for i := 0; i < b.N; i++ {
+			if _, err := ecdsa.SignASN1(rand.Reader, key, digest); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("rsa-2048/sign", func(b *testing.B) {
+		key := shippedRSA(b, 2048)
+		msg := make([]byte, 36)
+		for i := 0; i < b.N; i++ {
+			if _, err := rsa.SignPKCS1v15(nil, key, crypto.Hash(0), msg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// shippedRSA reads the catalog's RSA key of that size, the one the worker times with.
+func shippedRSA(b *testing.B, bits int) *rsa.PrivateKey {
+	text, err := os.ReadFile(fmt.Sprintf("../../crates/catalog/keys/rsa-%d.pem", bits))
+	if err != nil {
+		b.Fatal(err)
+	}
+	block, _ := pem.Decode(text)
+	key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return key.(*rsa.PrivateKey)
+}

@@ -1,0 +1,11 @@
+// RDTSC for the Go worker's samples: the same counter the Rust worker reads with _rdtsc.
+
+#include "textflag.h"
+
+// func rdtsc() uint64
+TEXT ·rdtsc(SB), NOSPLIT, $0-8
+	RDTSC
+	SHLQ $32, DX
+	ORQ DX, AX
+	MOVQ AX, ret+0(FP)
+	RET
