@@ -111,7 +111,7 @@ impl Primitive {
     /// with per-library groups; DSA, whose parameters differ between libraries).
     pub fn agreement_kind(&self) -> Option<AgreementKind> {
         match self.algorithm {
-            Algorithm::Ecdsa { .. } => Some(AgreementKind::CrossVerify),
+            Algorithm::Ecdsa { .. } | Algorithm::MlKem { .. } => Some(AgreementKind::CrossVerify),
             Algorithm::Dsa { .. } | Algorithm::Ffdh { .. } => None,
             _ => Some(AgreementKind::SameBytes),
         }
@@ -128,6 +128,9 @@ impl Primitive {
     /// * ECDH/X25519/X448: shared secret of private `key` and `peer` (SEC1 point or raw u);
     /// * ECDSA: sign `msg` (hash per [`signature_digest`]) with any key, report the SEC1 public
     ///   point; the others verify.
+    /// * ML-KEM: the key pair from the 64-byte seed `key` (d ‖ z); encapsulate to it (randomly),
+    ///   output the ciphertext and report the shared secret as `public`; the others decapsulate
+    ///   the ciphertext with the same seed's key and must get that secret.
     pub fn agreement_case(&self) -> Option<AgreementCase> {
         self.agreement_kind()?;
         let msg = pattern(message_len(&self.algorithm), 1);
@@ -179,6 +182,7 @@ impl Primitive {
                 case.peer = peer;
             }
             Algorithm::Ecdsa { .. } => {}
+            Algorithm::MlKem { .. } => case.key = pattern(64, 7),
             Algorithm::Dsa { .. } | Algorithm::Ffdh { .. } => return None,
         }
         Some(case)

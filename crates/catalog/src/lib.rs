@@ -10,6 +10,8 @@
 pub mod agreement;
 mod ciphers;
 mod digests;
+mod kem;
+mod kem_vectors;
 mod macs;
 pub mod named;
 mod pkey;
@@ -99,6 +101,10 @@ pub enum Algorithm {
         group: &'static str,
         bits: u32,
     },
+    /// ML-KEM (FIPS 203) at parameter set `level`: 512, 768 or 1024.
+    MlKem {
+        level: u16,
+    },
 }
 
 /// How `openssl speed` (3.0 numbering) labels and numbers a primitive, for the openssl and -mr
@@ -137,6 +143,10 @@ pub enum SpeedRow {
     Ffdh {
         index: u32,
         bits: u32,
+    },
+    /// A row of `openssl speed` 3.5's KEM table (keygen, encaps, decaps), by its printed name.
+    Kem {
+        name: &'static str,
     },
 }
 
@@ -196,6 +206,28 @@ pub enum Kat {
         shared: &'static str,
         source: &'static str,
     },
+    /// KEM key generation from seeds (ML-KEM: `d`, `z`): the encapsulation key must be `ek`.
+    KemKeygen {
+        d: &'static str,
+        z: &'static str,
+        ek: &'static str,
+        source: &'static str,
+    },
+    /// Derandomised encapsulation to `ek` with message `m`: ciphertext `c`, shared secret `k`.
+    KemEncaps {
+        ek: &'static str,
+        m: &'static str,
+        c: &'static str,
+        k: &'static str,
+        source: &'static str,
+    },
+    /// Decapsulation of `c` with the (expanded) decapsulation key `dk`: shared secret `k`.
+    KemDecaps {
+        dk: &'static str,
+        c: &'static str,
+        k: &'static str,
+        source: &'static str,
+    },
     /// No fixed vector: the implementation checks its output against an independent one
     /// (e.g. RSA PKCS#1 v1.5 signatures verified by another library, FFDH against modular
     /// exponentiation). `how` says what is compared.
@@ -211,7 +243,10 @@ impl Kat {
             | Kat::Aead { source, .. }
             | Kat::SignatureVerify { source, .. }
             | Kat::EddsaSign { source, .. }
-            | Kat::Agreement { source, .. } => source,
+            | Kat::Agreement { source, .. }
+            | Kat::KemKeygen { source, .. }
+            | Kat::KemEncaps { source, .. }
+            | Kat::KemDecaps { source, .. } => source,
             Kat::CrossCheck { how } => how,
         }
     }
@@ -260,6 +295,7 @@ impl Primitive {
             | Algorithm::Ecdsa { .. }
             | Algorithm::Eddsa { .. } => &[Op::Sign, Op::Verify],
             Algorithm::Ecdh { .. } | Algorithm::Ffdh { .. } => &[Op::Derive],
+            Algorithm::MlKem { .. } => &[Op::Keygen, Op::Encaps, Op::Decaps],
         }
     }
 
@@ -286,6 +322,7 @@ pub fn all() -> &'static [Primitive] {
         v.extend_from_slice(macs::PRIMITIVES);
         v.extend_from_slice(ciphers::PRIMITIVES);
         v.extend_from_slice(pkey::PRIMITIVES);
+        v.extend_from_slice(kem::PRIMITIVES);
         v
     })
 }
@@ -507,8 +544,10 @@ mod tests {
             assert_eq!((k.id(), k.default_op()), (id, op), "{spelling}");
         }
         assert!(resolve("ml-kem-768").unwrap().ops().contains(&Op::Decaps));
+        assert!(lookup("ml-kem-768").is_some(), "ML-KEM is timed (kem.rs)");
+        assert!(resolve("ml-dsa-65").unwrap().ops().contains(&Op::Sign));
         assert!(
-            lookup("ml-kem-768").is_none(),
+            lookup("ml-dsa-65").is_none(),
             "name-only entries are not timed"
         );
         assert!(resolve("no-such-thing").is_none());
@@ -587,6 +626,9 @@ mod tests {
                         shared,
                         ..
                     } => vec![private, peer_public, shared],
+                    Kat::KemKeygen { d, z, ek, .. } => vec![d, z, ek],
+                    Kat::KemEncaps { ek, m, c, k, .. } => vec![ek, m, c, k],
+                    Kat::KemDecaps { dk, c, k, .. } => vec![dk, c, k],
                     Kat::CrossCheck { .. } => vec![],
                 };
                 for f in fields {

@@ -64,13 +64,7 @@ use Kind::*;
 /// Every name-only primitive.
 pub const NAMED: &[Named] = &[
     // Post-quantum KEMs (FIPS 203) as openssl 3.5+, oqsprovider and bssl print them.
-    n("ml-kem-512", &["mlkem512", "ML-KEM-512", "MLKEM512"], Kem),
-    n("ml-kem-768", &["mlkem768", "ML-KEM-768", "MLKEM768"], Kem),
-    n(
-        "ml-kem-1024",
-        &["mlkem1024", "ML-KEM-1024", "MLKEM1024"],
-        Kem,
-    ),
+    // (ML-KEM-512/768/1024 are timed primitives now: kem.rs.)
     // Hybrid groups (TLS 1.3 key shares), timed as KEMs.
     n(
         "x25519-mlkem768",

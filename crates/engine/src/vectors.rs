@@ -174,6 +174,27 @@ fn kat_vector(kat: &Kat) -> KatVector {
             out: clean(shared),
             ..v
         },
+        Kat::KemKeygen { d, z, ek, .. } => KatVector {
+            kind: "kem-keygen".into(),
+            key: clean(d) + &clean(z),
+            public: clean(ek),
+            ..v
+        },
+        Kat::KemEncaps { ek, m, c, k, .. } => KatVector {
+            kind: "kem-encaps".into(),
+            public: clean(ek),
+            msg: clean(m),
+            out: clean(c),
+            tag: clean(k),
+            ..v
+        },
+        Kat::KemDecaps { dk, c, k, .. } => KatVector {
+            kind: "kem-decaps".into(),
+            key: clean(dk),
+            msg: clean(c),
+            out: clean(k),
+            ..v
+        },
         Kat::CrossCheck { .. } => KatVector {
             kind: "cross-check".into(),
             ..v
@@ -184,7 +205,10 @@ fn kat_vector(kat: &Kat) -> KatVector {
 /// One primitive's vectors. In a [`KatVector`], `msg` holds the plaintext of a cipher or AEAD
 /// vector, `out` its ciphertext, the digest, the MAC, the signature or the shared secret, `iv`
 /// an AEAD's nonce, `public` a SubjectPublicKeyInfo (`signature-verify`), a raw public key
-/// (`eddsa-sign`) or the peer key (`agreement`), and `key` a raw private key or seed.
+/// (`eddsa-sign`) or the peer key (`agreement`), and `key` a raw private key or seed. KEM
+/// vectors: `kem-keygen` seeds `key` (d ‖ z) → encapsulation key `public`; `kem-encaps` to
+/// `public` with message `msg` → ciphertext `out`, shared secret `tag`; `kem-decaps` of `msg`
+/// with decapsulation key `key` → shared secret `out`.
 pub fn of(p: &Primitive) -> PrimitiveVectors {
     let mut v = PrimitiveVectors {
         id: p.id.to_string(),
@@ -231,6 +255,7 @@ pub fn of(p: &Primitive) -> PrimitiveVectors {
             v.bits = bits;
             ("ffdh", group.to_string())
         }
+        Algorithm::MlKem { level } => ("ml-kem", format!("ML-KEM-{level}")),
     };
     v.family = family.into();
     v.name = name;

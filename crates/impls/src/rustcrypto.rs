@@ -2,9 +2,14 @@
 //! MD2, MD4, MD5, SHA-1/2/3, BLAKE2, RIPEMD-160, Whirlpool; HMAC, CMAC, GMAC (AES-GCM over
 //! associated data only); DES, 3DES, IDEA, RC2, RC4, Blowfish, CAST5, AES, Camellia in CBC, AES
 //! in CTR; AES-GCM, ChaCha20-Poly1305; RSA, ECDSA P-256/P-384, Ed25519, ECDH P-256/P-384 and
-//! X25519. SEED, RC5, MDC-2, DSA, X448 and Ed448 have no crate here and are listed unavailable.
+//! X25519; ML-KEM-512/768/1024 (the `ml-kem` crate, rustcrypto_kem.rs). SEED, RC5, MDC-2, DSA,
+//! X448 and Ed448 have no crate here and are listed unavailable.
 
-use crate::suite::{AeadFn, CipherFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
+use crate::rustcrypto_kem as kem;
+use crate::suite::{
+    AeadFn, CipherFn, DecapsFn, DeriveFn, EncapsFn, HashFn, KemKeygenFn, Res, Signer, Suite,
+    SuiteImplementation,
+};
 use crate::ImplOptions;
 use cipher::block_padding::NoPadding;
 use cipher::{BlockCipher, BlockDecryptMut, BlockEncryptMut, KeyInit, KeyIvInit, StreamCipher};
@@ -334,6 +339,33 @@ impl Suite for RustCrypto {
             )),
         }
     }
+    fn kem_keygen(&self, p: &Primitive, seed: Option<&[u8]>) -> Res<KemKeygenFn> {
+        match p.algorithm {
+            Algorithm::MlKem { level: 512 } => kem::keygen::<ml_kem::MlKem512>(seed),
+            Algorithm::MlKem { level: 768 } => kem::keygen::<ml_kem::MlKem768>(seed),
+            Algorithm::MlKem { level: 1024 } => kem::keygen::<ml_kem::MlKem1024>(seed),
+            _ => Err(format!("rustcrypto has no crate for {}", p.id)),
+        }
+    }
+
+    fn kem_encaps(&self, p: &Primitive, ek: &[u8], m: Option<&[u8]>) -> Res<EncapsFn> {
+        match p.algorithm {
+            Algorithm::MlKem { level: 512 } => kem::encaps::<ml_kem::MlKem512>(ek, m),
+            Algorithm::MlKem { level: 768 } => kem::encaps::<ml_kem::MlKem768>(ek, m),
+            Algorithm::MlKem { level: 1024 } => kem::encaps::<ml_kem::MlKem1024>(ek, m),
+            _ => Err(format!("rustcrypto has no crate for {}", p.id)),
+        }
+    }
+
+    fn kem_decaps(&self, p: &Primitive, dk: &[u8]) -> Res<DecapsFn> {
+        match p.algorithm {
+            Algorithm::MlKem { level: 512 } => kem::decaps::<ml_kem::MlKem512>(dk),
+            Algorithm::MlKem { level: 768 } => kem::decaps::<ml_kem::MlKem768>(dk),
+            Algorithm::MlKem { level: 1024 } => kem::decaps::<ml_kem::MlKem1024>(dk),
+            _ => Err(format!("rustcrypto has no crate for {}", p.id)),
+        }
+    }
+
     fn derive(&self, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
         match p.algorithm {
             Algorithm::Ecdh { curve: Curve::P256 } => nist_derive!(p256, private, peer),

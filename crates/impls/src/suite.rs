@@ -26,6 +26,13 @@ pub type CipherFn = Box<dyn FnMut(&mut [u8]) -> Res<()>>;
 pub type AeadFn = Box<dyn FnMut(&[u8], &[u8], &mut [u8], &mut [u8]) -> Res<bool>>;
 /// Computes a shared secret with the key pair fixed at creation.
 pub type DeriveFn = Box<dyn FnMut() -> Res<Vec<u8>>>;
+/// Makes a KEM key pair: (encapsulation key, decapsulation key), each in its standard encoding
+/// (FIPS 203's for ML-KEM: the expanded decapsulation key).
+pub type KemKeygenFn = Box<dyn FnMut() -> Res<(Vec<u8>, Vec<u8>)>>;
+/// Encapsulates to the key fixed at creation: (ciphertext, shared secret).
+pub type EncapsFn = Box<dyn FnMut() -> Res<(Vec<u8>, Vec<u8>)>>;
+/// Decapsulates a ciphertext with the key fixed at creation.
+pub type DecapsFn = Box<dyn FnMut(&[u8]) -> Res<Vec<u8>>>;
 
 /// A key pair that signs and verifies.
 pub trait Signer {
@@ -85,6 +92,22 @@ pub trait Suite {
     /// key (SEC1 point or raw u-coordinate).
     fn derive(&self, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
         let _ = (private, peer);
+        not_offered(self.name(), p)
+    }
+    /// KEM key generation: from `seed` (ML-KEM: d ‖ z, 64 bytes) when given, else from the
+    /// library's random generator.
+    fn kem_keygen(&self, p: &Primitive, seed: Option<&[u8]>) -> Res<KemKeygenFn> {
+        let _ = seed;
+        not_offered(self.name(), p)
+    }
+    /// Encapsulation to `ek` (parsed once); `m` derandomises it (the known-answer test).
+    fn kem_encaps(&self, p: &Primitive, ek: &[u8], m: Option<&[u8]>) -> Res<EncapsFn> {
+        let _ = (ek, m);
+        not_offered(self.name(), p)
+    }
+    /// Decapsulation with `dk` (parsed once).
+    fn kem_decaps(&self, p: &Primitive, dk: &[u8]) -> Res<DecapsFn> {
+        let _ = dk;
         not_offered(self.name(), p)
     }
     /// Notes about how this library's calls differ from `openssl speed`'s, for the variant's
@@ -251,6 +274,39 @@ impl Timed for DeriveLoop {
     fn run(&mut self, iters: u64) -> Res<()> {
         for _ in 0..iters {
             std::hint::black_box((self.0)()?);
+        }
+        Ok(())
+    }
+}
+
+struct KemKeygenLoop(KemKeygenFn);
+impl Timed for KemKeygenLoop {
+    fn run(&mut self, iters: u64) -> Res<()> {
+        for _ in 0..iters {
+            std::hint::black_box(self.0()?);
+        }
+        Ok(())
+    }
+}
+
+struct EncapsLoop(EncapsFn);
+impl Timed for EncapsLoop {
+    fn run(&mut self, iters: u64) -> Res<()> {
+        for _ in 0..iters {
+            std::hint::black_box(self.0()?);
+        }
+        Ok(())
+    }
+}
+
+struct DecapsLoop {
+    f: DecapsFn,
+    c: Vec<u8>,
+}
+impl Timed for DecapsLoop {
+    fn run(&mut self, iters: u64) -> Res<()> {
+        for _ in 0..iters {
+            std::hint::black_box((self.f)(&self.c)?);
         }
         Ok(())
     }
@@ -517,6 +573,31 @@ fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
                 .then_some(())
                 .ok_or_else(|| mismatch("shared secret", &got, &want))
         }
+        (_, Kat::KemKeygen { d, z, ek, .. }) => {
+            let seed = [unhex(d), unhex(z)].concat();
+            let (got, _) = suite.kem_keygen(p, Some(&seed))?()?;
+            let want = unhex(ek);
+            (got == want)
+                .then_some(())
+                .ok_or_else(|| mismatch("encapsulation key", &got, &want))
+        }
+        (_, Kat::KemEncaps { ek, m, c, k, .. }) => {
+            let (got_c, got_k) = suite.kem_encaps(p, &unhex(ek), Some(&unhex(m)))?()?;
+            let (want_c, want_k) = (unhex(c), unhex(k));
+            if got_c != want_c {
+                return Err(mismatch("ciphertext", &got_c, &want_c));
+            }
+            (got_k == want_k)
+                .then_some(())
+                .ok_or_else(|| mismatch("shared secret", &got_k, &want_k))
+        }
+        (_, Kat::KemDecaps { dk, c, k, .. }) => {
+            let got = suite.kem_decaps(p, &unhex(dk))?(&unhex(c))?;
+            let want = unhex(k);
+            (got == want)
+                .then_some(())
+                .ok_or_else(|| mismatch("shared secret", &got, &want))
+        }
         (Algorithm::Rsa { .. }, Kat::CrossCheck { .. }) => rsa_cross_check(suite, p),
         (
             Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. } | Algorithm::Eddsa { .. },
@@ -566,6 +647,7 @@ impl<S: Suite> SuiteImplementation<S> {
             | Algorithm::Ecdsa { .. }
             | Algorithm::Eddsa { .. } => timing_signer(s, p).map(drop),
             Algorithm::Ecdh { .. } => s.derive(p, &case.key, &case.peer).map(drop),
+            Algorithm::MlKem { .. } => s.kem_keygen(p, None).map(drop),
             Algorithm::Ffdh { .. } => not_offered(s.name(), p),
         }
     }
@@ -694,6 +776,22 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
             (Algorithm::Ecdh { .. }, Op::Derive) => {
                 Box::new(DeriveLoop(s.derive(p, &case.key, &case.peer)?))
             }
+            (Algorithm::MlKem { .. }, Op::Keygen) => {
+                Box::new(KemKeygenLoop(s.kem_keygen(p, None)?))
+            }
+            (Algorithm::MlKem { .. }, Op::Encaps | Op::Decaps) => {
+                // One key pair, made before timing, as openssl speed does.
+                let (ek, dk) = s.kem_keygen(p, None)?()?;
+                let (c, _) = s.kem_encaps(p, &ek, None)?()?;
+                if cell.op == Op::Encaps {
+                    Box::new(EncapsLoop(s.kem_encaps(p, &ek, None)?))
+                } else {
+                    Box::new(DecapsLoop {
+                        f: s.kem_decaps(p, &dk)?,
+                        c,
+                    })
+                }
+            }
             (_, op) => return Err(format!("{} does not time {} {op}", s.name(), p.id)),
         })
     }
@@ -743,6 +841,14 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
                 }
             }
             Algorithm::Ecdh { .. } => bytes(s.derive(p, &case.key, &case.peer)?()?),
+            Algorithm::MlKem { .. } => {
+                let (ek, _) = s.kem_keygen(p, Some(&case.key))?()?;
+                let (c, k) = s.kem_encaps(p, &ek, None)?()?;
+                AgreementOutput {
+                    output: c,
+                    public: k,
+                }
+            }
             Algorithm::Dsa { .. } | Algorithm::Ffdh { .. } => {
                 return Err(format!("{} has no agreement check", p.id))
             }
@@ -758,6 +864,14 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
     ) -> Res<bool> {
         if p.agreement_kind() != Some(AgreementKind::CrossVerify) {
             return Err(format!("{} signatures are compared as bytes", p.id));
+        }
+        if let Algorithm::MlKem { .. } = p.algorithm {
+            // `signature` is another library's ciphertext to the agreement seed's key, `public`
+            // the secret it got: decapsulating must give the same.
+            let case = p.agreement_case().ok_or("no agreement seed")?;
+            let (_, dk) = self.suite.kem_keygen(p, Some(&case.key))?()?;
+            let _ = msg;
+            return Ok(self.suite.kem_decaps(p, &dk)?(signature)? == public);
         }
         let digest = signature_digest(&p.algorithm).unwrap_or("");
         self.suite.verify_foreign(p, public, digest, msg, signature)

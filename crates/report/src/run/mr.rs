@@ -85,6 +85,18 @@ pub fn write(record: &RunRecord, _: &Options) -> String {
                     let x = ops(&ms, p.id, Op::Derive);
                     let _ = writeln!(out, "+F8:{index}:{bits}:{:.6}:{:.6}", z(x), inv(x));
                 }
+                SpeedRow::Kem { name } => {
+                    // OpenSSL 3.5 prints `+F9:INDEX:keygen:encaps:decaps` with the index of the
+                    // KEM in its run-time list, which no other build shares; the name is
+                    // written in its place so the line can be read back.
+                    let _ = writeln!(
+                        out,
+                        "+F9:{name}:{:.6}:{:.6}:{:.6}",
+                        z(ops(&ms, p.id, Op::Keygen)),
+                        z(ops(&ms, p.id, Op::Encaps)),
+                        z(ops(&ms, p.id, Op::Decaps))
+                    );
+                }
             }
         }
     }

@@ -179,7 +179,7 @@ fn pkey_tables(
 ) {
     let inv = |x: Option<f64>| x.map(|v| 1.0 / v).unwrap_or(0.0);
     let or0 = |x: Option<f64>| x.unwrap_or(0.0);
-    let mut headed = [false; 6];
+    let mut headed = [false; 7];
     let mut not_measured = Vec::new();
     for p in prims.iter().filter(|p| !is_symmetric(p)) {
         let has = |op| ops(ms, p.id, op).is_some();
@@ -275,6 +275,32 @@ fn pkey_tables(
                     "{bits:4} bits ffdh {:8.4}s {:8.1}{tail}",
                     inv(x),
                     or0(x)
+                );
+            }
+            SpeedRow::Kem { name } => {
+                // OpenSSL 3.5's KEM table.
+                let (k, e, d) = (
+                    ops(ms, p.id, Op::Keygen),
+                    ops(ms, p.id, Op::Encaps),
+                    ops(ms, p.id, Op::Decaps),
+                );
+                if !headed[6] {
+                    let _ = writeln!(
+                        out,
+                        "{:31}keygen    encaps    decaps keygens/s  encaps/s  decaps/s",
+                        " "
+                    );
+                    headed[6] = true;
+                }
+                let _ = writeln!(
+                    out,
+                    "{name:>27} {:8.6}s {:8.6}s {:8.6}s {:9.1} {:9.1} {:9.1}{tail}",
+                    inv(k),
+                    inv(e),
+                    inv(d),
+                    or0(k),
+                    or0(e),
+                    or0(d)
                 );
             }
             SpeedRow::Symmetric { .. } => {}

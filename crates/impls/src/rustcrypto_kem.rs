@@ -1,0 +1,64 @@
+//! ML-KEM for the `rustcrypto` column: RustCrypto's `ml-kem` crate (0.2, pure Rust, FIPS 203),
+//! with its `deterministic` feature for the known-answer tests' seeded key generation and
+//! derandomised encapsulation. Kept apart from rustcrypto.rs because its generic bounds are the
+//! KEM crate's own.
+
+use crate::suite::{DecapsFn, EncapsFn, KemKeygenFn, Res};
+use ml_kem::kem::{Decapsulate, Encapsulate};
+use ml_kem::{Ciphertext, EncapsulateDeterministic, Encoded, EncodedSizeUser, KemCore, B32};
+
+fn array<T: EncodedSizeUser>(bytes: &[u8], what: &str) -> Res<T> {
+    let enc = Encoded::<T>::try_from(bytes)
+        .map_err(|_| format!("{what} of {} bytes has the wrong length", bytes.len()))?;
+    Ok(T::from_bytes(&enc))
+}
+
+fn b32(bytes: &[u8], what: &str) -> Res<B32> {
+    B32::try_from(bytes).map_err(|_| format!("{what} must be 32 bytes, not {}", bytes.len()))
+}
+
+/// Key pairs of `K`: from a 64-byte seed (d ‖ z), or from the system's random generator.
+pub fn keygen<K: KemCore + 'static>(seed: Option<&[u8]>) -> Res<KemKeygenFn> {
+    let seed = match seed {
+        Some(s) if s.len() == 64 => Some((b32(&s[..32], "d")?, b32(&s[32..], "z")?)),
+        Some(s) => return Err(format!("an ML-KEM seed is 64 bytes, not {}", s.len())),
+        None => None,
+    };
+    Ok(Box::new(move || {
+        let (dk, ek) = match &seed {
+            Some((d, z)) => K::generate_deterministic(d, z),
+            None => K::generate(&mut rand_core::OsRng),
+        };
+        Ok((ek.as_bytes().to_vec(), dk.as_bytes().to_vec()))
+    }))
+}
+
+/// Encapsulation to `ek`; `m` derandomises it.
+pub fn encaps<K: KemCore + 'static>(ek: &[u8], m: Option<&[u8]>) -> Res<EncapsFn> {
+    let ek: K::EncapsulationKey = array(ek, "encapsulation key")?;
+    let m = m.map(|m| b32(m, "m")).transpose()?;
+    Ok(Box::new(move || {
+        let (c, k) = match &m {
+            Some(m) => ek
+                .encapsulate_deterministic(m)
+                .map_err(|e| format!("encapsulation failed: {e:?}"))?,
+            None => ek
+                .encapsulate(&mut rand_core::OsRng)
+                .map_err(|e| format!("encapsulation failed: {e:?}"))?,
+        };
+        Ok((c.to_vec(), k.to_vec()))
+    }))
+}
+
+/// Decapsulation with the expanded decapsulation key `dk`.
+pub fn decaps<K: KemCore + 'static>(dk: &[u8]) -> Res<DecapsFn> {
+    let dk: K::DecapsulationKey = array(dk, "decapsulation key")?;
+    Ok(Box::new(move |c| {
+        let c = Ciphertext::<K>::try_from(c)
+            .map_err(|_| format!("a ciphertext of {} bytes has the wrong length", c.len()))?;
+        let k = dk
+            .decapsulate(&c)
+            .map_err(|e| format!("decapsulation failed: {e:?}"))?;
+        Ok(k.to_vec())
+    }))
+}
