@@ -106,3 +106,124 @@ fn a_real_openssl_3_5_kem_table_compares_with_a_measured_run() {
         );
     }
 }
+
+/// The exact openssl-src crate tests/variants.rs builds; here with ML-KEM kept and most of the
+/// rest left out, so the build stays small.
+const OPENSSL_CRATE: &str = "300.5.5+3.5.5";
+const MLKEM_BUILD: &[&str] = &[
+    "no-deprecated",
+    "no-engine",
+    "no-cms",
+    "no-ts",
+    "no-ocsp",
+    "no-ct",
+    "no-srp",
+    "no-sm2",
+    "no-sm3",
+    "no-sm4",
+    "no-idea",
+    "no-seed",
+    "no-camellia",
+    "no-aria",
+    "no-bf",
+    "no-cast",
+    "no-rc2",
+    "no-md4",
+    "no-mdc2",
+    "no-whirlpool",
+    "no-rmd160",
+    "no-siphash",
+    "no-cmp",
+    "no-http",
+    "no-ocb",
+    "no-scrypt",
+    "no-argon2",
+    "no-quic",
+    "no-ml-dsa",
+    "no-slh-dsa",
+    "no-dsa",
+    "no-dh",
+    "no-des",
+    "no-rc4",
+    "no-legacy",
+    "no-ssl",
+    "no-tls",
+    "no-dtls",
+    "no-ui-console",
+    "no-async",
+    "no-sock",
+];
+
+fn test_cache() -> std::path::PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("cryptospeed-tests")
+}
+
+#[test]
+fn openssl_3_5_passes_the_ml_kem_vectors_and_agrees_with_rustcrypto() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("openssl");
+    ok(bin()
+        .args(["variant", "fetch", "--openssl", OPENSSL_CRATE])
+        .arg(&tree));
+    let mut build = bin();
+    build
+        .args([
+            "variant",
+            "build",
+            "--no-asm",
+            "--cflags",
+            "-O1",
+            "--label",
+            "cs-test-mlkem",
+        ])
+        .arg("--source")
+        .arg(&tree)
+        .env("CRYPTOSPEED_CACHE", test_cache());
+    for o in MLKEM_BUILD {
+        build.args(["--configure-arg", o]);
+    }
+    let built = ok(&mut build);
+    assert!(built.contains("status    ready"), "{built}");
+    let list = ok(bin()
+        .args(["variant", "list", "--json"])
+        .env("CRYPTOSPEED_CACHE", test_cache()));
+    let variants: Vec<serde_json::Value> = serde_json::from_str(&list).unwrap();
+    let entry = variants
+        .iter()
+        .find(|v| v["label"] == "cs-test-mlkem")
+        .unwrap_or_else(|| panic!("no cs-test-mlkem in {list}"));
+    let lib = test_cache()
+        .join("variants")
+        .join(entry["key"].as_str().unwrap())
+        .join(entry["library"].as_str().unwrap());
+    let lib = lib.to_str().unwrap();
+    let verified = ok(bin().args(["verify", "--impl", &format!("rustcrypto,openssl:{lib}")]));
+    for id in ["ml-kem-512", "ml-kem-768", "ml-kem-1024"] {
+        let row = verified
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{id} ")))
+            .unwrap_or_else(|| panic!("no {id} row in\n{verified}"));
+        assert_eq!(row.matches("agrees").count(), 2, "{row}");
+    }
+    assert!(verified.contains(", 0 problems"), "{verified}");
+    // And its cells are timed like any other implementation's.
+    let db = tmp.path().join("r.db");
+    let table = ok(bin()
+        .args([
+            "run",
+            "--variant",
+            "cs-test-mlkem",
+            "--impl",
+            "rustcrypto",
+            "-a",
+            "ml-kem-768",
+        ])
+        .args(quick(&db))
+        .env("CRYPTOSPEED_CACHE", test_cache()));
+    let row = table.lines().find(|l| l.contains("ml-kem-768")).unwrap();
+    assert!(!row.contains("FAILED") && !row.contains("n/a"), "{table}");
+}

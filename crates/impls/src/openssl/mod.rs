@@ -4,6 +4,7 @@
 
 mod agree;
 mod ffi;
+mod kem;
 mod pkey;
 mod symmetric;
 
@@ -113,6 +114,7 @@ impl OpenSsl {
             Algorithm::Gmac { .. } => {
                 symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[0; 12]).map(|_| ())
             }
+            Algorithm::MlKem { .. } => kem::Kem::new(api, primitive).map(|_| ()),
             _ => pkey::timing_key(api, &primitive.algorithm).map(|_| ()),
         };
         // SAFETY: clears errors a failed probe leaves behind.
@@ -184,7 +186,9 @@ impl Implementation for OpenSsl {
     fn known_answer_test(&mut self, primitive: &Primitive) -> Result<(), String> {
         self.availability(primitive)?;
         for kat in primitive.kats {
-            let r = if primitive.has_bytes() {
+            let r = if let Algorithm::MlKem { .. } = primitive.algorithm {
+                kem::Kem::new(&self.api, primitive)?.known_answer(kat)
+            } else if primitive.has_bytes() {
                 symmetric::known_answer(&self.api, &primitive.algorithm, kat)
             } else {
                 pkey::known_answer(&self.api, &primitive.algorithm, kat)
@@ -200,6 +204,9 @@ impl Implementation for OpenSsl {
         case: &cryptospeed_catalog::agreement::AgreementCase,
     ) -> Result<cryptospeed_engine::AgreementOutput, String> {
         self.availability(primitive)?;
+        if let Algorithm::MlKem { .. } = primitive.algorithm {
+            return kem::Kem::new(&self.api, primitive)?.agree(&case.key);
+        }
         agree::agree(&self.api, primitive, case)
     }
 
@@ -211,6 +218,11 @@ impl Implementation for OpenSsl {
         signature: &[u8],
     ) -> Result<bool, String> {
         self.availability(primitive)?;
+        if let Algorithm::MlKem { .. } = primitive.algorithm {
+            let case = primitive.agreement_case().ok_or("no agreement seed")?;
+            return kem::Kem::new(&self.api, primitive)?
+                .decapsulates_to(&case.key, public, signature);
+        }
         agree::check_signature(&self.api, primitive, public, msg, signature)
     }
 
@@ -219,6 +231,9 @@ impl Implementation for OpenSsl {
         primitive: &Primitive,
         cell: &CellSpec,
     ) -> Result<Box<dyn Timed + '_>, String> {
+        if let Algorithm::MlKem { .. } = primitive.algorithm {
+            return kem::Kem::new(&self.api, primitive)?.prepare(cell.op);
+        }
         if primitive.has_bytes() {
             let bytes = cell.bytes.ok_or("symmetric cells need a message size")? as usize;
             symmetric::prepare(

@@ -1,0 +1,385 @@
+//! ML-KEM through libcrypto's EVP_PKEY KEM calls (OpenSSL ≥ 3.5), as `openssl speed` 3.5 drives
+//! them: key generation with `EVP_PKEY_generate` on one context, `EVP_PKEY_encapsulate` and
+//! `EVP_PKEY_decapsulate` on contexts made once per key. Known answers go through the same calls:
+//! the seed as the key-generation parameter `seed` (d ‖ z), the derandomising message as the
+//! encapsulation parameter `ikme`, the expanded decapsulation key through
+//! `EVP_PKEY_new_raw_private_key_ex`. The calls have their own table, loaded from the same
+//! library, so a libcrypto without them (OpenSSL 1.1.1) still serves every other primitive.
+#![allow(non_snake_case)]
+
+use super::ffi::{Api, OsslParam, Ptr, OSSL_PARAM_OCTET_STRING};
+use cryptospeed_catalog::{unhex, Algorithm, Kat, Primitive};
+use cryptospeed_engine::{AgreementOutput, Timed};
+use cryptospeed_model::Op;
+use std::ffi::CString;
+use std::os::raw::{c_char, c_int};
+
+type Res<T> = Result<T, String>;
+
+crate::dynamic_api! {
+    KemApi, "libcrypto with EVP_PKEY KEMs (OpenSSL 3)";
+    required {
+        EVP_PKEY_CTX_new_from_name: fn(Ptr, *const c_char, *const c_char) -> Ptr;
+        EVP_PKEY_CTX_new_from_pkey: fn(Ptr, Ptr, *const c_char) -> Ptr;
+        EVP_PKEY_CTX_set_params: fn(Ptr, *const OsslParam) -> c_int;
+        EVP_PKEY_CTX_free: fn(Ptr);
+        EVP_PKEY_keygen_init: fn(Ptr) -> c_int;
+        EVP_PKEY_generate: fn(Ptr, *mut Ptr) -> c_int;
+        EVP_PKEY_free: fn(Ptr);
+        EVP_PKEY_get_octet_string_param: fn(Ptr, *const c_char, *mut u8, usize, *mut usize) -> c_int;
+        EVP_PKEY_new_raw_private_key_ex: fn(Ptr, *const c_char, *const c_char, *const u8, usize) -> Ptr;
+        EVP_PKEY_new_raw_public_key_ex: fn(Ptr, *const c_char, *const c_char, *const u8, usize) -> Ptr;
+        EVP_PKEY_encapsulate_init: fn(Ptr, *const OsslParam) -> c_int;
+        EVP_PKEY_encapsulate: fn(Ptr, *mut u8, *mut usize, *mut u8, *mut usize) -> c_int;
+        EVP_PKEY_decapsulate_init: fn(Ptr, *const OsslParam) -> c_int;
+        EVP_PKEY_decapsulate: fn(Ptr, *mut u8, *mut usize, *const u8, usize) -> c_int;
+    }
+    optional {}
+}
+
+/// One ML-KEM parameter set in one libcrypto.
+pub struct Kem<'a> {
+    api: &'a Api,
+    k: KemApi,
+    name: CString,
+}
+
+/// An `EVP_PKEY` or `EVP_PKEY_CTX`, freed with the table's free function.
+struct Owned<'a> {
+    ptr: Ptr,
+    free: unsafe extern "C" fn(Ptr),
+    _kem: std::marker::PhantomData<&'a ()>,
+}
+
+impl Drop for Owned<'_> {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` came from the matching constructor and is freed once.
+        unsafe { (self.free)(self.ptr) }
+    }
+}
+
+/// An octet-string parameter for `EVP_PKEY_CTX_set_params` / `*_init`.
+fn octets(key: &'static std::ffi::CStr, value: &[u8]) -> [OsslParam; 2] {
+    [
+        OsslParam {
+            key: key.as_ptr(),
+            data_type: OSSL_PARAM_OCTET_STRING,
+            data: value.as_ptr() as *mut _,
+            data_size: value.len(),
+            return_size: 0,
+        },
+        OsslParam::end(),
+    ]
+}
+
+impl<'a> Kem<'a> {
+    /// The parameter set of `p` in the libcrypto behind `api`, or why it is not there.
+    pub fn new(api: &'a Api, p: &Primitive) -> Res<Kem<'a>> {
+        let Algorithm::MlKem { level } = p.algorithm else {
+            return Err(format!("{} is not a KEM", p.id));
+        };
+        let k = KemApi::load(&api.path)?;
+        let kem = Kem {
+            api,
+            k,
+            name: CString::new(format!("ML-KEM-{level}")).expect("no NUL"),
+        };
+        kem.keygen_ctx().map_err(|e| {
+            format!(
+                "needs OpenSSL ≥ 3.5 ({} has no ML-KEM key generation: {e})",
+                kem.k.path
+            )
+        })?;
+        Ok(kem)
+    }
+
+    fn own(&self, ptr: Ptr, free: unsafe extern "C" fn(Ptr), what: &str) -> Res<Owned<'a>> {
+        if ptr.is_null() {
+            return Err(format!("{what} failed: {}", self.api.errors()));
+        }
+        Ok(Owned {
+            ptr,
+            free,
+            _kem: std::marker::PhantomData,
+        })
+    }
+
+    fn check(&self, ok: c_int, what: &str) -> Res<()> {
+        if ok == 1 {
+            Ok(())
+        } else {
+            Err(format!("{what} failed: {}", self.api.errors()))
+        }
+    }
+
+    fn keygen_ctx(&self) -> Res<Owned<'a>> {
+        // SAFETY: a NUL-terminated name; the context is owned and freed by `Owned`.
+        let ctx = unsafe {
+            (self.k.EVP_PKEY_CTX_new_from_name)(
+                std::ptr::null_mut(),
+                self.name.as_ptr(),
+                std::ptr::null(),
+            )
+        };
+        let ctx = self.own(ctx, self.k.EVP_PKEY_CTX_free, "EVP_PKEY_CTX_new_from_name")?;
+        // SAFETY: a fresh context.
+        self.check(
+            unsafe { (self.k.EVP_PKEY_keygen_init)(ctx.ptr) },
+            "EVP_PKEY_keygen_init",
+        )?;
+        Ok(ctx)
+    }
+
+    fn generate(&self, ctx: &Owned) -> Res<Owned<'a>> {
+        let mut pkey = std::ptr::null_mut();
+        // SAFETY: an initialised key-generation context; the key is owned below.
+        self.check(
+            unsafe { (self.k.EVP_PKEY_generate)(ctx.ptr, &mut pkey) },
+            "EVP_PKEY_generate",
+        )?;
+        self.own(pkey, self.k.EVP_PKEY_free, "EVP_PKEY_generate")
+    }
+
+    /// A key pair from the seed d ‖ z, or from the library's generator.
+    fn key_pair(&self, seed: Option<&[u8]>) -> Res<Owned<'a>> {
+        let ctx = self.keygen_ctx()?;
+        if let Some(seed) = seed {
+            let params = octets(c"seed", seed);
+            // SAFETY: the parameter array outlives the call.
+            self.check(
+                unsafe { (self.k.EVP_PKEY_CTX_set_params)(ctx.ptr, params.as_ptr()) },
+                "setting the ML-KEM seed",
+            )?;
+        }
+        self.generate(&ctx)
+    }
+
+    fn octet_param(&self, pkey: &Owned, name: &'static std::ffi::CStr) -> Res<Vec<u8>> {
+        let mut out = vec![0u8; 4096];
+        let mut len = 0;
+        // SAFETY: the buffer is large enough for every ML-KEM key encoding.
+        let ok = unsafe {
+            (self.k.EVP_PKEY_get_octet_string_param)(
+                pkey.ptr,
+                name.as_ptr(),
+                out.as_mut_ptr(),
+                out.len(),
+                &mut len,
+            )
+        };
+        self.check(ok, "reading the key")?;
+        out.truncate(len);
+        Ok(out)
+    }
+
+    /// (encapsulation key, expanded decapsulation key) of a key pair.
+    fn encodings(&self, pkey: &Owned) -> Res<(Vec<u8>, Vec<u8>)> {
+        Ok((
+            self.octet_param(pkey, c"pub")?,
+            self.octet_param(pkey, c"priv")?,
+        ))
+    }
+
+    fn raw_key(&self, bytes: &[u8], private: bool) -> Res<Owned<'a>> {
+        let f = if private {
+            self.k.EVP_PKEY_new_raw_private_key_ex
+        } else {
+            self.k.EVP_PKEY_new_raw_public_key_ex
+        };
+        // SAFETY: borrowed bytes copied by libcrypto; the key is owned below.
+        let pkey = unsafe {
+            f(
+                std::ptr::null_mut(),
+                self.name.as_ptr(),
+                std::ptr::null(),
+                bytes.as_ptr(),
+                bytes.len(),
+            )
+        };
+        self.own(pkey, self.k.EVP_PKEY_free, "importing the key")
+    }
+
+    /// An encapsulation context for the public key `ek`; `m` derandomises it (`ikme`).
+    fn encaps_ctx(&self, ek: &[u8], m: Option<&[u8]>) -> Res<(Owned<'a>, Owned<'a>)> {
+        let pkey = self.raw_key(ek, false)?;
+        // SAFETY: a valid key; the context is owned below.
+        let ctx = unsafe {
+            (self.k.EVP_PKEY_CTX_new_from_pkey)(std::ptr::null_mut(), pkey.ptr, std::ptr::null())
+        };
+        let ctx = self.own(ctx, self.k.EVP_PKEY_CTX_free, "EVP_PKEY_CTX_new_from_pkey")?;
+        let params = m.map(|m| octets(c"ikme", m));
+        let p = params.as_ref().map_or(std::ptr::null(), |p| p.as_ptr());
+        // SAFETY: a fresh context; the parameters outlive the call.
+        self.check(
+            unsafe { (self.k.EVP_PKEY_encapsulate_init)(ctx.ptr, p) },
+            "EVP_PKEY_encapsulate_init",
+        )?;
+        Ok((ctx, pkey))
+    }
+
+    fn encapsulate(&self, ctx: &Owned) -> Res<(Vec<u8>, Vec<u8>)> {
+        let (mut c, mut k) = (vec![0u8; 1568], vec![0u8; 32]);
+        let (mut clen, mut klen) = (c.len(), k.len());
+        // SAFETY: output buffers sized for the largest parameter set.
+        let ok = unsafe {
+            (self.k.EVP_PKEY_encapsulate)(
+                ctx.ptr,
+                c.as_mut_ptr(),
+                &mut clen,
+                k.as_mut_ptr(),
+                &mut klen,
+            )
+        };
+        self.check(ok, "EVP_PKEY_encapsulate")?;
+        c.truncate(clen);
+        k.truncate(klen);
+        Ok((c, k))
+    }
+
+    fn decaps_ctx(&self, dk: &[u8]) -> Res<(Owned<'a>, Owned<'a>)> {
+        let pkey = self.raw_key(dk, true)?;
+        // SAFETY: a valid key; the context is owned below.
+        let ctx = unsafe {
+            (self.k.EVP_PKEY_CTX_new_from_pkey)(std::ptr::null_mut(), pkey.ptr, std::ptr::null())
+        };
+        let ctx = self.own(ctx, self.k.EVP_PKEY_CTX_free, "EVP_PKEY_CTX_new_from_pkey")?;
+        // SAFETY: a fresh context.
+        self.check(
+            unsafe { (self.k.EVP_PKEY_decapsulate_init)(ctx.ptr, std::ptr::null()) },
+            "EVP_PKEY_decapsulate_init",
+        )?;
+        Ok((ctx, pkey))
+    }
+
+    fn decapsulate(&self, ctx: &Owned, c: &[u8]) -> Res<Vec<u8>> {
+        let mut k = vec![0u8; 32];
+        let mut klen = k.len();
+        // SAFETY: a 32-byte output buffer, the ciphertext borrowed for the call.
+        let ok = unsafe {
+            (self.k.EVP_PKEY_decapsulate)(ctx.ptr, k.as_mut_ptr(), &mut klen, c.as_ptr(), c.len())
+        };
+        self.check(ok, "EVP_PKEY_decapsulate")?;
+        k.truncate(klen);
+        Ok(k)
+    }
+
+    /// Runs one known-answer vector through the timed calls.
+    pub fn known_answer(&self, kat: &Kat) -> Res<()> {
+        let same = |what: &str, got: Vec<u8>, want: &str| {
+            let want = unhex(want);
+            (got == want).then_some(()).ok_or_else(|| {
+                format!(
+                    "{what}: got {}, want {}",
+                    hex::encode(&got),
+                    hex::encode(&want)
+                )
+            })
+        };
+        match *kat {
+            Kat::KemKeygen { d, z, ek, .. } => {
+                let pair = self.key_pair(Some(&[unhex(d), unhex(z)].concat()))?;
+                same("encapsulation key", self.encodings(&pair)?.0, ek)
+            }
+            Kat::KemEncaps { ek, m, c, k, .. } => {
+                let (ctx, _key) = self.encaps_ctx(&unhex(ek), Some(&unhex(m)))?;
+                let (got_c, got_k) = self.encapsulate(&ctx)?;
+                same("ciphertext", got_c, c)?;
+                same("shared secret", got_k, k)
+            }
+            Kat::KemDecaps { dk, c, k, .. } => {
+                let (ctx, _key) = self.decaps_ctx(&unhex(dk))?;
+                same("shared secret", self.decapsulate(&ctx, &unhex(c))?, k)
+            }
+            ref other => Err(format!("vector {other:?} does not fit ML-KEM")),
+        }
+    }
+
+    /// Encapsulates to the agreement seed's key: the ciphertext, and the secret as `public`.
+    pub fn agree(&self, seed: &[u8]) -> Res<AgreementOutput> {
+        let (ek, _) = self.encodings(&self.key_pair(Some(seed))?)?;
+        let (ctx, _key) = self.encaps_ctx(&ek, None)?;
+        let (output, public) = self.encapsulate(&ctx)?;
+        Ok(AgreementOutput { output, public })
+    }
+
+    /// Whether decapsulating another library's ciphertext with the seed's key gives its secret.
+    pub fn decapsulates_to(&self, seed: &[u8], secret: &[u8], c: &[u8]) -> Res<bool> {
+        let (_, dk) = self.encodings(&self.key_pair(Some(seed))?)?;
+        let (ctx, _key) = self.decaps_ctx(&dk)?;
+        Ok(self.decapsulate(&ctx, c)? == secret)
+    }
+
+    /// The timed loop of `op`, its keys made before timing.
+    pub fn prepare(self, op: Op) -> Res<Box<dyn Timed + 'a>> {
+        let (ek, dk) = self.encodings(&self.key_pair(None)?)?;
+        Ok(match op {
+            Op::Keygen => {
+                let ctx = self.keygen_ctx()?;
+                Box::new(KeygenLoop { kem: self, ctx })
+            }
+            Op::Encaps => {
+                let (ctx, key) = self.encaps_ctx(&ek, None)?;
+                Box::new(EncapsLoop {
+                    kem: self,
+                    ctx,
+                    _key: key,
+                })
+            }
+            Op::Decaps => {
+                let (ectx, _ekey) = self.encaps_ctx(&ek, None)?;
+                let (c, _) = self.encapsulate(&ectx)?;
+                let (ctx, key) = self.decaps_ctx(&dk)?;
+                Box::new(DecapsLoop {
+                    kem: self,
+                    ctx,
+                    _key: key,
+                    c,
+                })
+            }
+            other => return Err(format!("ML-KEM has no {other} operation")),
+        })
+    }
+}
+
+// Fields drop in order: the contexts and keys before the table that frees them.
+struct KeygenLoop<'a> {
+    ctx: Owned<'a>,
+    kem: Kem<'a>,
+}
+impl Timed for KeygenLoop<'_> {
+    fn run(&mut self, iters: u64) -> Res<()> {
+        for _ in 0..iters {
+            drop(self.kem.generate(&self.ctx)?);
+        }
+        Ok(())
+    }
+}
+
+struct EncapsLoop<'a> {
+    ctx: Owned<'a>,
+    _key: Owned<'a>,
+    kem: Kem<'a>,
+}
+impl Timed for EncapsLoop<'_> {
+    fn run(&mut self, iters: u64) -> Res<()> {
+        for _ in 0..iters {
+            std::hint::black_box(self.kem.encapsulate(&self.ctx)?);
+        }
+        Ok(())
+    }
+}
+
+struct DecapsLoop<'a> {
+    ctx: Owned<'a>,
+    _key: Owned<'a>,
+    c: Vec<u8>,
+    kem: Kem<'a>,
+}
+impl Timed for DecapsLoop<'_> {
+    fn run(&mut self, iters: u64) -> Res<()> {
+        for _ in 0..iters {
+            std::hint::black_box(self.kem.decapsulate(&self.ctx, &self.c)?);
+        }
+        Ok(())
+    }
+}
