@@ -227,3 +227,22 @@ fn openssl_3_5_passes_the_ml_kem_vectors_and_agrees_with_rustcrypto() {
     let row = table.lines().find(|l| l.contains("ml-kem-768")).unwrap();
     assert!(!row.contains("FAILED") && !row.contains("n/a"), "{table}");
 }
+
+#[test]
+#[ignore = "needs Go ≥ 1.26 on PATH (scripts/test runs it when there is one)"]
+fn go_passes_the_ml_kem_vectors_it_can_run_and_agrees_with_rustcrypto() {
+    let out = ok(bin().args(["verify", "--impl", "go,rustcrypto"]));
+    for id in ["ml-kem-768", "ml-kem-1024"] {
+        let row = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{id} ")))
+            .unwrap_or_else(|| panic!("no {id} row in\n{out}"));
+        assert_eq!(row.matches("agrees").count(), 2, "{row}");
+    }
+    assert!(out.contains(", 0 problems"), "{out}");
+    let listed = ok(bin().args(["list", "--impl", "go"]));
+    assert!(
+        listed.contains("unavailable: Go's crypto/mlkem has no ML-KEM-512"),
+        "{listed}"
+    );
+}

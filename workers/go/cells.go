@@ -204,6 +204,8 @@ func (w *worker) prepare(c *cellSpec) (*cell, error) {
 			}
 			return nil
 		}}, nil
+	case p.Family == "ml-kem":
+		return kemCell(p, c.Op)
 	}
 	return nil, fmt.Errorf("go does not time %s %s", p.ID, c.Op)
 }

@@ -74,6 +74,9 @@ func knownAnswers(p *prim) (err error) {
 }
 
 func knownAnswer(p *prim, k *katVector) error {
+	if p.Family == "ml-kem" {
+		return kemKnownAnswer(p, k)
+	}
 	switch k.Kind {
 	case "digest":
 		msg, want := mustHex(k.Msg), mustHex(k.Out)
@@ -377,6 +380,8 @@ func agreement(p *prim, c *agreementCase) ([]byte, []byte, error) {
 		}
 		out, err := f()
 		return out, nil, err
+	case "ml-kem":
+		return kemAgreement(p, c)
 	}
 	return nil, nil, fmt.Errorf("%s has no agreement check", p.ID)
 }
@@ -385,6 +390,9 @@ func agreement(p *prim, c *agreementCase) ([]byte, []byte, error) {
 func checkSignature(p *prim, public, msg, sig []byte) (bool, error) {
 	if p.Agreement != "cross-verify" {
 		return false, fmt.Errorf("%s signatures are compared as bytes", p.ID)
+	}
+	if p.Family == "ml-kem" {
+		return kemCheck(p, public, sig)
 	}
 	return verifyForeign(p, public, p.SignatureDigest, msg, sig)
 }

@@ -102,7 +102,7 @@ func unavailable(p *prim) string {
 		return why
 	}
 	switch p.Family {
-	case "digest", "xof", "hmac", "gmac", "cipher", "aead", "rsa", "dsa", "ecdsa", "ecdh", "eddsa":
+	case "digest", "xof", "hmac", "gmac", "cipher", "aead", "rsa", "dsa", "ecdsa", "ecdh", "eddsa", "ml-kem":
 	default:
 		return "the Go worker has no " + p.Family + " family"
 	}
@@ -129,6 +129,8 @@ func probe(p *prim) (any, error) {
 		return timingSigner(p)
 	case "ecdh":
 		return deriveOf(p, c.key, c.peer)
+	case "ml-kem":
+		return kemProbe(p)
 	}
 	return nil, fmt.Errorf("the Go worker has no %s family", p.Family)
 }

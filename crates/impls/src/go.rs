@@ -33,6 +33,15 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("suite.go", include_str!("../../../workers/go/suite.go")),
     ("kat.go", include_str!("../../../workers/go/kat.go")),
     ("cells.go", include_str!("../../../workers/go/cells.go")),
+    ("kem.go", include_str!("../../../workers/go/kem.go")),
+    (
+        "kem_derand.go",
+        include_str!("../../../workers/go/kem_derand.go"),
+    ),
+    (
+        "kem_derand_old.go",
+        include_str!("../../../workers/go/kem_derand_old.go"),
+    ),
     (
         "tsc_amd64.go",
         include_str!("../../../workers/go/tsc_amd64.go"),
