@@ -1,13 +1,49 @@
-//! Post-quantum KEMs end to end: ML-KEM-512/768/1024 pass NIST's ACVP vectors (seeded key
-//! generation, derandomised encapsulation, decapsulation of a modified ciphertext) in every
-//! implementation that offers them before a cell is timed, a broken known answer fails the cell,
-//! the run prints OpenSSL 3.5's KEM table, and a real OpenSSL 3.5 KEM table compares with a run.
+//! Post-quantum primitives end to end: ML-KEM-512/768/1024 and ML-DSA-44/65/87 pass NIST's ACVP
+//! vectors (seeded key generation; derandomised encapsulation and decapsulation of a modified
+//! ciphertext; deterministic internal-interface signing and verification) in every implementation
+//! that offers them before a cell is timed, implementations agree with each other, a broken known
+//! answer fails the cell, the run prints OpenSSL 3.5's KEM and signature tables, and a real OpenSSL
+//! 3.5 KEM table compares with a run.
 
 mod common;
 
 use common::{bin, ok, quick};
 
 const REAL_35: &str = "crates/import/tests/real/openssl-3.5-dev-linux-x86_64-mlkem-table.txt";
+
+#[test]
+fn ml_dsa_passes_nist_vectors_and_prints_openssl_3_5s_signature_table() {
+    let out = ok(bin().args([
+        "verify",
+        "--impl",
+        "rustcrypto",
+        "-a",
+        "ml-dsa-44,ml-dsa-65,ml-dsa-87",
+    ]));
+    assert!(out.contains("3 passed, 0 failed"), "{out}");
+    assert!(
+        out.contains("ML-DSA-sigGen-FIPS204 (deterministic) tcId 30"),
+        "{out}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let table = ok(bin()
+        .args(["run", "--impl", "rustcrypto", "-a", "ml-dsa-65"])
+        .args(quick(&dir.path().join("pq.db"))));
+    assert!(
+        table.contains("                               keygen     signs    verify keygens/s    sign/s  verify/s\n"),
+        "{table}"
+    );
+    let row = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("ML-DSA-65 "))
+        .unwrap();
+    let rates: Vec<f64> = row
+        .split_whitespace()
+        .skip(4)
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert!(rates.len() == 3 && rates.iter().all(|r| *r > 0.0), "{row}");
+}
 
 #[test]
 fn ml_kem_passes_nist_vectors_and_prints_openssl_3_5s_kem_table() {
@@ -107,8 +143,8 @@ fn a_real_openssl_3_5_kem_table_compares_with_a_measured_run() {
     }
 }
 
-/// The exact openssl-src crate tests/variants.rs builds; here with ML-KEM kept and most of the
-/// rest left out, so the build stays small.
+/// The exact openssl-src crate tests/variants.rs builds; here with ML-KEM and ML-DSA kept and
+/// most of the rest left out, so the build stays small.
 const OPENSSL_CRATE: &str = "300.5.5+3.5.5";
 const MLKEM_BUILD: &[&str] = &[
     "no-deprecated",
@@ -139,7 +175,6 @@ const MLKEM_BUILD: &[&str] = &[
     "no-scrypt",
     "no-argon2",
     "no-quic",
-    "no-ml-dsa",
     "no-slh-dsa",
     "no-dsa",
     "no-dh",
@@ -163,7 +198,7 @@ fn test_cache() -> std::path::PathBuf {
 }
 
 #[test]
-fn openssl_3_5_passes_the_ml_kem_vectors_and_agrees_with_rustcrypto() {
+fn openssl_3_5_passes_the_ml_kem_and_ml_dsa_vectors_and_agrees_with_rustcrypto() {
     let tmp = tempfile::tempdir().unwrap();
     let tree = tmp.path().join("openssl");
     ok(bin()
@@ -178,7 +213,7 @@ fn openssl_3_5_passes_the_ml_kem_vectors_and_agrees_with_rustcrypto() {
             "--cflags",
             "-O1",
             "--label",
-            "cs-test-mlkem",
+            "cs-test-pq",
         ])
         .arg("--source")
         .arg(&tree)
@@ -194,7 +229,7 @@ fn openssl_3_5_passes_the_ml_kem_vectors_and_agrees_with_rustcrypto() {
     let variants: Vec<serde_json::Value> = serde_json::from_str(&list).unwrap();
     let entry = variants
         .iter()
-        .find(|v| v["label"] == "cs-test-mlkem")
+        .find(|v| v["label"] == "cs-test-pq")
         .unwrap_or_else(|| panic!("no cs-test-mlkem in {list}"));
     let lib = test_cache()
         .join("variants")
@@ -202,7 +237,14 @@ fn openssl_3_5_passes_the_ml_kem_vectors_and_agrees_with_rustcrypto() {
         .join(entry["library"].as_str().unwrap());
     let lib = lib.to_str().unwrap();
     let verified = ok(bin().args(["verify", "--impl", &format!("rustcrypto,openssl:{lib}")]));
-    for id in ["ml-kem-512", "ml-kem-768", "ml-kem-1024"] {
+    for id in [
+        "ml-kem-512",
+        "ml-kem-768",
+        "ml-kem-1024",
+        "ml-dsa-44",
+        "ml-dsa-65",
+        "ml-dsa-87",
+    ] {
         let row = verified
             .lines()
             .find(|l| l.trim_start().starts_with(&format!("{id} ")))
@@ -216,16 +258,18 @@ fn openssl_3_5_passes_the_ml_kem_vectors_and_agrees_with_rustcrypto() {
         .args([
             "run",
             "--variant",
-            "cs-test-mlkem",
+            "cs-test-pq",
             "--impl",
             "rustcrypto",
             "-a",
-            "ml-kem-768",
+            "ml-kem-768,ml-dsa-65",
         ])
         .args(quick(&db))
         .env("CRYPTOSPEED_CACHE", test_cache()));
-    let row = table.lines().find(|l| l.contains("ml-kem-768")).unwrap();
-    assert!(!row.contains("FAILED") && !row.contains("n/a"), "{table}");
+    for id in ["ml-kem-768", "ml-dsa-65"] {
+        let row = table.lines().find(|l| l.contains(id)).unwrap();
+        assert!(!row.contains("FAILED") && !row.contains("n/a"), "{table}");
+    }
 }
 
 #[test]

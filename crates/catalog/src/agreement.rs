@@ -111,7 +111,9 @@ impl Primitive {
     /// with per-library groups; DSA, whose parameters differ between libraries).
     pub fn agreement_kind(&self) -> Option<AgreementKind> {
         match self.algorithm {
-            Algorithm::Ecdsa { .. } | Algorithm::MlKem { .. } => Some(AgreementKind::CrossVerify),
+            Algorithm::Ecdsa { .. } | Algorithm::MlKem { .. } | Algorithm::MlDsa { .. } => {
+                Some(AgreementKind::CrossVerify)
+            }
             Algorithm::Dsa { .. } | Algorithm::Ffdh { .. } => None,
             _ => Some(AgreementKind::SameBytes),
         }
@@ -131,6 +133,8 @@ impl Primitive {
     /// * ML-KEM: the key pair from the 64-byte seed `key` (d ‖ z); encapsulate to it (randomly),
     ///   output the ciphertext and report the shared secret as `public`; the others decapsulate
     ///   the ciphertext with the same seed's key and must get that secret.
+    /// * ML-DSA: the key pair from the 32-byte seed `key` (ξ); sign `msg` (pure ML-DSA, empty
+    ///   context), report the public key; the others verify.
     pub fn agreement_case(&self) -> Option<AgreementCase> {
         self.agreement_kind()?;
         let msg = pattern(message_len(&self.algorithm), 1);
@@ -183,6 +187,7 @@ impl Primitive {
             }
             Algorithm::Ecdsa { .. } => {}
             Algorithm::MlKem { .. } => case.key = pattern(64, 7),
+            Algorithm::MlDsa { .. } => case.key = pattern(32, 8),
             Algorithm::Dsa { .. } | Algorithm::Ffdh { .. } => return None,
         }
         Some(case)

@@ -10,6 +10,8 @@
 pub mod agreement;
 mod ciphers;
 mod digests;
+mod dsa;
+mod dsa_vectors;
 mod kem;
 mod kem_vectors;
 mod macs;
@@ -105,6 +107,10 @@ pub enum Algorithm {
     MlKem {
         level: u16,
     },
+    /// ML-DSA (FIPS 204) at parameter set `level`: 44, 65 or 87.
+    MlDsa {
+        level: u16,
+    },
 }
 
 /// How `openssl speed` (3.0 numbering) labels and numbers a primitive, for the openssl and -mr
@@ -146,6 +152,10 @@ pub enum SpeedRow {
     },
     /// A row of `openssl speed` 3.5's KEM table (keygen, encaps, decaps), by its printed name.
     Kem {
+        name: &'static str,
+    },
+    /// A row of `openssl speed` 3.5's signature table (keygen, sign, verify).
+    Signature {
         name: &'static str,
     },
 }
@@ -228,6 +238,30 @@ pub enum Kat {
         k: &'static str,
         source: &'static str,
     },
+    /// Signature key generation from a seed (ML-DSA: ξ): the public key must be `public`.
+    SigKeygen {
+        seed: &'static str,
+        public: &'static str,
+        source: &'static str,
+    },
+    /// Deterministic signing of `msg` through the internal interface (ML-DSA: M', rnd = 0)
+    /// with the encoded private key: the signature must be `sig`.
+    SigInternal {
+        private: &'static str,
+        msg: &'static str,
+        sig: &'static str,
+        source: &'static str,
+    },
+    /// Verification through the internal interface: `sig` over `msg` must verify under
+    /// `public`, and `bad_sig` over `bad_msg` (a case the vectors reject) must not.
+    SigVerifyInternal {
+        public: &'static str,
+        msg: &'static str,
+        sig: &'static str,
+        bad_msg: &'static str,
+        bad_sig: &'static str,
+        source: &'static str,
+    },
     /// No fixed vector: the implementation checks its output against an independent one
     /// (e.g. RSA PKCS#1 v1.5 signatures verified by another library, FFDH against modular
     /// exponentiation). `how` says what is compared.
@@ -246,7 +280,10 @@ impl Kat {
             | Kat::Agreement { source, .. }
             | Kat::KemKeygen { source, .. }
             | Kat::KemEncaps { source, .. }
-            | Kat::KemDecaps { source, .. } => source,
+            | Kat::KemDecaps { source, .. }
+            | Kat::SigKeygen { source, .. }
+            | Kat::SigInternal { source, .. }
+            | Kat::SigVerifyInternal { source, .. } => source,
             Kat::CrossCheck { how } => how,
         }
     }
@@ -296,6 +333,7 @@ impl Primitive {
             | Algorithm::Eddsa { .. } => &[Op::Sign, Op::Verify],
             Algorithm::Ecdh { .. } | Algorithm::Ffdh { .. } => &[Op::Derive],
             Algorithm::MlKem { .. } => &[Op::Keygen, Op::Encaps, Op::Decaps],
+            Algorithm::MlDsa { .. } => &[Op::Keygen, Op::Sign, Op::Verify],
         }
     }
 
@@ -323,6 +361,7 @@ pub fn all() -> &'static [Primitive] {
         v.extend_from_slice(ciphers::PRIMITIVES);
         v.extend_from_slice(pkey::PRIMITIVES);
         v.extend_from_slice(kem::PRIMITIVES);
+        v.extend_from_slice(dsa::PRIMITIVES);
         v
     })
 }
@@ -528,8 +567,8 @@ mod tests {
         for (spelling, id, op) in [
             ("mlkem512", "ml-kem-512", Op::Keygen),
             ("ML-KEM-768", "ml-kem-768", Op::Keygen),
-            ("mldsa44", "ml-dsa-44", Op::Sign),
-            ("ML-DSA-87", "ml-dsa-87", Op::Sign),
+            ("mldsa44", "ml-dsa-44", Op::Keygen),
+            ("ML-DSA-87", "ml-dsa-87", Op::Keygen),
             ("SLH-DSA-SHA2-128s", "slh-dsa-sha2-128s", Op::Sign),
             ("X25519MLKEM768", "x25519-mlkem768", Op::Keygen),
             ("AES-128-ECB", "aes-128-ecb", Op::Encrypt),
@@ -546,8 +585,9 @@ mod tests {
         assert!(resolve("ml-kem-768").unwrap().ops().contains(&Op::Decaps));
         assert!(lookup("ml-kem-768").is_some(), "ML-KEM is timed (kem.rs)");
         assert!(resolve("ml-dsa-65").unwrap().ops().contains(&Op::Sign));
+        assert!(lookup("ml-dsa-65").is_some(), "ML-DSA is timed (dsa.rs)");
         assert!(
-            lookup("ml-dsa-65").is_none(),
+            lookup("slh-dsa-sha2-128s").is_none(),
             "name-only entries are not timed"
         );
         assert!(resolve("no-such-thing").is_none());
@@ -629,6 +669,18 @@ mod tests {
                     Kat::KemKeygen { d, z, ek, .. } => vec![d, z, ek],
                     Kat::KemEncaps { ek, m, c, k, .. } => vec![ek, m, c, k],
                     Kat::KemDecaps { dk, c, k, .. } => vec![dk, c, k],
+                    Kat::SigKeygen { seed, public, .. } => vec![seed, public],
+                    Kat::SigInternal {
+                        private, msg, sig, ..
+                    } => vec![private, msg, sig],
+                    Kat::SigVerifyInternal {
+                        public,
+                        msg,
+                        sig,
+                        bad_msg,
+                        bad_sig,
+                        ..
+                    } => vec![public, msg, sig, bad_msg, bad_sig],
                     Kat::CrossCheck { .. } => vec![],
                 };
                 for f in fields {

@@ -87,9 +87,7 @@ pub const NAMED: &[Named] = &[
         Kem,
     ),
     // Post-quantum signatures (FIPS 204, FIPS 205) in openssl 3.5's spellings.
-    n("ml-dsa-44", &["mldsa44", "ML-DSA-44", "MLDSA44"], Signature),
-    n("ml-dsa-65", &["mldsa65", "ML-DSA-65", "MLDSA65"], Signature),
-    n("ml-dsa-87", &["mldsa87", "ML-DSA-87", "MLDSA87"], Signature),
+    // (ML-DSA-44/65/87 are timed primitives now: dsa.rs.)
     n(
         "slh-dsa-sha2-128s",
         &["SLH-DSA-SHA2-128s", "slhdsasha2128s"],

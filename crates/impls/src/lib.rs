@@ -16,6 +16,7 @@ pub mod openssl_cli;
 pub mod ring;
 pub mod ring_like;
 pub mod rustcrypto;
+mod rustcrypto_dsa;
 mod rustcrypto_kem;
 pub mod suite;
 pub mod wolfssl;

@@ -5,6 +5,7 @@
 //! X25519; ML-KEM-512/768/1024 (the `ml-kem` crate, rustcrypto_kem.rs). SEED, RC5, MDC-2, DSA,
 //! X448 and Ed448 have no crate here and are listed unavailable.
 
+use crate::rustcrypto_dsa as dsa;
 use crate::rustcrypto_kem as kem;
 use crate::suite::{
     AeadFn, CipherFn, DecapsFn, DeriveFn, EncapsFn, HashFn, KemKeygenFn, Res, Signer, Suite,
@@ -19,6 +20,24 @@ use cryptospeed_model::Variant;
 use digest::{Digest, ExtendableOutput, Update};
 
 pub struct RustCrypto;
+
+/// Verifies a pure ML-DSA signature (empty context) made by another library.
+fn dsa_verify_foreign(p: &Primitive, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
+    let pure = |m: &[u8]| [&[0u8, 0][..], m].concat();
+    // Pure ML-DSA with an empty context is the internal interface over 0 ‖ 0 ‖ M.
+    match p.algorithm {
+        Algorithm::MlDsa { level: 44 } => {
+            dsa::verify_internal::<ml_dsa::MlDsa44>(public, &pure(msg), sig)
+        }
+        Algorithm::MlDsa { level: 65 } => {
+            dsa::verify_internal::<ml_dsa::MlDsa65>(public, &pure(msg), sig)
+        }
+        Algorithm::MlDsa { level: 87 } => {
+            dsa::verify_internal::<ml_dsa::MlDsa87>(public, &pure(msg), sig)
+        }
+        _ => Err(format!("{} is not ML-DSA", p.id)),
+    }
+}
 
 pub fn create(_: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
     Ok(Box::new(SuiteImplementation::new(RustCrypto)))
@@ -315,6 +334,9 @@ impl Suite for RustCrypto {
             (Algorithm::Ecdsa { curve: Curve::P384 }, None) => Ok(Box::new(EcdsaP384(
                 p384::ecdsa::SigningKey::random(&mut rng),
             ))),
+            (Algorithm::MlDsa { level: 44 }, seed) => dsa::signer::<ml_dsa::MlDsa44>(seed),
+            (Algorithm::MlDsa { level: 65 }, seed) => dsa::signer::<ml_dsa::MlDsa65>(seed),
+            (Algorithm::MlDsa { level: 87 }, seed) => dsa::signer::<ml_dsa::MlDsa87>(seed),
             _ => Err(format!("rustcrypto has no crate for {}", p.id)),
         }
     }
@@ -333,12 +355,47 @@ impl Suite for RustCrypto {
             (Algorithm::Ecdsa { curve: Curve::P384 }, "SHA384") => {
                 verify_sec1_der!(p384, public, msg, sig)
             }
+            // Pure ML-DSA with an empty context.
+            (Algorithm::MlDsa { .. }, "") => dsa_verify_foreign(p, public, msg, sig),
             _ => Err(format!(
                 "rustcrypto cannot verify {} signatures over {digest}",
                 p.id
             )),
         }
     }
+    fn sig_keygen(&self, p: &Primitive) -> Res<KemKeygenFn> {
+        match p.algorithm {
+            Algorithm::MlDsa { level: 44 } => dsa::keygen::<ml_dsa::MlDsa44>(),
+            Algorithm::MlDsa { level: 65 } => dsa::keygen::<ml_dsa::MlDsa65>(),
+            Algorithm::MlDsa { level: 87 } => dsa::keygen::<ml_dsa::MlDsa87>(),
+            _ => Err(format!("rustcrypto has no crate for {}", p.id)),
+        }
+    }
+
+    fn sign_internal(&self, p: &Primitive, private: &[u8], msg: &[u8]) -> Res<Vec<u8>> {
+        match p.algorithm {
+            Algorithm::MlDsa { level: 44 } => dsa::sign_internal::<ml_dsa::MlDsa44>(private, msg),
+            Algorithm::MlDsa { level: 65 } => dsa::sign_internal::<ml_dsa::MlDsa65>(private, msg),
+            Algorithm::MlDsa { level: 87 } => dsa::sign_internal::<ml_dsa::MlDsa87>(private, msg),
+            _ => Err(format!("rustcrypto has no crate for {}", p.id)),
+        }
+    }
+
+    fn verify_internal(&self, p: &Primitive, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
+        match p.algorithm {
+            Algorithm::MlDsa { level: 44 } => {
+                dsa::verify_internal::<ml_dsa::MlDsa44>(public, msg, sig)
+            }
+            Algorithm::MlDsa { level: 65 } => {
+                dsa::verify_internal::<ml_dsa::MlDsa65>(public, msg, sig)
+            }
+            Algorithm::MlDsa { level: 87 } => {
+                dsa::verify_internal::<ml_dsa::MlDsa87>(public, msg, sig)
+            }
+            _ => Err(format!("rustcrypto has no crate for {}", p.id)),
+        }
+    }
+
     fn kem_keygen(&self, p: &Primitive, seed: Option<&[u8]>) -> Res<KemKeygenFn> {
         match p.algorithm {
             Algorithm::MlKem { level: 512 } => kem::keygen::<ml_kem::MlKem512>(seed),

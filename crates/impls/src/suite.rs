@@ -110,6 +110,21 @@ pub trait Suite {
         let _ = dk;
         not_offered(self.name(), p)
     }
+    /// Post-quantum signature key pairs (public, private) from the library's generator. (The
+    /// [`Signer`] of [`Suite::signer`] with `key` = the seed makes the deterministic one.)
+    fn sig_keygen(&self, p: &Primitive) -> Res<KemKeygenFn> {
+        not_offered(self.name(), p)
+    }
+    /// Deterministic signing through the internal interface (ML-DSA: M' and rnd = 0).
+    fn sign_internal(&self, p: &Primitive, private: &[u8], msg: &[u8]) -> Res<Vec<u8>> {
+        let _ = (private, msg);
+        not_offered(self.name(), p)
+    }
+    /// Verification through the internal interface.
+    fn verify_internal(&self, p: &Primitive, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
+        let _ = (public, msg, sig);
+        not_offered(self.name(), p)
+    }
     /// Notes about how this library's calls differ from `openssl speed`'s, for the variant's
     /// build information.
     fn notes(&self) -> Vec<String> {
@@ -142,6 +157,7 @@ pub fn field_bytes(curve: Curve) -> usize {
 fn tbs_len(algorithm: &Algorithm) -> usize {
     match algorithm {
         Algorithm::Rsa { .. } => 36,
+        Algorithm::MlDsa { .. } => 32,
         _ => 20,
     }
 }
@@ -598,6 +614,45 @@ fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
                 .then_some(())
                 .ok_or_else(|| mismatch("shared secret", &got, &want))
         }
+        (_, Kat::SigKeygen { seed, public, .. }) => {
+            let got = suite.signer(p, Some(&unhex(seed)))?.public();
+            let want = unhex(public);
+            (got == want)
+                .then_some(())
+                .ok_or_else(|| mismatch("public key", &got, &want))
+        }
+        (
+            _,
+            Kat::SigInternal {
+                private, msg, sig, ..
+            },
+        ) => {
+            let got = suite.sign_internal(p, &unhex(private), &unhex(msg))?;
+            let want = unhex(sig);
+            (got == want)
+                .then_some(())
+                .ok_or_else(|| mismatch("signature", &got, &want))
+        }
+        (
+            _,
+            Kat::SigVerifyInternal {
+                public,
+                msg,
+                sig,
+                bad_msg,
+                bad_sig,
+                ..
+            },
+        ) => {
+            let public = unhex(public);
+            if !suite.verify_internal(p, &public, &unhex(msg), &unhex(sig))? {
+                return Err("the published signature does not verify".into());
+            }
+            if suite.verify_internal(p, &public, &unhex(bad_msg), &unhex(bad_sig))? {
+                return Err("a signature the vectors reject verifies".into());
+            }
+            Ok(())
+        }
         (Algorithm::Rsa { .. }, Kat::CrossCheck { .. }) => rsa_cross_check(suite, p),
         (
             Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. } | Algorithm::Eddsa { .. },
@@ -645,7 +700,8 @@ impl<S: Suite> SuiteImplementation<S> {
             Algorithm::Rsa { .. }
             | Algorithm::Dsa { .. }
             | Algorithm::Ecdsa { .. }
-            | Algorithm::Eddsa { .. } => timing_signer(s, p).map(drop),
+            | Algorithm::Eddsa { .. }
+            | Algorithm::MlDsa { .. } => timing_signer(s, p).map(drop),
             Algorithm::Ecdh { .. } => s.derive(p, &case.key, &case.peer).map(drop),
             Algorithm::MlKem { .. } => s.kem_keygen(p, None).map(drop),
             Algorithm::Ffdh { .. } => not_offered(s.name(), p),
@@ -757,11 +813,13 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
                     next: 0,
                 })
             }
+            (Algorithm::MlDsa { .. }, Op::Keygen) => Box::new(KemKeygenLoop(s.sig_keygen(p)?)),
             (
                 Algorithm::Rsa { .. }
                 | Algorithm::Dsa { .. }
                 | Algorithm::Ecdsa { .. }
-                | Algorithm::Eddsa { .. },
+                | Algorithm::Eddsa { .. }
+                | Algorithm::MlDsa { .. },
                 Op::Sign | Op::Verify,
             ) => {
                 let mut signer = timing_signer(s, p)?;
@@ -832,6 +890,13 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
             }
             Algorithm::Rsa { .. } | Algorithm::Eddsa { .. } => {
                 bytes(s.signer(p, Some(&case.key))?.sign(&case.msg)?)
+            }
+            Algorithm::MlDsa { .. } => {
+                let mut signer = s.signer(p, Some(&case.key))?;
+                AgreementOutput {
+                    output: signer.sign(&case.msg)?,
+                    public: signer.public(),
+                }
             }
             Algorithm::Ecdsa { .. } => {
                 let mut signer = s.signer(p, None)?;

@@ -138,9 +138,10 @@ pub fn agree(api: &Api, p: &Primitive, case: &AgreementCase) -> Result<Agreement
                 public: ec_public(api, &k)?,
             }
         }
-        Algorithm::Dsa { .. } | Algorithm::Ffdh { .. } | Algorithm::MlKem { .. } => {
-            return Err(format!("{} has no agreement check", p.id))
-        }
+        Algorithm::Dsa { .. }
+        | Algorithm::Ffdh { .. }
+        | Algorithm::MlKem { .. }
+        | Algorithm::MlDsa { .. } => return Err(format!("{} has no agreement check", p.id)),
     })
 }
 

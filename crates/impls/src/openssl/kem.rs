@@ -3,73 +3,23 @@
 //! `EVP_PKEY_decapsulate` on contexts made once per key. Known answers go through the same calls:
 //! the seed as the key-generation parameter `seed` (d ‖ z), the derandomising message as the
 //! encapsulation parameter `ikme`, the expanded decapsulation key through
-//! `EVP_PKEY_new_raw_private_key_ex`. The calls have their own table, loaded from the same
-//! library, so a libcrypto without them (OpenSSL 1.1.1) still serves every other primitive.
-#![allow(non_snake_case)]
+//! `EVP_PKEY_new_raw_private_key_ex`. The calls come from pq.rs's table.
 
-use super::ffi::{Api, OsslParam, Ptr, OSSL_PARAM_OCTET_STRING};
+use super::ffi::{Api, Ptr};
+use super::pq::{octets, Owned, PqApi};
 use cryptospeed_catalog::{unhex, Algorithm, Kat, Primitive};
 use cryptospeed_engine::{AgreementOutput, Timed};
 use cryptospeed_model::Op;
 use std::ffi::CString;
-use std::os::raw::{c_char, c_int};
+use std::os::raw::c_int;
 
 type Res<T> = Result<T, String>;
-
-crate::dynamic_api! {
-    KemApi, "libcrypto with EVP_PKEY KEMs (OpenSSL 3)";
-    required {
-        EVP_PKEY_CTX_new_from_name: fn(Ptr, *const c_char, *const c_char) -> Ptr;
-        EVP_PKEY_CTX_new_from_pkey: fn(Ptr, Ptr, *const c_char) -> Ptr;
-        EVP_PKEY_CTX_set_params: fn(Ptr, *const OsslParam) -> c_int;
-        EVP_PKEY_CTX_free: fn(Ptr);
-        EVP_PKEY_keygen_init: fn(Ptr) -> c_int;
-        EVP_PKEY_generate: fn(Ptr, *mut Ptr) -> c_int;
-        EVP_PKEY_free: fn(Ptr);
-        EVP_PKEY_get_octet_string_param: fn(Ptr, *const c_char, *mut u8, usize, *mut usize) -> c_int;
-        EVP_PKEY_new_raw_private_key_ex: fn(Ptr, *const c_char, *const c_char, *const u8, usize) -> Ptr;
-        EVP_PKEY_new_raw_public_key_ex: fn(Ptr, *const c_char, *const c_char, *const u8, usize) -> Ptr;
-        EVP_PKEY_encapsulate_init: fn(Ptr, *const OsslParam) -> c_int;
-        EVP_PKEY_encapsulate: fn(Ptr, *mut u8, *mut usize, *mut u8, *mut usize) -> c_int;
-        EVP_PKEY_decapsulate_init: fn(Ptr, *const OsslParam) -> c_int;
-        EVP_PKEY_decapsulate: fn(Ptr, *mut u8, *mut usize, *const u8, usize) -> c_int;
-    }
-    optional {}
-}
 
 /// One ML-KEM parameter set in one libcrypto.
 pub struct Kem<'a> {
     api: &'a Api,
-    k: KemApi,
+    k: PqApi,
     name: CString,
-}
-
-/// An `EVP_PKEY` or `EVP_PKEY_CTX`, freed with the table's free function.
-struct Owned<'a> {
-    ptr: Ptr,
-    free: unsafe extern "C" fn(Ptr),
-    _kem: std::marker::PhantomData<&'a ()>,
-}
-
-impl Drop for Owned<'_> {
-    fn drop(&mut self) {
-        // SAFETY: `ptr` came from the matching constructor and is freed once.
-        unsafe { (self.free)(self.ptr) }
-    }
-}
-
-/// An octet-string parameter for `EVP_PKEY_CTX_set_params` / `*_init`.
-fn octets(key: &'static std::ffi::CStr, value: &[u8]) -> [OsslParam; 2] {
-    [
-        OsslParam {
-            key: key.as_ptr(),
-            data_type: OSSL_PARAM_OCTET_STRING,
-            data: value.as_ptr() as *mut _,
-            data_size: value.len(),
-            return_size: 0,
-        },
-        OsslParam::end(),
-    ]
 }
 
 impl<'a> Kem<'a> {
@@ -78,7 +28,7 @@ impl<'a> Kem<'a> {
         let Algorithm::MlKem { level } = p.algorithm else {
             return Err(format!("{} is not a KEM", p.id));
         };
-        let k = KemApi::load(&api.path)?;
+        let k = PqApi::load(&api.path)?;
         let kem = Kem {
             api,
             k,

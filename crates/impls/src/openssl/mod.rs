@@ -3,9 +3,11 @@
 //! algorithms (MD4, Whirlpool, DES, Blowfish, CAST, SEED, RC2, RC4) are reachable.
 
 mod agree;
+mod dsa;
 mod ffi;
 mod kem;
 mod pkey;
+mod pq;
 mod symmetric;
 
 use crate::ImplOptions;
@@ -115,6 +117,7 @@ impl OpenSsl {
                 symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[0; 12]).map(|_| ())
             }
             Algorithm::MlKem { .. } => kem::Kem::new(api, primitive).map(|_| ()),
+            Algorithm::MlDsa { .. } => dsa::Dsa::new(api, primitive).map(|_| ()),
             _ => pkey::timing_key(api, &primitive.algorithm).map(|_| ()),
         };
         // SAFETY: clears errors a failed probe leaves behind.
@@ -188,6 +191,8 @@ impl Implementation for OpenSsl {
         for kat in primitive.kats {
             let r = if let Algorithm::MlKem { .. } = primitive.algorithm {
                 kem::Kem::new(&self.api, primitive)?.known_answer(kat)
+            } else if let Algorithm::MlDsa { .. } = primitive.algorithm {
+                dsa::Dsa::new(&self.api, primitive)?.known_answer(kat)
             } else if primitive.has_bytes() {
                 symmetric::known_answer(&self.api, &primitive.algorithm, kat)
             } else {
@@ -207,6 +212,9 @@ impl Implementation for OpenSsl {
         if let Algorithm::MlKem { .. } = primitive.algorithm {
             return kem::Kem::new(&self.api, primitive)?.agree(&case.key);
         }
+        if let Algorithm::MlDsa { .. } = primitive.algorithm {
+            return dsa::Dsa::new(&self.api, primitive)?.agree(&case.key, &case.msg);
+        }
         agree::agree(&self.api, primitive, case)
     }
 
@@ -223,6 +231,9 @@ impl Implementation for OpenSsl {
             return kem::Kem::new(&self.api, primitive)?
                 .decapsulates_to(&case.key, public, signature);
         }
+        if let Algorithm::MlDsa { .. } = primitive.algorithm {
+            return dsa::Dsa::new(&self.api, primitive)?.verifies(public, msg, signature);
+        }
         agree::check_signature(&self.api, primitive, public, msg, signature)
     }
 
@@ -233,6 +244,9 @@ impl Implementation for OpenSsl {
     ) -> Result<Box<dyn Timed + '_>, String> {
         if let Algorithm::MlKem { .. } = primitive.algorithm {
             return kem::Kem::new(&self.api, primitive)?.prepare(cell.op);
+        }
+        if let Algorithm::MlDsa { .. } = primitive.algorithm {
+            return dsa::Dsa::new(&self.api, primitive)?.prepare(cell.op);
         }
         if primitive.has_bytes() {
             let bytes = cell.bytes.ok_or("symmetric cells need a message size")? as usize;

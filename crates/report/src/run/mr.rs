@@ -97,6 +97,16 @@ pub fn write(record: &RunRecord, _: &Options) -> String {
                         z(ops(&ms, p.id, Op::Decaps))
                     );
                 }
+                SpeedRow::Signature { name } => {
+                    // Likewise 3.5's `+F10:INDEX:keygen:sign:verify`, named.
+                    let _ = writeln!(
+                        out,
+                        "+F10:{name}:{:.6}:{:.6}:{:.6}",
+                        z(ops(&ms, p.id, Op::Keygen)),
+                        z(ops(&ms, p.id, Op::Sign)),
+                        z(ops(&ms, p.id, Op::Verify))
+                    );
+                }
             }
         }
     }

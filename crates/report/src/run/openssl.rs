@@ -179,7 +179,7 @@ fn pkey_tables(
 ) {
     let inv = |x: Option<f64>| x.map(|v| 1.0 / v).unwrap_or(0.0);
     let or0 = |x: Option<f64>| x.unwrap_or(0.0);
-    let mut headed = [false; 7];
+    let mut headed = [false; 8];
     let mut not_measured = Vec::new();
     for p in prims.iter().filter(|p| !is_symmetric(p)) {
         let has = |op| ops(ms, p.id, op).is_some();
@@ -301,6 +301,28 @@ fn pkey_tables(
                     or0(k),
                     or0(e),
                     or0(d)
+                );
+            }
+            SpeedRow::Signature { name } => {
+                // OpenSSL 3.5's signature table.
+                let k = ops(ms, p.id, Op::Keygen);
+                if !headed[7] {
+                    let _ = writeln!(
+                        out,
+                        "{:31}keygen     signs    verify keygens/s    sign/s  verify/s",
+                        " "
+                    );
+                    headed[7] = true;
+                }
+                let _ = writeln!(
+                    out,
+                    "{name:>27} {:8.6}s {:8.6}s {:8.6}s {:9.1} {:9.1} {:9.1}{tail}",
+                    inv(k),
+                    inv(s),
+                    inv(v),
+                    or0(k),
+                    or0(s),
+                    or0(v)
                 );
             }
             SpeedRow::Symmetric { .. } => {}

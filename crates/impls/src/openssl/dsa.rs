@@ -1,0 +1,337 @@
+//! ML-DSA through libcrypto's EVP_PKEY signature calls (OpenSSL ≥ 3.5), as `openssl speed` 3.5
+//! drives them: key generation with `EVP_PKEY_generate` on one context; `EVP_PKEY_sign` and
+//! `EVP_PKEY_verify` of 32 bytes on contexts made once per key (pure ML-DSA, empty context, hedged
+//! signing). Known answers go through the same calls: the seed as the key-generation parameter
+//! `seed` (ξ), the internal interface as `message-encoding` 0 with `deterministic` 1, keys
+//! imported with `EVP_PKEY_new_raw_*_key_ex`.
+
+use super::ffi::{Api, Ptr};
+use super::pq::{int_param, octets, Owned, PqApi};
+use cryptospeed_catalog::{unhex, Algorithm, Kat, Primitive};
+use cryptospeed_engine::{AgreementOutput, Timed};
+use cryptospeed_model::Op;
+use std::ffi::CString;
+use std::os::raw::c_int;
+
+type Res<T> = Result<T, String>;
+
+/// One ML-DSA parameter set in one libcrypto.
+pub struct Dsa<'a> {
+    api: &'a Api,
+    k: PqApi,
+    name: CString,
+}
+
+impl<'a> Dsa<'a> {
+    /// The parameter set of `p` in the libcrypto behind `api`, or why it is not there.
+    pub fn new(api: &'a Api, p: &Primitive) -> Res<Dsa<'a>> {
+        let Algorithm::MlDsa { level } = p.algorithm else {
+            return Err(format!("{} is not ML-DSA", p.id));
+        };
+        let dsa = Dsa {
+            api,
+            k: PqApi::load(&api.path)?,
+            name: CString::new(format!("ML-DSA-{level}")).expect("no NUL"),
+        };
+        dsa.keygen_ctx().map_err(|e| {
+            format!(
+                "needs OpenSSL ≥ 3.5 ({} has no ML-DSA key generation: {e})",
+                dsa.k.path
+            )
+        })?;
+        Ok(dsa)
+    }
+
+    fn own(&self, ptr: Ptr, free: unsafe extern "C" fn(Ptr), what: &str) -> Res<Owned<'a>> {
+        if ptr.is_null() {
+            return Err(format!("{what} failed: {}", self.api.errors()));
+        }
+        Ok(Owned {
+            ptr,
+            free,
+            _kem: std::marker::PhantomData,
+        })
+    }
+
+    fn check(&self, rc: c_int, what: &str) -> Res<()> {
+        if rc == 1 {
+            Ok(())
+        } else {
+            Err(format!("{what} failed: {}", self.api.errors()))
+        }
+    }
+
+    fn keygen_ctx(&self) -> Res<Owned<'a>> {
+        // SAFETY: a NUL-terminated name; the context is owned below.
+        let ctx = unsafe {
+            (self.k.EVP_PKEY_CTX_new_from_name)(
+                std::ptr::null_mut(),
+                self.name.as_ptr(),
+                std::ptr::null(),
+            )
+        };
+        let ctx = self.own(ctx, self.k.EVP_PKEY_CTX_free, "EVP_PKEY_CTX_new_from_name")?;
+        // SAFETY: a fresh context.
+        self.check(
+            unsafe { (self.k.EVP_PKEY_keygen_init)(ctx.ptr) },
+            "EVP_PKEY_keygen_init",
+        )?;
+        Ok(ctx)
+    }
+
+    fn generate(&self, ctx: &Owned) -> Res<Owned<'a>> {
+        let mut pkey = std::ptr::null_mut();
+        // SAFETY: an initialised key-generation context; the key is owned below.
+        self.check(
+            unsafe { (self.k.EVP_PKEY_generate)(ctx.ptr, &mut pkey) },
+            "EVP_PKEY_generate",
+        )?;
+        self.own(pkey, self.k.EVP_PKEY_free, "EVP_PKEY_generate")
+    }
+
+    fn key_pair(&self, seed: Option<&[u8]>) -> Res<Owned<'a>> {
+        let ctx = self.keygen_ctx()?;
+        if let Some(seed) = seed {
+            let params = octets(c"seed", seed);
+            // SAFETY: the parameters outlive the call.
+            self.check(
+                unsafe { (self.k.EVP_PKEY_CTX_set_params)(ctx.ptr, params.as_ptr()) },
+                "setting the ML-DSA seed",
+            )?;
+        }
+        self.generate(&ctx)
+    }
+
+    fn public(&self, pkey: &Owned) -> Res<Vec<u8>> {
+        let mut out = vec![0u8; 4096];
+        let mut len = 0;
+        // SAFETY: the buffer holds every ML-DSA public key.
+        let rc = unsafe {
+            (self.k.EVP_PKEY_get_octet_string_param)(
+                pkey.ptr,
+                c"pub".as_ptr(),
+                out.as_mut_ptr(),
+                out.len(),
+                &mut len,
+            )
+        };
+        self.check(rc, "reading the public key")?;
+        out.truncate(len);
+        Ok(out)
+    }
+
+    fn raw_key(&self, bytes: &[u8], private: bool) -> Res<Owned<'a>> {
+        let f = if private {
+            self.k.EVP_PKEY_new_raw_private_key_ex
+        } else {
+            self.k.EVP_PKEY_new_raw_public_key_ex
+        };
+        // SAFETY: borrowed bytes copied by libcrypto; the key is owned below.
+        let pkey = unsafe {
+            f(
+                std::ptr::null_mut(),
+                self.name.as_ptr(),
+                std::ptr::null(),
+                bytes.as_ptr(),
+                bytes.len(),
+            )
+        };
+        self.own(pkey, self.k.EVP_PKEY_free, "importing the key")
+    }
+
+    /// A signing (or verifying) context for `pkey`; `internal` selects the internal interface
+    /// (the message is M') with deterministic signing. ML-DSA signs messages, so the context is
+    /// made with `EVP_PKEY_sign_message_init` and the fetched algorithm (3.5's way; plain
+    /// `EVP_PKEY_sign_init` is refused for ML-DSA keys).
+    fn op_ctx(&self, pkey: &Owned, sign: bool, internal: bool) -> Res<Owned<'a>> {
+        let k = &self.k;
+        let (Some(fetch), Some(free), Some(sign_init), Some(verify_init)) = (
+            k.EVP_SIGNATURE_fetch,
+            k.EVP_SIGNATURE_free,
+            k.EVP_PKEY_sign_message_init,
+            k.EVP_PKEY_verify_message_init,
+        ) else {
+            return Err("this libcrypto has no EVP_PKEY_sign_message_init (OpenSSL < 3.4)".into());
+        };
+        // SAFETY: a valid key; the context is owned below.
+        let ctx = unsafe {
+            (k.EVP_PKEY_CTX_new_from_pkey)(std::ptr::null_mut(), pkey.ptr, std::ptr::null())
+        };
+        let ctx = self.own(ctx, k.EVP_PKEY_CTX_free, "EVP_PKEY_CTX_new_from_pkey")?;
+        // SAFETY: a NUL-terminated name; the algorithm is owned below.
+        let alg = unsafe { fetch(std::ptr::null_mut(), self.name.as_ptr(), std::ptr::null()) };
+        let alg = self.own(alg, free, "EVP_SIGNATURE_fetch")?;
+        let (raw, yes) = (0 as c_int, 1 as c_int);
+        let params = [
+            int_param(c"message-encoding", &raw),
+            int_param(c"deterministic", &yes),
+            super::ffi::OsslParam::end(),
+        ];
+        let p = if internal {
+            params.as_ptr()
+        } else {
+            std::ptr::null()
+        };
+        let init = if sign { sign_init } else { verify_init };
+        // SAFETY: a fresh context, the fetched algorithm, parameters that outlive the call.
+        self.check(
+            unsafe { init(ctx.ptr, alg.ptr, p) },
+            "EVP_PKEY_sign/verify_message_init",
+        )?;
+        Ok(ctx)
+    }
+
+    fn sign(&self, ctx: &Owned, msg: &[u8]) -> Res<Vec<u8>> {
+        let mut sig = vec![0u8; 4627];
+        let mut len = sig.len();
+        // SAFETY: the buffer holds the largest ML-DSA signature.
+        let rc = unsafe {
+            (self.k.EVP_PKEY_sign)(ctx.ptr, sig.as_mut_ptr(), &mut len, msg.as_ptr(), msg.len())
+        };
+        self.check(rc, "EVP_PKEY_sign")?;
+        sig.truncate(len);
+        Ok(sig)
+    }
+
+    fn verify(&self, ctx: &Owned, msg: &[u8], sig: &[u8]) -> bool {
+        // SAFETY: borrowed buffers for the call.
+        let rc = unsafe {
+            (self.k.EVP_PKEY_verify)(ctx.ptr, sig.as_ptr(), sig.len(), msg.as_ptr(), msg.len())
+        };
+        // SAFETY: a rejected signature leaves errors behind.
+        unsafe { (self.api.ERR_clear_error)() };
+        rc == 1
+    }
+
+    /// Runs one known-answer vector through the timed calls.
+    pub fn known_answer(&self, kat: &Kat) -> Res<()> {
+        match *kat {
+            Kat::SigKeygen { seed, public, .. } => {
+                let got = self.public(&self.key_pair(Some(&unhex(seed)))?)?;
+                let want = unhex(public);
+                (got == want).then_some(()).ok_or_else(|| {
+                    format!(
+                        "public key: got {}, want {}",
+                        hex::encode(&got),
+                        hex::encode(&want)
+                    )
+                })
+            }
+            Kat::SigInternal {
+                private, msg, sig, ..
+            } => {
+                let key = self.raw_key(&unhex(private), true)?;
+                let got = self.sign(&self.op_ctx(&key, true, true)?, &unhex(msg))?;
+                let want = unhex(sig);
+                (got == want).then_some(()).ok_or_else(|| {
+                    format!(
+                        "signature: got {}, want {}",
+                        hex::encode(&got),
+                        hex::encode(&want)
+                    )
+                })
+            }
+            Kat::SigVerifyInternal {
+                public,
+                msg,
+                sig,
+                bad_msg,
+                bad_sig,
+                ..
+            } => {
+                let key = self.raw_key(&unhex(public), false)?;
+                let ctx = self.op_ctx(&key, false, true)?;
+                if !self.verify(&ctx, &unhex(msg), &unhex(sig)) {
+                    return Err("the published signature does not verify".into());
+                }
+                let ctx = self.op_ctx(&key, false, true)?;
+                if self.verify(&ctx, &unhex(bad_msg), &unhex(bad_sig)) {
+                    return Err("a signature the vectors reject verifies".into());
+                }
+                Ok(())
+            }
+            ref other => Err(format!("vector {other:?} does not fit ML-DSA")),
+        }
+    }
+
+    /// Signs `msg` with the seed's key: the signature, and the public key.
+    pub fn agree(&self, seed: &[u8], msg: &[u8]) -> Res<AgreementOutput> {
+        let key = self.key_pair(Some(seed))?;
+        let output = self.sign(&self.op_ctx(&key, true, false)?, msg)?;
+        Ok(AgreementOutput {
+            output,
+            public: self.public(&key)?,
+        })
+    }
+
+    /// Whether another library's pure ML-DSA signature verifies here.
+    pub fn verifies(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
+        let key = self.raw_key(public, false)?;
+        Ok(self.verify(&self.op_ctx(&key, false, false)?, msg, sig))
+    }
+
+    /// The timed loop of `op`, its key made before timing.
+    pub fn prepare(self, op: Op) -> Res<Box<dyn Timed + 'a>> {
+        let msg = vec![0u8; 32];
+        Ok(match op {
+            Op::Keygen => {
+                let ctx = self.keygen_ctx()?;
+                Box::new(KeygenLoop { ctx, dsa: self })
+            }
+            Op::Sign | Op::Verify => {
+                let key = self.key_pair(None)?;
+                let sign = self.op_ctx(&key, true, false)?;
+                let sig = self.sign(&sign, &msg)?;
+                let ctx = if op == Op::Sign {
+                    sign
+                } else {
+                    self.op_ctx(&key, false, false)?
+                };
+                Box::new(SignLoop {
+                    ctx,
+                    _key: key,
+                    msg,
+                    sig,
+                    sign: op == Op::Sign,
+                    dsa: self,
+                })
+            }
+            other => return Err(format!("ML-DSA has no {other} operation")),
+        })
+    }
+}
+
+// Fields drop in order: contexts and keys before the table that frees them.
+struct KeygenLoop<'a> {
+    ctx: Owned<'a>,
+    dsa: Dsa<'a>,
+}
+impl Timed for KeygenLoop<'_> {
+    fn run(&mut self, iters: u64) -> Res<()> {
+        for _ in 0..iters {
+            drop(self.dsa.generate(&self.ctx)?);
+        }
+        Ok(())
+    }
+}
+
+struct SignLoop<'a> {
+    ctx: Owned<'a>,
+    _key: Owned<'a>,
+    msg: Vec<u8>,
+    sig: Vec<u8>,
+    sign: bool,
+    dsa: Dsa<'a>,
+}
+impl Timed for SignLoop<'_> {
+    fn run(&mut self, iters: u64) -> Res<()> {
+        for _ in 0..iters {
+            if self.sign {
+                std::hint::black_box(self.dsa.sign(&self.ctx, &self.msg)?);
+            } else if !self.dsa.verify(&self.ctx, &self.msg, &self.sig) {
+                return Err("the signature did not verify".into());
+            }
+        }
+        Ok(())
+    }
+}
