@@ -95,7 +95,14 @@ pub(super) fn raw_key<'a>(
         api.EVP_PKEY_new_raw_public_key
     };
     // SAFETY: raw key bytes with their length; OpenSSL checks the length for the type.
-    let ptr = unsafe { new(raw_type(curve), null_mut(), bytes.as_ptr(), bytes.len()) };
+    let ptr = unsafe {
+        new(
+            raw_type(api, curve),
+            null_mut(),
+            bytes.as_ptr(),
+            bytes.len(),
+        )
+    };
     key(
         api,
         ptr,
@@ -167,12 +174,14 @@ pub fn ec_private_der(curve: Curve, scalar: &[u8]) -> Result<Vec<u8>, String> {
     Ok(der)
 }
 
-pub(super) fn raw_type(curve: Curve) -> c_int {
+/// The key type of a raw-key curve, as this library numbers it (AWS-LC and BoringSSL give X25519
+/// and Ed25519 other NIDs than OpenSSL).
+pub(super) fn raw_type(api: &Api, curve: Curve) -> c_int {
     match curve {
-        Curve::X25519 => ffi::EVP_PKEY_X25519,
-        Curve::X448 => ffi::EVP_PKEY_X448,
-        Curve::Ed25519 => ffi::EVP_PKEY_ED25519,
-        Curve::Ed448 => ffi::EVP_PKEY_ED448,
+        Curve::X25519 => api.nid(c"X25519", ffi::EVP_PKEY_X25519),
+        Curve::X448 => api.nid(c"X448", ffi::EVP_PKEY_X448),
+        Curve::Ed25519 => api.nid(c"ED25519", ffi::EVP_PKEY_ED25519),
+        Curve::Ed448 => api.nid(c"ED448", ffi::EVP_PKEY_ED448),
         _ => ffi::EVP_PKEY_EC,
     }
 }
@@ -244,10 +253,10 @@ fn generate_by_id<'a>(
     };
     let id = match algorithm {
         "EC" => ffi::EVP_PKEY_EC,
-        "X25519" => ffi::EVP_PKEY_X25519,
-        "X448" => ffi::EVP_PKEY_X448,
-        "ED25519" => ffi::EVP_PKEY_ED25519,
-        "ED448" => ffi::EVP_PKEY_ED448,
+        "X25519" => raw_type(api, Curve::X25519),
+        "X448" => raw_type(api, Curve::X448),
+        "ED25519" => raw_type(api, Curve::Ed25519),
+        "ED448" => raw_type(api, Curve::Ed448),
         other => {
             return Err(format!(
                 "{other} key generation by name needs OpenSSL 3 (EVP_PKEY_CTX_new_from_name)"
@@ -273,15 +282,20 @@ fn generate_by_id<'a>(
                 "P-521" => ffi::NID_SECP521R1,
                 other => return Err(format!("no NID known for group {other}")),
             };
-            if ctrl(
-                ctx.ptr,
-                ffi::EVP_PKEY_EC,
-                ffi::EVP_PKEY_OP_PARAMGEN_KEYGEN_111,
-                ffi::EVP_PKEY_CTRL_EC_PARAMGEN_CURVE_NID,
-                nid,
-                null_mut(),
-            ) <= 0
-            {
+            // AWS-LC and BoringSSL export the setter as a function and check the control's
+            // operation bits their own way; OpenSSL 1.1.1 has only the control.
+            let set = match api.EVP_PKEY_CTX_set_ec_paramgen_curve_nid {
+                Some(f) => f(ctx.ptr, nid),
+                None => ctrl(
+                    ctx.ptr,
+                    ffi::EVP_PKEY_EC,
+                    ffi::EVP_PKEY_OP_PARAMGEN_KEYGEN_111,
+                    ffi::EVP_PKEY_CTRL_EC_PARAMGEN_CURVE_NID,
+                    nid,
+                    null_mut(),
+                ),
+            };
+            if set <= 0 {
                 return Err(format!("unknown group {g}: {}", api.errors()));
             }
         }
@@ -744,7 +758,7 @@ fn bn_param(api: &Api, k: &Key, name: &str) -> Result<BigUint, String> {
         let text = std::ffi::CStr::from_ptr(hex_ptr)
             .to_string_lossy()
             .into_owned();
-        (api.CRYPTO_free)(hex_ptr as *mut _, c"cryptospeed".as_ptr(), 0);
+        api.free(hex_ptr as *mut _);
         (api.BN_free)(bn);
         BigUint::parse_bytes(text.as_bytes(), 16).ok_or_else(|| format!("bad hex for {name}"))
     }
