@@ -1,8 +1,12 @@
-//! `aws-lc`: Amazon's AWS-LC (a BoringSSL fork) through aws-lc-rs, whose API is ring's plus more;
+//! `aws-lc-rs`: Amazon's AWS-LC (a BoringSSL fork) through aws-lc-rs, whose API is ring's plus more;
 //! the common calls come from [`crate::ring_like_api`], and this module adds what AWS-LC has
 //! beyond ring: SHA3-256, and key agreement from fixed private keys (so X25519 and ECDH are
 //! checked against RFC 7748 and Wycheproof vectors). aws-lc-sys prefixes its symbols, so it
 //! links beside the dynamically loaded system libcrypto without clashes.
+//!
+//! It is kept beside `aws-lc` (AWS-LC's whole libcrypto, crate::aws_lc) because it measures what
+//! the libcrypto path does not: the Rust API rustls and other Rust programs call (message-level
+//! signing, aws-lc-rs's own AEAD and digest wrappers) on the aws-lc-sys build Cargo makes.
 
 use crate::suite::{AeadFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
 use crate::ImplOptions;
@@ -42,18 +46,18 @@ pub fn create(_: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
 
 impl Suite for AwsLc {
     fn name(&self) -> &'static str {
-        "aws-lc"
+        "aws-lc-rs"
     }
     fn describe(&self) -> Variant {
         Variant {
-            label: "aws-lc".into(),
-            implementation: "aws-lc".into(),
+            label: "aws-lc-rs".into(),
+            implementation: "aws-lc-rs".into(),
             version: "aws-lc-rs 1 (aws-lc-sys, statically linked)".into(),
             library: "statically linked into cryptospeed".into(),
             ..Default::default()
         }
     }
-    crate::ring_like_suite_methods!("aws-lc");
+    crate::ring_like_suite_methods!("aws-lc-rs");
     fn hash(&self, p: &Primitive) -> Res<HashFn> {
         if p.id == "sha3-256" {
             return Ok(Box::new(|msg, out| {
@@ -63,7 +67,7 @@ impl Suite for AwsLc {
                 Ok(())
             }));
         }
-        api::hash("aws-lc", p)
+        api::hash("aws-lc-rs", p)
     }
     fn derive(&self, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
         use aws_lc_rs::agreement;
