@@ -128,12 +128,22 @@ fn crate_file(lib: &CmakeLibrary) -> Result<PathBuf> {
     find().with_context(|| format!("cargo info {spec} succeeded but no {file} appeared"))
 }
 
-/// A program's path and first `--version` line.
+/// A program's path and first `--version` line; missing, the Debian package that brings it.
 fn tool(name: &str) -> Result<CompilerInfo> {
-    compiler::probe(name).with_context(|| match compiler::debian_package(name) {
-        Some(pkg) => format!("needs {name} (apt-get install {pkg})"),
-        None => format!("needs {name}"),
-    })
+    let package = match name {
+        "cmake" => "cmake",
+        "cc" => "gcc",
+        "c++" => "g++",
+        "ninja" => "ninja-build",
+        other => other,
+    };
+    let on_path = std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|d| d.join(name).is_file())
+    });
+    if !on_path {
+        bail!("needs {name}, which is not on PATH (apt-get install {package})");
+    }
+    compiler::probe(name).with_context(|| format!("needs a working {name}"))
 }
 
 /// What a build depends on, resolved: the crate and the tools.
