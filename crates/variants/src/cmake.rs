@@ -36,6 +36,10 @@ pub struct CmakeLibrary {
     pub cmake_args: &'static [&'static str],
     /// Build targets.
     pub targets: &'static [&'static str],
+    /// The library a worker loads: libcrypto, or one that depends on it and adds to it
+    /// (BoringSSL's libdecrepit: Blowfish, CAST, RIPEMD-160), whose symbols dlsym finds along
+    /// with libcrypto's.
+    pub load: &'static str,
     /// Executables kept beside the libraries (`bssl_bench`).
     pub programs: &'static [&'static str],
     /// Needs a C++ compiler (BoringSSL is C++ now).
@@ -58,6 +62,7 @@ pub const AWS_LC: CmakeLibrary = CmakeLibrary {
         "-DENABLE_SOURCE_MODIFICATION=OFF",
     ],
     targets: &["crypto"],
+    load: "libcrypto.so",
     programs: &[],
     cxx: false,
 };
@@ -71,7 +76,8 @@ pub const BORINGSSL: CmakeLibrary = CmakeLibrary {
     // BUILD_TESTING declares bssl_bench (and its vendored Google Benchmark); only the targets
     // below are built.
     cmake_args: &["-DBUILD_TESTING=ON"],
-    targets: &["crypto", "bssl_bench"],
+    targets: &["crypto", "decrepit", "bssl_bench"],
+    load: "libdecrepit.so",
     programs: &["bssl_bench"],
     cxx: true,
 };
@@ -95,9 +101,6 @@ pub fn library(label: &str) -> Result<&'static CmakeLibrary> {
             )
         })
 }
-
-/// The library file inside a built entry.
-pub const LIBRARY_FILE: &str = "libcrypto.so";
 
 /// `NAME-VERSION.crate` in cargo's download cache, fetched from crates.io by `cargo info` when
 /// it is not there yet.
@@ -137,9 +140,8 @@ fn tool(name: &str) -> Result<CompilerInfo> {
         "ninja" => "ninja-build",
         other => other,
     };
-    let on_path = std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|d| d.join(name).is_file())
-    });
+    let on_path = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(name).is_file()));
     if !on_path {
         bail!("needs {name}, which is not on PATH (apt-get install {package})");
     }
@@ -305,8 +307,8 @@ pub fn build(lib: &CmakeLibrary, cache: &Cache, jobs: usize, cancel: &AtomicBool
                     .map_err(|err| format!("cannot copy {name}: {err}"))?;
             }
         }
-        if !staging.join(LIBRARY_FILE).is_file() {
-            return Err(format!("the build made no {LIBRARY_FILE}"));
+        if !staging.join(lib.load).is_file() {
+            return Err(format!("the build made no {}", lib.load));
         }
         for p in lib.programs {
             if !staging.join(p).is_file() {
@@ -345,7 +347,7 @@ pub fn build(lib: &CmakeLibrary, cache: &Cache, jobs: usize, cancel: &AtomicBool
         configure_args: lib.cmake_args.iter().map(|a| a.to_string()).collect(),
         target: std::env::consts::ARCH.to_string(),
         configure_command: configure,
-        library: LIBRARY_FILE.to_string(),
+        library: lib.load.to_string(),
         build_seconds: started.elapsed().as_secs_f64(),
         built_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         kats: Vec::new(),

@@ -40,6 +40,8 @@ pub struct OpenSsl {
     name: &'static str,
     /// Facts about the build beyond what the library reports (where and how it was built).
     extra_build_info: Vec<String>,
+    /// The version to label the variant with when the library states none (BoringSSL).
+    version_hint: Option<String>,
     api: Api,
     /// Outcome of loading each provider, for the variant description and unavailability reasons.
     providers: Vec<(String, Result<(), String>)>,
@@ -51,7 +53,7 @@ pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> 
         .library
         .clone()
         .unwrap_or_else(|| DEFAULT_LIBRARY.to_string());
-    create_as("openssl", &path, Vec::new())
+    create_as("openssl", &path, Vec::new(), None)
 }
 
 /// The implementation `name` over the libcrypto at `path` (OpenSSL 1.1.1 … 4.0, AWS-LC,
@@ -60,6 +62,7 @@ pub fn create_as(
     name: &'static str,
     path: &str,
     extra_build_info: Vec<String>,
+    version_hint: Option<String>,
 ) -> Result<Box<dyn Implementation>, String> {
     let api = Api::load(path)?;
     let mut providers = Vec::new();
@@ -79,6 +82,7 @@ pub fn create_as(
     Ok(Box::new(OpenSsl {
         name,
         extra_build_info,
+        version_hint,
         api,
         providers,
         availability: HashMap::new(),
@@ -137,6 +141,12 @@ impl OpenSsl {
             Algorithm::Gmac { .. } => {
                 symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[0; 12]).map(|_| ())
             }
+            // A library may read a key it cannot sign with (BoringSSL parses DSA keys but has
+            // no DSA in EVP_PKEY): the signing context is part of the probe.
+            Algorithm::Rsa { .. } | Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. } => {
+                pkey::timing_key(api, &primitive.algorithm)
+                    .and_then(|k| pkey::init_ctx(api, &k, cryptospeed_model::Op::Sign).map(|_| ()))
+            }
             _ => pkey::timing_key(api, &primitive.algorithm).map(|_| ()),
         };
         // SAFETY: clears errors a failed probe leaves behind.
@@ -163,11 +173,13 @@ impl Implementation for OpenSsl {
     fn describe(&self) -> Variant {
         let a = &self.api;
         let version = a.version_text(ffi::OPENSSL_VERSION);
-        let short = version
-            .split_whitespace()
-            .nth(1)
-            .unwrap_or("unknown")
-            .to_string();
+        let short = match version.split_whitespace().nth(1) {
+            Some(v) if v.starts_with(|c: char| c.is_ascii_digit()) => v.to_string(),
+            _ => self
+                .version_hint
+                .clone()
+                .unwrap_or_else(|| "unknown".to_string()),
+        };
         let cpuinfo = a.version_text(ffi::OPENSSL_CPU_INFO);
         let mut build_info = vec![
             version.clone(),
@@ -273,7 +285,7 @@ pub fn create_built(
 ) -> Result<Box<dyn Implementation>, String> {
     use cryptospeed_variants::{cmake, BuildStatus, Cache};
     if let Some(path) = &options.library {
-        return create_as(name, path, Vec::new());
+        return create_as(name, path, Vec::new(), None);
     }
     let what = format!(
         "{} from the {} {} crate",
@@ -293,6 +305,7 @@ pub fn create_built(
             name,
             &e.library_path().to_string_lossy(),
             e.manifest.build_info(),
+            Some(format!("{}-{}", library.crate_name, library.crate_version)),
         ),
         None if cmake::building(library, &cache) => Err(format!(
             "{what} is being built now (cmake, a few minutes); `cryptospeed variant build-library {}` waits for it",

@@ -246,7 +246,7 @@ fn generate_by_id<'a>(
     algorithm: &str,
     group: Option<&str>,
 ) -> Result<Key<'a>, String> {
-    let (Some(new_id), Some(ctrl)) = (api.EVP_PKEY_CTX_new_id, api.EVP_PKEY_CTX_ctrl) else {
+    let Some(new_id) = api.EVP_PKEY_CTX_new_id else {
         return Err(
             "this libcrypto has neither EVP_PKEY_CTX_new_from_name nor EVP_PKEY_CTX_new_id".into(),
         );
@@ -284,9 +284,13 @@ fn generate_by_id<'a>(
             };
             // AWS-LC and BoringSSL export the setter as a function and check the control's
             // operation bits their own way; OpenSSL 1.1.1 has only the control.
-            let set = match api.EVP_PKEY_CTX_set_ec_paramgen_curve_nid {
-                Some(f) => f(ctx.ptr, nid),
-                None => ctrl(
+            let set = match (
+                api.EVP_PKEY_CTX_set_ec_paramgen_curve_nid,
+                api.EVP_PKEY_CTX_ctrl,
+            ) {
+                (Some(f), _) => f(ctx.ptr, nid),
+                (None, None) => return Err("this libcrypto cannot set an EC key's curve".into()),
+                (None, Some(ctrl)) => ctrl(
                     ctx.ptr,
                     ffi::EVP_PKEY_EC,
                     ffi::EVP_PKEY_OP_PARAMGEN_KEYGEN_111,
