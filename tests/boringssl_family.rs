@@ -212,7 +212,11 @@ fn bssl_bench(bench: &PathBuf, filter: &str) -> Vec<(String, f64)> {
 
 /// (cryptospeed cell, its operation, bssl_bench's benchmark name)
 const ORACLE_CELLS: [(&str, &str, &str); 3] = [
-    ("sha256@8192", "hash", "BM_SpeedHash/sha256/InputSize:8192/threads:1"),
+    (
+        "sha256@8192",
+        "hash",
+        "BM_SpeedHash/sha256/InputSize:8192/threads:1",
+    ),
     (
         "aes-128-gcm@8192",
         "encrypt",
