@@ -289,3 +289,29 @@ fn boringssl_figures_agree_with_bssl_bench_of_the_same_build() {
         assert!(best < 1.6f64.ln(), "{name}: {ratios:?}");
     }
 }
+
+#[test]
+fn a_column_not_built_yet_says_how_to_build_it() {
+    let _one = serial();
+    let cache = tempfile::tempdir().unwrap();
+    let out = bin()
+        .env("CRYPTOSPEED_CACHE", cache.path())
+        .env("CRYPTOSPEED_NO_AUTO_BUILD", "1")
+        .args(["list", "--impl", "aws-lc,openssl"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let line = text.lines().find(|l| l.starts_with("aws-lc: ")).unwrap();
+    assert!(
+        line.contains("is not built yet")
+            && line.contains("cryptospeed variant build-library aws-lc"),
+        "{line}"
+    );
+    // Nothing was built or started in that cache.
+    let variants = cache.path().join("variants");
+    let built = std::fs::read_dir(&variants)
+        .map(|d| d.flatten().filter(|e| e.path().is_dir()).count())
+        .unwrap_or(0);
+    assert_eq!(built, 0);
+}
