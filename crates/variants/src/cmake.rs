@@ -168,7 +168,7 @@ fn plan(lib: &CmakeLibrary) -> Result<Plan> {
     let crate_sha256 = sha256_file(&crate_path)?;
     let mut h = Sha256::new();
     for part in [
-        "cmake-library-1",
+        "cmake-library-2",
         lib.label,
         lib.crate_name,
         lib.crate_version,
@@ -302,7 +302,8 @@ pub fn build(lib: &CmakeLibrary, cache: &Cache, jobs: usize, cancel: &AtomicBool
             let name = e.file_name().to_string_lossy().into_owned();
             let keep = (name.ends_with(".so") || name.contains(".so."))
                 || lib.programs.contains(&name.as_str());
-            if keep && e.file_type().is_file() {
+            // Versioned names (libbenchmark.so.1) are symlinks in the build: copied as files.
+            if keep && !e.file_type().is_dir() {
                 std::fs::copy(e.path(), staging.join(&name))
                     .map_err(|err| format!("cannot copy {name}: {err}"))?;
             }
