@@ -312,7 +312,7 @@ pub fn create_built(
             library.label
         )),
         None => Err(format!(
-            "{what} is not built yet: {}; `cryptospeed variant build-library {}` builds it and waits (scripts/setup does it)",
+            "{what} is not built yet: {}; `cryptospeed variant build-library {}` builds it and waits",
             start_background_build(library, &cache),
             library.label
         )),
