@@ -60,6 +60,18 @@ enum VariantCommand {
         #[command(flatten)]
         cache: CacheArgs,
     },
+    /// Build AWS-LC (`aws-lc`) or BoringSSL (`boringssl`, with its bssl_bench) with cmake from
+    /// the tree its crates.io package carries (aws-lc-sys, boring-sys), into the cache the
+    /// `aws-lc` and `boringssl` implementations load it from; waits for a build already running.
+    BuildLibrary {
+        /// aws-lc or boringssl.
+        name: String,
+        /// Parallel build jobs (default: one per CPU).
+        #[arg(long, short, default_value_t = 0)]
+        jobs: usize,
+        #[command(flatten)]
+        cache: CacheArgs,
+    },
     /// Unpack an OpenSSL release from the openssl-src crate into a directory, to patch it and
     /// build it with `variant build --source DIR`.
     Fetch {
@@ -115,7 +127,40 @@ pub fn variant(a: VariantArgs) -> Result<i32> {
         VariantCommand::Show { name, log, cache } => show(&name, log, &cache),
         VariantCommand::Rm { names, cache } => rm(&names, &cache),
         VariantCommand::Fetch { openssl, dir } => fetch(&openssl, &dir),
+        VariantCommand::BuildLibrary { name, jobs, cache } => build_library(&name, jobs, &cache),
     }
+}
+
+fn build_library(name: &str, jobs: usize, c: &CacheArgs) -> Result<i32> {
+    use cryptospeed_variants::cmake;
+    let library = cmake::library(name)?;
+    let cache = open_cache(c);
+    let jobs = if jobs == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        jobs
+    };
+    if cmake::cached(library, &cache)?.is_none() {
+        eprintln!(
+            "building {} from the {} {} crate with cmake ({jobs} jobs; a few minutes)",
+            library.title, library.crate_name, library.crate_version
+        );
+    }
+    let entry = cmake::build(library, &cache, jobs, &interrupt_flag())?;
+    if entry.manifest.status == BuildStatus::Failed {
+        eprintln!(
+            "{} did not build: {}\nlog: {}",
+            library.title,
+            entry.manifest.detail,
+            entry.log_path().display()
+        );
+        return Ok(1);
+    }
+    println!("{}", entry.library_path().display());
+    for p in library.programs {
+        println!("{}", cmake::program(&entry, p).display());
+    }
+    Ok(0)
 }
 
 fn open_cache(c: &CacheArgs) -> Cache {

@@ -1,91 +1,13 @@
-//! `aws-lc`: Amazon's AWS-LC (a BoringSSL fork) through aws-lc-rs, whose API is ring's plus more;
-//! the common calls come from [`crate::ring_like_api`], and this module adds what AWS-LC has
-//! beyond ring: SHA3-256, and key agreement from fixed private keys (so X25519 and ECDH are
-//! checked against RFC 7748 and Wycheproof vectors). aws-lc-sys prefixes its symbols, so it
-//! links beside the dynamically loaded system libcrypto without clashes.
+//! `aws-lc`: AWS-LC through its whole OpenSSL-compatible libcrypto, so every primitive AWS-LC
+//! has is measured (legacy ones included) with the EVP calls `openssl speed` makes. The library is
+//! built with cmake from the tree the `aws-lc-sys` crate carries, as a shared libcrypto without
+//! a symbol prefix (cryptospeed_variants::cmake), and driven by the `openssl` module (crate::openssl),
+//! which falls back to the 1.1.1-style calls where AWS-LC lacks OpenSSL 3's. Its own worker
+//! process keeps its symbols away from OpenSSL's. `aws-lc:PATH` loads another build.
 
-use crate::suite::{AeadFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
 use crate::ImplOptions;
-use cryptospeed_catalog::{Algorithm, Curve, Primitive};
 use cryptospeed_engine::Implementation;
-use cryptospeed_model::Variant;
 
-mod api {
-    crate::ring_like_api!(aws_lc_rs);
-
-    pub fn ecdsa_from_pkcs8(
-        alg: &'static signature::EcdsaSigningAlgorithm,
-        pkcs8: &[u8],
-        _rng: &SystemRandom,
-    ) -> Res<signature::EcdsaKeyPair> {
-        signature::EcdsaKeyPair::from_pkcs8(alg, pkcs8).map_err(|e| e.to_string())
-    }
-
-    pub fn open_separate(
-        key: &aws_lc_rs::aead::LessSafeKey,
-        nonce: aws_lc_rs::aead::Nonce,
-        aad: aws_lc_rs::aead::Aad<&[u8]>,
-        tag: &[u8],
-        data: &mut [u8],
-    ) -> Res<bool> {
-        Ok(key
-            .open_in_place_separate_tag(nonce, aad, tag, data)
-            .is_ok())
-    }
-}
-
-pub struct AwsLc;
-
-pub fn create(_: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
-    Ok(Box::new(SuiteImplementation::new(AwsLc)))
-}
-
-impl Suite for AwsLc {
-    fn name(&self) -> &'static str {
-        "aws-lc"
-    }
-    fn describe(&self) -> Variant {
-        Variant {
-            label: "aws-lc".into(),
-            implementation: "aws-lc".into(),
-            version: "aws-lc-rs 1 (aws-lc-sys, statically linked)".into(),
-            library: "statically linked into cryptospeed".into(),
-            ..Default::default()
-        }
-    }
-    crate::ring_like_suite_methods!("aws-lc");
-    fn hash(&self, p: &Primitive) -> Res<HashFn> {
-        if p.id == "sha3-256" {
-            return Ok(Box::new(|msg, out| {
-                out.copy_from_slice(
-                    aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA3_256, msg).as_ref(),
-                );
-                Ok(())
-            }));
-        }
-        api::hash("aws-lc", p)
-    }
-    fn derive(&self, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
-        use aws_lc_rs::agreement;
-        let alg = match p.algorithm {
-            Algorithm::Ecdh { curve: Curve::P256 } => &agreement::ECDH_P256,
-            Algorithm::Ecdh { curve: Curve::P384 } => &agreement::ECDH_P384,
-            Algorithm::Ecdh { curve: Curve::P521 } => &agreement::ECDH_P521,
-            Algorithm::Ecdh {
-                curve: Curve::X25519,
-            } => &agreement::X25519,
-            _ => return Err(format!("aws-lc does not offer {}", p.id)),
-        };
-        let key = agreement::PrivateKey::from_private_key(alg, private)
-            .map_err(|e| format!("private key rejected: {e}"))?;
-        let peer = peer.to_vec();
-        Ok(Box::new(move || {
-            agreement::agree(
-                &key,
-                agreement::UnparsedPublicKey::new(alg, &peer),
-                "key agreement failed".to_string(),
-                |secret| Ok(secret.to_vec()),
-            )
-        }))
-    }
+pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
+    crate::openssl::create_built("aws-lc", &cryptospeed_variants::cmake::AWS_LC, options)
 }

@@ -41,6 +41,21 @@ macro_rules! dynamic_api {
                     Ok($api { _lib: lib, path: path.to_string(), $($name,)* $($oname,)* })
                 }
             }
+
+            /// Any other symbol of the library by name (an accessor such as `EVP_cast5_cbc`).
+            #[allow(dead_code)] // not every table needs it
+            pub fn symbol(&self, name: &str) -> Option<*mut std::ffi::c_void> {
+                let mut c = name.as_bytes().to_vec();
+                c.push(0);
+                // SAFETY: only the symbol's address is read; the caller gives it its prototype.
+                unsafe {
+                    self._lib
+                        .get::<*mut std::ffi::c_void>(&c)
+                        .ok()
+                        .map(|s| *s)
+                        .filter(|p| !p.is_null())
+                }
+            }
         }
     };
 }

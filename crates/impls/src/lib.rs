@@ -4,6 +4,8 @@
 //! Adding an implementation is one module plus one line in [`REGISTRY`].
 
 pub mod aws_lc;
+pub mod aws_lc_rs;
+pub mod boringssl;
 pub mod buffer;
 pub mod dl;
 pub mod go;
@@ -46,8 +48,18 @@ pub const REGISTRY: &[(&str, &str, Constructor)] = &[
     ),
     (
         "aws-lc",
-        "AWS-LC through aws-lc-rs (crates.io), statically linked",
+        "AWS-LC's whole libcrypto through EVP, built with cmake from the aws-lc-sys crate's tree",
         aws_lc::create,
+    ),
+    (
+        "aws-lc-rs",
+        "AWS-LC through aws-lc-rs (crates.io), the Rust API rustls calls, statically linked",
+        aws_lc_rs::create,
+    ),
+    (
+        "boringssl",
+        "BoringSSL's libcrypto through EVP, built with cmake from the boring-sys crate's tree",
+        boringssl::create,
     ),
     (
         "go",

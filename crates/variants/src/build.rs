@@ -187,7 +187,7 @@ fn variant_key(
 }
 
 /// A directory to build in whose path make and the shell take literally.
-fn build_root(key: &str) -> Result<PathBuf> {
+pub(crate) fn build_root(key: &str) -> Result<PathBuf> {
     let name = format!("cryptospeed-build-{key}-{}", std::process::id());
     for base in [
         std::env::temp_dir(),
@@ -203,7 +203,7 @@ fn build_root(key: &str) -> Result<PathBuf> {
 }
 
 /// Runs one build step with its output appended to the log.
-fn step(
+pub(crate) fn step(
     log: &mut File,
     log_path: &Path,
     argv: &[String],
@@ -257,16 +257,16 @@ fn step(
     }
 }
 
-fn tail(path: &Path, lines: usize) -> String {
+pub(crate) fn tail(path: &Path, lines: usize) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
 }
 
 /// Holds the per-key lock for as long as it lives.
-struct KeyLock(#[allow(dead_code)] File);
+pub(crate) struct KeyLock(#[allow(dead_code)] File);
 
-fn lock_key(cache: &Cache, key: &str) -> Result<KeyLock> {
+pub(crate) fn lock_key(cache: &Cache, key: &str) -> Result<KeyLock> {
     let dir = cache.variants_dir();
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let f = File::create(dir.join(format!("{key}.lock")))?;

@@ -74,8 +74,17 @@ impl Manifest {
         vec![
             format!("variant {} ({})", self.label, self.key),
             format!(
-                "source: OpenSSL {} from {} {} (sha256 {})",
-                self.source.version, self.source.kind, self.source.location, self.source.sha256
+                "source: {}{} from {} {} (sha256 {})",
+                // Libraries built with cmake (crate::cmake) name themselves in their version.
+                if self.source.kind.ends_with("-sys crate") {
+                    ""
+                } else {
+                    "OpenSSL "
+                },
+                self.source.version,
+                self.source.kind,
+                self.source.location,
+                self.source.sha256
             ),
             format!(
                 "compiler: {} ({})",

@@ -7,6 +7,7 @@
 
 pub mod build;
 pub mod cache;
+pub mod cmake;
 pub mod compiler;
 pub mod source;
 

@@ -65,7 +65,7 @@ pub fn crate_requirement(release: &str) -> Result<String> {
     }
 }
 
-fn cargo_home() -> PathBuf {
+pub(crate) fn cargo_home() -> PathBuf {
     std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| dirs::home_dir().map(|h| h.join(".cargo")))
@@ -154,7 +154,7 @@ fn release_crate(release: &str) -> Result<(String, PathBuf)> {
     }
 }
 
-fn sha256_file(path: &Path) -> Result<String> {
+pub(crate) fn sha256_file(path: &Path) -> Result<String> {
     let mut f =
         std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut h = Sha256::new();
@@ -380,6 +380,15 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Unpacks a `.tar.gz` (a `.crate`) into `dest`.
+pub(crate) fn unpack_tar_gz(archive: &Path, dest: &Path) -> Result<()> {
+    std::fs::create_dir_all(dest)?;
+    let file = std::fs::File::open(archive)?;
+    tar::Archive::new(flate2::read::GzDecoder::new(file))
+        .unpack(dest)
+        .with_context(|| format!("cannot unpack {}", archive.display()))
 }
 
 impl ResolvedSource {

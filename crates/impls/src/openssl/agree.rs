@@ -27,10 +27,14 @@ fn bytes(output: Vec<u8>) -> AgreementOutput {
 const SHA256_DIGEST_INFO: &str = "3031300d060960864801650304020105000420";
 
 /// The EC public key as a SEC1 uncompressed point.
-fn ec_public(api: &Api, k: &super::pkey::Key) -> Result<Vec<u8>, String> {
-    let get = api
-        .EVP_PKEY_get_octet_string_param
-        .ok_or("needs OpenSSL 3 (EVP_PKEY_get_octet_string_param)")?;
+fn ec_public(
+    api: &Api,
+    k: &super::pkey::Key,
+    curve: cryptospeed_catalog::Curve,
+) -> Result<Vec<u8>, String> {
+    let Some(get) = api.EVP_PKEY_get_octet_string_param else {
+        return ec_public_from_spki(api, k, curve);
+    };
     let mut out = vec![0u8; 200];
     let mut len = 0usize;
     // SAFETY: NUL-terminated parameter name and an owned buffer.
@@ -50,6 +54,33 @@ fn ec_public(api: &Api, k: &super::pkey::Key) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
+/// Without OpenSSL 3's parameter API (OpenSSL 1.1.1, AWS-LC, BoringSSL): the point is the tail
+/// of the key's SubjectPublicKeyInfo, after the prefix every uncompressed point on that curve has.
+fn ec_public_from_spki(
+    api: &Api,
+    k: &super::pkey::Key,
+    curve: cryptospeed_catalog::Curve,
+) -> Result<Vec<u8>, String> {
+    let i2d = api
+        .i2d_PUBKEY
+        .ok_or("this libcrypto has neither EVP_PKEY_get_octet_string_param nor i2d_PUBKEY")?;
+    let mut der = vec![0u8; 512];
+    // SAFETY: a first call with NULL gives the length; the buffer is then large enough.
+    let len = unsafe {
+        let need = i2d(k.ptr, std::ptr::null_mut());
+        if need <= 0 || need as usize > der.len() {
+            return Err(format!("cannot encode the public key: {}", api.errors()));
+        }
+        let mut p = der.as_mut_ptr();
+        i2d(k.ptr, &mut p)
+    };
+    der.truncate(len.max(0) as usize);
+    let prefix = unhex(spki_prefix(curve));
+    der.strip_prefix(prefix.as_slice())
+        .map(<[u8]>::to_vec)
+        .ok_or_else(|| format!("unexpected SubjectPublicKeyInfo {}", hex::encode(&der)))
+}
+
 pub fn agree(api: &Api, p: &Primitive, case: &AgreementCase) -> Result<AgreementOutput, String> {
     Ok(match p.algorithm {
         Algorithm::Digest { name } => bytes(digest(api, name, &case.msg)?),
@@ -59,9 +90,10 @@ pub fn agree(api: &Api, p: &Primitive, case: &AgreementCase) -> Result<Agreement
             // SAFETY: a fresh digest context, freed below; owned buffers.
             unsafe {
                 let ctx = (api.EVP_MD_CTX_new)();
+                let fin = api.EVP_DigestFinalXOF.ok_or("no EVP_DigestFinalXOF")?;
                 let ok = (api.EVP_DigestInit_ex)(ctx, md, null_mut()) == 1
                     && (api.EVP_DigestUpdate)(ctx, case.msg.as_ptr() as _, case.msg.len()) == 1
-                    && (api.EVP_DigestFinalXOF)(ctx, out.as_mut_ptr(), out.len()) == 1;
+                    && fin(ctx, out.as_mut_ptr(), out.len()) == 1;
                 (api.EVP_MD_CTX_free)(ctx);
                 if !ok {
                     return Err(format!("XOF failed: {}", api.errors()));
@@ -70,21 +102,13 @@ pub fn agree(api: &Api, p: &Primitive, case: &AgreementCase) -> Result<Agreement
             bytes(out)
         }
         Algorithm::Hmac { .. } | Algorithm::Cmac { .. } | Algorithm::Gmac { .. } => {
-            let mac = mac_ctx(api, &p.algorithm, &case.key, &case.iv)?;
-            let (update, fin) = (
-                api.EVP_MAC_update.ok_or("no EVP_MAC_update")?,
-                api.EVP_MAC_final.ok_or("no EVP_MAC_final")?,
-            );
+            let mut mac = mac_ctx(api, &p.algorithm, &case.key, &case.iv)?;
             let mut out = [0u8; 64];
-            let mut len = 0usize;
-            // SAFETY: keyed context, owned buffers.
-            let ok = unsafe {
-                update(mac.ctx, case.msg.as_ptr(), case.msg.len()) == 1
-                    && fin(mac.ctx, out.as_mut_ptr(), &mut len, out.len()) == 1
-            };
-            if !ok {
-                return Err(format!("MAC computation failed: {}", api.errors()));
-            }
+            let len = mac
+                .update(case.msg.as_ptr(), case.msg.len())
+                .then(|| mac.finish(&mut out))
+                .flatten()
+                .ok_or_else(|| format!("MAC computation failed: {}", api.errors()))?;
             bytes(out[..len].to_vec())
         }
         Algorithm::Cipher { name, .. } => {
@@ -135,7 +159,7 @@ pub fn agree(api: &Api, p: &Primitive, case: &AgreementCase) -> Result<Agreement
             let ctx = init_ctx(api, &k, Op::Sign)?;
             AgreementOutput {
                 output: sign_once(api, &ctx, &digest(api, md, &case.msg)?)?,
-                public: ec_public(api, &k)?,
+                public: ec_public(api, &k, curve)?,
             }
         }
         Algorithm::Dsa { .. }

@@ -67,7 +67,6 @@ crate::dynamic_api! {
         EVP_MD_CTX_free: fn(Ptr);
         EVP_DigestInit_ex: fn(Ptr, Ptr, Ptr) -> c_int;
         EVP_DigestUpdate: fn(Ptr, *const c_void, usize) -> c_int;
-        EVP_DigestFinalXOF: fn(Ptr, *mut u8, usize) -> c_int;
         EVP_CIPHER_CTX_new: fn() -> Ptr;
         EVP_CIPHER_CTX_free: fn(Ptr);
         EVP_CipherInit_ex: fn(Ptr, Ptr, Ptr, *const u8, *const u8, c_int) -> c_int;
@@ -107,9 +106,33 @@ crate::dynamic_api! {
         EVP_DigestVerify: fn(Ptr, *const u8, usize, *const u8, usize) -> c_int;
         BN_bn2hex: fn(Ptr) -> *mut c_char;
         BN_free: fn(Ptr);
-        CRYPTO_free: fn(*mut c_void, *const c_char, c_int);
     }
     optional {
+        EVP_DigestFinalXOF: fn(Ptr, *mut u8, usize) -> c_int;
+        CRYPTO_free: fn(*mut c_void, *const c_char, c_int);
+        OPENSSL_free: fn(*mut c_void);
+        // The 1.1.1-style calls AWS-LC and BoringSSL keep where OpenSSL 3 moved on (EVP_MAC,
+        // providers, key generation by name): HMAC_CTX, CMAC_CTX, GMAC as a GCM context fed
+        // only AAD, NIDs looked up by short name, the public point through the SPKI encoding.
+        HMAC_CTX_new: fn() -> Ptr;
+        HMAC_CTX_free: fn(Ptr);
+        HMAC_Init_ex: fn(Ptr, *const c_void, c_int, Ptr, Ptr) -> c_int;
+        HMAC_Update: fn(Ptr, *const u8, usize) -> c_int;
+        HMAC_Final: fn(Ptr, *mut u8, *mut c_uint) -> c_int;
+        CMAC_CTX_new: fn() -> Ptr;
+        CMAC_CTX_free: fn(Ptr);
+        CMAC_Init: fn(Ptr, *const c_void, usize, Ptr, Ptr) -> c_int;
+        CMAC_Reset: fn(Ptr) -> c_int;
+        CMAC_Update: fn(Ptr, *const c_void, usize) -> c_int;
+        CMAC_Final: fn(Ptr, *mut u8, *mut usize) -> c_int;
+        OBJ_sn2nid: fn(*const c_char) -> c_int;
+        EVP_PKEY_CTX_set_ec_paramgen_curve_nid: fn(Ptr, c_int) -> c_int;
+        i2d_PUBKEY: fn(Ptr, *mut *mut u8) -> c_int;
+        // BoringSSL's AEAD interface, for AEADs it offers only there (ChaCha20-Poly1305).
+        EVP_AEAD_CTX_new: fn(Ptr, *const u8, usize, usize) -> Ptr;
+        EVP_AEAD_CTX_free: fn(Ptr);
+        EVP_AEAD_CTX_seal: fn(Ptr, *mut u8, *mut usize, usize, *const u8, usize, *const u8, usize, *const u8, usize) -> c_int;
+        EVP_AEAD_CTX_open: fn(Ptr, *mut u8, *mut usize, usize, *const u8, usize, *const u8, usize, *const u8, usize) -> c_int;
         EVP_PKEY_get_octet_string_param: fn(Ptr, *const c_char, *mut u8, usize, *mut usize) -> c_int;
         OSSL_PROVIDER_load: fn(Ptr, *const c_char) -> Ptr;
         EVP_MD_fetch: fn(Ptr, *const c_char, *const c_char) -> Ptr;
@@ -157,6 +180,31 @@ impl Api {
             "no error detail from libcrypto".into()
         } else {
             out.join("; ")
+        }
+    }
+
+    /// A NID by short name (`X25519`, `ED25519`): AWS-LC and BoringSSL number some objects
+    /// differently from OpenSSL, so the numbers are asked of the library; `openssl` is OpenSSL's.
+    pub fn nid(&self, short_name: &std::ffi::CStr, openssl: c_int) -> c_int {
+        match self.OBJ_sn2nid {
+            // SAFETY: a NUL-terminated name.
+            Some(f) => match unsafe { f(short_name.as_ptr()) } {
+                0 => openssl,
+                n => n,
+            },
+            None => openssl,
+        }
+    }
+
+    /// Frees memory the library allocated (`OPENSSL_free`, a macro over `CRYPTO_free` in OpenSSL).
+    pub fn free(&self, p: *mut c_void) {
+        // SAFETY: p was allocated by this library.
+        unsafe {
+            match (self.CRYPTO_free, self.OPENSSL_free) {
+                (Some(f), _) => f(p, c"cryptospeed".as_ptr(), 0),
+                (None, Some(f)) => f(p),
+                (None, None) => {}
+            }
         }
     }
 

@@ -38,6 +38,13 @@ const LEGACY: &[&str] = &[
 ];
 
 pub struct OpenSsl {
+    /// The implementation's name: `openssl`, or a library of the BoringSSL family driven by
+    /// the same calls (`aws-lc`, `boringssl`).
+    name: &'static str,
+    /// Facts about the build beyond what the library reports (where and how it was built).
+    extra_build_info: Vec<String>,
+    /// The version to label the variant with when the library states none (BoringSSL).
+    version_hint: Option<String>,
     api: Api,
     /// Outcome of loading each provider, for the variant description and unavailability reasons.
     providers: Vec<(String, Result<(), String>)>,
@@ -49,7 +56,18 @@ pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> 
         .library
         .clone()
         .unwrap_or_else(|| DEFAULT_LIBRARY.to_string());
-    let api = Api::load(&path)?;
+    create_as("openssl", &path, Vec::new(), None)
+}
+
+/// The implementation `name` over the libcrypto at `path` (OpenSSL 1.1.1 … 4.0, AWS-LC,
+/// BoringSSL: where OpenSSL 3's calls are missing, the 1.1.1-style ones all of them have).
+pub fn create_as(
+    name: &'static str,
+    path: &str,
+    extra_build_info: Vec<String>,
+    version_hint: Option<String>,
+) -> Result<Box<dyn Implementation>, String> {
+    let api = Api::load(path)?;
     let mut providers = Vec::new();
     if let Some(load) = api.OSSL_PROVIDER_load {
         for name in ["default", "legacy"] {
@@ -65,6 +83,9 @@ pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> 
         }
     }
     Ok(Box::new(OpenSsl {
+        name,
+        extra_build_info,
+        version_hint,
         api,
         providers,
         availability: HashMap::new(),
@@ -94,9 +115,11 @@ impl OpenSsl {
     fn check(&mut self, primitive: &Primitive) -> Result<(), String> {
         let api = &self.api;
         let probe = match primitive.algorithm {
-            Algorithm::Digest { name } | Algorithm::Xof { name, .. } => {
-                symmetric::fetch_md(api, name).map(|_| ())
-            }
+            Algorithm::Digest { name } => symmetric::fetch_md(api, name).map(|_| ()),
+            Algorithm::Xof { name, .. } => match api.EVP_DigestFinalXOF {
+                Some(_) => symmetric::fetch_md(api, name).map(|_| ()),
+                None => Err("this libcrypto has no EVP_DigestFinalXOF".into()),
+            },
             Algorithm::Cipher {
                 name,
                 key_len,
@@ -107,9 +130,14 @@ impl OpenSsl {
                 name,
                 key_len,
                 nonce_len,
-                ..
+                tag_len,
             } => symmetric::cipher_ctx(api, name, &vec![1; key_len], &vec![0; nonce_len], true)
-                .map(|_| ()),
+                .map(|_| ())
+                .or_else(|e| {
+                    symmetric::aead_ctx(api, name, &vec![1; key_len], tag_len)
+                        .map(|_| ())
+                        .map_err(|e2| format!("{e}; {e2}"))
+                }),
             Algorithm::Hmac { .. } | Algorithm::Cmac { .. } => {
                 symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[]).map(|_| ())
             }
@@ -118,13 +146,20 @@ impl OpenSsl {
             }
             Algorithm::MlKem { .. } => kem::Kem::new(api, primitive).map(|_| ()),
             Algorithm::MlDsa { .. } => dsa::Dsa::new(api, primitive).map(|_| ()),
+            // A library may read a key it cannot sign with (BoringSSL parses DSA keys but has
+            // no DSA in EVP_PKEY): the signing context is part of the probe.
+            Algorithm::Rsa { .. } | Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. } => {
+                pkey::timing_key(api, &primitive.algorithm)
+                    .and_then(|k| pkey::init_ctx(api, &k, cryptospeed_model::Op::Sign).map(|_| ()))
+            }
             _ => pkey::timing_key(api, &primitive.algorithm).map(|_| ()),
         };
         // SAFETY: clears errors a failed probe leaves behind.
         unsafe { (api.ERR_clear_error)() };
         probe.map_err(|detail| {
             let name = primary_name(&primitive.algorithm).unwrap_or(primitive.id);
-            if LEGACY.contains(&name) {
+            // Only OpenSSL 3 has providers; AWS-LC, BoringSSL and 1.1.1 simply lack the algorithm.
+            if LEGACY.contains(&name) && !self.providers.is_empty() {
                 if let Some(why) = self.legacy_failure() {
                     return format!("needs OpenSSL's legacy provider, which did not load ({why})");
                 }
@@ -137,17 +172,19 @@ impl OpenSsl {
 
 impl Implementation for OpenSsl {
     fn name(&self) -> &'static str {
-        "openssl"
+        self.name
     }
 
     fn describe(&self) -> Variant {
         let a = &self.api;
         let version = a.version_text(ffi::OPENSSL_VERSION);
-        let short = version
-            .split_whitespace()
-            .nth(1)
-            .unwrap_or("unknown")
-            .to_string();
+        let short = match version.split_whitespace().nth(1) {
+            Some(v) if v.starts_with(|c: char| c.is_ascii_digit()) => v.to_string(),
+            _ => self
+                .version_hint
+                .clone()
+                .unwrap_or_else(|| "unknown".to_string()),
+        };
         let cpuinfo = a.version_text(ffi::OPENSSL_CPU_INFO);
         let mut build_info = vec![
             version.clone(),
@@ -155,6 +192,7 @@ impl Implementation for OpenSsl {
             a.version_text(ffi::OPENSSL_PLATFORM),
             a.version_text(ffi::OPENSSL_CFLAGS),
         ];
+        build_info.extend(self.extra_build_info.iter().cloned());
         for (name, outcome) in &self.providers {
             build_info.push(match outcome {
                 Ok(()) => format!("provider {name}: loaded"),
@@ -162,8 +200,8 @@ impl Implementation for OpenSsl {
             });
         }
         Variant {
-            label: format!("openssl-{short}"),
-            implementation: "openssl".into(),
+            label: format!("{}-{short}", self.name),
+            implementation: self.name.into(),
             version: short,
             library: a.path.clone(),
             build_info,
@@ -260,6 +298,93 @@ impl Implementation for OpenSsl {
         } else {
             pkey::prepare(&self.api, &primitive.algorithm, cell.op)
         }
+    }
+}
+
+/// A library of the BoringSSL family (crate::aws_lc, crate::boringssl) as implementation `name`:
+/// `NAME:PATH` loads that build; otherwise the one cryptospeed built with cmake from the
+/// library's crates.io package into the variant cache. Not built yet: a build starts in the
+/// background (one at a time, under the cache key's lock), and until it is there the column is
+/// unavailable with the reason, as it is when the build failed or cannot run (no cmake, no C++
+/// compiler).
+pub fn create_built(
+    name: &'static str,
+    library: &'static cryptospeed_variants::cmake::CmakeLibrary,
+    options: &ImplOptions,
+) -> Result<Box<dyn Implementation>, String> {
+    use cryptospeed_variants::{cmake, BuildStatus, Cache};
+    if let Some(path) = &options.library {
+        return create_as(name, path, Vec::new(), None);
+    }
+    let what = format!(
+        "{} from the {} {} crate",
+        library.title, library.crate_name, library.crate_version
+    );
+    let cache = Cache::open(None);
+    let entry = cmake::cached(library, &cache)
+        .map_err(|e| format!("{what} cannot be built here: {e:#}"))?;
+    match entry {
+        Some(e) if e.manifest.status == BuildStatus::Failed => Err(format!(
+            "building {what} failed: {} (log: {}; it is built again when the toolchain changes, or after `cryptospeed variant rm {}`)",
+            e.manifest.detail.lines().next().unwrap_or(""),
+            e.log_path().display(),
+            e.manifest.key
+        )),
+        Some(e) => create_as(
+            name,
+            &e.library_path().to_string_lossy(),
+            e.manifest.build_info(),
+            Some(format!("{}-{}", library.crate_name, library.crate_version)),
+        ),
+        None if cmake::building(library, &cache) => Err(format!(
+            "{what} is being built now (cmake, a few minutes); `cryptospeed variant build-library {}` waits for it",
+            library.label
+        )),
+        None => Err(format!(
+            "{what} is not built yet: {}; `cryptospeed variant build-library {}` builds it and waits",
+            start_background_build(library, &cache),
+            library.label
+        )),
+    }
+}
+
+/// Starts `cryptospeed variant build-library LABEL` detached from this worker (its own process
+/// group, outliving it), when this process is the cryptospeed executable.
+fn start_background_build(
+    library: &cryptospeed_variants::cmake::CmakeLibrary,
+    cache: &cryptospeed_variants::Cache,
+) -> String {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    let exe = match std::env::current_exe() {
+        Ok(e) if e.file_name().is_some_and(|n| n == "cryptospeed") => e,
+        _ => return "no build started from this process".into(),
+    };
+    if std::env::var_os("CRYPTOSPEED_NO_AUTO_BUILD").is_some_and(|v| !v.is_empty()) {
+        return "CRYPTOSPEED_NO_AUTO_BUILD is set, so no build was started".into();
+    }
+    let _ = std::fs::create_dir_all(cache.variants_dir());
+    let log = cache
+        .variants_dir()
+        .join(format!("{}.background.log", library.label));
+    let Ok(file) = std::fs::File::create(&log) else {
+        return format!("cannot write {}", log.display());
+    };
+    match Command::new(exe)
+        .args(["variant", "build-library", library.label])
+        .arg("--cache")
+        .arg(cache.root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(file))
+        .process_group(0)
+        .spawn()
+    {
+        Ok(_) => format!(
+            "a build started in the background now (log: {})",
+            log.display()
+        ),
+        Err(e) => format!("cannot start a build: {e}"),
     }
 }
 

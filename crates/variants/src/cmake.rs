@@ -1,0 +1,388 @@
+//! Libraries of the BoringSSL family (AWS-LC, BoringSSL) built with cmake from the source tree a
+//! crates.io package carries (`aws-lc-sys`, `boring-sys`), into the variant cache. They exist
+//! because neither library ships in Debian and neither builds with OpenSSL's Configure: each is
+//! built once as a shared libcrypto without a symbol prefix (so the `openssl` implementation's
+//! EVP calls reach it by dlopen) and kept beside the OpenSSL variants, keyed by the crate's
+//! SHA-256, the cmake arguments and the toolchain. BoringSSL's build also makes `bssl_bench`
+//! (Google Benchmark, vendored in the tree), the oracle its figures are checked against.
+//!
+//! The source comes only from cargo's registry: the `.crate` in cargo's cache, or fetched with
+//! `cargo info NAME@VERSION` from crates.io. Every program runs from an argument vector.
+
+use crate::build::{build_root, lock_key, step, tail};
+use crate::cache::{load_manifest, save_manifest, BuildStatus, Cache, Entry, Manifest};
+use crate::compiler::{self, CompilerInfo};
+use crate::source::{cargo_home, sha256_file, SourceInfo};
+use anyhow::{bail, Context, Result};
+use sha2::{Digest, Sha256};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+/// One library of the family: where its tree is and how it is built.
+#[derive(Debug)]
+pub struct CmakeLibrary {
+    /// The label in the cache and the implementation's name: `aws-lc`, `boringssl`.
+    pub label: &'static str,
+    /// What the library is called in messages.
+    pub title: &'static str,
+    pub crate_name: &'static str,
+    pub crate_version: &'static str,
+    /// The cmake source directory inside the unpacked crate.
+    pub tree: &'static str,
+    /// cmake options beyond the common ones (Release, shared, `-Bsymbolic`, `$ORIGIN` run path).
+    pub cmake_args: &'static [&'static str],
+    /// Build targets.
+    pub targets: &'static [&'static str],
+    /// The library a worker loads: libcrypto, or one that depends on it and adds to it
+    /// (BoringSSL's libdecrepit: Blowfish, CAST, RIPEMD-160), whose symbols dlsym finds along
+    /// with libcrypto's.
+    pub load: &'static str,
+    /// Executables kept beside the libraries (`bssl_bench`).
+    pub programs: &'static [&'static str],
+    /// Needs a C++ compiler (BoringSSL is C++ now).
+    pub cxx: bool,
+}
+
+pub const AWS_LC: CmakeLibrary = CmakeLibrary {
+    label: "aws-lc",
+    title: "AWS-LC",
+    crate_name: "aws-lc-sys",
+    crate_version: "0.47.0",
+    tree: "aws-lc",
+    // The crate carries pre-generated assembly and sources: neither Go nor Perl is needed.
+    cmake_args: &[
+        "-DBUILD_TESTING=OFF",
+        "-DBUILD_LIBSSL=OFF",
+        "-DBUILD_TOOL=OFF",
+        "-DDISABLE_GO=ON",
+        "-DDISABLE_PERL=ON",
+        "-DENABLE_SOURCE_MODIFICATION=OFF",
+    ],
+    targets: &["crypto"],
+    load: "libcrypto.so",
+    programs: &[],
+    cxx: false,
+};
+
+pub const BORINGSSL: CmakeLibrary = CmakeLibrary {
+    label: "boringssl",
+    title: "BoringSSL",
+    crate_name: "boring-sys",
+    crate_version: "5.4.0",
+    tree: "deps/boringssl",
+    // BUILD_TESTING declares bssl_bench (and its vendored Google Benchmark); only the targets
+    // below are built.
+    cmake_args: &["-DBUILD_TESTING=ON"],
+    targets: &["crypto", "decrepit", "bssl_bench"],
+    load: "libdecrepit.so",
+    programs: &["bssl_bench"],
+    cxx: true,
+};
+
+/// The libraries this module builds, by label.
+pub const LIBRARIES: &[&CmakeLibrary] = &[&AWS_LC, &BORINGSSL];
+
+pub fn library(label: &str) -> Result<&'static CmakeLibrary> {
+    LIBRARIES
+        .iter()
+        .copied()
+        .find(|l| l.label == label)
+        .with_context(|| {
+            format!(
+                "no library '{label}' is built with cmake; known: {}",
+                LIBRARIES
+                    .iter()
+                    .map(|l| l.label)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+}
+
+/// `NAME-VERSION.crate` in cargo's download cache, fetched from crates.io by `cargo info` when
+/// it is not there yet.
+fn crate_file(lib: &CmakeLibrary) -> Result<PathBuf> {
+    let file = format!("{}-{}.crate", lib.crate_name, lib.crate_version);
+    let find = || -> Option<PathBuf> {
+        std::fs::read_dir(cargo_home().join("registry").join("cache"))
+            .ok()?
+            .flatten()
+            .map(|reg| reg.path().join(&file))
+            .find(|p| p.is_file())
+    };
+    if let Some(p) = find() {
+        return Ok(p);
+    }
+    let spec = format!("{}@{}", lib.crate_name, lib.crate_version);
+    let out = Command::new("cargo")
+        .args(["info", &spec])
+        .current_dir(std::env::temp_dir())
+        .output()
+        .with_context(|| format!("cannot fetch {spec}: cargo did not start"))?;
+    if !out.status.success() {
+        bail!(
+            "cargo could not fetch {spec}: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    find().with_context(|| format!("cargo info {spec} succeeded but no {file} appeared"))
+}
+
+/// A program's path and first `--version` line; missing, the Debian package that brings it.
+fn tool(name: &str) -> Result<CompilerInfo> {
+    let package = match name {
+        "cmake" => "cmake",
+        "cc" => "gcc",
+        "c++" => "g++",
+        "ninja" => "ninja-build",
+        other => other,
+    };
+    let on_path = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(name).is_file()));
+    if !on_path {
+        bail!("needs {name}, which is not on PATH (apt-get install {package})");
+    }
+    compiler::probe(name).with_context(|| format!("needs a working {name}"))
+}
+
+/// What a build depends on, resolved: the crate and the tools.
+struct Plan {
+    crate_path: PathBuf,
+    crate_sha256: String,
+    cmake: CompilerInfo,
+    cc: CompilerInfo,
+    cxx: Option<CompilerInfo>,
+    ninja: Option<CompilerInfo>,
+    key: String,
+}
+
+fn plan(lib: &CmakeLibrary) -> Result<Plan> {
+    let cmake = tool("cmake")?;
+    let cc = tool("cc")?;
+    let cxx = if lib.cxx { Some(tool("c++")?) } else { None };
+    let ninja = tool("ninja").ok();
+    let crate_path = crate_file(lib)?;
+    let crate_sha256 = sha256_file(&crate_path)?;
+    let mut h = Sha256::new();
+    for part in [
+        "cmake-library-2",
+        lib.label,
+        lib.crate_name,
+        lib.crate_version,
+        &crate_sha256,
+        &cmake.version,
+        &cc.path,
+        &cc.version,
+        cxx.as_ref().map_or("", |c| c.version.as_str()),
+        ninja.as_ref().map_or("make", |_| "ninja"),
+    ]
+    .into_iter()
+    .chain(lib.cmake_args.iter().copied())
+    .chain(lib.targets.iter().copied())
+    {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    let key = format!("{}-{}", lib.label, hex::encode(&h.finalize()[..6]));
+    Ok(Plan {
+        crate_path,
+        crate_sha256,
+        cmake,
+        cc,
+        cxx,
+        ninja,
+        key,
+    })
+}
+
+/// What the cache holds for this library and toolchain, if anything (ready, or a failed build
+/// that is not retried until the source or the toolchain changes).
+pub fn cached(lib: &CmakeLibrary, cache: &Cache) -> Result<Option<Entry>> {
+    let plan = plan(lib)?;
+    let dir = cache.dir_for(&plan.key);
+    Ok(load_manifest(&dir)
+        .ok()
+        .map(|manifest| Entry { dir, manifest }))
+}
+
+/// Whether another process is building this library now (it holds the key's lock).
+pub fn building(lib: &CmakeLibrary, cache: &Cache) -> bool {
+    let Ok(plan) = plan(lib) else {
+        return false;
+    };
+    let path = cache.variants_dir().join(format!("{}.lock", plan.key));
+    match File::open(&path) {
+        Ok(f) => {
+            let held = f.try_lock().is_err();
+            drop(f);
+            held
+        }
+        Err(_) => false,
+    }
+}
+
+/// Builds the library unless the cache has it; one builder per key (a lock file), the result
+/// moved into place by one rename. A failed build is kept (status `failed`, with its log).
+pub fn build(lib: &CmakeLibrary, cache: &Cache, jobs: usize, cancel: &AtomicBool) -> Result<Entry> {
+    let plan = plan(lib)?;
+    let final_dir = cache.dir_for(&plan.key);
+    if let Ok(manifest) = load_manifest(&final_dir) {
+        return Ok(Entry {
+            dir: final_dir,
+            manifest,
+        });
+    }
+    let _lock = lock_key(cache, &plan.key)?;
+    if let Ok(manifest) = load_manifest(&final_dir) {
+        return Ok(Entry {
+            dir: final_dir,
+            manifest,
+        }); // built by another process while we waited
+    }
+    let started = Instant::now();
+    let work = build_root(&plan.key)?;
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work)?;
+    let staging = cache
+        .variants_dir()
+        .join(format!("{}.staging-{}", plan.key, std::process::id()));
+    let _ = std::fs::remove_dir_all(&staging);
+    std::fs::create_dir_all(&staging)?;
+    let log_path = staging.join("build.log");
+    let mut log = File::create(&log_path)?;
+    let src = work.join("src");
+    let bld = work.join("build");
+    let result = (|| -> std::result::Result<Vec<String>, String> {
+        crate::source::unpack_tar_gz(&plan.crate_path, &src).map_err(|e| e.to_string())?;
+        let tree = src
+            .join(format!("{}-{}", lib.crate_name, lib.crate_version))
+            .join(lib.tree);
+        let mut configure: Vec<String> = vec![
+            plan.cmake.path.clone(),
+            "-S".into(),
+            tree.to_string_lossy().into_owned(),
+            "-B".into(),
+            bld.to_string_lossy().into_owned(),
+            "-G".into(),
+            if plan.ninja.is_some() {
+                "Ninja".into()
+            } else {
+                "Unix Makefiles".into()
+            },
+            "-DCMAKE_BUILD_TYPE=Release".into(),
+            "-DBUILD_SHARED_LIBS=ON".into(),
+            format!("-DCMAKE_C_COMPILER={}", plan.cc.path),
+            // Its own calls bind inside it, never to another libcrypto in the process; the
+            // programs find the libraries beside them.
+            "-DCMAKE_SHARED_LINKER_FLAGS=-Wl,-Bsymbolic".into(),
+            "-DCMAKE_SKIP_BUILD_RPATH=ON".into(),
+            "-DCMAKE_BUILD_WITH_INSTALL_RPATH=ON".into(),
+            "-DCMAKE_INSTALL_RPATH=$ORIGIN".into(),
+        ];
+        if let Some(cxx) = &plan.cxx {
+            configure.push(format!("-DCMAKE_CXX_COMPILER={}", cxx.path));
+        }
+        configure.extend(lib.cmake_args.iter().map(|a| a.to_string()));
+        step(&mut log, &log_path, &configure, &work, cancel)?;
+        let mut make: Vec<String> = vec![
+            plan.cmake.path.clone(),
+            "--build".into(),
+            bld.to_string_lossy().into_owned(),
+            "--parallel".into(),
+            jobs.max(1).to_string(),
+            "--target".into(),
+        ];
+        make.extend(lib.targets.iter().map(|t| t.to_string()));
+        step(&mut log, &log_path, &make, &work, cancel)?;
+        // Every shared library and program the build made, flat in one directory.
+        for e in walkdir::WalkDir::new(&bld).into_iter().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let keep = (name.ends_with(".so") || name.contains(".so."))
+                || lib.programs.contains(&name.as_str());
+            // Versioned names (libbenchmark.so.1) are symlinks in the build: copied as files.
+            if keep && !e.file_type().is_dir() {
+                std::fs::copy(e.path(), staging.join(&name))
+                    .map_err(|err| format!("cannot copy {name}: {err}"))?;
+            }
+        }
+        if !staging.join(lib.load).is_file() {
+            return Err(format!("the build made no {}", lib.load));
+        }
+        for p in lib.programs {
+            if !staging.join(p).is_file() {
+                return Err(format!("the build made no {p}"));
+            }
+        }
+        Ok(configure)
+    })();
+    let _ = std::fs::remove_dir_all(&work);
+    let (status, detail, configure) = match result {
+        Ok(c) => (BuildStatus::Unverified, String::new(), c),
+        Err(e) => (
+            BuildStatus::Failed,
+            format!("{e}\n{}", tail(&log_path, 15)),
+            Vec::new(),
+        ),
+    };
+    let manifest = Manifest {
+        key: plan.key.clone(),
+        label: lib.label.to_string(),
+        status,
+        detail,
+        source: SourceInfo {
+            kind: format!("{} crate", lib.crate_name),
+            given: format!("{}@{}", lib.crate_name, lib.crate_version),
+            location: plan.crate_path.to_string_lossy().into_owned(),
+            version: format!(
+                "{} from {} {}",
+                lib.title, lib.crate_name, lib.crate_version
+            ),
+            sha256: plan.crate_sha256.clone(),
+        },
+        compiler: plan.cc.clone(),
+        cflags: Vec::new(),
+        no_asm: false,
+        configure_args: lib.cmake_args.iter().map(|a| a.to_string()).collect(),
+        target: std::env::consts::ARCH.to_string(),
+        configure_command: configure,
+        library: lib.load.to_string(),
+        build_seconds: started.elapsed().as_secs_f64(),
+        built_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        kats: Vec::new(),
+    };
+    save_manifest(&staging, &manifest)?;
+    let _ = std::fs::remove_dir_all(&final_dir);
+    std::fs::rename(&staging, &final_dir)
+        .with_context(|| format!("cannot move the build into {}", final_dir.display()))?;
+    Ok(Entry {
+        dir: final_dir,
+        manifest,
+    })
+}
+
+/// The path of a program kept with a built entry (`bssl_bench`).
+pub fn program(entry: &Entry, name: &str) -> PathBuf {
+    entry.dir.join(name)
+}
+
+/// Whether a path names a usable entry's library.
+pub fn ready_library(entry: &Entry) -> Option<PathBuf> {
+    let p = entry.library_path();
+    (entry.manifest.status != BuildStatus::Failed && Path::new(&p).is_file()).then_some(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_library_is_found_by_its_label() {
+        assert_eq!(library("aws-lc").unwrap().crate_name, "aws-lc-sys");
+        assert_eq!(library("boringssl").unwrap().programs, ["bssl_bench"]);
+        let err = library("libressl").unwrap_err().to_string();
+        assert!(err.contains("aws-lc, boringssl"), "{err}");
+    }
+}
