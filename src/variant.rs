@@ -296,7 +296,11 @@ fn summary(e: &Entry) -> String {
         m.status.as_str(),
         m.arch,
         m.key,
-        if m.worker.is_some() { "worker " } else { "library" },
+        if m.worker.is_some() {
+            "worker "
+        } else {
+            "library"
+        },
         e.library_path().display(),
         kat_text(m)
     );

@@ -79,9 +79,16 @@ fn test_cache() -> PathBuf {
 /// The small i386 build with assembly (built once, then found in the cache).
 fn i386_build() -> serde_json::Value {
     let mut cmd = bin();
-    cmd.args(["variant", "build", "--openssl", OPENSSL_CRATE, "--arch", "i386"])
-        .args(["--cflags", "-O1", "--label", LABEL])
-        .env("CRYPTOSPEED_CACHE", test_cache());
+    cmd.args([
+        "variant",
+        "build",
+        "--openssl",
+        OPENSSL_CRATE,
+        "--arch",
+        "i386",
+    ])
+    .args(["--cflags", "-O1", "--label", LABEL])
+    .env("CRYPTOSPEED_CACHE", test_cache());
     for o in SMALL {
         cmd.args(["--configure-arg", o]);
     }
@@ -129,7 +136,14 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
             .find(|k| k["primitive"] == id)
             .map(|k| k["result"].as_str().unwrap().to_string())
     };
-    for id in ["sha256", "sha512", "aes-128-cbc", "aes-256-gcm", "hmac-sha256", "rsa-2048"] {
+    for id in [
+        "sha256",
+        "sha512",
+        "aes-128-cbc",
+        "aes-256-gcm",
+        "hmac-sha256",
+        "rsa-2048",
+    ] {
         assert_eq!(result(id).as_deref(), Some("pass"), "{id}: {kats:?}");
     }
     assert_eq!(result("ecdsa-p256").as_deref(), Some("unavailable"));
@@ -137,7 +151,14 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
     // The other spelling is the same variant: nothing to build.
     let mut again = bin();
     again
-        .args(["variant", "build", "--openssl", OPENSSL_CRATE, "--target", "linux-elf"])
+        .args([
+            "variant",
+            "build",
+            "--openssl",
+            OPENSSL_CRATE,
+            "--target",
+            "linux-elf",
+        ])
         .args(["--cflags", "-O1", "--label", LABEL])
         .env("CRYPTOSPEED_CACHE", test_cache());
     for o in SMALL {
@@ -163,7 +184,11 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
     let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
     let rows = rows.as_array().unwrap();
     let mine: Vec<_> = rows.iter().filter(|r| r["variant"] == LABEL).collect();
-    assert_eq!(mine.len(), 4, "sha256, aes-128-cbc, rsa-2048 sign and verify: {rows:?}");
+    assert_eq!(
+        mine.len(),
+        4,
+        "sha256, aes-128-cbc, rsa-2048 sign and verify: {rows:?}"
+    );
     for r in &mine {
         assert!(r["status"] == "ok" || r["status"] == "imprecise", "{r}");
         assert!(r["median"].as_f64().unwrap() > 0.0, "{r}");
@@ -172,15 +197,14 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
     let rate = |variant: &str, primitive: &str, op: &str| {
         rows.iter()
             .find(|r| {
-                r["primitive"] == primitive && r["op"] == op && r["variant"].as_str() == Some(variant)
+                r["primitive"] == primitive
+                    && r["op"] == op
+                    && r["variant"].as_str() == Some(variant)
             })
             .map(|r| r["median"].as_f64().unwrap())
             .unwrap()
     };
-    let system = rows
-        .iter()
-        .find(|r| r["variant"] != LABEL)
-        .unwrap()["variant"]
+    let system = rows.iter().find(|r| r["variant"] != LABEL).unwrap()["variant"]
         .as_str()
         .unwrap()
         .to_string();
@@ -205,7 +229,10 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
         .args(["compare", "bits", "--percent", "--baseline", &system])
         .args(["--db", db.to_str().unwrap()]));
     assert!(table.contains(LABEL), "{table}");
-    assert!(table.contains("rsa-2048") && table.contains("aes-128-cbc"), "{table}");
+    assert!(
+        table.contains("rsa-2048") && table.contains("aes-128-cbc"),
+        "{table}"
+    );
 }
 
 /// Flips every copy of SHA-256's first round constant (0x428a2f98, little-endian) in `path`.
@@ -282,7 +309,14 @@ fn a_compiler_without_the_32_bit_c_library_is_refused_with_the_package_to_instal
     std::fs::set_permissions(&cc, std::fs::Permissions::from_mode(0o755)).unwrap();
     let cache = tmp.path().join("cache");
     let out = bin()
-        .args(["variant", "build", "--openssl", OPENSSL_CRATE, "--arch", "i386"])
+        .args([
+            "variant",
+            "build",
+            "--openssl",
+            OPENSSL_CRATE,
+            "--arch",
+            "i386",
+        ])
         .arg("--cc")
         .arg(&cc)
         .env("CRYPTOSPEED_CACHE", &cache)

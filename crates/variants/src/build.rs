@@ -306,10 +306,8 @@ pub fn plan(req: &BuildRequest) -> Result<(ResolvedSource, CompilerInfo, String,
     if needs_own_worker(&target) {
         // Said before anything is unpacked: without the 32-bit C library the build would
         // stop minutes later in OpenSSL's first compile.
-        let probe_dir = std::env::temp_dir().join(format!(
-            "cryptospeed-probe32-{}",
-            std::process::id()
-        ));
+        let probe_dir =
+            std::env::temp_dir().join(format!("cryptospeed-probe32-{}", std::process::id()));
         let checked = c_worker::check_toolchain(&compiler.path, &probe_dir);
         let _ = std::fs::remove_dir_all(&probe_dir);
         checked.map_err(|why| anyhow::anyhow!("cannot build for i386 ({target}): {why}"))?;
