@@ -224,6 +224,14 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
     assert!(info.contains("platform: linux-x86"), "{info}");
     assert!(info.contains("32-bit C worker"), "{info}");
 
+    // The report shows the architecture with the variant's build.
+    let html = tmp.path().join("r.html");
+    ok(bin()
+        .args(["report", "bits", "--db", db.to_str().unwrap(), "-o"])
+        .arg(&html));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("arch: i386"), "the report names the architecture");
+
     // The AMD64 vs i386 percent table.
     let table = ok(bin()
         .args(["compare", "bits", "--percent", "--baseline", &system])
