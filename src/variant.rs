@@ -100,6 +100,10 @@ pub struct BuildArgs {
     /// linked against it; x86_64 is the default on this machine.
     #[arg(long, value_name = "ARCH")]
     arch: Option<String>,
+    /// Time the variant with the C worker (workers/c) linked against it, as a 32-bit variant
+    /// always is, so a 64-bit build compares with a 32-bit one through the same harness.
+    #[arg(long)]
+    c_worker: bool,
     /// Name for the variant (default from the configuration, e.g. openssl-3.5.5-clang-19-O3-noasm).
     #[arg(long)]
     label: Option<String>,
@@ -147,6 +151,7 @@ fn build(a: BuildArgs) -> Result<i32> {
         configure_args: a.configure_arg.clone(),
         target: a.target.clone(),
         arch: a.arch.clone(),
+        c_worker: a.c_worker,
         label: a.label.clone(),
         jobs: a.jobs,
         rebuild: a.rebuild,

@@ -44,6 +44,9 @@ pub struct BuildRequest {
     pub target: Option<String>,
     /// Architecture (`i386`, `x86_64`): `i386` builds 32-bit code with the 32-bit worker.
     pub arch: Option<String>,
+    /// Time this variant with the C worker (workers/c) linked against it, as a 32-bit variant
+    /// always is: a 64-bit build so timed is compared with a 32-bit one through the same harness.
+    pub c_worker: bool,
     pub label: Option<String>,
     /// Parallel make jobs (0: one per CPU).
     pub jobs: usize,
@@ -154,6 +157,9 @@ pub fn default_label(
     for a in &req.configure_args {
         parts.push(label_token(a));
     }
+    if req.c_worker {
+        parts.push("cworker".into());
+    }
     match arch::resolve(req.arch.as_deref(), req.target.as_deref()) {
         // Both spellings of the 32-bit target, and --arch i386, make one variant: `…-i386`.
         Ok((_, Some(Arch::I386))) if Arch::host() != Some(Arch::I386) => parts.push("i386".into()),
@@ -188,7 +194,7 @@ fn variant_key(
     field("no-asm", if req.no_asm { "1" } else { "0" });
     field("configure", &req.configure_args.join("\u{1}"));
     field("target", target);
-    if needs_own_worker(target) {
+    if needs_own_worker(target) || req.c_worker {
         // The worker is part of what a 32-bit variant is (64-bit keys stay as they were).
         field("c-worker", &c_worker::source_hash());
     }
@@ -376,7 +382,7 @@ pub fn build(
     let log_path = staging.join("build.log");
     let mut log = File::create(&log_path)?;
     let started = Instant::now();
-    let own_worker = needs_own_worker(&target);
+    let own_worker = needs_own_worker(&target) || req.c_worker;
     let library = if own_worker {
         format!("cryptospeed-worker-{key}")
     } else {
@@ -437,12 +443,13 @@ pub fn build(
             // The C worker, linked statically against this libcrypto.a.
             let argv = c_worker::compile_command(
                 &compiler.path,
+                Arch::of_target(&target) == Some(Arch::I386),
                 &req.cflags,
                 &tree,
                 &work.join("c-worker"),
                 &work.join(&library),
             )?;
-            progress("compile the 32-bit C worker against libcrypto.a");
+            progress("compile the C worker against libcrypto.a");
             step(&mut log, &log_path, &argv, &tree, cancel)?;
             std::fs::copy(work.join(&library), staging.join(&library))
                 .map_err(|e| format!("cannot copy the worker into the cache: {e}"))?;
@@ -574,6 +581,7 @@ mod tests {
             configure_args: vec![],
             target: None,
             arch: None,
+            c_worker: false,
             label: None,
             jobs: 0,
             rebuild: false,

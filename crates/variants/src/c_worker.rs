@@ -75,9 +75,11 @@ pub fn check_toolchain(compiler: &str, work: &Path) -> Result<(), String> {
 }
 
 /// Writes the sources into `dir` and returns the command that compiles the worker there into
-/// `output`, linked against `tree`'s libcrypto.a (`-m32`, the variant's flags after `-O2`).
+/// `output`, linked against `tree`'s libcrypto.a (`-m32` for a 32-bit build, the variant's
+/// flags after `-O2`).
 pub fn compile_command(
     compiler: &str,
+    m32: bool,
     cflags: &[String],
     tree: &Path,
     dir: &Path,
@@ -89,12 +91,11 @@ pub fn compile_command(
             .map_err(|e| format!("cannot write the C worker's {name}: {e}"))?;
     }
     let path = |p: &Path| p.to_string_lossy().into_owned();
-    let mut argv = vec![
-        compiler.to_string(),
-        "-m32".into(),
-        "-O2".into(),
-        "-std=gnu99".into(),
-    ];
+    let mut argv = vec![compiler.to_string()];
+    if m32 {
+        argv.push("-m32".into());
+    }
+    argv.extend(["-O2".to_string(), "-std=gnu99".to_string()]);
     argv.extend(cflags.iter().cloned());
     argv.extend([
         format!("-I{}", path(&tree.join("include"))),
