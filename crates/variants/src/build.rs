@@ -622,5 +622,11 @@ mod tests {
                 variant_key(&source, &cc, &req, "linux-x86_64")
             );
         }
+        // A 64-bit build timed by the C worker is a variant of its own.
+        req.target = None;
+        let plain = variant_key(&source, &cc, &req, "linux-x86_64");
+        req.c_worker = true;
+        assert!(default_label(&source, &cc, &req).ends_with("-cworker"));
+        assert_ne!(plain, variant_key(&source, &cc, &req, "linux-x86_64"));
     }
 }
