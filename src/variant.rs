@@ -104,9 +104,18 @@ pub struct BuildArgs {
     /// Extra Configure option (no-sse2, enable-ec_nistp_64_gcc_128, …); repeatable.
     #[arg(long, allow_hyphen_values = true, value_name = "ARG")]
     configure_arg: Vec<String>,
-    /// Configure target (default: this machine's, e.g. linux-x86_64).
+    /// Configure target (default: this machine's, e.g. linux-x86_64); linux-x86 and linux-elf
+    /// are the 32-bit build (as --arch i386).
     #[arg(long)]
     target: Option<String>,
+    /// Architecture: i386 builds 32-bit code (needs gcc-multilib), timed by a 32-bit C worker
+    /// linked against it; x86_64 is the default on this machine.
+    #[arg(long, value_name = "ARCH")]
+    arch: Option<String>,
+    /// Time the variant with the C worker (workers/c) linked against it, as a 32-bit variant
+    /// always is, so a 64-bit build compares with a 32-bit one through the same harness.
+    #[arg(long)]
+    c_worker: bool,
     /// Name for the variant (default from the configuration, e.g. openssl-3.5.5-clang-19-O3-noasm).
     #[arg(long)]
     label: Option<String>,
@@ -186,6 +195,8 @@ fn build(a: BuildArgs) -> Result<i32> {
         no_asm: a.no_asm,
         configure_args: a.configure_arg.clone(),
         target: a.target.clone(),
+        arch: a.arch.clone(),
+        c_worker: a.c_worker,
         label: a.label.clone(),
         jobs: a.jobs,
         rebuild: a.rebuild,
@@ -221,16 +232,25 @@ fn build(a: BuildArgs) -> Result<i32> {
     })
 }
 
+/// The worker that hosts a variant: `cryptospeed worker` loading its libcrypto, or, for a
+/// 32-bit variant, its own C worker executable (linked against its libcrypto).
+fn worker_choice(e: &Entry, built: Option<BuiltVariant>) -> ImplChoice {
+    let path = |p: PathBuf| p.to_string_lossy().into_owned();
+    let program = e.worker_path().map(path);
+    ImplChoice {
+        name: "openssl".into(),
+        library: program.is_none().then(|| path(e.library_path())),
+        mask: FeatureMask::default(),
+        built,
+        replica: None,
+        program,
+    }
+}
+
 /// Runs every catalog primitive's known-answer tests against the variant's library in a worker
 /// and records the verdict in its manifest.
 fn verify(cache: &Cache, entry: &Entry, cancel: &AtomicBool) -> Result<Manifest> {
-    let choice = ImplChoice {
-        name: "openssl".into(),
-        library: Some(entry.library_path().to_string_lossy().into_owned()),
-        mask: FeatureMask::default(),
-        built: None,
-        replica: None,
-    };
+    let choice = worker_choice(entry, None);
     let mut manifest = entry.manifest.clone();
     manifest.kats.clear();
     let mut first = match choice.start(None, cancel) {
@@ -321,10 +341,16 @@ fn kat_text(m: &Manifest) -> String {
 fn summary(e: &Entry) -> String {
     let m = &e.manifest;
     let mut out = format!(
-        "variant   {}\nstatus    {}\nkey       {}\nlibrary   {}\nKATs      {}\n",
+        "variant   {}\nstatus    {}\narch      {}\nkey       {}\n{}   {}\nKATs      {}\n",
         m.label,
         m.status.as_str(),
+        m.arch,
         m.key,
+        if m.worker.is_some() {
+            "worker "
+        } else {
+            "library"
+        },
         e.library_path().display(),
         kat_text(m)
     );
@@ -353,7 +379,8 @@ fn list(json: bool, c: &CacheArgs) -> Result<i32> {
     table
         .load_preset(comfy_table::presets::NOTHING)
         .set_header([
-            "label", "status", "openssl", "compiler", "asm", "flags", "KATs", "built", "key",
+            "label", "status", "openssl", "arch", "compiler", "asm", "flags", "KATs", "built",
+            "key",
         ]);
     for e in &entries {
         let m = &e.manifest;
@@ -364,6 +391,7 @@ fn list(json: bool, c: &CacheArgs) -> Result<i32> {
             m.label.clone(),
             m.status.as_str().into(),
             m.source.version.clone(),
+            m.arch.clone(),
             m.compiler.name.clone(),
             if m.no_asm { "no" } else { "yes" }.into(),
             flags.join(" "),
@@ -473,16 +501,11 @@ pub fn choices(list: &str) -> Result<Vec<ImplChoice>> {
                 e.manifest.detail
             ),
         }
-        out.push(ImplChoice {
-            name: "openssl".into(),
-            library: Some(e.library_path().to_string_lossy().into_owned()),
-            mask: FeatureMask::default(),
-            built: Some(BuiltVariant {
-                label: e.manifest.label.clone(),
-                build_info: e.manifest.build_info(),
-            }),
-            replica: None,
-        });
+        let built = BuiltVariant {
+            label: e.manifest.label.clone(),
+            build_info: e.manifest.build_info(),
+        };
+        out.push(worker_choice(&e, Some(built)));
     }
     if out.is_empty() {
         bail!("--variant names no variant");

@@ -20,6 +20,10 @@ pub struct ImplChoice {
     /// `NAME#TAG`: a replica, the same build as a variant of its own (label `LABEL#TAG`), for a
     /// check of a build against itself inside one run.
     pub replica: Option<String>,
+    /// A worker executable of its own, started instead of `cryptospeed worker` (a 32-bit
+    /// variant's C worker, which no 64-bit process could replace itself with); it takes
+    /// `--pin CPU` and the same environment.
+    pub program: Option<String>,
 }
 
 /// One worker process's memory layout.
@@ -136,16 +140,21 @@ impl ImplChoice {
             mask: FeatureMask::default(),
             built: None,
             replica,
+            program: None,
         }
     }
 
     pub fn spec(&self, pin: Option<usize>) -> Result<WorkerSpec> {
-        let mut args = vec![
-            "worker".to_string(),
-            "--impl".to_string(),
-            self.name.clone(),
-        ];
-        if let Some(lib) = &self.library {
+        let mut args = if self.program.is_some() {
+            Vec::new()
+        } else {
+            vec![
+                "worker".to_string(),
+                "--impl".to_string(),
+                self.name.clone(),
+            ]
+        };
+        if let (Some(lib), None) = (&self.library, &self.program) {
             args.extend(["--lib".to_string(), lib.clone()]);
         }
         if let Some(cpu) = pin {
@@ -174,8 +183,11 @@ impl ImplChoice {
             env.push(("CRYPTOSPEED_REPLICA".to_string(), tag.clone()));
         }
         Ok(WorkerSpec {
-            program: std::env::current_exe()
-                .context("cannot find the cryptospeed executable to start a worker")?,
+            program: match &self.program {
+                Some(program) => program.into(),
+                None => std::env::current_exe()
+                    .context("cannot find the cryptospeed executable to start a worker")?,
+            },
             args,
             env,
         })

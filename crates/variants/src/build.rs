@@ -8,7 +8,13 @@
 //! hand its recipes to /bin/sh, so flags that reach the Makefile are restricted to characters
 //! the shell takes literally, and the build happens in a directory whose path has none of the
 //! others (a source path with spaces is copied, never built in place).
+//!
+//! A 32-bit (i386) build stops at libcrypto.a: no 64-bit process could load it, so the C worker
+//! (crate::c_worker) is compiled with the same compiler and flags and linked statically against
+//! it, and that executable is what the variant keeps and what times it.
 
+use crate::arch::{self, Arch};
+use crate::c_worker;
 use crate::cache::{display_command, save_manifest, BuildStatus, Cache, Entry, Manifest};
 use crate::compiler::{self, CompilerInfo};
 use crate::source::{self, ResolvedSource, SourceSpec};
@@ -34,8 +40,13 @@ pub struct BuildRequest {
     pub no_asm: bool,
     /// Extra Configure options (`no-sse2`, `enable-ec_nistp_64_gcc_128`, `-DPEDANTIC`).
     pub configure_args: Vec<String>,
-    /// Configure target; default from the machine (`linux-x86_64`, `linux-aarch64`).
+    /// Configure target; default from `arch`, else the machine's (`linux-x86_64`).
     pub target: Option<String>,
+    /// Architecture (`i386`, `x86_64`): `i386` builds 32-bit code with the 32-bit worker.
+    pub arch: Option<String>,
+    /// Time this variant with the C worker (workers/c) linked against it, as a 32-bit variant
+    /// always is: a 64-bit build so timed is compared with a 32-bit one through the same harness.
+    pub c_worker: bool,
     pub label: Option<String>,
     /// Parallel make jobs (0: one per CPU).
     pub jobs: usize,
@@ -73,15 +84,6 @@ impl std::fmt::Display for BuildFailure {
 }
 
 impl std::error::Error for BuildFailure {}
-
-fn default_target() -> Result<String> {
-    match (std::env::consts::OS, std::env::consts::ARCH) {
-        ("linux", "x86_64") => Ok("linux-x86_64".into()),
-        ("linux", "aarch64") => Ok("linux-aarch64".into()),
-        ("linux", "x86") => Ok("linux-elf".into()),
-        (os, arch) => bail!("no default OpenSSL Configure target for {os}/{arch}; pass --target"),
-    }
-}
 
 /// Characters that /bin/sh takes literally in a word: the only ones allowed in anything that
 /// reaches OpenSSL's Makefile.
@@ -155,8 +157,17 @@ pub fn default_label(
     for a in &req.configure_args {
         parts.push(label_token(a));
     }
-    if let Some(t) = &req.target {
-        parts.push(label_token(t));
+    if req.c_worker {
+        parts.push("cworker".into());
+    }
+    match arch::resolve(req.arch.as_deref(), req.target.as_deref()) {
+        // Both spellings of the 32-bit target, and --arch i386, make one variant: `…-i386`.
+        Ok((_, Some(Arch::I386))) if Arch::host() != Some(Arch::I386) => parts.push("i386".into()),
+        _ => {
+            if let Some(t) = &req.target {
+                parts.push(label_token(t));
+            }
+        }
     }
     parts.join("-")
 }
@@ -183,7 +194,17 @@ fn variant_key(
     field("no-asm", if req.no_asm { "1" } else { "0" });
     field("configure", &req.configure_args.join("\u{1}"));
     field("target", target);
+    if needs_own_worker(target) || req.c_worker {
+        // The worker is part of what a 32-bit variant is (64-bit keys stay as they were).
+        field("c-worker", &c_worker::source_hash());
+    }
     hex::encode(&h.finalize()[..8])
+}
+
+/// A build no process of this program could load: a 32-bit one on a 64-bit machine. It is timed
+/// by the C worker built with it.
+fn needs_own_worker(target: &str) -> bool {
+    matches!(Arch::of_target(target), Some(a) if !a.loadable_here())
 }
 
 /// A directory to build in whose path make and the shell take literally.
@@ -278,6 +299,7 @@ pub(crate) fn lock_key(cache: &Cache, key: &str) -> Result<KeyLock> {
 /// Resolves the request's source and compiler and checks its arguments: everything that can be
 /// wrong before anything runs.
 pub fn plan(req: &BuildRequest) -> Result<(ResolvedSource, CompilerInfo, String, String)> {
+    let (target, _) = arch::resolve(req.arch.as_deref(), req.target.as_deref())?;
     let compiler = compiler::probe(&req.cc)?;
     check_make_safe("the compiler path", &compiler.path)?;
     for f in &req.cflags {
@@ -286,13 +308,16 @@ pub fn plan(req: &BuildRequest) -> Result<(ResolvedSource, CompilerInfo, String,
     for a in &req.configure_args {
         check_make_safe("--configure-arg", a)?;
     }
-    let target = match &req.target {
-        Some(t) => {
-            check_make_safe("--target", t)?;
-            t.clone()
-        }
-        None => default_target()?,
-    };
+    check_make_safe("--target", &target)?;
+    if needs_own_worker(&target) {
+        // Said before anything is unpacked: without the 32-bit C library the build would
+        // stop minutes later in OpenSSL's first compile.
+        let probe_dir =
+            std::env::temp_dir().join(format!("cryptospeed-probe32-{}", std::process::id()));
+        let checked = c_worker::check_toolchain(&compiler.path, &probe_dir);
+        let _ = std::fs::remove_dir_all(&probe_dir);
+        checked.map_err(|why| anyhow::anyhow!("cannot build for i386 ({target}): {why}"))?;
+    }
     let source = source::resolve(&req.source)?;
     let key = variant_key(&source.info, &compiler, req, &target);
     Ok((source, compiler, target, key))
@@ -357,7 +382,12 @@ pub fn build(
     let log_path = staging.join("build.log");
     let mut log = File::create(&log_path)?;
     let started = Instant::now();
-    let library = format!("libcrypto-cryptospeed-{key}.so");
+    let own_worker = needs_own_worker(&target) || req.c_worker;
+    let library = if own_worker {
+        format!("cryptospeed-worker-{key}")
+    } else {
+        format!("libcrypto-cryptospeed-{key}.so")
+    };
     let tree = work.join("src");
     let modern = |tree: &Path| tree.join("providers").is_dir();
 
@@ -409,6 +439,22 @@ pub fn build(
         step(&mut log, &log_path, &make("build_generated"), &tree, cancel)?;
         progress(&format!("make libcrypto.a (-j{jobs})"));
         step(&mut log, &log_path, &make("libcrypto.a"), &tree, cancel)?;
+        if own_worker {
+            // The C worker, linked statically against this libcrypto.a.
+            let argv = c_worker::compile_command(
+                &compiler.path,
+                Arch::of_target(&target) == Some(Arch::I386),
+                &req.cflags,
+                &tree,
+                &work.join("c-worker"),
+                &work.join(&library),
+            )?;
+            progress("compile the C worker against libcrypto.a");
+            step(&mut log, &log_path, &argv, &tree, cancel)?;
+            std::fs::copy(work.join(&library), staging.join(&library))
+                .map_err(|e| format!("cannot copy the worker into the cache: {e}"))?;
+            return Ok(());
+        }
         let mut link = vec![compiler.path.clone(), "-shared".into()];
         link.extend(req.cflags.iter().cloned());
         link.extend([
@@ -448,6 +494,10 @@ pub fn build(
         cflags: req.cflags.clone(),
         no_asm: req.no_asm,
         configure_args: req.configure_args.clone(),
+        arch: Arch::of_target(&target)
+            .map(|a| a.as_str().to_string())
+            .unwrap_or_else(|| target.clone()),
+        worker: own_worker.then(|| library.clone()),
         target,
         configure_command: configure,
         library: library.clone(),
@@ -530,6 +580,8 @@ mod tests {
             no_asm: true,
             configure_args: vec![],
             target: None,
+            arch: None,
+            c_worker: false,
             label: None,
             jobs: 0,
             rebuild: false,
@@ -553,5 +605,28 @@ mod tests {
         let k1 = variant_key(&source, &cc, &req, "linux-x86_64");
         req.cflags.pop();
         assert_ne!(k1, variant_key(&source, &cc, &req, "linux-x86_64"));
+        if Arch::host() == Some(Arch::X86_64) {
+            req.arch = Some("i386".into());
+            assert_eq!(
+                default_label(&source, &cc, &req),
+                "openssl-3.5.5-clang-19-O2-no-sse2-i386"
+            );
+            req.arch = None;
+            req.target = Some("linux-elf".into());
+            assert_eq!(
+                default_label(&source, &cc, &req),
+                "openssl-3.5.5-clang-19-O2-no-sse2-i386"
+            );
+            assert_ne!(
+                variant_key(&source, &cc, &req, "linux-x86"),
+                variant_key(&source, &cc, &req, "linux-x86_64")
+            );
+        }
+        // A 64-bit build timed by the C worker is a variant of its own.
+        req.target = None;
+        let plain = variant_key(&source, &cc, &req, "linux-x86_64");
+        req.c_worker = true;
+        assert!(default_label(&source, &cc, &req).ends_with("-cworker"));
+        assert_ne!(plain, variant_key(&source, &cc, &req, "linux-x86_64"));
     }
 }

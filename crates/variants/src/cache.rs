@@ -58,6 +58,14 @@ pub struct Manifest {
     pub no_asm: bool,
     pub configure_args: Vec<String>,
     pub target: String,
+    /// The architecture the code is built for (`x86_64`, `i386`); manifests written before it
+    /// was recorded are 64-bit builds.
+    #[serde(default = "default_arch")]
+    pub arch: String,
+    /// A worker executable of its own (32-bit builds: the C worker, linked statically against
+    /// this libcrypto), started instead of `cryptospeed worker`; then it is also `library`.
+    #[serde(default)]
+    pub worker: Option<String>,
     /// The exact argument vector Configure ran with.
     pub configure_command: Vec<String>,
     /// File name of the library inside the variant's directory.
@@ -68,11 +76,22 @@ pub struct Manifest {
     pub kats: Vec<KatOutcome>,
 }
 
+fn default_arch() -> String {
+    "x86_64".into()
+}
+
 impl Manifest {
     /// The build facts stored with every measurement of this variant.
     pub fn build_info(&self) -> Vec<String> {
         vec![
             format!("variant {} ({})", self.label, self.key),
+            match &self.worker {
+                Some(_) => format!(
+                    "arch: {} (Configure {}; timed by its own C worker, workers/c, linked statically against this libcrypto)",
+                    self.arch, self.target
+                ),
+                None => format!("arch: {} (Configure {})", self.arch, self.target),
+            },
             format!(
                 "source: {}{} from {} {} (sha256 {})",
                 // Libraries built with cmake (crate::cmake) name themselves in their version.
@@ -123,6 +142,11 @@ pub struct Entry {
 impl Entry {
     pub fn library_path(&self) -> PathBuf {
         self.dir.join(&self.manifest.library)
+    }
+
+    /// The variant's own worker executable, when it has one (32-bit builds).
+    pub fn worker_path(&self) -> Option<PathBuf> {
+        self.manifest.worker.as_ref().map(|w| self.dir.join(w))
     }
 
     pub fn log_path(&self) -> PathBuf {

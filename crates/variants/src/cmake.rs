@@ -347,6 +347,8 @@ pub fn build(lib: &CmakeLibrary, cache: &Cache, jobs: usize, cancel: &AtomicBool
         no_asm: false,
         configure_args: lib.cmake_args.iter().map(|a| a.to_string()).collect(),
         target: std::env::consts::ARCH.to_string(),
+        arch: std::env::consts::ARCH.to_string(),
+        worker: None,
         configure_command: configure,
         library: lib.load.to_string(),
         build_seconds: started.elapsed().as_secs_f64(),

@@ -5,12 +5,15 @@
 //! This crate builds and keeps variants; checking them (known-answer tests in a worker) and
 //! timing them belong to the command layer, which records the outcome in the manifest.
 
+pub mod arch;
 pub mod build;
+pub mod c_worker;
 pub mod cache;
 pub mod cmake;
 pub mod compiler;
 pub mod source;
 
+pub use arch::Arch;
 pub use build::{build, split_flags, BuildFailure, BuildOutcome, BuildRequest};
 pub use cache::{BuildStatus, Cache, Entry, KatOutcome, Manifest};
 pub use source::SourceSpec;

@@ -1,0 +1,138 @@
+//! The architecture a variant is built for. It exists because a 32-bit (i386) build differs from
+//! a 64-bit one in more than its Configure target: it needs the 32-bit C library (Debian's
+//! gcc-multilib), and a 64-bit worker cannot load its libcrypto, so it is timed by a worker of
+//! its own (crate::c_worker). `--arch i386` and the Configure targets `linux-x86` and
+//! `linux-elf` name the same build.
+
+use anyhow::{bail, Result};
+
+/// What `--arch` accepts and what the manifest records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arch {
+    X86_64,
+    I386,
+    Aarch64,
+}
+
+impl Arch {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "x86_64",
+            Arch::I386 => "i386",
+            Arch::Aarch64 => "aarch64",
+        }
+    }
+
+    /// `--arch NAME`, with the other names people give these architectures.
+    pub fn parse(name: &str) -> Result<Arch> {
+        Ok(match name.to_ascii_lowercase().as_str() {
+            "x86_64" | "x86-64" | "amd64" | "x64" => Arch::X86_64,
+            "i386" | "i486" | "i586" | "i686" | "x86" | "ia32" | "32" => Arch::I386,
+            "aarch64" | "arm64" => Arch::Aarch64,
+            other => bail!(
+                "--arch {other}: known architectures are x86_64 (amd64) and i386 (x86, i686){}",
+                if std::env::consts::ARCH == "aarch64" {
+                    " and aarch64"
+                } else {
+                    ""
+                }
+            ),
+        })
+    }
+
+    /// The machine this program runs on.
+    pub fn host() -> Option<Arch> {
+        match std::env::consts::ARCH {
+            "x86_64" => Some(Arch::X86_64),
+            "x86" => Some(Arch::I386),
+            "aarch64" => Some(Arch::Aarch64),
+            _ => None,
+        }
+    }
+
+    /// OpenSSL's Configure target for a Linux build of this architecture. On a 64-bit x86
+    /// machine the 32-bit target is `linux-x86`, which adds `-m32`; `linux-elf` is the same
+    /// target for a machine whose compiler is 32-bit already.
+    pub fn target(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "linux-x86_64",
+            Arch::I386 => "linux-x86",
+            Arch::Aarch64 => "linux-aarch64",
+        }
+    }
+
+    /// The architecture a Configure target builds for, when it is one of these.
+    pub fn of_target(target: &str) -> Option<Arch> {
+        match target {
+            "linux-x86" | "linux-elf" | "linux-x86-clang" | "linux-x86-latomic" => Some(Arch::I386),
+            "linux-x86_64" | "linux-x86_64-clang" => Some(Arch::X86_64),
+            "linux-aarch64" => Some(Arch::Aarch64),
+            _ => None,
+        }
+    }
+
+    /// Whether a process of this program can load a library of this architecture.
+    pub fn loadable_here(self) -> bool {
+        Arch::host() == Some(self)
+    }
+}
+
+/// `--arch` and `--target` together: the Configure target to build and its architecture.
+/// `linux-elf` on a 64-bit machine becomes `linux-x86` (the same build, with `-m32`), so both
+/// spellings make one variant; a target that contradicts `--arch` is refused.
+pub fn resolve(arch: Option<&str>, target: Option<&str>) -> Result<(String, Option<Arch>)> {
+    let arch = arch.map(Arch::parse).transpose()?;
+    let target = match (arch, target) {
+        (_, Some("linux-elf")) if Arch::host() != Some(Arch::I386) => "linux-x86".to_string(),
+        (_, Some(t)) => t.to_string(),
+        (Some(a), None) => a.target().to_string(),
+        (None, None) => return Ok((default_target()?, Arch::host())),
+    };
+    let of_target = Arch::of_target(&target);
+    if let (Some(a), Some(t)) = (arch, of_target) {
+        if a != t {
+            bail!(
+                "--arch {} and --target {target} disagree ({target} builds for {})",
+                a.as_str(),
+                t.as_str()
+            );
+        }
+    }
+    Ok((target, arch.or(of_target)))
+}
+
+fn default_target() -> Result<String> {
+    match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("linux", "x86_64") => Ok("linux-x86_64".into()),
+        ("linux", "aarch64") => Ok("linux-aarch64".into()),
+        ("linux", "x86") => Ok("linux-elf".into()),
+        (os, arch) => bail!("no default OpenSSL Configure target for {os}/{arch}; pass --target"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_spellings_of_the_32_bit_target_are_one_build() {
+        if Arch::host() != Some(Arch::X86_64) {
+            return;
+        }
+        let by_arch = resolve(Some("i386"), None).unwrap();
+        assert_eq!(by_arch, ("linux-x86".to_string(), Some(Arch::I386)));
+        assert_eq!(resolve(None, Some("linux-elf")).unwrap(), by_arch);
+        assert_eq!(resolve(None, Some("linux-x86")).unwrap(), by_arch);
+        assert_eq!(resolve(Some("i686"), Some("linux-elf")).unwrap(), by_arch);
+        assert_eq!(
+            resolve(None, None).unwrap(),
+            ("linux-x86_64".to_string(), Some(Arch::X86_64))
+        );
+        let e = resolve(Some("i386"), Some("linux-x86_64"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("disagree"), "{e}");
+        assert!(Arch::parse("sparc").is_err());
+        assert!(!Arch::I386.loadable_here());
+    }
+}
