@@ -389,85 +389,6 @@ fn start_background_build(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn openssl() -> Box<dyn Implementation> {
-        create(&ImplOptions::default()).expect("system libcrypto.so.3 (Debian libssl3) loads")
-    }
-
-    #[test]
-    fn every_available_primitive_passes_its_published_vectors() {
-        let mut o = openssl();
-        let mut failures = Vec::new();
-        let mut passed = 0;
-        for p in cryptospeed_catalog::all() {
-            if o.availability(p).is_err() {
-                continue;
-            }
-            match o.known_answer_test(p) {
-                Ok(()) => passed += 1,
-                Err(e) => failures.push(format!("{}: {e}", p.id)),
-            }
-        }
-        assert!(failures.is_empty(), "{failures:#?}");
-        assert!(passed >= 40, "only {passed} primitives available");
-    }
-
-    #[test]
-    fn debian_leaves_out_md2_mdc2_idea_rc5_with_a_reason() {
-        let mut o = openssl();
-        for id in ["md2", "mdc2", "idea-cbc", "rc5-cbc"] {
-            let p = cryptospeed_catalog::lookup(id).unwrap();
-            let why = o.availability(p).unwrap_err();
-            assert!(
-                why.contains("legacy provider") || why.contains("not available"),
-                "{id}: {why}"
-            );
-        }
-        for id in [
-            "md4",
-            "whirlpool",
-            "des-cbc",
-            "bf-cbc",
-            "cast-cbc",
-            "seed-cbc",
-            "rc2-cbc",
-            "rc4",
-            "ripemd160",
-        ] {
-            let p = cryptospeed_catalog::lookup(id).unwrap();
-            assert!(
-                o.availability(p).is_ok(),
-                "{id} should be reachable through the legacy provider"
-            );
-        }
-    }
-
-    #[test]
-    fn a_wrong_vector_is_caught() {
-        let mut o = openssl();
-        let bad = Primitive {
-            kats: &[cryptospeed_catalog::Kat::Digest {
-                msg: "616263",
-                out: "00000000000000000000000000000000",
-                source: "deliberately wrong",
-            }],
-            ..*cryptospeed_catalog::lookup("md5").unwrap()
-        };
-        let err = o.known_answer_test(&bad).unwrap_err();
-        assert!(err.contains("900150983cd24fb0d6963f7d28e17f72"), "{err}");
-    }
-
-    #[test]
-    fn describe_names_the_library() {
-        let v = openssl().describe();
-        assert!(v.version.starts_with('3'), "{v:?}");
-        assert!(v.capabilities.contains("OPENSSL_ia32cap"), "{v:?}");
-    }
-}
-
 /// ML-KEM through OpenSSL 3.5's calls (kem.rs) or, where the library lacks them, AWS-LC's own
 /// (aws_pq.rs).
 enum AnyKem<'a> {
@@ -565,5 +486,84 @@ impl<'a> AnyDsa<'a> {
             AnyDsa::Ossl(d) => d.prepare(op),
             AnyDsa::Aws(d) => d.prepare(op),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn openssl() -> Box<dyn Implementation> {
+        create(&ImplOptions::default()).expect("system libcrypto.so.3 (Debian libssl3) loads")
+    }
+
+    #[test]
+    fn every_available_primitive_passes_its_published_vectors() {
+        let mut o = openssl();
+        let mut failures = Vec::new();
+        let mut passed = 0;
+        for p in cryptospeed_catalog::all() {
+            if o.availability(p).is_err() {
+                continue;
+            }
+            match o.known_answer_test(p) {
+                Ok(()) => passed += 1,
+                Err(e) => failures.push(format!("{}: {e}", p.id)),
+            }
+        }
+        assert!(failures.is_empty(), "{failures:#?}");
+        assert!(passed >= 40, "only {passed} primitives available");
+    }
+
+    #[test]
+    fn debian_leaves_out_md2_mdc2_idea_rc5_with_a_reason() {
+        let mut o = openssl();
+        for id in ["md2", "mdc2", "idea-cbc", "rc5-cbc"] {
+            let p = cryptospeed_catalog::lookup(id).unwrap();
+            let why = o.availability(p).unwrap_err();
+            assert!(
+                why.contains("legacy provider") || why.contains("not available"),
+                "{id}: {why}"
+            );
+        }
+        for id in [
+            "md4",
+            "whirlpool",
+            "des-cbc",
+            "bf-cbc",
+            "cast-cbc",
+            "seed-cbc",
+            "rc2-cbc",
+            "rc4",
+            "ripemd160",
+        ] {
+            let p = cryptospeed_catalog::lookup(id).unwrap();
+            assert!(
+                o.availability(p).is_ok(),
+                "{id} should be reachable through the legacy provider"
+            );
+        }
+    }
+
+    #[test]
+    fn a_wrong_vector_is_caught() {
+        let mut o = openssl();
+        let bad = Primitive {
+            kats: &[cryptospeed_catalog::Kat::Digest {
+                msg: "616263",
+                out: "00000000000000000000000000000000",
+                source: "deliberately wrong",
+            }],
+            ..*cryptospeed_catalog::lookup("md5").unwrap()
+        };
+        let err = o.known_answer_test(&bad).unwrap_err();
+        assert!(err.contains("900150983cd24fb0d6963f7d28e17f72"), "{err}");
+    }
+
+    #[test]
+    fn describe_names_the_library() {
+        let v = openssl().describe();
+        assert!(v.version.starts_with('3'), "{v:?}");
+        assert!(v.capabilities.contains("OPENSSL_ia32cap"), "{v:?}");
     }
 }
