@@ -2,8 +2,8 @@
 //! vectors (seeded key generation; derandomised encapsulation and decapsulation of a modified
 //! ciphertext; deterministic internal-interface signing and verification) in every implementation
 //! that offers them before a cell is timed, implementations agree with each other, a broken known
-//! answer fails the cell, the run prints OpenSSL 3.5's KEM and signature tables, and a real OpenSSL
-//! 3.5 KEM table compares with a run.
+//! answer fails the cell, the run prints OpenSSL 3.5's KEM and signature tables, a real OpenSSL
+//! 3.5 KEM table compares with a run, and the aws-lc column runs them through AWS-LC's own EVP API.
 
 mod common;
 
@@ -288,5 +288,76 @@ fn go_passes_the_ml_kem_vectors_it_can_run_and_agrees_with_rustcrypto() {
     assert!(
         listed.contains("unavailable: Go's crypto/mlkem has no ML-KEM-512"),
         "{listed}"
+    );
+}
+
+#[test]
+fn aws_lc_passes_the_ml_kem_and_ml_dsa_vectors_through_its_own_api_and_agrees_with_rustcrypto() {
+    // The same build tests/boringssl_family.rs uses: AWS-LC's libcrypto from the aws-lc-sys
+    // crate's tree, built once into the default cache (about a minute the first time).
+    let paths = ok(bin().args(["variant", "build-library", "aws-lc"]));
+    let lib = paths.lines().next().expect("the library's path");
+    assert!(std::path::Path::new(lib).is_file(), "{paths}");
+    let verified = ok(bin().args(["verify", "--impl", "rustcrypto,aws-lc"]));
+    for id in [
+        "ml-kem-512",
+        "ml-kem-768",
+        "ml-kem-1024",
+        "ml-dsa-44",
+        "ml-dsa-65",
+        "ml-dsa-87",
+    ] {
+        let row = verified
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{id} ")))
+            .unwrap_or_else(|| panic!("no {id} row in\n{verified}"));
+        assert_eq!(row.matches("agrees").count(), 2, "{row}");
+    }
+    assert!(verified.contains(", 0 problems"), "{verified}");
+    // The system OpenSSL 3.0 keeps its own reason: AWS-LC's calls are not asked for there.
+    let listed = ok(bin().args(["list", "--impl", "openssl"]));
+    let row = listed.lines().find(|l| l.contains("ml-kem-768")).unwrap();
+    if row.contains("unavailable") {
+        assert!(row.contains("needs OpenSSL ≥ 3.5"), "{row}");
+        assert!(!row.contains("AWS-LC"), "{row}");
+    }
+    // And its cells are timed, keys made before timing.
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    let out = ok(bin()
+        .args([
+            "run",
+            "--impl",
+            "aws-lc",
+            "-a",
+            "ml-kem-768,ml-dsa-65",
+            "--format",
+            "json",
+        ])
+        .args(quick(&db)));
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    let mut cells: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            assert_ne!(r["status"], "failed", "{r}");
+            assert!(r["median"].as_f64().unwrap() > 0.0, "{r}");
+            format!(
+                "{} {}",
+                r["primitive"].as_str().unwrap(),
+                r["op"].as_str().unwrap()
+            )
+        })
+        .collect();
+    cells.sort();
+    assert_eq!(
+        cells,
+        [
+            "ml-dsa-65 keygen",
+            "ml-dsa-65 sign",
+            "ml-dsa-65 verify",
+            "ml-kem-768 decaps",
+            "ml-kem-768 encaps",
+            "ml-kem-768 keygen"
+        ]
     );
 }

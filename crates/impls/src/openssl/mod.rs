@@ -3,6 +3,7 @@
 //! algorithms (MD4, Whirlpool, DES, Blowfish, CAST, SEED, RC2, RC4) are reachable.
 
 mod agree;
+mod aws_pq;
 mod dsa;
 mod ffi;
 mod kem;
@@ -144,8 +145,8 @@ impl OpenSsl {
             Algorithm::Gmac { .. } => {
                 symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[0; 12]).map(|_| ())
             }
-            Algorithm::MlKem { .. } => kem::Kem::new(api, primitive).map(|_| ()),
-            Algorithm::MlDsa { .. } => dsa::Dsa::new(api, primitive).map(|_| ()),
+            Algorithm::MlKem { .. } => AnyKem::new(api, primitive).map(|_| ()),
+            Algorithm::MlDsa { .. } => AnyDsa::new(api, primitive).map(|_| ()),
             // A library may read a key it cannot sign with (BoringSSL parses DSA keys but has
             // no DSA in EVP_PKEY): the signing context is part of the probe.
             Algorithm::Rsa { .. } | Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. } => {
@@ -228,9 +229,9 @@ impl Implementation for OpenSsl {
         self.availability(primitive)?;
         for kat in primitive.kats {
             let r = if let Algorithm::MlKem { .. } = primitive.algorithm {
-                kem::Kem::new(&self.api, primitive)?.known_answer(kat)
+                AnyKem::new(&self.api, primitive)?.known_answer(kat)
             } else if let Algorithm::MlDsa { .. } = primitive.algorithm {
-                dsa::Dsa::new(&self.api, primitive)?.known_answer(kat)
+                AnyDsa::new(&self.api, primitive)?.known_answer(kat)
             } else if primitive.has_bytes() {
                 symmetric::known_answer(&self.api, &primitive.algorithm, kat)
             } else {
@@ -248,10 +249,10 @@ impl Implementation for OpenSsl {
     ) -> Result<cryptospeed_engine::AgreementOutput, String> {
         self.availability(primitive)?;
         if let Algorithm::MlKem { .. } = primitive.algorithm {
-            return kem::Kem::new(&self.api, primitive)?.agree(&case.key);
+            return AnyKem::new(&self.api, primitive)?.agree(&case.key);
         }
         if let Algorithm::MlDsa { .. } = primitive.algorithm {
-            return dsa::Dsa::new(&self.api, primitive)?.agree(&case.key, &case.msg);
+            return AnyDsa::new(&self.api, primitive)?.agree(&case.key, &case.msg);
         }
         agree::agree(&self.api, primitive, case)
     }
@@ -266,11 +267,11 @@ impl Implementation for OpenSsl {
         self.availability(primitive)?;
         if let Algorithm::MlKem { .. } = primitive.algorithm {
             let case = primitive.agreement_case().ok_or("no agreement seed")?;
-            return kem::Kem::new(&self.api, primitive)?
+            return AnyKem::new(&self.api, primitive)?
                 .decapsulates_to(&case.key, public, signature);
         }
         if let Algorithm::MlDsa { .. } = primitive.algorithm {
-            return dsa::Dsa::new(&self.api, primitive)?.verifies(public, msg, signature);
+            return AnyDsa::new(&self.api, primitive)?.verifies(public, msg, signature);
         }
         agree::check_signature(&self.api, primitive, public, msg, signature)
     }
@@ -281,10 +282,10 @@ impl Implementation for OpenSsl {
         cell: &CellSpec,
     ) -> Result<Box<dyn Timed + '_>, String> {
         if let Algorithm::MlKem { .. } = primitive.algorithm {
-            return kem::Kem::new(&self.api, primitive)?.prepare(cell.op);
+            return AnyKem::new(&self.api, primitive)?.prepare(cell.op);
         }
         if let Algorithm::MlDsa { .. } = primitive.algorithm {
-            return dsa::Dsa::new(&self.api, primitive)?.prepare(cell.op);
+            return AnyDsa::new(&self.api, primitive)?.prepare(cell.op);
         }
         if primitive.has_bytes() {
             let bytes = cell.bytes.ok_or("symmetric cells need a message size")? as usize;
@@ -385,6 +386,106 @@ fn start_background_build(
             log.display()
         ),
         Err(e) => format!("cannot start a build: {e}"),
+    }
+}
+
+/// ML-KEM through OpenSSL 3.5's calls (kem.rs) or, where the library lacks them, AWS-LC's own
+/// (aws_pq.rs).
+enum AnyKem<'a> {
+    Ossl(kem::Kem<'a>),
+    Aws(aws_pq::Kem<'a>),
+}
+
+impl<'a> AnyKem<'a> {
+    fn new(api: &'a Api, p: &Primitive) -> Result<AnyKem<'a>, String> {
+        kem::Kem::new(api, p).map(AnyKem::Ossl).or_else(|e| {
+            // A library without AWS-LC's calls (OpenSSL) keeps OpenSSL's reason alone.
+            match aws_pq::Kem::new(api, p) {
+                Ok(Some(x)) => Ok(AnyKem::Aws(x)),
+                Ok(None) => Err(e),
+                Err(e2) => Err(format!("{e}; nor through AWS-LC's ML-KEM API: {e2}")),
+            }
+        })
+    }
+
+    fn known_answer(&self, kat: &cryptospeed_catalog::Kat) -> Result<(), String> {
+        match self {
+            AnyKem::Ossl(k) => k.known_answer(kat),
+            AnyKem::Aws(k) => k.known_answer(kat),
+        }
+    }
+
+    fn agree(&self, seed: &[u8]) -> Result<cryptospeed_engine::AgreementOutput, String> {
+        match self {
+            AnyKem::Ossl(k) => k.agree(seed),
+            AnyKem::Aws(k) => k.agree(seed),
+        }
+    }
+
+    fn decapsulates_to(&self, seed: &[u8], secret: &[u8], c: &[u8]) -> Result<bool, String> {
+        match self {
+            AnyKem::Ossl(k) => k.decapsulates_to(seed, secret, c),
+            AnyKem::Aws(k) => k.decapsulates_to(seed, secret, c),
+        }
+    }
+
+    fn prepare(self, op: cryptospeed_model::Op) -> Result<Box<dyn Timed + 'a>, String> {
+        match self {
+            AnyKem::Ossl(k) => k.prepare(op),
+            AnyKem::Aws(k) => k.prepare(op),
+        }
+    }
+}
+
+/// ML-DSA through OpenSSL 3.5's calls (dsa.rs) or, where the library lacks them, AWS-LC's own
+/// (aws_pq.rs).
+enum AnyDsa<'a> {
+    Ossl(dsa::Dsa<'a>),
+    Aws(aws_pq::Dsa<'a>),
+}
+
+impl<'a> AnyDsa<'a> {
+    fn new(api: &'a Api, p: &Primitive) -> Result<AnyDsa<'a>, String> {
+        dsa::Dsa::new(api, p).map(AnyDsa::Ossl).or_else(|e| {
+            // A library without AWS-LC's calls (OpenSSL) keeps OpenSSL's reason alone.
+            match aws_pq::Dsa::new(api, p) {
+                Ok(Some(x)) => Ok(AnyDsa::Aws(x)),
+                Ok(None) => Err(e),
+                Err(e2) => Err(format!("{e}; nor through AWS-LC's ML-DSA API: {e2}")),
+            }
+        })
+    }
+
+    fn known_answer(&self, kat: &cryptospeed_catalog::Kat) -> Result<(), String> {
+        match self {
+            AnyDsa::Ossl(d) => d.known_answer(kat),
+            AnyDsa::Aws(d) => d.known_answer(kat),
+        }
+    }
+
+    fn agree(
+        &self,
+        seed: &[u8],
+        msg: &[u8],
+    ) -> Result<cryptospeed_engine::AgreementOutput, String> {
+        match self {
+            AnyDsa::Ossl(d) => d.agree(seed, msg),
+            AnyDsa::Aws(d) => d.agree(seed, msg),
+        }
+    }
+
+    fn verifies(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Result<bool, String> {
+        match self {
+            AnyDsa::Ossl(d) => d.verifies(public, msg, sig),
+            AnyDsa::Aws(d) => d.verifies(public, msg, sig),
+        }
+    }
+
+    fn prepare(self, op: cryptospeed_model::Op) -> Result<Box<dyn Timed + 'a>, String> {
+        match self {
+            AnyDsa::Ossl(d) => d.prepare(op),
+            AnyDsa::Aws(d) => d.prepare(op),
+        }
     }
 }
 

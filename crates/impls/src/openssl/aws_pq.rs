@@ -1,0 +1,714 @@
+//! ML-KEM and ML-DSA through AWS-LC's own EVP API, for a libcrypto (AWS-LC) that lacks OpenSSL
+//! 3.5's calls kem.rs and dsa.rs use. mod.rs falls back to it when those are not there.
+//!
+//! ML-KEM: keys of type `EVP_PKEY_KEM` made with `EVP_PKEY_CTX_kem_set_params(ctx, NID_MLKEM*)`
+//! and `EVP_PKEY_keygen`; `EVP_PKEY_encapsulate` / `EVP_PKEY_decapsulate` on contexts made once
+//! per key. Known answers: `EVP_PKEY_keygen_deterministic` with the seed d ‖ z,
+//! `EVP_PKEY_encapsulate_deterministic` with m, and decapsulation with the expanded key imported
+//! by `EVP_PKEY_kem_new_raw_secret_key` (include/openssl/experimental/kem_deterministic_api.h).
+//!
+//! ML-DSA: keys of type `EVP_PKEY_PQDSA` made with `EVP_PKEY_CTX_pqdsa_set_params`; pure ML-DSA
+//! with an empty context through `EVP_DigestSign` / `EVP_DigestVerify` with no digest (AWS-LC's
+//! `EVP_PKEY_sign` on such a key signs an external µ, not a message). Key-generation vectors go
+//! through `EVP_PKEY_pqdsa_new_raw_private_key` with the 32-byte seed ξ (it expands the seed
+//! into the key pair). AWS-LC's public headers have no internal-interface (M') or deterministic
+//! signing, so the sigGen/sigVer vectors (internal interface, rnd = 0) go through
+//! `ml_dsa_{44,65,87}_sign_internal` / `_verify_internal`: libcrypto exports them
+//! (OPENSSL_EXPORT in the internal header crypto/fipsmodule/ml_dsa/ml_dsa.h, the entry points
+//! AWS-LC's own ACVP tests use) and EVP_DigestSign reaches the same core; a build without them
+//! fails those vectors with that reason rather than skipping them.
+#![allow(non_snake_case)]
+
+use super::ffi::{Api, Ptr};
+use super::pq::Owned;
+use cryptospeed_catalog::{unhex, Algorithm, Kat, Primitive};
+use cryptospeed_engine::{AgreementOutput, Timed};
+use cryptospeed_model::Op;
+use std::os::raw::c_int;
+
+type Res<T> = Result<T, String>;
+
+type SignInternal = unsafe extern "C" fn(
+    *const u8,
+    *mut u8,
+    *mut usize,
+    *const u8,
+    usize,
+    *const u8,
+    usize,
+    *const u8,
+) -> c_int;
+type VerifyInternal =
+    unsafe extern "C" fn(*const u8, *const u8, usize, *const u8, usize, *const u8, usize) -> c_int;
+
+crate::dynamic_api! {
+    AwsPqApi, "libcrypto with AWS-LC's EVP_PKEY_KEM and EVP_PKEY_PQDSA calls";
+    required {
+        EVP_PKEY_CTX_new_id: fn(c_int, Ptr) -> Ptr;
+        EVP_PKEY_CTX_new: fn(Ptr, Ptr) -> Ptr;
+        EVP_PKEY_CTX_free: fn(Ptr);
+        EVP_PKEY_free: fn(Ptr);
+        EVP_PKEY_keygen_init: fn(Ptr) -> c_int;
+        EVP_PKEY_keygen: fn(Ptr, *mut Ptr) -> c_int;
+        EVP_PKEY_get_raw_public_key: fn(Ptr, *mut u8, *mut usize) -> c_int;
+        EVP_PKEY_get_raw_private_key: fn(Ptr, *mut u8, *mut usize) -> c_int;
+        EVP_PKEY_CTX_kem_set_params: fn(Ptr, c_int) -> c_int;
+        EVP_PKEY_keygen_deterministic: fn(Ptr, *mut Ptr, *const u8, *mut usize) -> c_int;
+        EVP_PKEY_encapsulate: fn(Ptr, *mut u8, *mut usize, *mut u8, *mut usize) -> c_int;
+        EVP_PKEY_encapsulate_deterministic: fn(Ptr, *mut u8, *mut usize, *mut u8, *mut usize, *const u8, *mut usize) -> c_int;
+        EVP_PKEY_decapsulate: fn(Ptr, *mut u8, *mut usize, *const u8, usize) -> c_int;
+        EVP_PKEY_kem_new_raw_public_key: fn(c_int, *const u8, usize) -> Ptr;
+        EVP_PKEY_kem_new_raw_secret_key: fn(c_int, *const u8, usize) -> Ptr;
+        EVP_PKEY_CTX_pqdsa_set_params: fn(Ptr, c_int) -> c_int;
+        EVP_PKEY_pqdsa_new_raw_public_key: fn(c_int, *const u8, usize) -> Ptr;
+        EVP_PKEY_pqdsa_new_raw_private_key: fn(c_int, *const u8, usize) -> Ptr;
+        EVP_MD_CTX_new: fn() -> Ptr;
+        EVP_MD_CTX_free: fn(Ptr);
+        EVP_DigestSignInit: fn(Ptr, *mut Ptr, Ptr, Ptr, Ptr) -> c_int;
+        EVP_DigestSign: fn(Ptr, *mut u8, *mut usize, *const u8, usize) -> c_int;
+        EVP_DigestVerifyInit: fn(Ptr, *mut Ptr, Ptr, Ptr, Ptr) -> c_int;
+        EVP_DigestVerify: fn(Ptr, *const u8, usize, *const u8, usize) -> c_int;
+    }
+    optional {
+        ml_dsa_44_sign_internal: fn(*const u8, *mut u8, *mut usize, *const u8, usize, *const u8, usize, *const u8) -> c_int;
+        ml_dsa_65_sign_internal: fn(*const u8, *mut u8, *mut usize, *const u8, usize, *const u8, usize, *const u8) -> c_int;
+        ml_dsa_87_sign_internal: fn(*const u8, *mut u8, *mut usize, *const u8, usize, *const u8, usize, *const u8) -> c_int;
+        ml_dsa_44_verify_internal: fn(*const u8, *const u8, usize, *const u8, usize, *const u8, usize) -> c_int;
+        ml_dsa_65_verify_internal: fn(*const u8, *const u8, usize, *const u8, usize, *const u8, usize) -> c_int;
+        ml_dsa_87_verify_internal: fn(*const u8, *const u8, usize, *const u8, usize, *const u8, usize) -> c_int;
+    }
+}
+
+// include/openssl/nid.h and evp.h of AWS-LC.
+const EVP_PKEY_KEM: c_int = 970;
+const EVP_PKEY_PQDSA: c_int = 993;
+const NID_MLKEM512: c_int = 988;
+const NID_MLKEM768: c_int = 989;
+const NID_MLKEM1024: c_int = 990;
+const NID_MLDSA44: c_int = 994;
+const NID_MLDSA65: c_int = 995;
+const NID_MLDSA87: c_int = 996;
+
+fn same(what: &str, got: &[u8], want: &str) -> Res<()> {
+    let want = unhex(want);
+    (got == want.as_slice()).then_some(()).ok_or_else(|| {
+        format!(
+            "{what}: got {}, want {}",
+            hex::encode(got),
+            hex::encode(&want)
+        )
+    })
+}
+
+/// Calls shared by both primitives: the tables, owned handles and error checks.
+struct Lib<'a> {
+    api: &'a Api,
+    k: AwsPqApi,
+}
+
+impl<'a> Lib<'a> {
+    /// AWS-LC's calls in the library behind `api`; `None` for a library without them (OpenSSL).
+    fn load(api: &'a Api) -> Option<Lib<'a>> {
+        Some(Lib {
+            api,
+            k: AwsPqApi::load(&api.path).ok()?,
+        })
+    }
+
+    fn own(&self, ptr: Ptr, free: unsafe extern "C" fn(Ptr), what: &str) -> Res<Owned<'a>> {
+        if ptr.is_null() {
+            return Err(format!("{what} failed: {}", self.api.errors()));
+        }
+        Ok(Owned {
+            ptr,
+            free,
+            _kem: std::marker::PhantomData,
+        })
+    }
+
+    fn key(&self, ptr: Ptr, what: &str) -> Res<Owned<'a>> {
+        self.own(ptr, self.k.EVP_PKEY_free, what)
+    }
+
+    fn check(&self, rc: c_int, what: &str) -> Res<()> {
+        if rc == 1 {
+            Ok(())
+        } else {
+            Err(format!("{what} failed: {}", self.api.errors()))
+        }
+    }
+
+    /// A key-generation context for key type `kind` with parameter set `nid`.
+    fn keygen_ctx(&self, kind: c_int, nid: c_int) -> Res<Owned<'a>> {
+        // SAFETY: plain constructor; the context is owned below.
+        let ctx = unsafe { (self.k.EVP_PKEY_CTX_new_id)(kind, std::ptr::null_mut()) };
+        let ctx = self.own(ctx, self.k.EVP_PKEY_CTX_free, "EVP_PKEY_CTX_new_id")?;
+        let set = if kind == EVP_PKEY_KEM {
+            self.k.EVP_PKEY_CTX_kem_set_params
+        } else {
+            self.k.EVP_PKEY_CTX_pqdsa_set_params
+        };
+        // SAFETY: a fresh context of the matching key type.
+        self.check(unsafe { set(ctx.ptr, nid) }, "setting the parameter set")?;
+        // SAFETY: as above.
+        self.check(
+            unsafe { (self.k.EVP_PKEY_keygen_init)(ctx.ptr) },
+            "EVP_PKEY_keygen_init",
+        )?;
+        Ok(ctx)
+    }
+
+    fn generate(&self, ctx: &Owned) -> Res<Owned<'a>> {
+        let mut pkey = std::ptr::null_mut();
+        // SAFETY: an initialised key-generation context; the key is owned below.
+        self.check(
+            unsafe { (self.k.EVP_PKEY_keygen)(ctx.ptr, &mut pkey) },
+            "EVP_PKEY_keygen",
+        )?;
+        self.key(pkey, "EVP_PKEY_keygen")
+    }
+
+    fn raw(&self, pkey: &Owned, private: bool) -> Res<Vec<u8>> {
+        let f = if private {
+            self.k.EVP_PKEY_get_raw_private_key
+        } else {
+            self.k.EVP_PKEY_get_raw_public_key
+        };
+        let mut out = vec![0u8; 8192];
+        let mut len = out.len();
+        // SAFETY: the buffer holds every ML-KEM and ML-DSA key encoding.
+        self.check(
+            unsafe { f(pkey.ptr, out.as_mut_ptr(), &mut len) },
+            "EVP_PKEY_get_raw_*_key",
+        )?;
+        out.truncate(len);
+        Ok(out)
+    }
+
+    fn pkey_ctx(&self, pkey: &Owned) -> Res<Owned<'a>> {
+        // SAFETY: a valid key; the context is owned below.
+        let ctx = unsafe { (self.k.EVP_PKEY_CTX_new)(pkey.ptr, std::ptr::null_mut()) };
+        self.own(ctx, self.k.EVP_PKEY_CTX_free, "EVP_PKEY_CTX_new")
+    }
+}
+
+/// One ML-KEM parameter set in AWS-LC.
+pub struct Kem<'a> {
+    lib: Lib<'a>,
+    nid: c_int,
+}
+
+impl<'a> Kem<'a> {
+    /// The parameter set of `p` in the libcrypto behind `api`, or why it is not there; `None`
+    /// when the library has no AWS-LC KEM API at all.
+    pub fn new(api: &'a Api, p: &Primitive) -> Res<Option<Kem<'a>>> {
+        let nid = match p.algorithm {
+            Algorithm::MlKem { level: 512 } => NID_MLKEM512,
+            Algorithm::MlKem { level: 768 } => NID_MLKEM768,
+            Algorithm::MlKem { level: 1024 } => NID_MLKEM1024,
+            _ => return Err(format!("{} is not an ML-KEM parameter set", p.id)),
+        };
+        let Some(lib) = Lib::load(api) else {
+            return Ok(None);
+        };
+        let kem = Kem { lib, nid };
+        kem.lib
+            .keygen_ctx(EVP_PKEY_KEM, nid)
+            .map_err(|e| format!("no ML-KEM in AWS-LC's EVP_PKEY_KEM: {e}"))?;
+        Ok(Some(kem))
+    }
+
+    fn keygen_ctx(&self) -> Res<Owned<'a>> {
+        self.lib.keygen_ctx(EVP_PKEY_KEM, self.nid)
+    }
+
+    /// A key pair from the seed d ‖ z, or from the library's generator.
+    fn key_pair(&self, seed: Option<&[u8]>) -> Res<Owned<'a>> {
+        let ctx = self.keygen_ctx()?;
+        let Some(seed) = seed else {
+            return self.lib.generate(&ctx);
+        };
+        let mut pkey = std::ptr::null_mut();
+        let mut len = seed.len();
+        // SAFETY: the seed is borrowed for the call; the key is owned below.
+        self.lib.check(
+            unsafe {
+                (self.lib.k.EVP_PKEY_keygen_deterministic)(
+                    ctx.ptr,
+                    &mut pkey,
+                    seed.as_ptr(),
+                    &mut len,
+                )
+            },
+            "EVP_PKEY_keygen_deterministic",
+        )?;
+        self.lib.key(pkey, "EVP_PKEY_keygen_deterministic")
+    }
+
+    /// An encapsulation context for the public key `ek`, and the key it holds.
+    fn encaps_ctx(&self, ek: &[u8]) -> Res<(Owned<'a>, Owned<'a>)> {
+        // SAFETY: borrowed bytes copied by libcrypto; the key is owned below.
+        let pkey = unsafe {
+            (self.lib.k.EVP_PKEY_kem_new_raw_public_key)(self.nid, ek.as_ptr(), ek.len())
+        };
+        let pkey = self.lib.key(pkey, "EVP_PKEY_kem_new_raw_public_key")?;
+        Ok((self.lib.pkey_ctx(&pkey)?, pkey))
+    }
+
+    /// Encapsulates; `m` derandomises it (`EVP_PKEY_encapsulate_deterministic`).
+    fn encapsulate(&self, ctx: &Owned, m: Option<&[u8]>) -> Res<(Vec<u8>, Vec<u8>)> {
+        let (mut c, mut k) = (vec![0u8; 1568], vec![0u8; 32]);
+        let (mut clen, mut klen) = (c.len(), k.len());
+        // SAFETY: output buffers sized for the largest parameter set; `m` borrowed for the call.
+        let rc = unsafe {
+            match m {
+                None => (self.lib.k.EVP_PKEY_encapsulate)(
+                    ctx.ptr,
+                    c.as_mut_ptr(),
+                    &mut clen,
+                    k.as_mut_ptr(),
+                    &mut klen,
+                ),
+                Some(m) => {
+                    let mut mlen = m.len();
+                    (self.lib.k.EVP_PKEY_encapsulate_deterministic)(
+                        ctx.ptr,
+                        c.as_mut_ptr(),
+                        &mut clen,
+                        k.as_mut_ptr(),
+                        &mut klen,
+                        m.as_ptr(),
+                        &mut mlen,
+                    )
+                }
+            }
+        };
+        self.lib.check(rc, "EVP_PKEY_encapsulate")?;
+        c.truncate(clen);
+        k.truncate(klen);
+        Ok((c, k))
+    }
+
+    fn decaps_ctx(&self, dk: &[u8]) -> Res<(Owned<'a>, Owned<'a>)> {
+        // SAFETY: borrowed bytes copied by libcrypto; the key is owned below.
+        let pkey = unsafe {
+            (self.lib.k.EVP_PKEY_kem_new_raw_secret_key)(self.nid, dk.as_ptr(), dk.len())
+        };
+        let pkey = self.lib.key(pkey, "EVP_PKEY_kem_new_raw_secret_key")?;
+        Ok((self.lib.pkey_ctx(&pkey)?, pkey))
+    }
+
+    fn decapsulate(&self, ctx: &Owned, c: &[u8]) -> Res<Vec<u8>> {
+        let mut k = vec![0u8; 32];
+        let mut klen = k.len();
+        // SAFETY: a 32-byte output buffer, the ciphertext borrowed for the call.
+        let rc = unsafe {
+            (self.lib.k.EVP_PKEY_decapsulate)(
+                ctx.ptr,
+                k.as_mut_ptr(),
+                &mut klen,
+                c.as_ptr(),
+                c.len(),
+            )
+        };
+        self.lib.check(rc, "EVP_PKEY_decapsulate")?;
+        k.truncate(klen);
+        Ok(k)
+    }
+
+    /// Runs one known-answer vector through AWS-LC's derandomised entry points.
+    pub fn known_answer(&self, kat: &Kat) -> Res<()> {
+        match *kat {
+            Kat::KemKeygen { d, z, ek, .. } => {
+                let pair = self.key_pair(Some(&[unhex(d), unhex(z)].concat()))?;
+                same("encapsulation key", &self.lib.raw(&pair, false)?, ek)
+            }
+            Kat::KemEncaps { ek, m, c, k, .. } => {
+                let (ctx, _key) = self.encaps_ctx(&unhex(ek))?;
+                let (got_c, got_k) = self.encapsulate(&ctx, Some(&unhex(m)))?;
+                same("ciphertext", &got_c, c)?;
+                same("shared secret", &got_k, k)
+            }
+            Kat::KemDecaps { dk, c, k, .. } => {
+                let (ctx, _key) = self.decaps_ctx(&unhex(dk))?;
+                same("shared secret", &self.decapsulate(&ctx, &unhex(c))?, k)
+            }
+            ref other => Err(format!("vector {other:?} does not fit ML-KEM")),
+        }
+    }
+
+    /// Encapsulates to the agreement seed's key: the ciphertext, and the secret as `public`.
+    pub fn agree(&self, seed: &[u8]) -> Res<AgreementOutput> {
+        let ek = self.lib.raw(&self.key_pair(Some(seed))?, false)?;
+        let (ctx, _key) = self.encaps_ctx(&ek)?;
+        let (output, public) = self.encapsulate(&ctx, None)?;
+        Ok(AgreementOutput { output, public })
+    }
+
+    /// Whether decapsulating another library's ciphertext with the seed's key gives its secret.
+    pub fn decapsulates_to(&self, seed: &[u8], secret: &[u8], c: &[u8]) -> Res<bool> {
+        let dk = self.lib.raw(&self.key_pair(Some(seed))?, true)?;
+        let (ctx, _key) = self.decaps_ctx(&dk)?;
+        Ok(self.decapsulate(&ctx, c)? == secret)
+    }
+
+    /// The timed loop of `op`, its keys made before timing.
+    pub fn prepare(self, op: Op) -> Res<Box<dyn Timed + 'a>> {
+        let pair = self.key_pair(None)?;
+        let (ek, dk) = (self.lib.raw(&pair, false)?, self.lib.raw(&pair, true)?);
+        Ok(match op {
+            Op::Keygen => {
+                let ctx = self.keygen_ctx()?;
+                Box::new(KemKeygenLoop { kem: self, ctx })
+            }
+            Op::Encaps => {
+                let (ctx, key) = self.encaps_ctx(&ek)?;
+                Box::new(EncapsLoop {
+                    kem: self,
+                    ctx,
+                    _key: key,
+                })
+            }
+            Op::Decaps => {
+                let (ectx, _ekey) = self.encaps_ctx(&ek)?;
+                let (c, _) = self.encapsulate(&ectx, None)?;
+                let (ctx, key) = self.decaps_ctx(&dk)?;
+                Box::new(DecapsLoop {
+                    kem: self,
+                    ctx,
+                    _key: key,
+                    c,
+                })
+            }
+            other => return Err(format!("ML-KEM has no {other} operation")),
+        })
+    }
+}
+
+// Fields drop in order: the contexts and keys before the table that frees them.
+struct KemKeygenLoop<'a> {
+    ctx: Owned<'a>,
+    kem: Kem<'a>,
+}
+impl Timed for KemKeygenLoop<'_> {
+    fn run(&mut self, iters: u64) -> Res<()> {
+        for _ in 0..iters {
+            drop(self.kem.lib.generate(&self.ctx)?);
+        }
+        Ok(())
+    }
+}
+
+struct EncapsLoop<'a> {
+    ctx: Owned<'a>,
+    _key: Owned<'a>,
+    kem: Kem<'a>,
+}
+impl Timed for EncapsLoop<'_> {
+    fn run(&mut self, iters: u64) -> Res<()> {
+        for _ in 0..iters {
+            std::hint::black_box(self.kem.encapsulate(&self.ctx, None)?);
+        }
+        Ok(())
+    }
+}
+
+struct DecapsLoop<'a> {
+    ctx: Owned<'a>,
+    _key: Owned<'a>,
+    c: Vec<u8>,
+    kem: Kem<'a>,
+}
+impl Timed for DecapsLoop<'_> {
+    fn run(&mut self, iters: u64) -> Res<()> {
+        for _ in 0..iters {
+            std::hint::black_box(self.kem.decapsulate(&self.ctx, &self.c)?);
+        }
+        Ok(())
+    }
+}
+
+/// One ML-DSA parameter set in AWS-LC.
+pub struct Dsa<'a> {
+    lib: Lib<'a>,
+    nid: c_int,
+    level: u32,
+    internal: Option<(SignInternal, VerifyInternal)>,
+}
+
+impl<'a> Dsa<'a> {
+    /// The parameter set of `p` in the libcrypto behind `api`, or why it is not there; `None`
+    /// when the library has no AWS-LC signature API at all.
+    pub fn new(api: &'a Api, p: &Primitive) -> Res<Option<Dsa<'a>>> {
+        let Some(lib) = Lib::load(api) else {
+            return Ok(None);
+        };
+        let (nid, level, internal) = match p.algorithm {
+            Algorithm::MlDsa { level: 44 } => (
+                NID_MLDSA44,
+                44,
+                lib.k
+                    .ml_dsa_44_sign_internal
+                    .zip(lib.k.ml_dsa_44_verify_internal),
+            ),
+            Algorithm::MlDsa { level: 65 } => (
+                NID_MLDSA65,
+                65,
+                lib.k
+                    .ml_dsa_65_sign_internal
+                    .zip(lib.k.ml_dsa_65_verify_internal),
+            ),
+            Algorithm::MlDsa { level: 87 } => (
+                NID_MLDSA87,
+                87,
+                lib.k
+                    .ml_dsa_87_sign_internal
+                    .zip(lib.k.ml_dsa_87_verify_internal),
+            ),
+            _ => return Err(format!("{} is not an ML-DSA parameter set", p.id)),
+        };
+        let dsa = Dsa {
+            lib,
+            nid,
+            level,
+            internal,
+        };
+        dsa.keygen_ctx()
+            .map_err(|e| format!("no ML-DSA in AWS-LC's EVP_PKEY_PQDSA: {e}"))?;
+        Ok(Some(dsa))
+    }
+
+    fn keygen_ctx(&self) -> Res<Owned<'a>> {
+        self.lib.keygen_ctx(EVP_PKEY_PQDSA, self.nid)
+    }
+
+    /// A key from raw bytes: a public key, or a private key (the 32-byte seed ξ, which AWS-LC
+    /// expands into the key pair, or the expanded private key).
+    fn raw_key(&self, bytes: &[u8], private: bool) -> Res<Owned<'a>> {
+        let f = if private {
+            self.lib.k.EVP_PKEY_pqdsa_new_raw_private_key
+        } else {
+            self.lib.k.EVP_PKEY_pqdsa_new_raw_public_key
+        };
+        // SAFETY: borrowed bytes copied by libcrypto; the key is owned below.
+        let pkey = unsafe { f(self.nid, bytes.as_ptr(), bytes.len()) };
+        self.lib.key(pkey, "EVP_PKEY_pqdsa_new_raw_*_key")
+    }
+
+    /// A digest context set up for pure ML-DSA (no digest, empty context) with `pkey`.
+    fn md_ctx(&self, pkey: &Owned, sign: bool) -> Res<Owned<'a>> {
+        let k = &self.lib.k;
+        // SAFETY: plain constructor; the context is owned below.
+        let ctx = self.lib.own(
+            unsafe { (k.EVP_MD_CTX_new)() },
+            k.EVP_MD_CTX_free,
+            "EVP_MD_CTX_new",
+        )?;
+        let init = if sign {
+            k.EVP_DigestSignInit
+        } else {
+            k.EVP_DigestVerifyInit
+        };
+        let null = std::ptr::null_mut();
+        // SAFETY: a fresh context and a valid key; no digest selects the message interface.
+        self.lib.check(
+            unsafe { init(ctx.ptr, std::ptr::null_mut(), null, null, pkey.ptr) },
+            "EVP_DigestSign/VerifyInit",
+        )?;
+        Ok(ctx)
+    }
+
+    fn sign(&self, ctx: &Owned, msg: &[u8]) -> Res<Vec<u8>> {
+        let mut sig = vec![0u8; 4627];
+        let mut len = sig.len();
+        // SAFETY: the buffer holds the largest ML-DSA signature.
+        let rc = unsafe {
+            (self.lib.k.EVP_DigestSign)(
+                ctx.ptr,
+                sig.as_mut_ptr(),
+                &mut len,
+                msg.as_ptr(),
+                msg.len(),
+            )
+        };
+        self.lib.check(rc, "EVP_DigestSign")?;
+        sig.truncate(len);
+        Ok(sig)
+    }
+
+    fn verify(&self, ctx: &Owned, msg: &[u8], sig: &[u8]) -> bool {
+        // SAFETY: borrowed buffers for the call.
+        let rc = unsafe {
+            (self.lib.k.EVP_DigestVerify)(ctx.ptr, sig.as_ptr(), sig.len(), msg.as_ptr(), msg.len())
+        };
+        // SAFETY: a rejected signature leaves errors behind.
+        unsafe { (self.lib.api.ERR_clear_error)() };
+        rc == 1
+    }
+
+    fn internal(&self) -> Res<(SignInternal, VerifyInternal)> {
+        self.internal.ok_or_else(|| {
+            format!(
+                "AWS-LC's EVP API has no internal-interface (M') or deterministic ML-DSA signing, \
+                 and {} does not export ml_dsa_{}_sign_internal/_verify_internal, so the \
+                 internal-interface vectors cannot run here",
+                self.lib.k.path, self.level
+            )
+        })
+    }
+
+    /// Runs one known-answer vector: key generation through EVP_PKEY_pqdsa_new_raw_private_key
+    /// with the seed; the internal-interface vectors through ml_dsa_*_sign/verify_internal (M'
+    /// as given, rnd = 0), as the module comment explains.
+    pub fn known_answer(&self, kat: &Kat) -> Res<()> {
+        match *kat {
+            Kat::SigKeygen { seed, public, .. } => {
+                let key = self.raw_key(&unhex(seed), true)?;
+                same("public key", &self.lib.raw(&key, false)?, public)
+            }
+            Kat::SigInternal {
+                private, msg, sig, ..
+            } => {
+                let (sign, _) = self.internal()?;
+                let (sk, m) = (unhex(private), unhex(msg));
+                let mut out = vec![0u8; 4627];
+                let mut len = out.len();
+                let rnd = [0u8; 32];
+                // SAFETY: the expanded private key of this parameter set, a buffer that holds
+                // the largest signature, no prefix (M' is the message), a 32-byte rnd.
+                let rc = unsafe {
+                    sign(
+                        sk.as_ptr(),
+                        out.as_mut_ptr(),
+                        &mut len,
+                        m.as_ptr(),
+                        m.len(),
+                        std::ptr::null(),
+                        0,
+                        rnd.as_ptr(),
+                    )
+                };
+                self.lib
+                    .check(rc, &format!("ml_dsa_{}_sign_internal", self.level))?;
+                out.truncate(len);
+                same("signature", &out, sig)
+            }
+            Kat::SigVerifyInternal {
+                public,
+                msg,
+                sig,
+                bad_msg,
+                bad_sig,
+                ..
+            } => {
+                let (_, verify) = self.internal()?;
+                let pk = unhex(public);
+                let check = |m: &[u8], s: &[u8]| {
+                    // SAFETY: the public key of this parameter set, borrowed buffers.
+                    let rc = unsafe {
+                        verify(
+                            pk.as_ptr(),
+                            s.as_ptr(),
+                            s.len(),
+                            m.as_ptr(),
+                            m.len(),
+                            std::ptr::null(),
+                            0,
+                        )
+                    };
+                    // SAFETY: a rejected signature leaves errors behind.
+                    unsafe { (self.lib.api.ERR_clear_error)() };
+                    rc == 1
+                };
+                if !check(&unhex(msg), &unhex(sig)) {
+                    return Err("the published signature does not verify".into());
+                }
+                if check(&unhex(bad_msg), &unhex(bad_sig)) {
+                    return Err("a signature the vectors reject verifies".into());
+                }
+                Ok(())
+            }
+            ref other => Err(format!("vector {other:?} does not fit ML-DSA")),
+        }
+    }
+
+    /// Signs `msg` with the seed's key: the signature, and the public key.
+    pub fn agree(&self, seed: &[u8], msg: &[u8]) -> Res<AgreementOutput> {
+        let key = self.raw_key(seed, true)?;
+        let output = self.sign(&self.md_ctx(&key, true)?, msg)?;
+        Ok(AgreementOutput {
+            output,
+            public: self.lib.raw(&key, false)?,
+        })
+    }
+
+    /// Whether another library's pure ML-DSA signature verifies here.
+    pub fn verifies(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
+        let key = self.raw_key(public, false)?;
+        Ok(self.verify(&self.md_ctx(&key, false)?, msg, sig))
+    }
+
+    /// The timed loop of `op`, its key made before timing.
+    pub fn prepare(self, op: Op) -> Res<Box<dyn Timed + 'a>> {
+        let msg = vec![0u8; 32];
+        Ok(match op {
+            Op::Keygen => {
+                let ctx = self.keygen_ctx()?;
+                Box::new(DsaKeygenLoop { ctx, dsa: self })
+            }
+            Op::Sign | Op::Verify => {
+                let key = self.lib.generate(&self.keygen_ctx()?)?;
+                let sign = self.md_ctx(&key, true)?;
+                let sig = self.sign(&sign, &msg)?;
+                let ctx = if op == Op::Sign {
+                    sign
+                } else {
+                    self.md_ctx(&key, false)?
+                };
+                Box::new(SignLoop {
+                    ctx,
+                    _key: key,
+                    msg,
+                    sig,
+                    sign: op == Op::Sign,
+                    dsa: self,
+                })
+            }
+            other => return Err(format!("ML-DSA has no {other} operation")),
+        })
+    }
+}
+
+struct DsaKeygenLoop<'a> {
+    ctx: Owned<'a>,
+    dsa: Dsa<'a>,
+}
+impl Timed for DsaKeygenLoop<'_> {
+    fn run(&mut self, iters: u64) -> Res<()> {
+        for _ in 0..iters {
+            drop(self.dsa.lib.generate(&self.ctx)?);
+        }
+        Ok(())
+    }
+}
+
+struct SignLoop<'a> {
+    ctx: Owned<'a>,
+    _key: Owned<'a>,
+    msg: Vec<u8>,
+    sig: Vec<u8>,
+    sign: bool,
+    dsa: Dsa<'a>,
+}
+impl Timed for SignLoop<'_> {
+    fn run(&mut self, iters: u64) -> Res<()> {
+        for _ in 0..iters {
+            if self.sign {
+                std::hint::black_box(self.dsa.sign(&self.ctx, &self.msg)?);
+            } else if !self.dsa.verify(&self.ctx, &self.msg, &self.sig) {
+                return Err("the signature did not verify".into());
+            }
+        }
+        Ok(())
+    }
+}
