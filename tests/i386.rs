@@ -11,70 +11,11 @@
 
 mod common;
 
-use common::{bin, ok, quick};
+use common::{bin, ok, quick, test_cache, OPENSSL_CRATE, SMALL_BUILD as SMALL};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 
-const OPENSSL_CRATE: &str = "300.5.5+3.5.5";
-
-/// What the tests time and check; the rest is left out to keep the build small (as in
-/// tests/variants.rs).
-const SMALL: &[&str] = &[
-    "no-deprecated",
-    "no-engine",
-    "no-cms",
-    "no-ts",
-    "no-ocsp",
-    "no-ct",
-    "no-srp",
-    "no-sm2",
-    "no-sm3",
-    "no-sm4",
-    "no-idea",
-    "no-seed",
-    "no-camellia",
-    "no-aria",
-    "no-bf",
-    "no-cast",
-    "no-rc2",
-    "no-md4",
-    "no-mdc2",
-    "no-whirlpool",
-    "no-rmd160",
-    "no-siphash",
-    "no-cmp",
-    "no-http",
-    "no-ocb",
-    "no-scrypt",
-    "no-argon2",
-    "no-quic",
-    "no-ml-dsa",
-    "no-ml-kem",
-    "no-slh-dsa",
-    "no-dsa",
-    "no-dh",
-    "no-ec",
-    "no-ecx",
-    "no-des",
-    "no-rc4",
-    "no-legacy",
-    "no-ssl",
-    "no-tls",
-    "no-dtls",
-    "no-ui-console",
-    "no-async",
-    "no-sock",
-];
-
 const LABEL: &str = "cs-test-i386";
-
-fn test_cache() -> PathBuf {
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir)
-        .join("cryptospeed-tests")
-}
 
 /// The small i386 build with assembly (built once, then found in the cache).
 fn i386_build() -> serde_json::Value {

@@ -7,7 +7,10 @@
 
 mod common;
 
-use common::{bin, ok, quick};
+use common::{bin, ok, quick, small_build_keeping, test_cache, OPENSSL_CRATE};
+
+/// The small test build with ML-KEM, ML-DSA and the EC they sit beside kept.
+const PQ_KEEPS: &[&str] = &["no-ml-kem", "no-ml-dsa", "no-ec", "no-ecx"];
 
 const REAL_35: &str = "crates/import/tests/real/openssl-3.5-dev-linux-x86_64-mlkem-table.txt";
 
@@ -143,60 +146,6 @@ fn a_real_openssl_3_5_kem_table_compares_with_a_measured_run() {
     }
 }
 
-/// The exact openssl-src crate tests/variants.rs builds; here with ML-KEM and ML-DSA kept and
-/// most of the rest left out, so the build stays small.
-const OPENSSL_CRATE: &str = "300.5.5+3.5.5";
-const MLKEM_BUILD: &[&str] = &[
-    "no-deprecated",
-    "no-engine",
-    "no-cms",
-    "no-ts",
-    "no-ocsp",
-    "no-ct",
-    "no-srp",
-    "no-sm2",
-    "no-sm3",
-    "no-sm4",
-    "no-idea",
-    "no-seed",
-    "no-camellia",
-    "no-aria",
-    "no-bf",
-    "no-cast",
-    "no-rc2",
-    "no-md4",
-    "no-mdc2",
-    "no-whirlpool",
-    "no-rmd160",
-    "no-siphash",
-    "no-cmp",
-    "no-http",
-    "no-ocb",
-    "no-scrypt",
-    "no-argon2",
-    "no-quic",
-    "no-slh-dsa",
-    "no-dsa",
-    "no-dh",
-    "no-des",
-    "no-rc4",
-    "no-legacy",
-    "no-ssl",
-    "no-tls",
-    "no-dtls",
-    "no-ui-console",
-    "no-async",
-    "no-sock",
-];
-
-fn test_cache() -> std::path::PathBuf {
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir)
-        .join("cryptospeed-tests")
-}
-
 #[test]
 fn openssl_3_5_passes_the_ml_kem_and_ml_dsa_vectors_and_agrees_with_rustcrypto() {
     let tmp = tempfile::tempdir().unwrap();
@@ -218,7 +167,7 @@ fn openssl_3_5_passes_the_ml_kem_and_ml_dsa_vectors_and_agrees_with_rustcrypto()
         .arg("--source")
         .arg(&tree)
         .env("CRYPTOSPEED_CACHE", test_cache());
-    for o in MLKEM_BUILD {
+    for o in small_build_keeping(PQ_KEEPS) {
         build.args(["--configure-arg", o]);
     }
     let built = ok(&mut build);

@@ -12,73 +12,11 @@
 
 mod common;
 
-use common::{bin, ok, quick};
+use common::{bin, ok, quick, test_cache, OPENSSL_CRATE, SMALL_BUILD as SMALL};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
-
-/// Configure options that leave out what the tests do not need, to keep the build small.
-const SMALL: &[&str] = &[
-    "no-deprecated",
-    "no-engine",
-    "no-cms",
-    "no-ts",
-    "no-ocsp",
-    "no-ct",
-    "no-srp",
-    "no-sm2",
-    "no-sm3",
-    "no-sm4",
-    "no-idea",
-    "no-seed",
-    "no-camellia",
-    "no-aria",
-    "no-bf",
-    "no-cast",
-    "no-rc2",
-    "no-md4",
-    "no-mdc2",
-    "no-whirlpool",
-    "no-rmd160",
-    "no-siphash",
-    "no-cmp",
-    "no-http",
-    "no-ocb",
-    "no-scrypt",
-    "no-argon2",
-    "no-quic",
-    "no-ml-dsa",
-    "no-ml-kem",
-    "no-slh-dsa",
-    "no-dsa",
-    "no-dh",
-    "no-ec",
-    "no-ecx",
-    "no-des",
-    "no-rc4",
-    "no-legacy",
-    "no-ssl",
-    "no-tls",
-    "no-dtls",
-    "no-ui-console",
-    "no-async",
-    "no-sock",
-];
-
-/// The exact openssl-src crate version the tests fetch, and the OpenSSL release it carries.
-const OPENSSL_CRATE: &str = "300.5.5+3.5.5";
+/// The OpenSSL release `OPENSSL_CRATE` carries.
 const OPENSSL_RELEASE: &str = "3.5.5";
-
-/// The variant cache the tests share across runs.
-fn test_cache() -> PathBuf {
-    dirs_cache().join("cryptospeed-tests")
-}
-
-fn dirs_cache() -> PathBuf {
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir)
-}
 
 /// A directory name no shell could take literally.
 const HOSTILE: &str = "open ssl; touch PWNED-semi $(touch PWNED-subst) `touch PWNED-tick` & | ' \"";

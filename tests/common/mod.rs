@@ -39,3 +39,77 @@ pub fn ok(cmd: &mut Command) -> String {
     );
     String::from_utf8(out.stdout).unwrap()
 }
+
+/// The exact openssl-src crate the variant tests build, never "the newest 3.5": a registry release
+/// must not change what the tests build.
+#[allow(dead_code)]
+pub const OPENSSL_CRATE: &str = "300.5.5+3.5.5";
+
+/// Configure options that leave out what the tests do not need, to keep a test build small.
+#[allow(dead_code)]
+pub const SMALL_BUILD: &[&str] = &[
+    "no-deprecated",
+    "no-engine",
+    "no-cms",
+    "no-ts",
+    "no-ocsp",
+    "no-ct",
+    "no-srp",
+    "no-sm2",
+    "no-sm3",
+    "no-sm4",
+    "no-idea",
+    "no-seed",
+    "no-camellia",
+    "no-aria",
+    "no-bf",
+    "no-cast",
+    "no-rc2",
+    "no-md4",
+    "no-mdc2",
+    "no-whirlpool",
+    "no-rmd160",
+    "no-siphash",
+    "no-cmp",
+    "no-http",
+    "no-ocb",
+    "no-scrypt",
+    "no-argon2",
+    "no-quic",
+    "no-ml-dsa",
+    "no-ml-kem",
+    "no-slh-dsa",
+    "no-dsa",
+    "no-dh",
+    "no-ec",
+    "no-ecx",
+    "no-des",
+    "no-rc4",
+    "no-legacy",
+    "no-ssl",
+    "no-tls",
+    "no-dtls",
+    "no-ui-console",
+    "no-async",
+    "no-sock",
+];
+
+/// [`SMALL_BUILD`] less the options in `keep` (those features stay in the build).
+#[allow(dead_code)]
+pub fn small_build_keeping(keep: &[&str]) -> Vec<&'static str> {
+    SMALL_BUILD
+        .iter()
+        .copied()
+        .filter(|o| !keep.contains(o))
+        .collect()
+}
+
+/// The variant cache the tests share across runs (builds are found there again).
+#[allow(dead_code)]
+pub fn test_cache() -> std::path::PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("cryptospeed-tests")
+}

@@ -5,21 +5,25 @@
 //! `seed` (ξ), the internal interface as `message-encoding` 0 with `deterministic` 1, keys
 //! imported with `EVP_PKEY_new_raw_*_key_ex`.
 
-use super::ffi::{Api, Ptr};
-use super::pq::{int_param, octets, Owned, PqApi};
+use super::ffi::Api;
+use super::pq::{int_param, Owned, PqAlg};
 use cryptospeed_catalog::{unhex, Algorithm, Kat, Primitive};
 use cryptospeed_engine::{AgreementOutput, Timed};
 use cryptospeed_model::Op;
-use std::ffi::CString;
 use std::os::raw::c_int;
 
 type Res<T> = Result<T, String>;
 
 /// One ML-DSA parameter set in one libcrypto.
 pub struct Dsa<'a> {
-    api: &'a Api,
-    k: PqApi,
-    name: CString,
+    alg: PqAlg<'a>,
+}
+
+impl<'a> std::ops::Deref for Dsa<'a> {
+    type Target = PqAlg<'a>;
+    fn deref(&self) -> &PqAlg<'a> {
+        &self.alg
+    }
 }
 
 impl<'a> Dsa<'a> {
@@ -29,9 +33,7 @@ impl<'a> Dsa<'a> {
             return Err(format!("{} is not ML-DSA", p.id));
         };
         let dsa = Dsa {
-            api,
-            k: PqApi::load(&api.path)?,
-            name: CString::new(format!("ML-DSA-{level}")).expect("no NUL"),
+            alg: PqAlg::load(api, &format!("ML-DSA-{level}"))?,
         };
         dsa.keygen_ctx().map_err(|e| {
             format!(
@@ -42,101 +44,8 @@ impl<'a> Dsa<'a> {
         Ok(dsa)
     }
 
-    fn own(&self, ptr: Ptr, free: unsafe extern "C" fn(Ptr), what: &str) -> Res<Owned<'a>> {
-        if ptr.is_null() {
-            return Err(format!("{what} failed: {}", self.api.errors()));
-        }
-        Ok(Owned {
-            ptr,
-            free,
-            _kem: std::marker::PhantomData,
-        })
-    }
-
-    fn check(&self, rc: c_int, what: &str) -> Res<()> {
-        if rc == 1 {
-            Ok(())
-        } else {
-            Err(format!("{what} failed: {}", self.api.errors()))
-        }
-    }
-
-    fn keygen_ctx(&self) -> Res<Owned<'a>> {
-        // SAFETY: a NUL-terminated name; the context is owned below.
-        let ctx = unsafe {
-            (self.k.EVP_PKEY_CTX_new_from_name)(
-                std::ptr::null_mut(),
-                self.name.as_ptr(),
-                std::ptr::null(),
-            )
-        };
-        let ctx = self.own(ctx, self.k.EVP_PKEY_CTX_free, "EVP_PKEY_CTX_new_from_name")?;
-        // SAFETY: a fresh context.
-        self.check(
-            unsafe { (self.k.EVP_PKEY_keygen_init)(ctx.ptr) },
-            "EVP_PKEY_keygen_init",
-        )?;
-        Ok(ctx)
-    }
-
-    fn generate(&self, ctx: &Owned) -> Res<Owned<'a>> {
-        let mut pkey = std::ptr::null_mut();
-        // SAFETY: an initialised key-generation context; the key is owned below.
-        self.check(
-            unsafe { (self.k.EVP_PKEY_generate)(ctx.ptr, &mut pkey) },
-            "EVP_PKEY_generate",
-        )?;
-        self.own(pkey, self.k.EVP_PKEY_free, "EVP_PKEY_generate")
-    }
-
-    fn key_pair(&self, seed: Option<&[u8]>) -> Res<Owned<'a>> {
-        let ctx = self.keygen_ctx()?;
-        if let Some(seed) = seed {
-            let params = octets(c"seed", seed);
-            // SAFETY: the parameters outlive the call.
-            self.check(
-                unsafe { (self.k.EVP_PKEY_CTX_set_params)(ctx.ptr, params.as_ptr()) },
-                "setting the ML-DSA seed",
-            )?;
-        }
-        self.generate(&ctx)
-    }
-
     fn public(&self, pkey: &Owned) -> Res<Vec<u8>> {
-        let mut out = vec![0u8; 4096];
-        let mut len = 0;
-        // SAFETY: the buffer holds every ML-DSA public key.
-        let rc = unsafe {
-            (self.k.EVP_PKEY_get_octet_string_param)(
-                pkey.ptr,
-                c"pub".as_ptr(),
-                out.as_mut_ptr(),
-                out.len(),
-                &mut len,
-            )
-        };
-        self.check(rc, "reading the public key")?;
-        out.truncate(len);
-        Ok(out)
-    }
-
-    fn raw_key(&self, bytes: &[u8], private: bool) -> Res<Owned<'a>> {
-        let f = if private {
-            self.k.EVP_PKEY_new_raw_private_key_ex
-        } else {
-            self.k.EVP_PKEY_new_raw_public_key_ex
-        };
-        // SAFETY: borrowed bytes copied by libcrypto; the key is owned below.
-        let pkey = unsafe {
-            f(
-                std::ptr::null_mut(),
-                self.name.as_ptr(),
-                std::ptr::null(),
-                bytes.as_ptr(),
-                bytes.len(),
-            )
-        };
-        self.own(pkey, self.k.EVP_PKEY_free, "importing the key")
+        self.octet_param(pkey, c"pub")
     }
 
     /// A signing (or verifying) context for `pkey`; `internal` selects the internal interface

@@ -5,21 +5,24 @@
 //! encapsulation parameter `ikme`, the expanded decapsulation key through
 //! `EVP_PKEY_new_raw_private_key_ex`. The calls come from pq.rs's table.
 
-use super::ffi::{Api, Ptr};
-use super::pq::{octets, Owned, PqApi};
+use super::ffi::Api;
+use super::pq::{octets, Owned, PqAlg};
 use cryptospeed_catalog::{unhex, Algorithm, Kat, Primitive};
 use cryptospeed_engine::{AgreementOutput, Timed};
 use cryptospeed_model::Op;
-use std::ffi::CString;
-use std::os::raw::c_int;
 
 type Res<T> = Result<T, String>;
 
 /// One ML-KEM parameter set in one libcrypto.
 pub struct Kem<'a> {
-    api: &'a Api,
-    k: PqApi,
-    name: CString,
+    alg: PqAlg<'a>,
+}
+
+impl<'a> std::ops::Deref for Kem<'a> {
+    type Target = PqAlg<'a>;
+    fn deref(&self) -> &PqAlg<'a> {
+        &self.alg
+    }
 }
 
 impl<'a> Kem<'a> {
@@ -28,11 +31,8 @@ impl<'a> Kem<'a> {
         let Algorithm::MlKem { level } = p.algorithm else {
             return Err(format!("{} is not a KEM", p.id));
         };
-        let k = PqApi::load(&api.path)?;
         let kem = Kem {
-            api,
-            k,
-            name: CString::new(format!("ML-KEM-{level}")).expect("no NUL"),
+            alg: PqAlg::load(api, &format!("ML-KEM-{level}"))?,
         };
         kem.keygen_ctx().map_err(|e| {
             format!(
@@ -43,110 +43,12 @@ impl<'a> Kem<'a> {
         Ok(kem)
     }
 
-    fn own(&self, ptr: Ptr, free: unsafe extern "C" fn(Ptr), what: &str) -> Res<Owned<'a>> {
-        if ptr.is_null() {
-            return Err(format!("{what} failed: {}", self.api.errors()));
-        }
-        Ok(Owned {
-            ptr,
-            free,
-            _kem: std::marker::PhantomData,
-        })
-    }
-
-    fn check(&self, ok: c_int, what: &str) -> Res<()> {
-        if ok == 1 {
-            Ok(())
-        } else {
-            Err(format!("{what} failed: {}", self.api.errors()))
-        }
-    }
-
-    fn keygen_ctx(&self) -> Res<Owned<'a>> {
-        // SAFETY: a NUL-terminated name; the context is owned and freed by `Owned`.
-        let ctx = unsafe {
-            (self.k.EVP_PKEY_CTX_new_from_name)(
-                std::ptr::null_mut(),
-                self.name.as_ptr(),
-                std::ptr::null(),
-            )
-        };
-        let ctx = self.own(ctx, self.k.EVP_PKEY_CTX_free, "EVP_PKEY_CTX_new_from_name")?;
-        // SAFETY: a fresh context.
-        self.check(
-            unsafe { (self.k.EVP_PKEY_keygen_init)(ctx.ptr) },
-            "EVP_PKEY_keygen_init",
-        )?;
-        Ok(ctx)
-    }
-
-    fn generate(&self, ctx: &Owned) -> Res<Owned<'a>> {
-        let mut pkey = std::ptr::null_mut();
-        // SAFETY: an initialised key-generation context; the key is owned below.
-        self.check(
-            unsafe { (self.k.EVP_PKEY_generate)(ctx.ptr, &mut pkey) },
-            "EVP_PKEY_generate",
-        )?;
-        self.own(pkey, self.k.EVP_PKEY_free, "EVP_PKEY_generate")
-    }
-
-    /// A key pair from the seed d ‖ z, or from the library's generator.
-    fn key_pair(&self, seed: Option<&[u8]>) -> Res<Owned<'a>> {
-        let ctx = self.keygen_ctx()?;
-        if let Some(seed) = seed {
-            let params = octets(c"seed", seed);
-            // SAFETY: the parameter array outlives the call.
-            self.check(
-                unsafe { (self.k.EVP_PKEY_CTX_set_params)(ctx.ptr, params.as_ptr()) },
-                "setting the ML-KEM seed",
-            )?;
-        }
-        self.generate(&ctx)
-    }
-
-    fn octet_param(&self, pkey: &Owned, name: &'static std::ffi::CStr) -> Res<Vec<u8>> {
-        let mut out = vec![0u8; 4096];
-        let mut len = 0;
-        // SAFETY: the buffer is large enough for every ML-KEM key encoding.
-        let ok = unsafe {
-            (self.k.EVP_PKEY_get_octet_string_param)(
-                pkey.ptr,
-                name.as_ptr(),
-                out.as_mut_ptr(),
-                out.len(),
-                &mut len,
-            )
-        };
-        self.check(ok, "reading the key")?;
-        out.truncate(len);
-        Ok(out)
-    }
-
     /// (encapsulation key, expanded decapsulation key) of a key pair.
     fn encodings(&self, pkey: &Owned) -> Res<(Vec<u8>, Vec<u8>)> {
         Ok((
             self.octet_param(pkey, c"pub")?,
             self.octet_param(pkey, c"priv")?,
         ))
-    }
-
-    fn raw_key(&self, bytes: &[u8], private: bool) -> Res<Owned<'a>> {
-        let f = if private {
-            self.k.EVP_PKEY_new_raw_private_key_ex
-        } else {
-            self.k.EVP_PKEY_new_raw_public_key_ex
-        };
-        // SAFETY: borrowed bytes copied by libcrypto; the key is owned below.
-        let pkey = unsafe {
-            f(
-                std::ptr::null_mut(),
-                self.name.as_ptr(),
-                std::ptr::null(),
-                bytes.as_ptr(),
-                bytes.len(),
-            )
-        };
-        self.own(pkey, self.k.EVP_PKEY_free, "importing the key")
     }
 
     /// An encapsulation context for the public key `ek`; `m` derandomises it (`ikme`).

@@ -3,7 +3,8 @@
 //! every other primitive), owned handles, and OSSL_PARAM builders.
 #![allow(non_snake_case)]
 
-use super::ffi::{OsslParam, Ptr, OSSL_PARAM_OCTET_STRING};
+use super::ffi::{Api, OsslParam, Ptr, OSSL_PARAM_OCTET_STRING};
+use std::ffi::CString;
 use std::os::raw::{c_char, c_int};
 
 crate::dynamic_api! {
@@ -74,3 +75,122 @@ pub fn int_param(key: &'static std::ffi::CStr, value: &c_int) -> OsslParam {
 }
 
 const OSSL_PARAM_INTEGER: std::os::raw::c_uint = 1;
+
+/// One named algorithm (`ML-KEM-768`, `ML-DSA-65` …) in one libcrypto: the key handling kem.rs
+/// and dsa.rs share (contexts, generation with or without the `seed` parameter, raw import,
+/// octet-string parameters), with errors drained from libcrypto's queue.
+pub struct PqAlg<'a> {
+    pub api: &'a Api,
+    pub k: PqApi,
+    pub name: CString,
+}
+
+type Res<T> = Result<T, String>;
+
+impl<'a> PqAlg<'a> {
+    pub fn load(api: &'a Api, name: &str) -> Res<PqAlg<'a>> {
+        Ok(PqAlg {
+            api,
+            k: PqApi::load(&api.path)?,
+            name: CString::new(name).map_err(|_| format!("{name} holds a NUL"))?,
+        })
+    }
+
+    pub fn own(&self, ptr: Ptr, free: unsafe extern "C" fn(Ptr), what: &str) -> Res<Owned<'a>> {
+        if ptr.is_null() {
+            return Err(format!("{what} failed: {}", self.api.errors()));
+        }
+        Ok(Owned {
+            ptr,
+            free,
+            _kem: std::marker::PhantomData,
+        })
+    }
+
+    pub fn check(&self, ok: c_int, what: &str) -> Res<()> {
+        if ok == 1 {
+            Ok(())
+        } else {
+            Err(format!("{what} failed: {}", self.api.errors()))
+        }
+    }
+
+    pub fn keygen_ctx(&self) -> Res<Owned<'a>> {
+        // SAFETY: a NUL-terminated name; the context is owned and freed by `Owned`.
+        let ctx = unsafe {
+            (self.k.EVP_PKEY_CTX_new_from_name)(
+                std::ptr::null_mut(),
+                self.name.as_ptr(),
+                std::ptr::null(),
+            )
+        };
+        let ctx = self.own(ctx, self.k.EVP_PKEY_CTX_free, "EVP_PKEY_CTX_new_from_name")?;
+        // SAFETY: a fresh context.
+        self.check(
+            unsafe { (self.k.EVP_PKEY_keygen_init)(ctx.ptr) },
+            "EVP_PKEY_keygen_init",
+        )?;
+        Ok(ctx)
+    }
+
+    pub fn generate(&self, ctx: &Owned) -> Res<Owned<'a>> {
+        let mut pkey = std::ptr::null_mut();
+        // SAFETY: an initialised key-generation context; the key is owned below.
+        self.check(
+            unsafe { (self.k.EVP_PKEY_generate)(ctx.ptr, &mut pkey) },
+            "EVP_PKEY_generate",
+        )?;
+        self.own(pkey, self.k.EVP_PKEY_free, "EVP_PKEY_generate")
+    }
+
+    /// A key pair from the seed d ‖ z, or from the library's generator.
+    pub fn key_pair(&self, seed: Option<&[u8]>) -> Res<Owned<'a>> {
+        let ctx = self.keygen_ctx()?;
+        if let Some(seed) = seed {
+            let params = octets(c"seed", seed);
+            // SAFETY: the parameter array outlives the call.
+            self.check(
+                unsafe { (self.k.EVP_PKEY_CTX_set_params)(ctx.ptr, params.as_ptr()) },
+                "setting the ML-KEM seed",
+            )?;
+        }
+        self.generate(&ctx)
+    }
+
+    pub fn octet_param(&self, pkey: &Owned, name: &'static std::ffi::CStr) -> Res<Vec<u8>> {
+        let mut out = vec![0u8; 4096];
+        let mut len = 0;
+        // SAFETY: the buffer is large enough for every ML-KEM key encoding.
+        let ok = unsafe {
+            (self.k.EVP_PKEY_get_octet_string_param)(
+                pkey.ptr,
+                name.as_ptr(),
+                out.as_mut_ptr(),
+                out.len(),
+                &mut len,
+            )
+        };
+        self.check(ok, "reading the key")?;
+        out.truncate(len);
+        Ok(out)
+    }
+
+    pub fn raw_key(&self, bytes: &[u8], private: bool) -> Res<Owned<'a>> {
+        let f = if private {
+            self.k.EVP_PKEY_new_raw_private_key_ex
+        } else {
+            self.k.EVP_PKEY_new_raw_public_key_ex
+        };
+        // SAFETY: borrowed bytes copied by libcrypto; the key is owned below.
+        let pkey = unsafe {
+            f(
+                std::ptr::null_mut(),
+                self.name.as_ptr(),
+                std::ptr::null(),
+                bytes.as_ptr(),
+                bytes.len(),
+            )
+        };
+        self.own(pkey, self.k.EVP_PKEY_free, "importing the key")
+    }
+}
