@@ -373,7 +373,7 @@ fn aead_tag_len(p: &Primitive) -> usize {
 
 /// Reads one DER TLV; returns (tag, content, rest). Enough DER to pull n and e out of a PKCS#8
 /// RSA key for the independent signature check; hand-written because that is all it needs.
-fn der_next(input: &[u8]) -> Res<(u8, &[u8], &[u8])> {
+pub(crate) fn der_next(input: &[u8]) -> Res<(u8, &[u8], &[u8])> {
     let bad = || "malformed DER".to_string();
     let (&tag, rest) = input.split_first().ok_or_else(bad)?;
     let (&first, mut rest) = rest.split_first().ok_or_else(bad)?;
