@@ -165,6 +165,9 @@ impl Suite for Gcrypt {
     ) -> Res<bool> {
         pkey::verify_foreign(self.pkey.as_ref()?, p, public, digest, msg, sig)
     }
+    fn ffdh_keygen(&self, _p: &Primitive) -> Res<(Vec<u8>, Vec<u8>)> {
+        Err("libgcrypt has no Diffie-Hellman API (only gcry_mpi_powm)".into())
+    }
     fn derive(&self, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
         pkey::derive(self.pkey.as_ref()?, p, private, peer)
     }

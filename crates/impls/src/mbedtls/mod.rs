@@ -169,6 +169,9 @@ impl Suite for MbedTls {
     fn derive(&self, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
         pkey::derive(self.pkey.as_ref()?, p, private, peer)
     }
+    fn ffdh_keygen(&self, p: &Primitive) -> Res<(Vec<u8>, Vec<u8>)> {
+        pkey::ffdh_keygen(self.pkey.as_ref()?, p)
+    }
     fn hash(&self, p: &Primitive) -> Res<HashFn> {
         let name = match p.id {
             "md5" => "MD5",

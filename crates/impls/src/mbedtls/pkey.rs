@@ -1,13 +1,14 @@
 //! Mbed TLS 2.28's public key: RSA and ECDSA through the generic `mbedtls_pk` layer (the calls
-//! its TLS stack makes), ECDH and X25519/X448 through `mbedtls_ecdh_compute_shared`. Mbed TLS
-//! 2.28 has no EdDSA and no DSA; its finite-field `dhm` module is not wired.
+//! its TLS stack makes), ECDH and X25519/X448 through `mbedtls_ecdh_compute_shared`, FFDH in
+//! RFC 7919's ffdhe2048 through `mbedtls_dhm`. Mbed TLS 2.28 has no EdDSA and no DSA.
 //!
 //! The structs are opaque here except `mbedtls_pk_context`, whose two public fields (info,
-//! context) 2.28 documents; each lives in a zeroed buffer larger than the Debian build's struct
+//! context) 2.28 documents, and `mbedtls_dhm_context`'s private exponent X (a public field in
+//! 2.28, at offset 56 by `offsetof` against Debian's headers); each lives in a zeroed buffer larger than the Debian build's struct
 //! (`sizeof` against its headers: entropy 37960, ctr_drbg 392, ecp_group 248 bytes).
 
-use crate::pkey_der::{ec_spki, rsa_pkcs8};
-use crate::suite::{field_bytes, spki_point, DeriveFn, Res, Signer};
+use crate::pkey_der::{ec_spki, pad_to, rsa_pkcs8};
+use crate::suite::{ffdh_prime, field_bytes, spki_point, DeriveFn, Res, Signer};
 use cryptospeed_catalog::agreement::signature_digest;
 use cryptospeed_catalog::{Algorithm, Curve, Primitive};
 use std::ffi::CString;
@@ -55,6 +56,12 @@ crate::dynamic_api! {
         mbedtls_mpi_write_binary: fn(Ctx, *mut u8, usize) -> c_int;
         mbedtls_mpi_write_binary_le: fn(Ctx, *mut u8, usize) -> c_int;
         mbedtls_ecdh_compute_shared: fn(Ctx, Ctx, Ctx, Ctx, RngFn, Ctx) -> c_int;
+        mbedtls_dhm_init: fn(Ctx);
+        mbedtls_dhm_free: fn(Ctx);
+        mbedtls_dhm_set_group: fn(Ctx, Ctx, Ctx) -> c_int;
+        mbedtls_dhm_make_public: fn(Ctx, c_int, *mut u8, usize, RngFn, Ctx) -> c_int;
+        mbedtls_dhm_read_public: fn(Ctx, *const u8, usize) -> c_int;
+        mbedtls_dhm_calc_secret: fn(Ctx, *mut u8, usize, *mut usize, RngFn, Ctx) -> c_int;
     }
     optional {}
 }
@@ -355,6 +362,9 @@ fn clamp(curve: Curve, k: &[u8]) -> Vec<u8> {
 /// call is `mbedtls_ecdh_compute_shared` (with point blinding from the DRBG) and writing the
 /// shared x coordinate out (little-endian for the Montgomery curves, as RFC 7748 has it).
 pub fn derive(api: &Arc<PkApi>, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
+    if let Algorithm::Ffdh { .. } = p.algorithm {
+        return ffdh(api, p, private, peer);
+    }
     let Algorithm::Ecdh { curve } = p.algorithm else {
         return Err(format!("mbedtls does not offer {}", p.id));
     };
@@ -399,5 +409,105 @@ pub fn derive(api: &Arc<PkApi>, p: &Primitive, private: &[u8], peer: &[u8]) -> R
             )?;
         }
         Ok(out)
+    }))
+}
+
+/// `offsetof(mbedtls_dhm_context, X)` in 2.28: after `size_t len` and the mpis P and G.
+const DHM_X_OFFSET: usize = 56;
+/// Bytes of ffdhe2048's p, and of the private exponents drawn for it.
+const FFDH_BYTES: usize = 256;
+const FFDH_PRIVATE_BYTES: c_int = 28;
+
+/// A DHM context set to the primitive's RFC 7919 group (p from [`ffdh_prime`], g = 2).
+fn dhm(api: &Arc<PkApi>, p: &Primitive) -> Res<Obj> {
+    let Algorithm::Ffdh { group, .. } = p.algorithm else {
+        return Err(format!("mbedtls does not offer {}", p.id));
+    };
+    let prime = ffdh_prime(group)?.to_bytes_be();
+    let ctx = Obj::new(api, api.mbedtls_dhm_init, api.mbedtls_dhm_free);
+    let pm = Obj::new(api, api.mbedtls_mpi_init, api.mbedtls_mpi_free);
+    let g = Obj::new(api, api.mbedtls_mpi_init, api.mbedtls_mpi_free);
+    // SAFETY: initialised context and mpis; buffers with their lengths (set_group copies).
+    unsafe {
+        check(
+            (api.mbedtls_mpi_read_binary)(pm.ptr(), prime.as_ptr(), prime.len()),
+            "mbedtls_mpi_read_binary",
+        )?;
+        check(
+            (api.mbedtls_mpi_read_binary)(g.ptr(), [2u8].as_ptr(), 1),
+            "mbedtls_mpi_read_binary",
+        )?;
+        check(
+            (api.mbedtls_dhm_set_group)(ctx.ptr(), pm.ptr(), g.ptr()),
+            "mbedtls_dhm_set_group",
+        )?;
+    }
+    Ok(ctx)
+}
+
+fn dhm_x(ctx: &Obj) -> Ctx {
+    // SAFETY (of the caller's use): X is an mbedtls_mpi inside the context's buffer.
+    ctx.ptr().cast::<u8>().wrapping_add(DHM_X_OFFSET).cast()
+}
+
+/// An FFDH key pair from `mbedtls_dhm_make_public` with a 224-bit private exponent: what
+/// OpenSSL draws for ffdhe2048 (twice the group's 112-bit strength, RFC 7919 section 5.2;
+/// wolfCrypt draws 232 bits), where Mbed TLS's own TLS code would ask for a p-sized one.
+pub fn ffdh_keygen(api: &Arc<PkApi>, p: &Primitive) -> Res<(Vec<u8>, Vec<u8>)> {
+    let (ctx, rng) = (dhm(api, p)?, Drbg::new(api)?);
+    let (mut x, mut y) = (vec![0u8; FFDH_BYTES], vec![0u8; FFDH_BYTES]);
+    // SAFETY: a set-up context, live DRBG; both buffers are p's size.
+    unsafe {
+        let (f, r) = (rng.f(), rng.drbg.ptr());
+        let rc = (api.mbedtls_dhm_make_public)(
+            ctx.ptr(),
+            FFDH_PRIVATE_BYTES,
+            y.as_mut_ptr(),
+            y.len(),
+            f,
+            r,
+        );
+        check(rc, "mbedtls_dhm_make_public")?;
+        check(
+            (api.mbedtls_mpi_write_binary)(dhm_x(&ctx), x.as_mut_ptr(), x.len()),
+            "mbedtls_mpi_write_binary",
+        )?;
+    }
+    Ok((x, y))
+}
+
+/// FFDH: private exponent and peer value loaded once; the timed call is
+/// `mbedtls_dhm_calc_secret` (blinded from the DRBG), padded to p's length as TLS 1.3 does.
+fn ffdh(api: &Arc<PkApi>, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
+    let (ctx, rng) = (dhm(api, p)?, Drbg::new(api)?);
+    // SAFETY: a set-up context; buffers with their lengths.
+    unsafe {
+        check(
+            (api.mbedtls_mpi_read_binary)(dhm_x(&ctx), private.as_ptr(), private.len()),
+            "mbedtls_mpi_read_binary",
+        )?;
+        check(
+            (api.mbedtls_dhm_read_public)(ctx.ptr(), peer.as_ptr(), peer.len()),
+            "mbedtls_dhm_read_public",
+        )?;
+    }
+    let api = api.clone();
+    Ok(Box::new(move || {
+        let mut out = vec![0u8; FFDH_BYTES];
+        let mut len = 0usize;
+        // SAFETY: a loaded context, live DRBG; out is p's size.
+        unsafe {
+            let (f, r) = (rng.f(), rng.drbg.ptr());
+            let rc = (api.mbedtls_dhm_calc_secret)(
+                ctx.ptr(),
+                out.as_mut_ptr(),
+                out.len(),
+                &mut len,
+                f,
+                r,
+            );
+            check(rc, "mbedtls_dhm_calc_secret")?;
+        }
+        Ok(pad_to(&out[..len], FFDH_BYTES))
     }))
 }

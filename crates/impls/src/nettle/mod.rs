@@ -448,6 +448,9 @@ impl Suite for Nettle {
         };
         v.verify(msg, sig)
     }
+    fn ffdh_keygen(&self, _p: &Primitive) -> Res<(Vec<u8>, Vec<u8>)> {
+        Err("Nettle has no finite-field Diffie-Hellman".into())
+    }
     fn derive(&self, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
         let (f, len) = match p.algorithm {
             Algorithm::Ecdh {

@@ -1,13 +1,13 @@
 //! wolfCrypt's public key, kept apart from its hashes and AEADs: RSA (PKCS#1 v1.5 through
-//! `wc_SignatureGenerate_ex`), ECDSA and ECDH on the NIST curves (`wc_ecc_*`), Ed25519/Ed448 and
-//! X25519/X448. The symbols are looked up in a table of their own, so a wolfSSL built without
+//! `wc_SignatureGenerate_ex`), ECDSA and ECDH on the NIST curves (`wc_ecc_*`), Ed25519/Ed448,
+//! X25519/X448 and FFDH in RFC 7919's ffdhe2048 (`wc_DhAgree`). The symbols are looked up in a table of their own, so a wolfSSL built without
 //! public key still offers its symmetric primitives.
 //!
 //! wolfCrypt's key structs are opaque here; each lives in a zeroed buffer larger than the Debian
 //! build's struct (sizes from `sizeof` against its headers: RsaKey 8696, ecc_key 4432,
 //! ed448_key 616 bytes), initialised and freed by the library's own calls.
 
-use crate::pkey_der::rsa_pkcs8;
+use crate::pkey_der::{pad_to, rsa_pkcs8};
 use crate::suite::{field_bytes, DeriveFn, Res, Signer};
 use cryptospeed_catalog::agreement::signature_digest;
 use cryptospeed_catalog::{Algorithm, Curve, Primitive};
@@ -66,6 +66,11 @@ crate::dynamic_api! {
         wc_curve448_import_private_ex: fn(*const u8, u32, Obj, c_int) -> c_int;
         wc_curve448_import_public_ex: fn(*const u8, u32, Obj, c_int) -> c_int;
         wc_curve448_shared_secret_ex: fn(Obj, Obj, *mut u8, *mut u32, c_int) -> c_int;
+        wc_InitDhKey: fn(Obj) -> c_int;
+        wc_FreeDhKey: fn(Obj) -> c_int;
+        wc_DhSetNamedKey: fn(Obj, c_int) -> c_int;
+        wc_DhGenerateKeyPair: fn(Obj, Rng, *mut u8, *mut u32, *mut u8, *mut u32) -> c_int;
+        wc_DhAgree: fn(Obj, *mut u8, *mut u32, *const u8, u32, *const u8, u32) -> c_int;
     }
     optional {}
 }
@@ -76,6 +81,8 @@ const HASH_SHA384: c_int = 7;
 const HASH_SHA512: c_int = 8;
 const SIG_RSA_W_ENC: c_int = 3;
 const LITTLE_ENDIAN: c_int = 0;
+/// `WC_FFDHE_2048` from dh.h.
+const FFDHE_2048: c_int = 256;
 /// Bytes given to each key struct: at least twice the largest (RsaKey, 8696 bytes).
 const OBJ_BYTES: usize = 16384;
 /// The Debian build's `RSA_MAX_SIZE`.
@@ -156,6 +163,9 @@ fn free_x25519(api: &PkApi, k: Obj) {
 }
 fn free_x448(api: &PkApi, k: Obj) {
     unsafe { (api.wc_curve448_free)(k) };
+}
+fn free_dh(api: &PkApi, k: Obj) {
+    unsafe { (api.wc_FreeDhKey)(k) };
 }
 
 fn hash_type(digest: &str) -> Res<(c_int, usize)> {
@@ -660,8 +670,81 @@ fn x_derive(api: &Arc<PkApi>, curve: Curve, private: &[u8], peer: &[u8]) -> Res<
     }))
 }
 
+/// A DhKey set to the primitive's RFC 7919 group (`wc_DhSetNamedKey`).
+fn dh_key(api: &Arc<PkApi>, p: &Primitive) -> Res<Key> {
+    let Algorithm::Ffdh {
+        group: "ffdhe2048", ..
+    } = p.algorithm
+    else {
+        return Err(format!("wolfssl does not offer {}", p.id));
+    };
+    let key = Key::new(api, free_dh);
+    // SAFETY: the buffer is larger than DhKey (5376 bytes).
+    unsafe {
+        check((api.wc_InitDhKey)(key.ptr()), "wc_InitDhKey")?;
+        check(
+            (api.wc_DhSetNamedKey)(key.ptr(), FFDHE_2048),
+            "wc_DhSetNamedKey",
+        )?;
+    }
+    Ok(key)
+}
+
+/// An FFDH key pair from `wc_DhGenerateKeyPair` (wolfCrypt picks the private exponent's size).
+pub fn ffdh_keygen(api: &Arc<PkApi>, p: &Primitive) -> Res<(Vec<u8>, Vec<u8>)> {
+    let (key, rng) = (dh_key(api, p)?, WcRng::new(api)?);
+    let (mut x, mut y) = (vec![0u8; 512], vec![0u8; 512]);
+    let (mut xl, mut yl) = (512u32, 512u32);
+    // SAFETY: a set-up key, live RNG; both buffers larger than p.
+    check(
+        unsafe {
+            (api.wc_DhGenerateKeyPair)(
+                key.ptr(),
+                rng.ptr,
+                x.as_mut_ptr(),
+                &mut xl,
+                y.as_mut_ptr(),
+                &mut yl,
+            )
+        },
+        "wc_DhGenerateKeyPair",
+    )?;
+    x.truncate(xl as usize);
+    y.truncate(yl as usize);
+    Ok((x, y))
+}
+
+/// FFDH: the timed call is `wc_DhAgree` (which also checks the peer's value), its result
+/// padded to p's length as TLS 1.3 does.
+fn ffdh(api: &Arc<PkApi>, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
+    let key = dh_key(api, p)?;
+    let (api, private, peer) = (api.clone(), private.to_vec(), peer.to_vec());
+    Ok(Box::new(move || {
+        let mut out = vec![0u8; 256];
+        let mut len = 256u32;
+        let (x, y) = (&private, &peer);
+        // SAFETY: a set-up key; out holds a 2048-bit secret; inputs with their lengths.
+        check(
+            unsafe {
+                (api.wc_DhAgree)(
+                    key.ptr(),
+                    out.as_mut_ptr(),
+                    &mut len,
+                    x.as_ptr(),
+                    x.len() as u32,
+                    y.as_ptr(),
+                    y.len() as u32,
+                )
+            },
+            "wc_DhAgree",
+        )?;
+        Ok(pad_to(&out[..len as usize], 256))
+    }))
+}
+
 pub fn derive(api: &Arc<PkApi>, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
     match p.algorithm {
+        Algorithm::Ffdh { .. } => ffdh(api, p, private, peer),
         Algorithm::Ecdh {
             curve: c @ (Curve::X25519 | Curve::X448),
         } => x_derive(api, c, private, peer),
