@@ -2,7 +2,9 @@
 //! their known-answer tests against published vectors (RFC 6979, RFC 7748, RFC 8032,
 //! Wycheproof, and RSA signatures recomputed with num-bigint), their signatures and shared
 //! secrets checked against OpenSSL's and RustCrypto's in the agreement check, the reasons given
-//! where the Debian builds lack a primitive, and a number for every cell they offer.
+//! where the Debian builds lack a primitive, and a number for every cell they offer. FFDH, which
+//! has no common output, is checked the same way in every library that has it, AWS-LC and
+//! BoringSSL included.
 
 mod common;
 
@@ -62,6 +64,35 @@ fn known_answers_pass_and_outputs_agree_with_openssl_and_rustcrypto() {
         row(&text, "dsa-2048"),
         ["kat", "n/a", "kat", "n/a", "kat", "n/a"]
     );
+    // FFDH likewise: both directions agree and equal peer^x mod RFC 7919's prime.
+    assert_eq!(
+        row(&text, "ffdh-2048"),
+        ["kat", "n/a", "n/a", "kat", "n/a", "kat"]
+    );
+}
+
+#[test]
+fn ffdh_passes_in_every_library_that_has_it() {
+    // AWS-LC and BoringSSL come from the variant cache (built there once if missing).
+    for name in ["aws-lc", "boringssl"] {
+        let out = bin()
+            .args(["variant", "build-library", name])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let impls = "openssl,aws-lc,boringssl,mbedtls,wolfssl";
+    let out = bin()
+        .args(["verify", "--impl", impls, "-a", "ffdh-2048"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert_eq!(row(&text, "ffdh-2048"), ["kat"; 5], "{text}");
 }
 
 /// Per library: primitives it must offer, and (primitive, words of the reason) it must not.
