@@ -3,6 +3,7 @@
 //! through `gcry_mac`, and its block and stream ciphers through `gcry_cipher` (CBC, CTR, GCM,
 //! ChaCha20-Poly1305); public key, which speaks S-expressions, in [`pkey`].
 
+mod ed448;
 mod pkey;
 
 use crate::suite::{AeadFn, CipherFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};

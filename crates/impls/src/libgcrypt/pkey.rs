@@ -5,6 +5,7 @@
 //! call GnuPG makes), X25519/X448 through `gcry_ecc_mul_point`. libgcrypt has no Diffie-Hellman
 //! over finite fields (only `gcry_mpi_powm`), so FFDH is not offered.
 
+use super::ed448;
 use crate::pkey_der::{dsa_pkcs8, dsa_spki, pad_to, rsa_pkcs8, sig_from_der, sig_to_der};
 use crate::suite::{field_bytes, DeriveFn, Res, Signer};
 use cryptospeed_catalog::agreement::signature_digest;
@@ -347,27 +348,9 @@ fn eddsa_curve(curve: Curve) -> &'static str {
     }
 }
 
-/// EdDSA from its seed `d`; the public key (for verifying with the same key pair) is the
-/// one libgcrypt derives from it, through an EC context (`gcry_pubkey_get_sexp`). For Ed448
-/// libgcrypt 1.10 derives d·G there, without RFC 8032's hashing of the seed (checked against
-/// OpenSSL), so no matching key pair can be formed from the catalog's seed.
-fn eddsa_keys(api: &Arc<PkApi>, curve: Curve, seed: &[u8]) -> Res<((S, S), Vec<u8>)> {
-    if curve == Curve::Ed448 {
-        return Err(
-            "libgcrypt 1.10 signs Ed448 but derives no RFC 8032 public key from a \
-                    seed (gcry_pubkey_get_sexp gives d·G), so the sign/verify key pair \
-                    cannot be formed"
-                .into(),
-        );
-    }
-    if seed.len() != field_bytes(curve) {
-        return Err(format!("{curve:?} seeds are {} bytes", field_bytes(curve)));
-    }
-    let fmt = format!(
-        "(private-key (ecc (curve {})(flags eddsa)(d %b)))",
-        eddsa_curve(curve)
-    );
-    let private = build(api, &fmt, &[seed])?;
+/// The RFC 8032 public key of an Ed25519 seed, as libgcrypt derives it through an EC context
+/// (`gcry_pubkey_get_sexp`).
+fn ed25519_public(api: &Arc<PkApi>, private: &S) -> Res<Vec<u8>> {
     let mut ctx = null_mut();
     let mut public = S {
         api: api.clone(),
@@ -375,20 +358,31 @@ fn eddsa_keys(api: &Arc<PkApi>, curve: Curve, seed: &[u8]) -> Res<((S, S), Vec<u
     };
     // SAFETY: a live key; the context is released here, the result owned by `public`.
     unsafe {
-        check(
-            api,
-            (api.gcry_mpi_ec_new)(&mut ctx, private.ptr, null()),
-            "gcry_mpi_ec_new",
-        )?;
+        let rc = (api.gcry_mpi_ec_new)(&mut ctx, private.ptr, null());
+        check(api, rc, "gcry_mpi_ec_new")?;
         let rc = (api.gcry_pubkey_get_sexp)(&mut public.ptr, GET_PUBKEY, ctx);
         (api.gcry_ctx_release)(ctx);
         check(api, rc, "gcry_pubkey_get_sexp")?;
     }
-    let q = data(&public, "q")?;
-    let fmt = format!(
-        "(public-key (ecc (curve {})(flags eddsa)(q %b)))",
-        eddsa_curve(curve)
-    );
+    data(&public, "q")
+}
+
+/// EdDSA from its seed `d`, and the public key for verifying with the same pair: libgcrypt's
+/// own derivation for Ed25519; for Ed448, where libgcrypt 1.10 derives d·G instead (checked
+/// against OpenSSL), RFC 8032's computed with libgcrypt's SHAKE256 and arithmetic ([`ed448`]).
+fn eddsa_keys(api: &Arc<PkApi>, curve: Curve, seed: &[u8]) -> Res<((S, S), Vec<u8>)> {
+    if seed.len() != field_bytes(curve) {
+        return Err(format!("{curve:?} seeds are {} bytes", field_bytes(curve)));
+    }
+    let name = eddsa_curve(curve);
+    let fmt = format!("(private-key (ecc (curve {name})(flags eddsa)(d %b)))");
+    let private = build(api, &fmt, &[seed])?;
+    let q = if curve == Curve::Ed448 {
+        ed448::public_key(&ed448::EdApi::load(&api.path)?, seed)?
+    } else {
+        ed25519_public(api, &private)?
+    };
+    let fmt = format!("(public-key (ecc (curve {name})(flags eddsa)(q %b)))");
     let public = build(api, &fmt, &[&q])?;
     Ok(((private, public), q))
 }

@@ -145,7 +145,7 @@ impl Drop for WcRng {
     }
 }
 
-// SAFETY (the four frees): each key was initialised by the matching init call first.
+// SAFETY (the frees): each key was initialised by the matching init call first.
 fn free_rsa(api: &PkApi, k: Obj) {
     unsafe { (api.wc_FreeRsaKey)(k) };
 }
