@@ -1,7 +1,6 @@
 //! `cryptospeed list` and `cryptospeed verify`: the catalog against what an implementation
 //! offers, and the known-answer tests run on their own.
 
-use crate::args;
 use crate::session::interrupt_flag;
 use anyhow::{bail, Result};
 use clap::Args;
@@ -195,7 +194,7 @@ struct Verified {
 
 pub fn verify(a: VerifyArgs) -> Result<i32> {
     let cancel = interrupt_flag();
-    let primitives = args::select(&a.algorithms)?;
+    let primitives = cryptospeed_catalog::plan::select_list(&a.algorithms)?;
     let mut impls = Vec::new();
     for (c, w) in start_all(&a.implementation, &cancel)? {
         let column = column_name(&c, &w);

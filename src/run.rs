@@ -5,6 +5,7 @@ use crate::args;
 use crate::session::{db_location, emit, interrupt_flag};
 use anyhow::{bail, Result};
 use clap::Args;
+use cryptospeed_catalog::plan::{self, CellRef};
 use cryptospeed_engine::mask::FeatureMask;
 use cryptospeed_model::{CellSpec, MeasureConfig};
 use cryptospeed_report::{Format, Options};
@@ -149,90 +150,30 @@ pub struct ShowArgs {
     pub output: OutputArgs,
 }
 
-fn cells(
-    primitives: &[&'static cryptospeed_catalog::Primitive],
-    sizes: &[u64],
-    ops: &Option<Vec<cryptospeed_model::Op>>,
-    misalign: u32,
-) -> Vec<CellSpec> {
-    let mut out = Vec::new();
-    for p in primitives {
-        let chosen: Vec<_> = match ops {
-            Some(list) => p
-                .ops()
-                .iter()
-                .copied()
-                .filter(|o| list.contains(o))
-                .collect(),
-            None => p.default_ops().to_vec(),
-        };
-        for op in chosen {
-            if p.has_bytes() {
-                out.extend(sizes.iter().map(|b| CellSpec {
-                    primitive: p.id.into(),
-                    op,
-                    bytes: Some(*b),
-                    misalign,
-                }));
-            } else {
-                out.push(CellSpec {
-                    primitive: p.id.into(),
-                    op,
-                    bytes: None,
-                    misalign: 0,
-                });
-            }
-        }
-    }
-    out
-}
-
 pub fn run(a: RunArgs) -> Result<i32> {
     run_stored(a).map(|(code, _)| code)
 }
 
-/// The cells `--cells` names, each primitive with its operations and the one size given.
-fn explicit_cells(
-    list: &[String],
-    ops: &Option<Vec<cryptospeed_model::Op>>,
-    misalign: u32,
-) -> Result<Vec<CellSpec>> {
-    let mut out = Vec::new();
-    for item in list.iter().flat_map(|l| l.split(',')).map(str::trim) {
-        if item.is_empty() {
-            continue;
-        }
-        let (name, size) = match item.split_once('@') {
-            Some((n, s)) => (n, Some(args::parse_size(s)?)),
-            None => (item, None),
-        };
-        let primitive = args::select(&[name.to_string()])?;
-        let sizes: Vec<u64> = size.into_iter().collect();
-        if primitive.iter().any(|p| p.has_bytes()) && sizes.is_empty() {
-            bail!("--cells: '{item}' needs a size (PRIMITIVE@SIZE)");
-        }
-        out.extend(cells(&primitive, &sizes, ops, misalign));
-    }
-    Ok(out)
-}
-
 /// `run`, also returning the id of the stored run (none for `--multi`, which reports its own).
 pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
-    let primitives = args::select(&a.algorithms)?;
-    let sizes = args::parse_sizes(&a.bytes)?;
-    let ops = args::parse_ops(&a.ops)?;
+    let ops = plan::parse_ops(&a.ops)?;
     if !(a.precision > 0.0 && a.precision < 1.0) {
         bail!("--precision must be between 0 and 1 (0.01 means ±1%)");
     }
     if a.max_time <= 0.0 || a.sample_time <= 0.0 {
         bail!("--max-time and --sample-time must be positive");
     }
-    let plan = if a.cells.is_empty() {
-        cells(&primitives, &sizes, &ops, a.misalign)
+    let cells = if a.cells.is_empty() {
+        let primitives = plan::select_list(&a.algorithms)?;
+        plan::cells(&primitives, &plan::parse_sizes(&a.bytes)?, &ops, a.misalign)
     } else {
-        explicit_cells(&a.cells, &ops, a.misalign)?
+        let named = CellRef::parse_list(&a.cells).map_err(|e| anyhow::anyhow!("--cells: {e}"))?;
+        named
+            .iter()
+            .flat_map(|c| c.cells(&ops, a.misalign))
+            .collect()
     };
-    if plan.is_empty() {
+    if cells.is_empty() {
         bail!("nothing to measure: none of the selected primitives has the requested operations");
     }
     let config = MeasureConfig {
@@ -284,7 +225,7 @@ pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
         None => Schedule::Interleaved { pin: a.pin },
     };
     let plan = Plan {
-        cells: plan,
+        cells,
         variants,
         config,
         schedule,
