@@ -209,7 +209,7 @@ pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
         (None, Some(_)) => Vec::new(),
     };
     if let Some(list) = &a.variant {
-        selected.extend(crate::variant::choices(list)?);
+        selected.extend(cryptospeed_runner::variant::choices(list)?);
     }
     let variants: Vec<ImplChoice> = selected
         .into_iter()

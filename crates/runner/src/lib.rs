@@ -8,6 +8,8 @@
 mod choice;
 mod concurrent;
 mod interleaved;
+pub mod variant;
+pub mod verify;
 
 pub use choice::{all_implementations, variant_of, BuiltVariant, ImplChoice, Layout};
 pub use concurrent::{allowed_cpus, cpus_for, scaling, scaling_table, Scaling, ScalingRow};
