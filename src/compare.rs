@@ -1,11 +1,11 @@
 //! `cryptospeed compare A B [C …]`: the speedup / percent tables people publish, from stored runs,
 //! run labels, variant labels or log files (read on the fly), several runs per side pooled.
 
-use crate::import::{file_label, read_log, record};
 use crate::session::{db_location, emit};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use cryptospeed_compare::{compare_with_noise as build, Filter, SideInput};
+use cryptospeed_import::file::{file_label, read_file, record};
 use cryptospeed_import::ImportOptions;
 use cryptospeed_model::RunRecord;
 use cryptospeed_report::compare::{self as render, Layout, Mode, Normalize, View};
@@ -98,7 +98,10 @@ fn resolve_item(
         _ => (item, None),
     };
     if std::path::Path::new(selector).is_file() || selector == "-" {
-        let runs = read_log(selector, None, &ImportOptions { decrypt: a.decrypt })?.runs;
+        let options = ImportOptions { decrypt: a.decrypt };
+        let runs = read_file(selector, None, &options)
+            .map_err(anyhow::Error::msg)?
+            .runs;
         let label = file_label(selector);
         let mut records = Vec::new();
         for run in &runs {
