@@ -3,14 +3,12 @@
 
 use crate::args;
 use crate::session::{db_location, emit, interrupt_flag};
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
 use cryptospeed_catalog::plan::{self, CellRef};
-use cryptospeed_engine::mask::FeatureMask;
-use cryptospeed_model::{CellSpec, MeasureConfig};
+use cryptospeed_model::CellSpec;
 use cryptospeed_report::{Format, Options};
-use cryptospeed_runner::{ImplChoice, Plan, Progress, RunMeta, Schedule};
-use cryptospeed_store::Storage;
+use cryptospeed_runner::{Progress, RunMeta, RunRequest, Schedule};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
@@ -154,15 +152,9 @@ pub fn run(a: RunArgs) -> Result<i32> {
     run_stored(a).map(|(code, _)| code)
 }
 
-/// `run`, also returning the id of the stored run (none for `--multi`, which reports its own).
+/// `run`, also returning the id of the stored run.
 pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
     let ops = plan::parse_ops(&a.ops)?;
-    if !(a.precision > 0.0 && a.precision < 1.0) {
-        bail!("--precision must be between 0 and 1 (0.01 means ±1%)");
-    }
-    if a.max_time <= 0.0 || a.sample_time <= 0.0 {
-        bail!("--max-time and --sample-time must be positive");
-    }
     let cells = if a.cells.is_empty() {
         let primitives = plan::select_list(&a.algorithms)?;
         plan::cells(&primitives, &plan::parse_sizes(&a.bytes)?, &ops, a.misalign)
@@ -173,144 +165,55 @@ pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
             .flat_map(|c| c.cells(&ops, a.misalign))
             .collect()
     };
-    if cells.is_empty() {
-        bail!("nothing to measure: none of the selected primitives has the requested operations");
-    }
-    let config = MeasureConfig {
-        precision: a.precision,
-        max_time_s: a.max_time,
-        min_samples: a.min_samples.max(1),
-        sample_time_s: a.sample_time,
-        warmup_s: (a.sample_time * 2.0).min(0.1),
-        fixed_duration: a.multi.is_some(),
-        // --multi measures each cell in one stretch per worker; otherwise in bouts.
-        bout_samples: if a.multi.is_some() {
-            0
-        } else {
-            a.bout_samples.max(1)
-        },
-        batch_iters: 0,
-        min_bouts: a.min_bouts.max(2),
-        vary_buffers: a.layouts == "full",
-    };
-    let cancel = interrupt_flag();
-    let masks = if a.mask.is_empty() {
-        vec![FeatureMask::default()]
-    } else {
-        a.mask
-            .iter()
-            .map(|m| FeatureMask::parse(m).map_err(|e| anyhow::anyhow!("--mask: {e}")))
-            .collect::<Result<Vec<_>>>()?
-    };
-    // Every implementation under every mask: each pair is its own worker and variant.
-    let mut selected = match (&a.implementation, &a.variant) {
-        (Some(list), _) => ImplChoice::parse_list(list)?,
-        (None, None) => ImplChoice::parse_list("openssl")?,
-        (None, Some(_)) => Vec::new(),
-    };
-    if let Some(list) = &a.variant {
-        selected.extend(cryptospeed_runner::variant::choices(list)?);
-    }
-    let variants: Vec<ImplChoice> = selected
-        .into_iter()
-        .flat_map(|c| {
-            masks.iter().map(move |m| ImplChoice {
-                mask: m.clone(),
-                ..c.clone()
-            })
-        })
-        .collect();
-    let schedule = match a.multi {
-        Some(workers) => Schedule::Concurrent { workers },
-        None => Schedule::Interleaved { pin: a.pin },
-    };
-    let plan = Plan {
+    let request = RunRequest {
         cells,
-        variants,
-        config,
-        schedule,
+        precision: a.precision,
+        max_time: a.max_time,
+        min_samples: a.min_samples,
+        sample_time: a.sample_time,
+        bout_samples: a.bout_samples,
+        min_bouts: a.min_bouts,
+        vary_buffers: a.layouts == "full",
+        pin: a.pin,
+        multi: a.multi,
+        implementations: a.implementation.clone(),
+        variants: a.variant.clone(),
+        masks: a.mask.clone(),
     };
+    let plan = request.plan()?;
+    let cancel = interrupt_flag();
     let db = db_location(&a.store.db);
+    let shard = a
+        .sweep_shard
+        .as_deref()
+        .map(args::parse_shard_ref)
+        .transpose()?;
     let meta = RunMeta {
         store: db.clone(),
         label: a.label.clone(),
         command: crate::session::command_line(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
         recording: crate::session::recording(a.store_retry)?,
-        shard: a
-            .sweep_shard
-            .as_deref()
-            .map(args::parse_shard_ref)
-            .transpose()?,
+        shard,
     };
     let outcome = cryptospeed_runner::execute(&plan, &meta, &cancel, &Bar::new())?;
     // Printed from the run as measured, whatever the store got of it.
-    let mut record = outcome.record.clone();
-    // Cells are stored as they finish; they are shown in the order they were asked for.
-    record.measurements.sort_by_key(|vm| {
-        let c = &vm.measurement.cell;
-        plan.cells
-            .iter()
-            .position(|p| p.primitive == c.primitive && p.op == c.op && p.bytes == c.bytes)
-            .unwrap_or(usize::MAX)
-    });
-    let columns = match plan.schedule {
-        Schedule::Concurrent { .. } => record.variants.len(),
-        Schedule::Interleaved { .. } => plan.variants.len(),
+    let record = outcome.record_in_plan_order(&plan);
+    let text = match plan.schedule {
+        Schedule::Concurrent { workers } => {
+            let table = cryptospeed_runner::scaling_table(&outcome.scaling, workers);
+            format!(
+                "{}\n{table}",
+                a.output.render_for(&record, record.variants.len())
+            )
+        }
+        Schedule::Interleaved { .. } => a.output.render_for(&record, plan.variants.len()),
     };
-    let mut text = a.output.render_for(&record, columns);
-    if let Schedule::Concurrent { workers } = plan.schedule {
-        text.push('\n');
-        text.push_str(&cryptospeed_runner::scaling_table(
-            &outcome.scaling,
-            workers,
-        ));
-    }
     emit(&text, &a.output.output)?;
-    let stored = match &outcome.storage {
-        Storage::Stored => format!("stored in {}", cryptospeed_store::redact(&db)),
-        Storage::Incomplete { stored, total, .. } => format!(
-            "but {} holds only {stored} of its {total} measurements",
-            cryptospeed_store::redact(&db)
-        ),
-    };
-    eprintln!(
-        "cryptospeed: run {}{} {} ({}) {stored}",
-        outcome.run_id,
-        a.label
-            .as_deref()
-            .map(|l| format!(" '{l}'"))
-            .unwrap_or_default(),
-        outcome.status.as_str(),
-        match plan.schedule {
-            Schedule::Concurrent { workers } =>
-                format!("{} cells on {workers} workers", outcome.scaling.len()),
-            Schedule::Interleaved { .. } => format!(
-                "{} cells, {} failed",
-                record.measurements.len(),
-                outcome.failed_cells
-            ),
-        },
-    );
-    if let Storage::Incomplete { spool, error, .. } = &outcome.storage {
-        report_spool(spool.as_deref(), error, &db);
+    for line in outcome.closing_lines(&plan, a.label.as_deref(), &db) {
+        eprintln!("cryptospeed: {line}");
     }
     Ok((outcome.exit_code(), Some(outcome.run_id)))
-}
-
-/// Says what the store missed and how to publish it.
-fn report_spool(spool: Option<&std::path::Path>, error: &str, db: &str) {
-    eprintln!("cryptospeed: {error}");
-    match spool {
-        Some(path) => eprintln!(
-            "cryptospeed: the whole run is in the spool {p}; publish it with: cryptospeed sync --from {p} --to {db}",
-            p = path.display(),
-            db = cryptospeed_store::redact(db)
-        ),
-        None => eprintln!(
-            "cryptospeed: the spool could not be written either: the run exists only in this command's output"
-        ),
-    }
 }
 
 /// The progress bar a run shows on the terminal.

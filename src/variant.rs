@@ -7,7 +7,7 @@ use crate::session::interrupt_flag;
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
 pub use cryptospeed_runner::variant::choices;
-use cryptospeed_variants::{BuildRequest, BuildStatus, Cache, Entry, Manifest, SourceSpec};
+use cryptospeed_variants::{BuildRequest, BuildStatus, Cache, Manifest, SourceSpec};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -220,41 +220,11 @@ fn build(a: BuildArgs) -> Result<i32> {
     if entry.manifest.status == BuildStatus::Unverified {
         entry.manifest = cryptospeed_runner::variant::verify(&cache, &entry, &cancel)?;
     }
-    print!("{}", summary(&entry));
+    print!("{}", entry.summary());
     Ok(match entry.manifest.status {
         BuildStatus::Ready => 0,
         _ => 1,
     })
-}
-
-fn kat_text(m: &Manifest) -> String {
-    if m.kats.is_empty() {
-        return "not run".into();
-    }
-    let (pass, fail, na) = m.kat_counts();
-    format!("{pass} passed, {fail} failed, {na} unavailable")
-}
-
-fn summary(e: &Entry) -> String {
-    let m = &e.manifest;
-    let mut out = format!(
-        "variant   {}\nstatus    {}\narch      {}\nkey       {}\n{}   {}\nKATs      {}\n",
-        m.label,
-        m.status.as_str(),
-        m.arch,
-        m.key,
-        if m.worker.is_some() {
-            "worker "
-        } else {
-            "library"
-        },
-        e.library_path().display(),
-        kat_text(m)
-    );
-    if !m.detail.is_empty() {
-        out.push_str(&format!("detail    {}\n", m.detail));
-    }
-    out
 }
 
 fn list(json: bool, c: &CacheArgs) -> Result<i32> {
@@ -312,29 +282,7 @@ fn show(name: &str, log: bool, c: &CacheArgs) -> Result<i32> {
         print!("{}", std::fs::read_to_string(e.log_path())?);
         return Ok(0);
     }
-    let m = &e.manifest;
-    let mut out = summary(&e);
-    out.push_str(&format!(
-        "source    OpenSSL {} ({} {}, sha256 {})\ncompiler  {} ({})\ncflags    {}\nno-asm    {}\nconfigure {}\nbuilt     {} in {:.0} s\nlog       {}\n",
-        m.source.version,
-        m.source.kind,
-        m.source.location,
-        m.source.sha256,
-        m.compiler.path,
-        m.compiler.version,
-        if m.cflags.is_empty() { "(OpenSSL's defaults)".to_string() } else { m.cflags.join(" ") },
-        m.no_asm,
-        cryptospeed_variants::cache::display_command(&m.configure_command),
-        m.built_at,
-        m.build_seconds,
-        e.log_path().display()
-    ));
-    for k in m.kats.iter().filter(|k| k.result != "pass") {
-        out.push_str(&format!(
-            "  {:<18} {:<11} {}\n",
-            k.primitive, k.result, k.detail
-        ));
-    }
+    let out = e.details();
     print!("{out}");
     Ok(0)
 }

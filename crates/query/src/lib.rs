@@ -181,6 +181,56 @@ pub fn history(
         .collect()
 }
 
+/// Stored runs by id or label (every run with the label), each `@VARIANT` keeping one variant;
+/// a run named twice comes once. A label that itself contains '@' wins over the LABEL@VARIANT
+/// reading.
+pub fn runs(store: &dyn Store, selectors: &[String]) -> Result<Vec<RunRecord>> {
+    let rows = store.runs()?;
+    let mut records: Vec<RunRecord> = Vec::new();
+    for arg in selectors {
+        // A label that itself contains '@' wins over the LABEL@VARIANT reading.
+        let whole_label = rows
+            .iter()
+            .any(|r| r.label.as_deref() == Some(arg.as_str()));
+        let (selector, variant) = match arg.rsplit_once('@') {
+            Some((s, v)) if !s.is_empty() && !whole_label => (s, Some(v)),
+            _ => (arg.as_str(), None),
+        };
+        let mut ids: Vec<i64> = rows
+            .iter()
+            .filter(|r| r.label.as_deref() == Some(selector))
+            .map(|r| r.id)
+            .collect();
+        if ids.is_empty() {
+            match selector.parse::<i64>() {
+                Ok(id) if rows.iter().any(|r| r.id == id) => ids.push(id),
+                _ => bail!("'{selector}' is neither a run id nor a run label ('cryptospeed runs' lists the stored runs)"),
+            }
+        }
+        for id in ids {
+            let mut rec = store.load_run(&id.to_string())?;
+            if let Some(v) = variant {
+                if !rec.variants.iter().any(|x| x.label == v) {
+                    bail!(
+                        "run {id} has no variant '{v}' (it has {})",
+                        rec.variants
+                            .iter()
+                            .map(|x| x.label.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
+                }
+                rec.measurements.retain(|m| m.variant == v);
+                rec.variants.retain(|x| x.label == v);
+            }
+            if !records.iter().any(|r| r.run.id == id) {
+                records.push(rec);
+            }
+        }
+    }
+    Ok(records)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
