@@ -4,8 +4,8 @@
 
 use anyhow::{Context, Result};
 use cryptospeed_engine::mask::FeatureMask;
-use cryptospeed_impls::MaskControl;
 use cryptospeed_engine::worker_client::{WorkerClient, WorkerSpec};
+use cryptospeed_impls::MaskControl;
 use std::sync::atomic::AtomicBool;
 
 /// An implementation selector: `NAME` or `NAME:LIBRARY_PATH`, with the CPU-feature mask its
