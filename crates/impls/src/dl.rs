@@ -14,6 +14,7 @@ macro_rules! dynamic_api {
         #[allow(non_snake_case, clippy::type_complexity)]
         pub struct $api {
             _lib: libloading::Library,
+            #[allow(dead_code)] // not every table reports its path
             pub path: String,
             $(pub $name: unsafe extern "C" fn($($arg),*) $(-> $ret)?,)*
             $(pub $oname: Option<unsafe extern "C" fn($($oarg),*) $(-> $oret)?>,)*

@@ -15,6 +15,7 @@ pub mod mbedtls;
 pub mod nettle;
 pub mod openssl;
 pub mod openssl_cli;
+pub mod pkey_der;
 pub mod ring;
 pub mod ring_like;
 pub mod rustcrypto;

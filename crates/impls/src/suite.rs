@@ -88,10 +88,16 @@ pub trait Suite {
         let _ = (public, digest, msg, sig);
         not_offered(self.name(), p)
     }
-    /// Key agreement between a raw private key (scalar or X25519/X448 bytes) and a peer public
-    /// key (SEC1 point or raw u-coordinate).
+    /// Key agreement between a raw private key (scalar, X25519/X448 bytes or FFDH exponent) and
+    /// a peer public key (SEC1 point, raw u-coordinate or FFDH public value).
     fn derive(&self, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
         let _ = (private, peer);
+        not_offered(self.name(), p)
+    }
+    /// Finite-field Diffie-Hellman: a fresh key pair (private exponent, public value, both
+    /// unsigned big-endian) in the primitive's RFC 7919 group. [`Suite::derive`] then takes
+    /// the private exponent and the peer's public value.
+    fn ffdh_keygen(&self, p: &Primitive) -> Res<(Vec<u8>, Vec<u8>)> {
         not_offered(self.name(), p)
     }
     /// KEM key generation: from `seed` (ML-KEM: d ‖ z, 64 bytes) when given, else from the
@@ -373,7 +379,7 @@ fn aead_tag_len(p: &Primitive) -> usize {
 
 /// Reads one DER TLV; returns (tag, content, rest). Enough DER to pull n and e out of a PKCS#8
 /// RSA key for the independent signature check; hand-written because that is all it needs.
-fn der_next(input: &[u8]) -> Res<(u8, &[u8], &[u8])> {
+pub(crate) fn der_next(input: &[u8]) -> Res<(u8, &[u8], &[u8])> {
     let bad = || "malformed DER".to_string();
     let (&tag, rest) = input.split_first().ok_or_else(bad)?;
     let (&first, mut rest) = rest.split_first().ok_or_else(bad)?;
@@ -451,6 +457,50 @@ fn rsa_cross_check(suite: &dyn Suite, p: &Primitive) -> Res<()> {
 pub fn sha256(msg: &[u8]) -> Vec<u8> {
     use sha2::Digest;
     sha2::Sha256::digest(msg).to_vec()
+}
+
+/// The prime of an RFC 7919 group. ffdhe2048 is RFC 7919 appendix A.1's
+/// p = 2^2048 - 2^1984 + (floor(2^1918 * e) + 560316) * 2^64 - 1, checked against that formula
+/// and against OpenSSL's `group:ffdhe2048` parameters when it was written here.
+pub(crate) fn ffdh_prime(group: &str) -> Res<BigUint> {
+    let hex = match group {
+        "ffdhe2048" => concat!(
+            "FFFFFFFFFFFFFFFFADF85458A2BB4A9AAFDC5620273D3CF1D8B9C583CE2D3695A9E13641146433FBCC93",
+            "9DCE249B3EF97D2FE363630C75D8F681B202AEC4617AD3DF1ED5D5FD65612433F51F5F066ED085636555",
+            "3DED1AF3B557135E7F57C935984F0C70E0E68B77E2A689DAF3EFE8721DF158A136ADE73530ACCA4F483A",
+            "797ABC0AB182B324FB61D108A94BB2C8E3FBB96ADAB760D7F4681D4F42A3DE394DF4AE56EDE76372BB19",
+            "0B07A7C8EE0A6D709E02FCE1CDF7E2ECC03404CD28342F619172FE9CE98583FF8E4F1232EEF28183C3FE",
+            "3B1B4C6FAD733BB5FCBC2EC22005C58EF1837D1683B2C6F34A26C1B2EFFA886B423861285C97FFFFFFFF",
+            "FFFFFFFF"
+        ),
+        _ => return Err(format!("no prime for group {group}")),
+    };
+    Ok(BigUint::from_bytes_be(&unhex(hex)))
+}
+
+/// The FFDH timing setup, as `openssl speed` has it: two fresh key pairs, the first one's
+/// private exponent and the second one's public value fixed in the derivation.
+fn ffdh_derive(s: &dyn Suite, p: &Primitive) -> Res<DeriveFn> {
+    let (a, _) = s.ffdh_keygen(p)?;
+    let (_, b) = s.ffdh_keygen(p)?;
+    s.derive(p, &a, &b)
+}
+
+/// FFDH without a vector: both directions agree, and the secret is b^x mod p recomputed with
+/// num-bigint over the RFC 7919 prime (which also checks that the library used that group).
+fn ffdh_cross_check(suite: &dyn Suite, p: &Primitive, group: &str) -> Res<()> {
+    let prime = ffdh_prime(group)?;
+    let ((xa, ya), (xb, yb)) = (suite.ffdh_keygen(p)?, suite.ffdh_keygen(p)?);
+    let ab = suite.derive(p, &xa, &yb)?()?;
+    let ba = suite.derive(p, &xb, &ya)?()?;
+    if ab != ba {
+        return Err(mismatch("the two directions' secrets", &ab, &ba));
+    }
+    let want = BigUint::from_bytes_be(&yb).modpow(&BigUint::from_bytes_be(&xa), &prime);
+    if BigUint::from_bytes_be(&ab) != want || ab.len() != prime.bits().div_ceil(8) as usize {
+        return Err("the secret is not peer^private mod p, padded to p's length".into());
+    }
+    Ok(())
 }
 
 /// Runs one known-answer vector through a suite.
@@ -666,6 +716,9 @@ fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
             }
             Ok(())
         }
+        (Algorithm::Ffdh { group, .. }, Kat::CrossCheck { .. }) => {
+            ffdh_cross_check(suite, p, group)
+        }
         (_, Kat::CrossCheck { how }) => Err(format!("no generic check for: {how}")),
         (alg, k) => Err(format!("vector {k:?} does not fit {alg:?}")),
     }
@@ -704,7 +757,7 @@ impl<S: Suite> SuiteImplementation<S> {
             | Algorithm::MlDsa { .. } => timing_signer(s, p).map(drop),
             Algorithm::Ecdh { .. } => s.derive(p, &case.key, &case.peer).map(drop),
             Algorithm::MlKem { .. } => s.kem_keygen(p, None).map(drop),
-            Algorithm::Ffdh { .. } => not_offered(s.name(), p),
+            Algorithm::Ffdh { .. } => ffdh_derive(s, p).map(drop),
         }
     }
 }
@@ -834,6 +887,7 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
             (Algorithm::Ecdh { .. }, Op::Derive) => {
                 Box::new(DeriveLoop(s.derive(p, &case.key, &case.peer)?))
             }
+            (Algorithm::Ffdh { .. }, Op::Derive) => Box::new(DeriveLoop(ffdh_derive(s, p)?)),
             (Algorithm::MlKem { .. }, Op::Keygen) => {
                 Box::new(KemKeygenLoop(s.kem_keygen(p, None)?))
             }

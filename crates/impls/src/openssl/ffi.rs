@@ -153,6 +153,18 @@ crate::dynamic_api! {
         EVP_PKEY_get0_RSA: fn(Ptr) -> Ptr;
         RSA_get0_key: fn(Ptr, *mut Ptr, *mut Ptr, *mut Ptr);
         BN_dup: fn(Ptr) -> Ptr;
+        // AWS-LC's and BoringSSL's way to an RFC 7919 group (they lack DH by name).
+        DH_get_rfc7919_2048: fn() -> Ptr;
+        DH_new: fn() -> Ptr;
+        DH_set0_pqg: fn(Ptr, Ptr, Ptr, Ptr) -> c_int;
+        DH_set_length: fn(Ptr, c_uint) -> c_int;
+        DH_generate_key: fn(Ptr) -> c_int;
+        DH_free: fn(Ptr);
+        DH_get0_pqg: fn(Ptr, *mut Ptr, *mut Ptr, *mut Ptr);
+        DH_get0_key: fn(Ptr, *mut Ptr, *mut Ptr);
+        EVP_PKEY_new: fn() -> Ptr;
+        EVP_PKEY_assign_DH: fn(Ptr, Ptr) -> c_int;
+        EVP_PKEY_get0_DH: fn(Ptr) -> Ptr;
     }
 }
 

@@ -240,12 +240,96 @@ fn run_keygen<'a>(api: &'a Api, ctx: &PkeyCtx, algorithm: &str) -> Result<Key<'a
     key(api, out, "key generation")
 }
 
+/// The 1.1.1-style DH calls AWS-LC and BoringSSL have, where DH cannot be made by name.
+struct DhCalls {
+    rfc7919_2048: unsafe extern "C" fn() -> Ptr,
+    new: unsafe extern "C" fn() -> Ptr,
+    free: unsafe extern "C" fn(Ptr),
+    get0_pqg: unsafe extern "C" fn(Ptr, *mut Ptr, *mut Ptr, *mut Ptr),
+    set0_pqg: unsafe extern "C" fn(Ptr, Ptr, Ptr, Ptr) -> c_int,
+    set_length: unsafe extern "C" fn(Ptr, std::os::raw::c_uint) -> c_int,
+    generate_key: unsafe extern "C" fn(Ptr) -> c_int,
+    dup: unsafe extern "C" fn(Ptr) -> Ptr,
+}
+
+fn dh_calls(api: &Api) -> Option<DhCalls> {
+    Some(DhCalls {
+        rfc7919_2048: api.DH_get_rfc7919_2048?,
+        new: api.DH_new?,
+        free: api.DH_free?,
+        get0_pqg: api.DH_get0_pqg?,
+        set0_pqg: api.DH_set0_pqg?,
+        set_length: api.DH_set_length?,
+        generate_key: api.DH_generate_key?,
+        dup: api.BN_dup?,
+    })
+}
+
+/// Bits of the private exponent OpenSSL 3 draws for ffdhe2048: twice the group's 112-bit
+/// strength (RFC 7919 section 5.2).
+const FFDHE2048_PRIVATE_BITS: std::os::raw::c_uint = 224;
+
+/// A DH object in ffdhe2048 (p and g from `DH_get_rfc7919_2048`) with a key pair of OpenSSL's
+/// private-exponent size. The RFC 7919 object carries q, with which AWS-LC and BoringSSL draw
+/// full-size exponents and ignore `DH_set_length`, so p and g move to a new object without q.
+///
+/// SAFETY: every object made here is either returned or freed.
+unsafe fn ffdhe2048(c: &DhCalls) -> Option<Ptr> {
+    let rfc = (c.rfc7919_2048)();
+    let dh = (c.new)();
+    if rfc.is_null() || dh.is_null() {
+        (!rfc.is_null()).then(|| (c.free)(rfc));
+        (!dh.is_null()).then(|| (c.free)(dh));
+        return None;
+    }
+    let (mut p, mut g): (Ptr, Ptr) = (null_mut(), null_mut());
+    (c.get0_pqg)(rfc, &mut p, null_mut(), &mut g);
+    let ok = (c.set0_pqg)(dh, (c.dup)(p), null_mut(), (c.dup)(g)) == 1
+        && (c.set_length)(dh, FFDHE2048_PRIVATE_BITS) == 1
+        && (c.generate_key)(dh) == 1;
+    (c.free)(rfc);
+    if !ok {
+        (c.free)(dh);
+        return None;
+    }
+    Some(dh)
+}
+
+/// An FFDH key where DH cannot be made by name (AWS-LC, BoringSSL), wrapped in an EVP_PKEY so
+/// the derivation is the same `EVP_PKEY_derive` as everywhere else.
+fn generate_dh<'a>(api: &'a Api, group: Option<&str>) -> Result<Key<'a>, String> {
+    let (Some(c), Some(new), Some(assign)) =
+        (dh_calls(api), api.EVP_PKEY_new, api.EVP_PKEY_assign_DH)
+    else {
+        return Err(
+            "DH key generation by name needs OpenSSL 3 (EVP_PKEY_CTX_new_from_name)".into(),
+        );
+    };
+    if group != Some("ffdhe2048") {
+        return Err(format!("no RFC 7919 group {group:?} here"));
+    }
+    // SAFETY: the DH object is freed unless the EVP_PKEY took it over; the key is owned.
+    unsafe {
+        let dh =
+            ffdhe2048(&c).ok_or_else(|| format!("DH key generation failed: {}", api.errors()))?;
+        let k = key(api, new(), "EVP_PKEY_new")?;
+        if assign(k.ptr, dh) != 1 {
+            (c.free)(dh);
+            return Err(format!("EVP_PKEY_assign_DH failed: {}", api.errors()));
+        }
+        Ok(k)
+    }
+}
+
 /// Key generation through OpenSSL 1.1.1's API: a context by NID, the curve by control.
 fn generate_by_id<'a>(
     api: &'a Api,
     algorithm: &str,
     group: Option<&str>,
 ) -> Result<Key<'a>, String> {
+    if algorithm == "DH" {
+        return generate_dh(api, group);
+    }
     let Some(new_id) = api.EVP_PKEY_CTX_new_id else {
         return Err(
             "this libcrypto has neither EVP_PKEY_CTX_new_from_name nor EVP_PKEY_CTX_new_id".into(),
@@ -762,6 +846,9 @@ fn bn_param(api: &Api, k: &Key, name: &str) -> Result<BigUint, String> {
                     return Err(format!("key has no parameter {name}"));
                 }
             }
+            (None, _, _, Some(dup)) if api.EVP_PKEY_get0_DH.is_some() => {
+                bn = dup(dh_param(api, k, name)?);
+            }
             _ => {
                 return Err(format!(
                     "reading the key parameter {name} needs OpenSSL 3 (EVP_PKEY_get_bn_param)"
@@ -776,6 +863,32 @@ fn bn_param(api: &Api, k: &Key, name: &str) -> Result<BigUint, String> {
         (api.BN_free)(bn);
         BigUint::parse_bytes(text.as_bytes(), 16).ok_or_else(|| format!("bad hex for {name}"))
     }
+}
+
+/// A DH key's p, priv or pub (borrowed from the key) through the 1.1.1-style accessors.
+///
+/// SAFETY: `k` is a live key; the result lives as long as it.
+unsafe fn dh_param(api: &Api, k: &Key, name: &str) -> Result<Ptr, String> {
+    let (Some(get0), Some(pqg), Some(keys)) =
+        (api.EVP_PKEY_get0_DH, api.DH_get0_pqg, api.DH_get0_key)
+    else {
+        return Err("this libcrypto has no DH accessors".into());
+    };
+    let dh = get0(k.ptr);
+    if dh.is_null() {
+        return Err(format!("not a DH key: {}", api.errors()));
+    }
+    let (mut a, mut b): (Ptr, Ptr) = (null_mut(), null_mut());
+    match name {
+        "p" => pqg(dh, &mut a, null_mut(), null_mut()),
+        "pub" | "priv" => keys(dh, &mut a, &mut b),
+        _ => return Err(format!("a DH key has no parameter {name}")),
+    }
+    let bn = if name == "priv" { b } else { a };
+    if bn.is_null() {
+        return Err(format!("the DH key lacks {name}"));
+    }
+    Ok(bn)
 }
 
 fn corrupt(sig: &[u8]) -> Vec<u8> {

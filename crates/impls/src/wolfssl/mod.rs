@@ -1,8 +1,11 @@
 //! `wolfssl`: wolfSSL's wolfCrypt (Debian libwolfssl-dev / libwolfssl35), loaded at run time.
 //! Offers its one-shot hashes (MD5, SHA-1, SHA-256, SHA-512, SHA3-256), AES-GCM and
-//! ChaCha20-Poly1305, the primitives the Debian build enables that have one-call APIs.
+//! ChaCha20-Poly1305, the primitives the Debian build enables that have one-call APIs, and its
+//! public key ([`pkey`]).
 
-use crate::suite::{AeadFn, HashFn, Res, Suite, SuiteImplementation};
+mod pkey;
+
+use crate::suite::{AeadFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
 use crate::ImplOptions;
 use cryptospeed_catalog::Primitive;
 use cryptospeed_engine::Implementation;
@@ -40,6 +43,8 @@ const INVALID_DEVID: c_int = -2;
 
 pub struct WolfSsl {
     api: Arc<Api>,
+    /// The public-key calls, or why this build lacks them.
+    pkey: Result<Arc<pkey::PkApi>, String>,
 }
 
 pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
@@ -49,8 +54,10 @@ pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> 
     if unsafe { (api.wolfCrypt_Init)() } != 0 {
         return Err("wolfCrypt_Init failed".into());
     }
+    let pkey = pkey::PkApi::load(path).map(Arc::new);
     Ok(Box::new(SuiteImplementation::new(WolfSsl {
         api: Arc::new(api),
+        pkey,
     })))
 }
 
@@ -96,6 +103,32 @@ impl Suite for WolfSsl {
             library: self.api.path.clone(),
             ..Default::default()
         }
+    }
+    fn notes(&self) -> Vec<String> {
+        vec![
+            "signatures: RSA (PKCS#1 v1.5) and ECDSA hash the 20/36-byte message with SHA-256/384/512 \
+             (wc_SignatureGenerate_ex, wc_Hash) before signing (openssl speed signs it as a digest)"
+                .into(),
+        ]
+    }
+    fn signer(&self, p: &Primitive, key: Option<&[u8]>) -> Res<Box<dyn Signer>> {
+        pkey::signer(self.pkey.as_ref()?, p, key)
+    }
+    fn verify_foreign(
+        &self,
+        p: &Primitive,
+        public: &[u8],
+        digest: &str,
+        msg: &[u8],
+        sig: &[u8],
+    ) -> Res<bool> {
+        pkey::verify_foreign(self.pkey.as_ref()?, p, public, digest, msg, sig)
+    }
+    fn derive(&self, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
+        pkey::derive(self.pkey.as_ref()?, p, private, peer)
+    }
+    fn ffdh_keygen(&self, p: &Primitive) -> Res<(Vec<u8>, Vec<u8>)> {
+        pkey::ffdh_keygen(self.pkey.as_ref()?, p)
     }
     fn hash(&self, p: &Primitive) -> Res<HashFn> {
         let f: HashCall = match p.id {

@@ -2,7 +2,10 @@
 //! time. Nettle publishes tables of its algorithms (`nettle_get_hashes`, `_ciphers`, `_aeads`)
 //! with context sizes and function pointers, so hashes, HMAC over any of them, CBC over any
 //! block cipher and the AEADs are driven generically through those tables; X25519, X448,
-//! Ed25519 and Ed448 come from Hogweed.
+//! Ed25519 and Ed448 come from Hogweed; RSA, DSA, ECDSA and ECDH on the NIST curves in
+//! [`pkey`].
+
+mod pkey;
 
 use crate::suite::{AeadFn, CipherFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
 use crate::ImplOptions;
@@ -99,6 +102,8 @@ crate::dynamic_api! {
 pub struct Nettle {
     api: Arc<Nettle8>,
     hogweed: Arc<Hogweed6>,
+    /// Hogweed's RSA/DSA/ECDSA calls and GMP, or why they could not be loaded.
+    pk: Result<Arc<pkey::PkApi>, String>,
 }
 
 pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
@@ -106,9 +111,11 @@ pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> 
     let api = Nettle8::load(path).map_err(|e| format!("{e} (Debian package libnettle8)"))?;
     let hogweed = Hogweed6::load("libhogweed.so.6")
         .map_err(|e| format!("{e} (Debian package libhogweed6)"))?;
+    let pk = pkey::PkApi::load("libhogweed.so.6").map(Arc::new);
     Ok(Box::new(SuiteImplementation::new(Nettle {
         api: Arc::new(api),
         hogweed: Arc::new(hogweed),
+        pk,
     })))
 }
 
@@ -213,6 +220,14 @@ impl Suite for Nettle {
             library: self.api.path.clone(),
             ..Default::default()
         }
+    }
+    fn notes(&self) -> Vec<String> {
+        vec![
+            "signatures: RSA (PKCS#1 v1.5, rsa_sha256_sign_digest_tr), DSA and ECDSA sign the \
+             SHA-256/384/512 digest of the 20/36-byte message, hashed by Nettle (openssl speed \
+             signs it as a digest); nonces and blinding from Yarrow-256"
+                .into(),
+        ]
     }
     fn hash(&self, p: &Primitive) -> Res<HashFn> {
         let name = hash_name(p.id).ok_or_else(|| format!("nettle does not offer {}", p.id))?;
@@ -387,7 +402,7 @@ impl Suite for Nettle {
             Algorithm::Eddsa {
                 curve: Curve::Ed448,
             } => (true, 57),
-            _ => return Err(format!("nettle does not offer {}", p.id)),
+            _ => return pkey::signer(self, p, key),
         };
         let private = key.ok_or("EdDSA needs a seed")?.to_vec();
         if private.len() != len {
@@ -412,7 +427,7 @@ impl Suite for Nettle {
         &self,
         p: &Primitive,
         public: &[u8],
-        _digest: &str,
+        digest: &str,
         msg: &[u8],
         sig: &[u8],
     ) -> Res<bool> {
@@ -423,7 +438,7 @@ impl Suite for Nettle {
             Algorithm::Eddsa {
                 curve: Curve::Ed448,
             } => true,
-            _ => return Err(format!("nettle does not verify {} signatures", p.id)),
+            _ => return pkey::verify_foreign(self, p, public, digest, msg, sig),
         };
         let mut v = EdDsa {
             hogweed: self.hogweed.clone(),
@@ -433,13 +448,16 @@ impl Suite for Nettle {
         };
         v.verify(msg, sig)
     }
+    fn ffdh_keygen(&self, _p: &Primitive) -> Res<(Vec<u8>, Vec<u8>)> {
+        Err("Nettle has no finite-field Diffie-Hellman".into())
+    }
     fn derive(&self, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
         let (f, len) = match p.algorithm {
             Algorithm::Ecdh {
                 curve: Curve::X25519,
             } => (self.hogweed.nettle_curve25519_mul, 32),
             Algorithm::Ecdh { curve: Curve::X448 } => (self.hogweed.nettle_curve448_mul, 56),
-            _ => return Err(format!("nettle does not offer {}", p.id)),
+            _ => return pkey::derive(self, p, private, peer),
         };
         if private.len() != len || peer.len() != len {
             return Err(format!("{} keys are {len} bytes", p.id));

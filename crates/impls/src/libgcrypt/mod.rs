@@ -1,9 +1,11 @@
 //! `libgcrypt`: GnuPG's libgcrypt (Debian libgcrypt20), loaded at run time. Offers its hashes
 //! (MD4, MD5, SHA-1/256/512, SHA3-256, BLAKE2b-512, RIPEMD-160, Whirlpool), HMAC, CMAC and GMAC
 //! through `gcry_mac`, and its block and stream ciphers through `gcry_cipher` (CBC, CTR, GCM,
-//! ChaCha20-Poly1305). Public-key operations go through S-expressions and are not wired here.
+//! ChaCha20-Poly1305); public key, which speaks S-expressions, in [`pkey`].
 
-use crate::suite::{AeadFn, CipherFn, HashFn, Res, Suite, SuiteImplementation};
+mod pkey;
+
+use crate::suite::{AeadFn, CipherFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
 use crate::ImplOptions;
 use cryptospeed_catalog::Primitive;
 use cryptospeed_engine::Implementation;
@@ -46,6 +48,7 @@ crate::dynamic_api! {
 
 // Constants from gcrypt.h (libgcrypt 1.10).
 const GCRYCTL_INITIALIZATION_FINISHED: c_int = 38;
+const GCRYCTL_DISABLE_SECMEM: c_int = 37;
 const GCRYCTL_TEST_ALGO: c_int = 8;
 const GCRYCTL_RESET: c_int = 4;
 const MODE_STREAM: c_int = 4;
@@ -57,6 +60,8 @@ const MODE_POLY1305: c_int = 10;
 pub struct Gcrypt {
     api: Arc<Api>,
     version: String,
+    /// The public-key calls, or why this build lacks them.
+    pkey: Result<Arc<pkey::PkApi>, String>,
 }
 
 pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
@@ -68,12 +73,17 @@ pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> 
         if v.is_null() {
             return Err("gcry_check_version failed".into());
         }
+        // Public-key calls would warn about insecure memory on every run otherwise; no
+        // other implementation here locks its key memory either.
+        (api.gcry_control)(GCRYCTL_DISABLE_SECMEM, 0);
         (api.gcry_control)(GCRYCTL_INITIALIZATION_FINISHED, 0);
         CStr::from_ptr(v).to_string_lossy().into_owned()
     };
+    let pkey = pkey::PkApi::load(path).map(Arc::new);
     Ok(Box::new(SuiteImplementation::new(Gcrypt {
         api: Arc::new(api),
         version,
+        pkey,
     })))
 }
 
@@ -132,6 +142,34 @@ impl Gcrypt {
 impl Suite for Gcrypt {
     fn name(&self) -> &'static str {
         "libgcrypt"
+    }
+    fn notes(&self) -> Vec<String> {
+        vec![
+            "signatures: RSA (PKCS#1 v1.5), DSA and ECDSA hash the 20/36-byte message with \
+             SHA-256/384/512 (gcry_md_hash_buffer) and sign it through S-expressions built per \
+             call (gcry_sexp_build_array, gcry_pk_sign), as GnuPG does (openssl speed signs it \
+             as a digest)"
+                .into(),
+        ]
+    }
+    fn signer(&self, p: &Primitive, key: Option<&[u8]>) -> Res<Box<dyn Signer>> {
+        pkey::signer(self.pkey.as_ref()?, p, key)
+    }
+    fn verify_foreign(
+        &self,
+        p: &Primitive,
+        public: &[u8],
+        digest: &str,
+        msg: &[u8],
+        sig: &[u8],
+    ) -> Res<bool> {
+        pkey::verify_foreign(self.pkey.as_ref()?, p, public, digest, msg, sig)
+    }
+    fn ffdh_keygen(&self, _p: &Primitive) -> Res<(Vec<u8>, Vec<u8>)> {
+        Err("libgcrypt has no Diffie-Hellman API (only gcry_mpi_powm)".into())
+    }
+    fn derive(&self, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
+        pkey::derive(self.pkey.as_ref()?, p, private, peer)
     }
     fn describe(&self) -> Variant {
         Variant {

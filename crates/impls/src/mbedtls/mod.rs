@@ -1,8 +1,11 @@
 //! `mbedtls`: Arm's Mbed TLS crypto library (Debian libmbedtls-dev / libmbedcrypto7, 2.28),
 //! loaded at run time. Hashes and HMAC go through the generic `mbedtls_md` layer, ciphers and
-//! AEADs through the generic `mbedtls_cipher` layer, looked up by Mbed TLS's own names.
+//! AEADs through the generic `mbedtls_cipher` layer, looked up by Mbed TLS's own names; public
+//! key in [`pkey`].
 
-use crate::suite::{AeadFn, CipherFn, HashFn, Res, Suite, SuiteImplementation};
+mod pkey;
+
+use crate::suite::{AeadFn, CipherFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
 use crate::ImplOptions;
 use cryptospeed_catalog::Primitive;
 use cryptospeed_engine::Implementation;
@@ -40,13 +43,17 @@ const MBEDTLS_PADDING_NONE: c_int = 4;
 
 pub struct MbedTls {
     api: Arc<Api>,
+    /// The public-key calls, or why this build lacks them.
+    pkey: Result<Arc<pkey::PkApi>, String>,
 }
 
 pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
     let path = options.library.as_deref().unwrap_or("libmbedcrypto.so.7");
     let api = Api::load(path).map_err(|e| format!("{e} (Debian package libmbedcrypto7)"))?;
+    let pkey = pkey::PkApi::load(path).map(Arc::new);
     Ok(Box::new(SuiteImplementation::new(MbedTls {
         api: Arc::new(api),
+        pkey,
     })))
 }
 
@@ -138,7 +145,32 @@ impl Suite for MbedTls {
         }
     }
     fn notes(&self) -> Vec<String> {
-        vec!["cbc: mbedtls_cipher_crypt restarts from the IV on each call".into()]
+        vec![
+            "cbc: mbedtls_cipher_crypt restarts from the IV on each call".into(),
+            "signatures: RSA (PKCS#1 v1.5) and ECDSA sign the SHA-256/384/512 digest of the \
+             20/36-byte message through mbedtls_pk_sign (openssl speed signs it as a digest); \
+             ECDSA's k is deterministic (RFC 6979, MBEDTLS_ECDSA_DETERMINISTIC)"
+                .into(),
+        ]
+    }
+    fn signer(&self, p: &Primitive, key: Option<&[u8]>) -> Res<Box<dyn Signer>> {
+        pkey::signer(self.pkey.as_ref()?, p, key)
+    }
+    fn verify_foreign(
+        &self,
+        p: &Primitive,
+        public: &[u8],
+        digest: &str,
+        msg: &[u8],
+        sig: &[u8],
+    ) -> Res<bool> {
+        pkey::verify_foreign(self.pkey.as_ref()?, p, public, digest, msg, sig)
+    }
+    fn derive(&self, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
+        pkey::derive(self.pkey.as_ref()?, p, private, peer)
+    }
+    fn ffdh_keygen(&self, p: &Primitive) -> Res<(Vec<u8>, Vec<u8>)> {
+        pkey::ffdh_keygen(self.pkey.as_ref()?, p)
     }
     fn hash(&self, p: &Primitive) -> Res<HashFn> {
         let name = match p.id {
