@@ -257,29 +257,7 @@ impl Progress for Bar {
 
 pub fn runs(a: StoreArgs) -> Result<i32> {
     let store = cryptospeed_store::open(&db_location(&a.db))?;
-    let rows = store.runs()?;
-    let mut table = comfy_table::Table::new();
-    table
-        .load_preset(comfy_table::presets::NOTHING)
-        .set_header([
-            "id", "label", "started", "status", "cells", "variants", "cpu",
-        ]);
-    for r in rows {
-        table.add_row([
-            r.id.to_string(),
-            r.label.unwrap_or_default(),
-            r.started_at,
-            if r.source.is_empty() {
-                r.status.as_str().to_string()
-            } else {
-                "imported".to_string()
-            },
-            r.measurements.to_string(),
-            r.variants,
-            r.cpu_model,
-        ]);
-    }
-    println!("{table}");
+    println!("{}", cryptospeed_query::listing::runs_table(&store.runs()?));
     Ok(0)
 }
 
@@ -287,46 +265,10 @@ pub fn runs(a: StoreArgs) -> Result<i32> {
 pub fn machines(a: MachinesArgs) -> Result<i32> {
     let store = cryptospeed_store::open(&db_location(&a.store.db))?;
     let rows = store.machines()?;
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
-        return Ok(0);
+    match a.json {
+        true => println!("{}", serde_json::to_string_pretty(&rows)?),
+        false => println!("{}", cryptospeed_query::listing::machines_table(&rows)),
     }
-    let mut table = comfy_table::Table::new();
-    table
-        .load_preset(comfy_table::presets::NOTHING)
-        .set_header([
-            "id",
-            "key",
-            "host",
-            "cpu",
-            "cores/threads",
-            "TSC GHz",
-            "arch",
-            "os",
-            "runs",
-            "first run",
-            "last run",
-        ]);
-    for m in rows {
-        table.add_row([
-            m.id.to_string(),
-            m.key,
-            m.hostname,
-            m.cpu_model,
-            format!("{}/{}", m.cores, m.threads),
-            if m.tsc_hz > 0.0 {
-                format!("{:.3}", m.tsc_hz / 1e9)
-            } else {
-                "unknown".into()
-            },
-            m.arch,
-            m.os,
-            m.runs.to_string(),
-            m.first_run.unwrap_or_default(),
-            m.last_run.unwrap_or_default(),
-        ]);
-    }
-    println!("{table}");
     Ok(0)
 }
 

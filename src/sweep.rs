@@ -157,66 +157,24 @@ fn plan(a: PlanArgs) -> Result<i32> {
 }
 
 fn status(a: StatusArgs) -> Result<i32> {
-    let db = db_location(&a.store.db);
-    let store = cryptospeed_store::open(&db)?;
+    use cryptospeed_query::listing;
+    let store = cryptospeed_store::open(&db_location(&a.store.db))?;
     let Some(name) = &a.name else {
         let sweeps = store.sweeps()?;
-        if a.json {
-            println!("{}", serde_json::to_string_pretty(&sweeps)?);
-            return Ok(0);
+        match a.json {
+            true => println!("{}", serde_json::to_string_pretty(&sweeps)?),
+            false => println!("{}", listing::sweeps_table(&sweeps)),
         }
-        let mut table = crate::session::table(&["sweep", "shards", "done", "created"]);
-        for s in &sweeps {
-            table.add_row(vec![
-                s.name.clone(),
-                s.shards.to_string(),
-                s.done.to_string(),
-                s.created_at.clone(),
-            ]);
-        }
-        println!("{table}");
         return Ok(0);
     };
     let shards = store.sweep_shards(name)?;
-    let cells_stored: std::collections::HashMap<i64, i64> = store
-        .runs()?
-        .into_iter()
-        .map(|r| (r.id, r.measurements))
-        .collect();
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&shards)?);
-    } else {
-        let mut table = crate::session::table(&[
-            "shard", "status", "cells", "run", "stored", "attempts", "host", "updated",
-        ]);
-        for s in &shards {
-            let cells: Vec<serde_json::Value> = serde_json::from_str(&s.jobs).unwrap_or_default();
-            table.add_row(vec![
-                s.shard.to_string(),
-                s.status.clone(),
-                cells.len().to_string(),
-                s.run_id.map(|r| r.to_string()).unwrap_or_default(),
-                s.run_id
-                    .and_then(|r| cells_stored.get(&r))
-                    .map(|m| format!("{m} measurements"))
-                    .unwrap_or_default(),
-                s.attempts.to_string(),
-                s.host.clone().unwrap_or_default(),
-                s.updated_at.clone(),
-            ]);
-        }
-        println!("{table}");
+    let runs = store.runs()?;
+    let stored = runs.iter().map(|r| (r.id, r.measurements)).collect();
+    match a.json {
+        true => println!("{}", serde_json::to_string_pretty(&shards)?),
+        false => println!("{}", listing::shards_table(&shards, &stored)),
     }
-    let count = |st: &str| shards.iter().filter(|s| s.status == st).count();
-    eprintln!(
-        "cryptospeed: sweep '{name}': {}/{} shards done, {} running, {} abandoned, {} failed or interrupted, {} pending",
-        count("done"),
-        shards.len(),
-        count("running"),
-        count("abandoned"),
-        count("failed") + count("interrupted"),
-        count("pending")
-    );
+    eprintln!("cryptospeed: {}", listing::shards_summary(name, &shards));
     Ok(0)
 }
 

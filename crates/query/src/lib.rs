@@ -4,6 +4,7 @@
 //! machine's run history that its run-to-run noise is learnt from. A second front end (a
 //! service, a notebook) resolves names the same way.
 
+pub mod listing;
 mod resolve;
 
 use anyhow::{bail, Result};
