@@ -242,34 +242,9 @@ fn list(json: bool, c: &CacheArgs) -> Result<i32> {
         );
         return Ok(0);
     }
-    let mut table = comfy_table::Table::new();
-    table
-        .load_preset(comfy_table::presets::NOTHING)
-        .set_header([
-            "label", "status", "openssl", "arch", "compiler", "asm", "flags", "KATs", "built",
-            "key",
-        ]);
+    let mut table = crate::session::table(Manifest::COLUMNS);
     for e in &entries {
-        let m = &e.manifest;
-        let mut flags = m.cflags.clone();
-        flags.extend(m.configure_args.iter().cloned());
-        let (pass, fail, _) = m.kat_counts();
-        table.add_row([
-            m.label.clone(),
-            m.status.as_str().into(),
-            m.source.version.clone(),
-            m.arch.clone(),
-            m.compiler.name.clone(),
-            if m.no_asm { "no" } else { "yes" }.into(),
-            flags.join(" "),
-            if m.kats.is_empty() {
-                "-".into()
-            } else {
-                format!("{pass} ok / {fail} fail")
-            },
-            m.built_at.clone(),
-            m.key.clone(),
-        ]);
+        table.add_row(e.manifest.row());
     }
     println!("{table}");
     Ok(0)

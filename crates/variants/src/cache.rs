@@ -139,6 +139,36 @@ pub struct Entry {
     pub manifest: Manifest,
 }
 
+impl Manifest {
+    /// The columns of [`Manifest::row`], as `variant list` prints them.
+    pub const COLUMNS: &'static [&'static str] = &[
+        "label", "status", "openssl", "arch", "compiler", "asm", "flags", "KATs", "built", "key",
+    ];
+
+    /// This variant as one row of `variant list`.
+    pub fn row(&self) -> Vec<String> {
+        let mut flags = self.cflags.clone();
+        flags.extend(self.configure_args.iter().cloned());
+        let (pass, fail, _) = self.kat_counts();
+        let kats = match self.kats.is_empty() {
+            true => "-".into(),
+            false => format!("{pass} ok / {fail} fail"),
+        };
+        vec![
+            self.label.clone(),
+            self.status.as_str().into(),
+            self.source.version.clone(),
+            self.arch.clone(),
+            self.compiler.name.clone(),
+            if self.no_asm { "no" } else { "yes" }.into(),
+            flags.join(" "),
+            kats,
+            self.built_at.clone(),
+            self.key.clone(),
+        ]
+    }
+}
+
 impl Entry {
     /// What `variant build` prints: label, status, arch, key, library or worker, KATs.
     pub fn summary(&self) -> String {
