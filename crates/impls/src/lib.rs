@@ -9,6 +9,7 @@ pub mod boringssl;
 pub mod buffer;
 pub mod dl;
 pub mod go;
+mod kat;
 pub mod libgcrypt;
 pub mod libsodium;
 pub mod mbedtls;
