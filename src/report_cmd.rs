@@ -5,7 +5,6 @@
 use crate::session::{db_location, write_atomically};
 use anyhow::{bail, Result};
 use clap::Args;
-use cryptospeed_model::RunRecord;
 use cryptospeed_report::data::{ReportData, ReportInput};
 use cryptospeed_report::figures::{self, Figure};
 use cryptospeed_report::html;
@@ -64,49 +63,7 @@ pub struct ChartArgs {
 /// Loads the selected runs and their profiles.
 fn input(sel: &Selection, title: Option<String>) -> Result<ReportInput> {
     let store = cryptospeed_store::open(&db_location(&sel.db))?;
-    let rows = store.runs()?;
-    let mut records: Vec<RunRecord> = Vec::new();
-    for arg in &sel.runs {
-        // A label that itself contains '@' wins over the LABEL@VARIANT reading.
-        let whole_label = rows
-            .iter()
-            .any(|r| r.label.as_deref() == Some(arg.as_str()));
-        let (selector, variant) = match arg.rsplit_once('@') {
-            Some((s, v)) if !s.is_empty() && !whole_label => (s, Some(v)),
-            _ => (arg.as_str(), None),
-        };
-        let mut ids: Vec<i64> = rows
-            .iter()
-            .filter(|r| r.label.as_deref() == Some(selector))
-            .map(|r| r.id)
-            .collect();
-        if ids.is_empty() {
-            match selector.parse::<i64>() {
-                Ok(id) if rows.iter().any(|r| r.id == id) => ids.push(id),
-                _ => bail!("'{selector}' is neither a run id nor a run label ('cryptospeed runs' lists the stored runs)"),
-            }
-        }
-        for id in ids {
-            let mut rec = store.load_run(&id.to_string())?;
-            if let Some(v) = variant {
-                if !rec.variants.iter().any(|x| x.label == v) {
-                    bail!(
-                        "run {id} has no variant '{v}' (it has {})",
-                        rec.variants
-                            .iter()
-                            .map(|x| x.label.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    );
-                }
-                rec.measurements.retain(|m| m.variant == v);
-                rec.variants.retain(|x| x.label == v);
-            }
-            if !records.iter().any(|r| r.run.id == id) {
-                records.push(rec);
-            }
-        }
-    }
+    let records = cryptospeed_query::runs(store.as_ref(), &sel.runs)?;
     let mut profiles = Vec::new();
     for r in &records {
         for p in store.profiles(r.run.id)? {

@@ -3,13 +3,12 @@
 
 use crate::args;
 use crate::session::{db_location, emit, interrupt_flag};
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
-use cryptospeed_engine::mask::FeatureMask;
-use cryptospeed_model::{CellSpec, MeasureConfig};
+use cryptospeed_catalog::plan::{self, CellRef};
+use cryptospeed_model::CellSpec;
 use cryptospeed_report::{Format, Options};
-use cryptospeed_runner::{ImplChoice, Plan, Progress, RunMeta, Schedule};
-use cryptospeed_store::Storage;
+use cryptospeed_runner::{Progress, RunMeta, RunRequest, Schedule};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
@@ -149,227 +148,72 @@ pub struct ShowArgs {
     pub output: OutputArgs,
 }
 
-fn cells(
-    primitives: &[&'static cryptospeed_catalog::Primitive],
-    sizes: &[u64],
-    ops: &Option<Vec<cryptospeed_model::Op>>,
-    misalign: u32,
-) -> Vec<CellSpec> {
-    let mut out = Vec::new();
-    for p in primitives {
-        let chosen: Vec<_> = match ops {
-            Some(list) => p
-                .ops()
-                .iter()
-                .copied()
-                .filter(|o| list.contains(o))
-                .collect(),
-            None => p.default_ops().to_vec(),
-        };
-        for op in chosen {
-            if p.has_bytes() {
-                out.extend(sizes.iter().map(|b| CellSpec {
-                    primitive: p.id.into(),
-                    op,
-                    bytes: Some(*b),
-                    misalign,
-                }));
-            } else {
-                out.push(CellSpec {
-                    primitive: p.id.into(),
-                    op,
-                    bytes: None,
-                    misalign: 0,
-                });
-            }
-        }
-    }
-    out
-}
-
 pub fn run(a: RunArgs) -> Result<i32> {
     run_stored(a).map(|(code, _)| code)
 }
 
-/// The cells `--cells` names, each primitive with its operations and the one size given.
-fn explicit_cells(
-    list: &[String],
-    ops: &Option<Vec<cryptospeed_model::Op>>,
-    misalign: u32,
-) -> Result<Vec<CellSpec>> {
-    let mut out = Vec::new();
-    for item in list.iter().flat_map(|l| l.split(',')).map(str::trim) {
-        if item.is_empty() {
-            continue;
-        }
-        let (name, size) = match item.split_once('@') {
-            Some((n, s)) => (n, Some(args::parse_size(s)?)),
-            None => (item, None),
-        };
-        let primitive = args::select(&[name.to_string()])?;
-        let sizes: Vec<u64> = size.into_iter().collect();
-        if primitive.iter().any(|p| p.has_bytes()) && sizes.is_empty() {
-            bail!("--cells: '{item}' needs a size (PRIMITIVE@SIZE)");
-        }
-        out.extend(cells(&primitive, &sizes, ops, misalign));
-    }
-    Ok(out)
-}
-
-/// `run`, also returning the id of the stored run (none for `--multi`, which reports its own).
+/// `run`, also returning the id of the stored run.
 pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
-    let primitives = args::select(&a.algorithms)?;
-    let sizes = args::parse_sizes(&a.bytes)?;
-    let ops = args::parse_ops(&a.ops)?;
-    if !(a.precision > 0.0 && a.precision < 1.0) {
-        bail!("--precision must be between 0 and 1 (0.01 means ±1%)");
-    }
-    if a.max_time <= 0.0 || a.sample_time <= 0.0 {
-        bail!("--max-time and --sample-time must be positive");
-    }
-    let plan = if a.cells.is_empty() {
-        cells(&primitives, &sizes, &ops, a.misalign)
+    let ops = plan::parse_ops(&a.ops)?;
+    let cells = if a.cells.is_empty() {
+        let primitives = plan::select_list(&a.algorithms)?;
+        plan::cells(&primitives, &plan::parse_sizes(&a.bytes)?, &ops, a.misalign)
     } else {
-        explicit_cells(&a.cells, &ops, a.misalign)?
-    };
-    if plan.is_empty() {
-        bail!("nothing to measure: none of the selected primitives has the requested operations");
-    }
-    let config = MeasureConfig {
-        precision: a.precision,
-        max_time_s: a.max_time,
-        min_samples: a.min_samples.max(1),
-        sample_time_s: a.sample_time,
-        warmup_s: (a.sample_time * 2.0).min(0.1),
-        fixed_duration: a.multi.is_some(),
-        // --multi measures each cell in one stretch per worker; otherwise in bouts.
-        bout_samples: if a.multi.is_some() {
-            0
-        } else {
-            a.bout_samples.max(1)
-        },
-        batch_iters: 0,
-        min_bouts: a.min_bouts.max(2),
-        vary_buffers: a.layouts == "full",
-    };
-    let cancel = interrupt_flag();
-    let masks = if a.mask.is_empty() {
-        vec![FeatureMask::default()]
-    } else {
-        a.mask
+        let named = CellRef::parse_list(&a.cells).map_err(|e| anyhow::anyhow!("--cells: {e}"))?;
+        named
             .iter()
-            .map(|m| FeatureMask::parse(m).map_err(|e| anyhow::anyhow!("--mask: {e}")))
-            .collect::<Result<Vec<_>>>()?
+            .flat_map(|c| c.cells(&ops, a.misalign))
+            .collect()
     };
-    // Every implementation under every mask: each pair is its own worker and variant.
-    let mut selected = match (&a.implementation, &a.variant) {
-        (Some(list), _) => ImplChoice::parse_list(list)?,
-        (None, None) => ImplChoice::parse_list("openssl")?,
-        (None, Some(_)) => Vec::new(),
+    let request = RunRequest {
+        cells,
+        precision: a.precision,
+        max_time: a.max_time,
+        min_samples: a.min_samples,
+        sample_time: a.sample_time,
+        bout_samples: a.bout_samples,
+        min_bouts: a.min_bouts,
+        vary_buffers: a.layouts == "full",
+        pin: a.pin,
+        multi: a.multi,
+        implementations: a.implementation.clone(),
+        variants: a.variant.clone(),
+        masks: a.mask.clone(),
     };
-    if let Some(list) = &a.variant {
-        selected.extend(crate::variant::choices(list)?);
-    }
-    let variants: Vec<ImplChoice> = selected
-        .into_iter()
-        .flat_map(|c| {
-            masks.iter().map(move |m| ImplChoice {
-                mask: m.clone(),
-                ..c.clone()
-            })
-        })
-        .collect();
-    let schedule = match a.multi {
-        Some(workers) => Schedule::Concurrent { workers },
-        None => Schedule::Interleaved { pin: a.pin },
-    };
-    let plan = Plan {
-        cells: plan,
-        variants,
-        config,
-        schedule,
-    };
+    let plan = request.plan()?;
+    let cancel = interrupt_flag();
     let db = db_location(&a.store.db);
+    let shard = a
+        .sweep_shard
+        .as_deref()
+        .map(args::parse_shard_ref)
+        .transpose()?;
     let meta = RunMeta {
         store: db.clone(),
         label: a.label.clone(),
         command: crate::session::command_line(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
         recording: crate::session::recording(a.store_retry)?,
-        shard: a
-            .sweep_shard
-            .as_deref()
-            .map(args::parse_shard_ref)
-            .transpose()?,
+        shard,
     };
     let outcome = cryptospeed_runner::execute(&plan, &meta, &cancel, &Bar::new())?;
     // Printed from the run as measured, whatever the store got of it.
-    let mut record = outcome.record.clone();
-    // Cells are stored as they finish; they are shown in the order they were asked for.
-    record.measurements.sort_by_key(|vm| {
-        let c = &vm.measurement.cell;
-        plan.cells
-            .iter()
-            .position(|p| p.primitive == c.primitive && p.op == c.op && p.bytes == c.bytes)
-            .unwrap_or(usize::MAX)
-    });
-    let columns = match plan.schedule {
-        Schedule::Concurrent { .. } => record.variants.len(),
-        Schedule::Interleaved { .. } => plan.variants.len(),
+    let record = outcome.record_in_plan_order(&plan);
+    let text = match plan.schedule {
+        Schedule::Concurrent { workers } => {
+            let table = cryptospeed_runner::scaling_table(&outcome.scaling, workers);
+            format!(
+                "{}\n{table}",
+                a.output.render_for(&record, record.variants.len())
+            )
+        }
+        Schedule::Interleaved { .. } => a.output.render_for(&record, plan.variants.len()),
     };
-    let mut text = a.output.render_for(&record, columns);
-    if let Schedule::Concurrent { workers } = plan.schedule {
-        text.push('\n');
-        text.push_str(&cryptospeed_runner::scaling_table(
-            &outcome.scaling,
-            workers,
-        ));
-    }
     emit(&text, &a.output.output)?;
-    let stored = match &outcome.storage {
-        Storage::Stored => format!("stored in {}", cryptospeed_store::redact(&db)),
-        Storage::Incomplete { stored, total, .. } => format!(
-            "but {} holds only {stored} of its {total} measurements",
-            cryptospeed_store::redact(&db)
-        ),
-    };
-    eprintln!(
-        "cryptospeed: run {}{} {} ({}) {stored}",
-        outcome.run_id,
-        a.label
-            .as_deref()
-            .map(|l| format!(" '{l}'"))
-            .unwrap_or_default(),
-        outcome.status.as_str(),
-        match plan.schedule {
-            Schedule::Concurrent { workers } =>
-                format!("{} cells on {workers} workers", outcome.scaling.len()),
-            Schedule::Interleaved { .. } => format!(
-                "{} cells, {} failed",
-                record.measurements.len(),
-                outcome.failed_cells
-            ),
-        },
-    );
-    if let Storage::Incomplete { spool, error, .. } = &outcome.storage {
-        report_spool(spool.as_deref(), error, &db);
+    for line in outcome.closing_lines(&plan, a.label.as_deref(), &db) {
+        eprintln!("cryptospeed: {line}");
     }
     Ok((outcome.exit_code(), Some(outcome.run_id)))
-}
-
-/// Says what the store missed and how to publish it.
-fn report_spool(spool: Option<&std::path::Path>, error: &str, db: &str) {
-    eprintln!("cryptospeed: {error}");
-    match spool {
-        Some(path) => eprintln!(
-            "cryptospeed: the whole run is in the spool {p}; publish it with: cryptospeed sync --from {p} --to {db}",
-            p = path.display(),
-            db = cryptospeed_store::redact(db)
-        ),
-        None => eprintln!(
-            "cryptospeed: the spool could not be written either: the run exists only in this command's output"
-        ),
-    }
 }
 
 /// The progress bar a run shows on the terminal.
@@ -413,29 +257,7 @@ impl Progress for Bar {
 
 pub fn runs(a: StoreArgs) -> Result<i32> {
     let store = cryptospeed_store::open(&db_location(&a.db))?;
-    let rows = store.runs()?;
-    let mut table = comfy_table::Table::new();
-    table
-        .load_preset(comfy_table::presets::NOTHING)
-        .set_header([
-            "id", "label", "started", "status", "cells", "variants", "cpu",
-        ]);
-    for r in rows {
-        table.add_row([
-            r.id.to_string(),
-            r.label.unwrap_or_default(),
-            r.started_at,
-            if r.source.is_empty() {
-                r.status.as_str().to_string()
-            } else {
-                "imported".to_string()
-            },
-            r.measurements.to_string(),
-            r.variants,
-            r.cpu_model,
-        ]);
-    }
-    println!("{table}");
+    println!("{}", cryptospeed_query::listing::runs_table(&store.runs()?));
     Ok(0)
 }
 
@@ -443,46 +265,10 @@ pub fn runs(a: StoreArgs) -> Result<i32> {
 pub fn machines(a: MachinesArgs) -> Result<i32> {
     let store = cryptospeed_store::open(&db_location(&a.store.db))?;
     let rows = store.machines()?;
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
-        return Ok(0);
+    match a.json {
+        true => println!("{}", serde_json::to_string_pretty(&rows)?),
+        false => println!("{}", cryptospeed_query::listing::machines_table(&rows)),
     }
-    let mut table = comfy_table::Table::new();
-    table
-        .load_preset(comfy_table::presets::NOTHING)
-        .set_header([
-            "id",
-            "key",
-            "host",
-            "cpu",
-            "cores/threads",
-            "TSC GHz",
-            "arch",
-            "os",
-            "runs",
-            "first run",
-            "last run",
-        ]);
-    for m in rows {
-        table.add_row([
-            m.id.to_string(),
-            m.key,
-            m.hostname,
-            m.cpu_model,
-            format!("{}/{}", m.cores, m.threads),
-            if m.tsc_hz > 0.0 {
-                format!("{:.3}", m.tsc_hz / 1e9)
-            } else {
-                "unknown".into()
-            },
-            m.arch,
-            m.os,
-            m.runs.to_string(),
-            m.first_run.unwrap_or_default(),
-            m.last_run.unwrap_or_default(),
-        ]);
-    }
-    println!("{table}");
     Ok(0)
 }
 

@@ -6,15 +6,10 @@
 use crate::session::interrupt_flag;
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
-use cryptospeed_engine::mask::FeatureMask;
-use cryptospeed_engine::protocol::{Request, Response};
-use cryptospeed_runner::{BuiltVariant, ImplChoice};
-use cryptospeed_variants::{
-    BuildRequest, BuildStatus, Cache, Entry, KatOutcome, Manifest, SourceSpec,
-};
+pub use cryptospeed_runner::variant::choices;
+use cryptospeed_variants::{BuildRequest, BuildStatus, Cache, Manifest, SourceSpec};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(Args)]
 pub struct VariantArgs {
@@ -223,141 +218,13 @@ fn build(a: BuildArgs) -> Result<i32> {
         );
     }
     if entry.manifest.status == BuildStatus::Unverified {
-        entry.manifest = verify(&cache, &entry, &cancel)?;
+        entry.manifest = cryptospeed_runner::variant::verify(&cache, &entry, &cancel)?;
     }
-    print!("{}", summary(&entry));
+    print!("{}", entry.summary());
     Ok(match entry.manifest.status {
         BuildStatus::Ready => 0,
         _ => 1,
     })
-}
-
-/// The worker that hosts a variant: `cryptospeed worker` loading its libcrypto, or, for a
-/// 32-bit variant, its own C worker executable (linked against its libcrypto).
-fn worker_choice(e: &Entry, built: Option<BuiltVariant>) -> ImplChoice {
-    let path = |p: PathBuf| p.to_string_lossy().into_owned();
-    let program = e.worker_path().map(path);
-    ImplChoice {
-        name: "openssl".into(),
-        library: program.is_none().then(|| path(e.library_path())),
-        mask: FeatureMask::default(),
-        built,
-        replica: None,
-        program,
-    }
-}
-
-/// Runs every catalog primitive's known-answer tests against the variant's library in a worker
-/// and records the verdict in its manifest.
-fn verify(cache: &Cache, entry: &Entry, cancel: &AtomicBool) -> Result<Manifest> {
-    let choice = worker_choice(entry, None);
-    let mut manifest = entry.manifest.clone();
-    manifest.kats.clear();
-    let mut first = match choice.start(None, cancel) {
-        Ok(w) => w,
-        Err(e) => {
-            manifest.status = BuildStatus::Broken;
-            manifest.detail = format!("the library does not load in a worker: {e:#}");
-            cache.save(&entry.dir, &manifest)?;
-            return Ok(manifest);
-        }
-    };
-    let primitives: Vec<_> = cryptospeed_catalog::all().iter().collect();
-    let entries = crate::list::availability(&mut first, &primitives, cancel)?;
-    let mut worker = Some(first);
-    for e in entries {
-        if !e.available {
-            manifest.kats.push(KatOutcome {
-                primitive: e.primitive,
-                result: "unavailable".into(),
-                detail: e.reason.unwrap_or_default(),
-            });
-            continue;
-        }
-        if worker.is_none() {
-            worker = Some(choice.start(None, cancel)?);
-        }
-        let w = worker.as_mut().expect("started above");
-        let reply = w.request(
-            &Request::Verify {
-                primitive: e.primitive.clone(),
-            },
-            Duration::from_secs(600),
-            cancel,
-        );
-        let (result, detail) = match reply {
-            Ok(Response::Verify {
-                ok: true, detail, ..
-            }) => ("pass", detail),
-            Ok(Response::Verify { detail, .. }) => ("fail", detail),
-            Ok(other) => ("fail", format!("unexpected reply {other:?}")),
-            Err(cryptospeed_engine::worker_client::WorkerError::Interrupted) => {
-                bail!("interrupted: the variant stays unverified; build it again to verify it")
-            }
-            Err(err) => {
-                // The library crashed in its own test: a fresh worker takes the rest.
-                worker = None;
-                ("fail", format!("the worker died: {err}"))
-            }
-        };
-        manifest.kats.push(KatOutcome {
-            primitive: e.primitive,
-            result: result.into(),
-            detail,
-        });
-    }
-    if let Some(w) = worker {
-        w.quit();
-    }
-    let failures: Vec<String> = manifest
-        .kats
-        .iter()
-        .filter(|k| k.result == "fail")
-        .map(|k| format!("{}: {}", k.primitive, k.detail))
-        .collect();
-    if failures.is_empty() {
-        manifest.status = BuildStatus::Ready;
-        manifest.detail.clear();
-    } else {
-        manifest.status = BuildStatus::Broken;
-        manifest.detail = format!(
-            "{} known-answer test(s) failed: {}",
-            failures.len(),
-            failures.join("; ")
-        );
-    }
-    cache.save(&entry.dir, &manifest)?;
-    Ok(manifest)
-}
-
-fn kat_text(m: &Manifest) -> String {
-    if m.kats.is_empty() {
-        return "not run".into();
-    }
-    let (pass, fail, na) = m.kat_counts();
-    format!("{pass} passed, {fail} failed, {na} unavailable")
-}
-
-fn summary(e: &Entry) -> String {
-    let m = &e.manifest;
-    let mut out = format!(
-        "variant   {}\nstatus    {}\narch      {}\nkey       {}\n{}   {}\nKATs      {}\n",
-        m.label,
-        m.status.as_str(),
-        m.arch,
-        m.key,
-        if m.worker.is_some() {
-            "worker "
-        } else {
-            "library"
-        },
-        e.library_path().display(),
-        kat_text(m)
-    );
-    if !m.detail.is_empty() {
-        out.push_str(&format!("detail    {}\n", m.detail));
-    }
-    out
 }
 
 fn list(json: bool, c: &CacheArgs) -> Result<i32> {
@@ -375,34 +242,9 @@ fn list(json: bool, c: &CacheArgs) -> Result<i32> {
         );
         return Ok(0);
     }
-    let mut table = comfy_table::Table::new();
-    table
-        .load_preset(comfy_table::presets::NOTHING)
-        .set_header([
-            "label", "status", "openssl", "arch", "compiler", "asm", "flags", "KATs", "built",
-            "key",
-        ]);
+    let mut table = crate::session::table(Manifest::COLUMNS);
     for e in &entries {
-        let m = &e.manifest;
-        let mut flags = m.cflags.clone();
-        flags.extend(m.configure_args.iter().cloned());
-        let (pass, fail, _) = m.kat_counts();
-        table.add_row([
-            m.label.clone(),
-            m.status.as_str().into(),
-            m.source.version.clone(),
-            m.arch.clone(),
-            m.compiler.name.clone(),
-            if m.no_asm { "no" } else { "yes" }.into(),
-            flags.join(" "),
-            if m.kats.is_empty() {
-                "-".into()
-            } else {
-                format!("{pass} ok / {fail} fail")
-            },
-            m.built_at.clone(),
-            m.key.clone(),
-        ]);
+        table.add_row(e.manifest.row());
     }
     println!("{table}");
     Ok(0)
@@ -415,29 +257,7 @@ fn show(name: &str, log: bool, c: &CacheArgs) -> Result<i32> {
         print!("{}", std::fs::read_to_string(e.log_path())?);
         return Ok(0);
     }
-    let m = &e.manifest;
-    let mut out = summary(&e);
-    out.push_str(&format!(
-        "source    OpenSSL {} ({} {}, sha256 {})\ncompiler  {} ({})\ncflags    {}\nno-asm    {}\nconfigure {}\nbuilt     {} in {:.0} s\nlog       {}\n",
-        m.source.version,
-        m.source.kind,
-        m.source.location,
-        m.source.sha256,
-        m.compiler.path,
-        m.compiler.version,
-        if m.cflags.is_empty() { "(OpenSSL's defaults)".to_string() } else { m.cflags.join(" ") },
-        m.no_asm,
-        cryptospeed_variants::cache::display_command(&m.configure_command),
-        m.built_at,
-        m.build_seconds,
-        e.log_path().display()
-    ));
-    for k in m.kats.iter().filter(|k| k.result != "pass") {
-        out.push_str(&format!(
-            "  {:<18} {:<11} {}\n",
-            k.primitive, k.result, k.detail
-        ));
-    }
+    let out = e.details();
     print!("{out}");
     Ok(0)
 }
@@ -469,46 +289,4 @@ fn fetch(release: &str, dir: &std::path::Path) -> Result<i32> {
         dir.display()
     );
     Ok(0)
-}
-
-/// Resolves `run --variant A,B,C` to worker choices: each built variant loads its own library;
-/// `system` is the system libcrypto. A variant that failed to build or failed its known-answer
-/// tests is refused: it is never timed.
-pub fn choices(list: &str) -> Result<Vec<ImplChoice>> {
-    let cache = Cache::open(None);
-    let cancel = AtomicBool::new(false);
-    let mut out = Vec::new();
-    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-        if name == "system" {
-            out.push(ImplChoice::parse("openssl"));
-            continue;
-        }
-        let mut e = cache.find(name)?;
-        if e.manifest.status == BuildStatus::Unverified {
-            e.manifest = verify(&cache, &e, &cancel)?;
-        }
-        match e.manifest.status {
-            BuildStatus::Ready => {}
-            BuildStatus::Failed => bail!(
-                "variant {} failed to build ({}); it cannot be timed (log: {})",
-                e.manifest.label,
-                e.manifest.detail,
-                e.log_path().display()
-            ),
-            _ => bail!(
-                "variant {} is broken and is never timed: {}",
-                e.manifest.label,
-                e.manifest.detail
-            ),
-        }
-        let built = BuiltVariant {
-            label: e.manifest.label.clone(),
-            build_info: e.manifest.build_info(),
-        };
-        out.push(worker_choice(&e, Some(built)));
-    }
-    if out.is_empty() {
-        bail!("--variant names no variant");
-    }
-    Ok(out)
 }

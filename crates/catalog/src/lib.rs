@@ -17,6 +17,7 @@ mod kem_vectors;
 mod macs;
 pub mod named;
 mod pkey;
+pub mod plan;
 
 use cryptospeed_model::Op;
 use std::sync::OnceLock;

@@ -77,25 +77,30 @@ impl BarChart {
         self.series.iter().flat_map(|s| s.values.iter().flatten())
     }
 
+    /// The values the y axis must hold: stacked totals, or every bar with its whiskers and the
+    /// reference line.
+    fn axis_values(&self) -> Vec<f64> {
+        if !self.stacked {
+            let whiskers = self.bars().flat_map(|b| [Some(b.value), b.lo, b.hi]);
+            let reference = self.reference.as_ref().map(|r| r.0);
+            return whiskers.flatten().chain(reference).collect();
+        }
+        (0..self.categories.len())
+            .map(|c| self.stack_below(self.series.len(), c))
+            .collect()
+    }
+
+    /// The sum of the first `series` series' values in category `c`.
+    fn stack_below(&self, series: usize, c: usize) -> f64 {
+        self.series[..series]
+            .iter()
+            .filter_map(|s| s.values.get(c).cloned().flatten())
+            .map(|b| b.value)
+            .sum()
+    }
+
     pub fn svg(&self) -> String {
-        let values: Vec<f64> = if self.stacked {
-            (0..self.categories.len())
-                .map(|c| {
-                    self.series
-                        .iter()
-                        .filter_map(|s| s.values.get(c).cloned().flatten())
-                        .map(|b| b.value)
-                        .sum()
-                })
-                .collect()
-        } else {
-            self.bars()
-                .flat_map(|b| [Some(b.value), b.lo, b.hi])
-                .flatten()
-                .chain(self.reference.as_ref().map(|r| r.0))
-                .collect()
-        };
-        let fy = Fitted::new(&self.y, values);
+        let fy = Fitted::new(&self.y, self.axis_values());
         let (styles, legend) =
             frame::entries(self.series.iter().map(|s| s.name.as_str()), Swatch::Box);
         let per_group = if self.stacked {
@@ -104,8 +109,7 @@ impl BarChart {
             self.series.len().max(1)
         };
         let bar_w = if per_group > 6 { 9.0 } else { 14.0 };
-        let group_w = per_group as f64 * bar_w + 14.0;
-        let plot_w = (self.categories.len() as f64 * group_w).max(360.0);
+        let plot_w = (self.categories.len() as f64 * (per_group as f64 * bar_w + 14.0)).max(360.0);
         let shown: Vec<String> = self
             .categories
             .iter()
@@ -137,23 +141,14 @@ impl BarChart {
         frame::defs(&mut out, &id, &styles);
         frame::title(&mut out, &l, &self.title);
         frame::y_axis(&mut out, &l, &fy, &self.y.label);
-        let zero = fy.map(0f64.clamp(fy.lo, fy.hi), l.bottom, l.top);
-        for (c, name) in shown.iter().enumerate() {
-            let cx = l.left + slot * (c as f64 + 0.5);
-            let y = l.bottom + 14.0;
-            let _ = write!(
-                out,
-                r#"<text x="{}" y="{}" text-anchor="end" transform="rotate(-40 {} {})">"#,
-                n(cx + 4.0),
-                n(y),
-                n(cx + 4.0),
-                n(y)
-            );
-            if *name != self.categories[c] {
-                let _ = write!(out, "<title>{}</title>", escape(&self.categories[c]));
-            }
-            let _ = writeln!(out, "{}</text>", escape(name));
-        }
+        self.category_labels(&mut out, &shown, &l, slot);
+        let geometry = Geometry {
+            l: &l,
+            fy: &fy,
+            slot,
+            bar_w,
+            per_group,
+        };
         for (i, (s, st)) in self.series.iter().zip(&styles).enumerate() {
             let _ = writeln!(
                 out,
@@ -162,110 +157,20 @@ impl BarChart {
             );
             let fill = frame::fill(&id, i, st);
             for (c, bar) in s.values.iter().enumerate() {
-                let Some(bar) = bar.as_ref().filter(|b| b.value.is_finite()) else {
-                    continue;
-                };
-                let (x, y0, y1) = if self.stacked {
-                    let below: f64 = self.series[..i]
-                        .iter()
-                        .filter_map(|o| o.values.get(c).cloned().flatten())
-                        .map(|b| b.value)
-                        .sum();
-                    let x = l.left + slot * (c as f64 + 0.5) - bar_w;
-                    (
-                        x,
-                        fy.map(below, l.bottom, l.top),
-                        fy.map(below + bar.value, l.bottom, l.top),
-                    )
-                } else {
-                    let x = l.left + slot * (c as f64 + 0.5) - per_group as f64 * bar_w / 2.0
-                        + i as f64 * bar_w;
-                    (x, zero, fy.map(bar.value, l.bottom, l.top))
-                };
-                let w = if self.stacked {
-                    bar_w * 2.0
-                } else {
-                    bar_w - 1.0
-                };
-                let (top, h) = (y0.min(y1), (y0 - y1).abs());
-                let mut tip = format!(
-                    "{} · {}: {}",
-                    s.name,
-                    self.categories[c],
-                    label(bar.value, self.y.format, precision(bar.value))
-                );
-                if let (Some(lo), Some(hi)) = (bar.lo, bar.hi) {
-                    let _ = write!(
-                        tip,
-                        " (95% CI {}–{})",
-                        label(lo, self.y.format, precision(bar.value)),
-                        label(hi, self.y.format, precision(bar.value))
-                    );
-                }
-                if let Some(note) = &bar.note {
-                    let _ = write!(tip, " · {note}");
-                }
-                let opacity = if bar.faded {
-                    r#" fill-opacity="0.35""#
-                } else {
-                    ""
-                };
-                let _ = writeln!(
-                    out,
-                    r##"<rect x="{}" y="{}" width="{}" height="{}" fill="{fill}"{opacity} stroke="#333333" stroke-width="0.4"><title>{}</title></rect>"##,
-                    n(x),
-                    n(top),
-                    n(w),
-                    n(h.max(0.5)),
-                    escape(&tip)
-                );
-                if let (false, Some(lo), Some(hi)) = (self.stacked, bar.lo, bar.hi) {
-                    let mx = x + w / 2.0;
-                    let (a, b) = (fy.map(lo, l.bottom, l.top), fy.map(hi, l.bottom, l.top));
-                    let _ = writeln!(
-                        out,
-                        r##"<path class="whisker" d="M{} {}L{} {}M{} {}L{} {}M{} {}L{} {}" stroke="#000000" stroke-width="1" fill="none"/>"##,
-                        n(mx),
-                        n(a),
-                        n(mx),
-                        n(b),
-                        n(mx - 3.0),
-                        n(a),
-                        n(mx + 3.0),
-                        n(a),
-                        n(mx - 3.0),
-                        n(b),
-                        n(mx + 3.0),
-                        n(b)
-                    );
+                if let Some(bar) = bar.as_ref().filter(|b| b.value.is_finite()) {
+                    self.bar(&mut out, &geometry, (i, c), bar, &fill);
                 }
             }
             out.push_str("</g>\n");
         }
         if let Some((v, text)) = &self.reference {
-            let y = fy.map(*v, l.bottom, l.top);
-            let _ = writeln!(
-                out,
-                r##"<line class="reference" x1="{}" y1="{}" x2="{}" y2="{}" stroke="#000000" stroke-width="1.2" stroke-dasharray="5 3"/>"##,
-                n(l.left),
-                n(y),
-                n(l.right),
-                n(y)
-            );
-            // A white halo keeps the label readable over bars.
-            crate::svg::text(
-                &mut out,
-                l.right - 4.0,
-                y - 5.0,
-                "end",
-                r##" stroke="#ffffff" stroke-width="3" paint-order="stroke""##,
-                text,
-            );
+            reference_line(&mut out, &l, fy.map(*v, l.bottom, l.top), text);
         }
         frame::baseline(&mut out, &l);
+        let x_centre = (l.left + l.right) / 2.0;
         crate::svg::text(
             &mut out,
-            (l.left + l.right) / 2.0,
+            x_centre,
             l.height - 8.0,
             "middle",
             "",
@@ -275,4 +180,119 @@ impl BarChart {
         out.push_str("</svg>\n");
         out
     }
+
+    /// The category labels under the plot, rotated 40°, with the whole name as a tooltip where
+    /// it is shortened.
+    fn category_labels(&self, out: &mut String, shown: &[String], l: &frame::Layout, slot: f64) {
+        for (c, name) in shown.iter().enumerate() {
+            let (x, y) = (l.left + slot * (c as f64 + 0.5) + 4.0, l.bottom + 14.0);
+            let _ = write!(
+                out,
+                r#"<text x="{}" y="{}" text-anchor="end" transform="rotate(-40 {} {})">"#,
+                n(x),
+                n(y),
+                n(x),
+                n(y)
+            );
+            if *name != self.categories[c] {
+                let _ = write!(out, "<title>{}</title>", escape(&self.categories[c]));
+            }
+            let _ = writeln!(out, "{}</text>", escape(name));
+        }
+    }
+
+    /// Bar `c` of series `i`: its rectangle with a tooltip, and its whisker.
+    fn bar(&self, out: &mut String, g: &Geometry, (i, c): (usize, usize), bar: &Bar, fill: &str) {
+        let (l, fy) = (g.l, g.fy);
+        let centre = l.left + g.slot * (c as f64 + 0.5);
+        let (x, y0, y1, w) = if self.stacked {
+            let below = self.stack_below(i, c);
+            let (y0, y1) = (
+                fy.map(below, l.bottom, l.top),
+                fy.map(below + bar.value, l.bottom, l.top),
+            );
+            (centre - g.bar_w, y0, y1, g.bar_w * 2.0)
+        } else {
+            let x = centre - g.per_group as f64 * g.bar_w / 2.0 + i as f64 * g.bar_w;
+            let zero = fy.map(0f64.clamp(fy.lo, fy.hi), l.bottom, l.top);
+            (x, zero, fy.map(bar.value, l.bottom, l.top), g.bar_w - 1.0)
+        };
+        let (top, h) = (y0.min(y1), (y0 - y1).abs());
+        let tip = self.tooltip(&self.series[i].name, c, bar);
+        let opacity = if bar.faded {
+            r#" fill-opacity="0.35""#
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            r##"<rect x="{}" y="{}" width="{}" height="{}" fill="{fill}"{opacity} stroke="#333333" stroke-width="0.4"><title>{}</title></rect>"##,
+            n(x),
+            n(top),
+            n(w),
+            n(h.max(0.5)),
+            escape(&tip)
+        );
+        if let (false, Some(lo), Some(hi)) = (self.stacked, bar.lo, bar.hi) {
+            let (a, b) = (fy.map(lo, l.bottom, l.top), fy.map(hi, l.bottom, l.top));
+            whisker(out, x + w / 2.0, a, b);
+        }
+    }
+
+    fn tooltip(&self, series: &str, c: usize, bar: &Bar) -> String {
+        let shown = |v: f64| label(v, self.y.format, precision(bar.value));
+        let mut tip = format!("{series} · {}: {}", self.categories[c], shown(bar.value));
+        if let (Some(lo), Some(hi)) = (bar.lo, bar.hi) {
+            let _ = write!(tip, " (95% CI {}–{})", shown(lo), shown(hi));
+        }
+        if let Some(note) = &bar.note {
+            let _ = write!(tip, " · {note}");
+        }
+        tip
+    }
+}
+
+/// Where bars go: the frame, the fitted y axis, a category's slot width, a bar's width and how
+/// many bars stand side by side in a slot.
+struct Geometry<'a> {
+    l: &'a frame::Layout,
+    fy: &'a Fitted,
+    slot: f64,
+    bar_w: f64,
+    per_group: usize,
+}
+
+/// A 95% interval whisker at x from y `a` to `b`, with caps.
+fn whisker(out: &mut String, mx: f64, a: f64, b: f64) {
+    let _ = writeln!(
+        out,
+        r##"<path class="whisker" d="M{} {}L{} {}M{} {}L{} {}M{} {}L{} {}" stroke="#000000" stroke-width="1" fill="none"/>"##,
+        n(mx),
+        n(a),
+        n(mx),
+        n(b),
+        n(mx - 3.0),
+        n(a),
+        n(mx + 3.0),
+        n(a),
+        n(mx - 3.0),
+        n(b),
+        n(mx + 3.0),
+        n(b)
+    );
+}
+
+/// The dashed reference line at height `y`, its label on a white halo that keeps it readable
+/// over bars.
+fn reference_line(out: &mut String, l: &frame::Layout, y: f64, text: &str) {
+    let _ = writeln!(
+        out,
+        r##"<line class="reference" x1="{}" y1="{}" x2="{}" y2="{}" stroke="#000000" stroke-width="1.2" stroke-dasharray="5 3"/>"##,
+        n(l.left),
+        n(y),
+        n(l.right),
+        n(y)
+    );
+    let halo = r##" stroke="#ffffff" stroke-width="3" paint-order="stroke""##;
+    crate::svg::text(out, l.right - 4.0, y - 5.0, "end", halo, text);
 }

@@ -15,6 +15,7 @@ pub mod protocol;
 pub mod sampler;
 pub mod vectors;
 pub mod worker_client;
+pub mod worker_server;
 
 use cryptospeed_catalog::agreement::AgreementCase;
 use cryptospeed_catalog::Primitive;

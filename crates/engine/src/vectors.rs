@@ -84,6 +84,8 @@ fn clean(hex_text: &str) -> String {
         .to_ascii_lowercase()
 }
 
+/// The wire form of one known answer. Long, and kept whole on purpose: one arm per kind of
+/// known answer, a table that reads best side by side (which field carries what).
 fn kat_vector(kat: &Kat) -> KatVector {
     let v = KatVector {
         source: kat.source().to_string(),

@@ -9,6 +9,7 @@ pub mod boringssl;
 pub mod buffer;
 pub mod dl;
 pub mod go;
+mod kat;
 pub mod libgcrypt;
 pub mod libsodium;
 pub mod mbedtls;
@@ -35,84 +36,140 @@ pub struct ImplOptions {
 
 type Constructor = fn(&ImplOptions) -> Result<Box<dyn Implementation>, String>;
 
-/// Every implementation this build carries: name, one-line description, constructor.
-pub const REGISTRY: &[(&str, &str, Constructor)] = &[
-    (
-        "openssl",
-        "OpenSSL libcrypto through EVP, loaded at run time (system libcrypto.so.3 by default)",
-        openssl::create,
-    ),
-    (
-        "openssl-cli",
-        "an openssl executable (openssl-cli:PATH), timed by `openssl speed -mr`",
-        openssl_cli::create,
-    ),
-    (
-        "aws-lc",
-        "AWS-LC's whole libcrypto through EVP, built with cmake from the aws-lc-sys crate's tree",
-        aws_lc::create,
-    ),
-    (
-        "aws-lc-rs",
-        "AWS-LC through aws-lc-rs (crates.io), the Rust API rustls calls, statically linked",
-        aws_lc_rs::create,
-    ),
-    (
-        "boringssl",
-        "BoringSSL's libcrypto through EVP, built with cmake from the boring-sys crate's tree",
-        boringssl::create,
-    ),
-    (
-        "go",
-        "Go's crypto (standard library, golang.org/x/crypto) in the Go worker, built with the Go toolchain",
-        go::create,
-    ),
-    (
-        "libgcrypt",
-        "libgcrypt (Debian libgcrypt20), loaded at run time",
-        libgcrypt::create,
-    ),
-    (
-        "libsodium",
-        "libsodium (Debian libsodium23), loaded at run time",
-        libsodium::create,
-    ),
-    (
-        "mbedtls",
-        "Mbed TLS crypto (Debian libmbedcrypto7), loaded at run time",
-        mbedtls::create,
-    ),
-    (
-        "nettle",
-        "GNU Nettle and Hogweed (Debian libnettle8, libhogweed6), loaded at run time",
-        nettle::create,
-    ),
-    (
-        "ring",
-        "ring 0.17 (crates.io), statically linked",
-        ring::create,
-    ),
-    (
-        "rustcrypto",
-        "the RustCrypto crates (pure Rust), legacy ciphers and hashes included",
-        rustcrypto::create,
-    ),
-    (
-        "wolfssl",
-        "wolfSSL's wolfCrypt (Debian libwolfssl35), loaded at run time",
-        wolfssl::create,
-    ),
+/// What the rest of cryptospeed may rely on an implementation for, declared with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    /// How a CPU-feature mask reaches it, if at all.
+    pub masks: MaskControl,
+    /// Its worker runs each cell's calls in its own process between valgrind markers, so
+    /// `profile` can trace it call by call (not an external program, not a worker without
+    /// markers).
+    pub traceable: bool,
+}
+
+/// How an implementation can be told to hide CPU features.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MaskControl {
+    /// It chooses its code paths itself, with no way to override them.
+    None,
+    /// It reads `OPENSSL_ia32cap` at start-up (the worker, or the `openssl speed` it runs,
+    /// inherits the environment).
+    OpensslIa32cap,
+    /// Go's runtime reads `GODEBUG=cpu.X=off` at start-up.
+    GoDebug,
+}
+
+/// The capabilities of most implementations: no mask control, traceable in process.
+const IN_PROCESS: Capabilities = Capabilities {
+    masks: MaskControl::None,
+    traceable: true,
+};
+
+/// One implementation this build carries.
+pub struct Registered {
+    pub name: &'static str,
+    /// One line, for `list` and the docs.
+    pub description: &'static str,
+    pub create: Constructor,
+    pub capabilities: Capabilities,
+}
+
+/// Every implementation this build carries.
+pub const REGISTRY: &[Registered] = &[
+    Registered {
+        name: "openssl",
+        description: "OpenSSL libcrypto through EVP, loaded at run time (system libcrypto.so.3 by default)",
+        create: openssl::create,
+        capabilities: Capabilities { masks: MaskControl::OpensslIa32cap, traceable: true },
+    },
+    Registered {
+        name: "openssl-cli",
+        description: "an openssl executable (openssl-cli:PATH), timed by `openssl speed -mr`",
+        create: openssl_cli::create,
+        capabilities: Capabilities { masks: MaskControl::OpensslIa32cap, traceable: false },
+    },
+    Registered {
+        name: "aws-lc",
+        description: "AWS-LC's whole libcrypto through EVP, built with cmake from the aws-lc-sys crate's tree",
+        create: aws_lc::create,
+        capabilities: IN_PROCESS,
+    },
+    Registered {
+        name: "aws-lc-rs",
+        description: "AWS-LC through aws-lc-rs (crates.io), the Rust API rustls calls, statically linked",
+        create: aws_lc_rs::create,
+        capabilities: IN_PROCESS,
+    },
+    Registered {
+        name: "boringssl",
+        description: "BoringSSL's libcrypto through EVP, built with cmake from the boring-sys crate's tree",
+        create: boringssl::create,
+        capabilities: IN_PROCESS,
+    },
+    Registered {
+        name: "go",
+        description: "Go's crypto (standard library, golang.org/x/crypto) in the Go worker, built with the Go toolchain",
+        create: go::create,
+        capabilities: Capabilities { masks: MaskControl::GoDebug, traceable: false },
+    },
+    Registered {
+        name: "libgcrypt",
+        description: "libgcrypt (Debian libgcrypt20), loaded at run time",
+        create: libgcrypt::create,
+        capabilities: IN_PROCESS,
+    },
+    Registered {
+        name: "libsodium",
+        description: "libsodium (Debian libsodium23), loaded at run time",
+        create: libsodium::create,
+        capabilities: IN_PROCESS,
+    },
+    Registered {
+        name: "mbedtls",
+        description: "Mbed TLS crypto (Debian libmbedcrypto7), loaded at run time",
+        create: mbedtls::create,
+        capabilities: IN_PROCESS,
+    },
+    Registered {
+        name: "nettle",
+        description: "GNU Nettle and Hogweed (Debian libnettle8, libhogweed6), loaded at run time",
+        create: nettle::create,
+        capabilities: IN_PROCESS,
+    },
+    Registered {
+        name: "ring",
+        description: "ring 0.17 (crates.io), statically linked",
+        create: ring::create,
+        capabilities: IN_PROCESS,
+    },
+    Registered {
+        name: "rustcrypto",
+        description: "the RustCrypto crates (pure Rust), legacy ciphers and hashes included",
+        create: rustcrypto::create,
+        capabilities: IN_PROCESS,
+    },
+    Registered {
+        name: "wolfssl",
+        description: "wolfSSL's wolfCrypt (Debian libwolfssl35), loaded at run time",
+        create: wolfssl::create,
+        capabilities: IN_PROCESS,
+    },
 ];
+
+/// The registry entry of an implementation.
+pub fn registered(name: &str) -> Option<&'static Registered> {
+    REGISTRY.iter().find(|r| r.name == name)
+}
 
 /// Instantiates an implementation by registry name.
 pub fn create(name: &str, options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
-    match REGISTRY.iter().find(|(n, _, _)| *n == name) {
-        Some((_, _, make)) => make(options),
+    match registered(name) {
+        Some(r) => (r.create)(options),
         None => Err(format!(
             "unknown implementation '{name}'; known: {}",
             REGISTRY
                 .iter()
-                .map(|(n, _, _)| *n)
+                .map(|r| r.name)
                 .collect::<Vec<_>>()
                 .join(", ")
         )),

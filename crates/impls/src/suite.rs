@@ -8,6 +8,7 @@
 //! the same as a call through a shared library's PLT, and is negligible beside the work measured.
 
 use crate::buffer::AlignedBuffer;
+use crate::kat::{corrupt, mismatch};
 use cryptospeed_catalog::agreement::{signature_digest, AgreementCase, AgreementKind};
 use cryptospeed_catalog::{unhex, Algorithm, Curve, Kat, Primitive};
 use cryptospeed_engine::{AgreementOutput, Implementation, Timed};
@@ -332,21 +333,6 @@ impl Timed for DecapsLoop {
         }
         Ok(())
     }
-}
-
-fn mismatch(what: &str, got: &[u8], want: &[u8]) -> String {
-    format!(
-        "{what}: got {}, expected {}",
-        hex::encode(got),
-        hex::encode(want)
-    )
-}
-
-fn corrupt(sig: &[u8]) -> Vec<u8> {
-    let mut bad = sig.to_vec();
-    let mid = bad.len() / 2;
-    bad[mid] ^= 0x40;
-    bad
 }
 
 /// Output length of a hash primitive.

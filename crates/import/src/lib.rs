@@ -13,6 +13,7 @@
 
 mod bssl;
 mod bssl_json;
+pub mod file;
 pub mod names;
 mod openssl;
 mod rounding;

@@ -5,6 +5,7 @@
 use anyhow::{Context, Result};
 use cryptospeed_engine::mask::FeatureMask;
 use cryptospeed_engine::worker_client::{WorkerClient, WorkerSpec};
+use cryptospeed_impls::MaskControl;
 use std::sync::atomic::AtomicBool;
 
 /// An implementation selector: `NAME` or `NAME:LIBRARY_PATH`, with the CPU-feature mask its
@@ -54,19 +55,26 @@ pub struct BuiltVariant {
     pub build_info: Vec<String>,
 }
 
-/// Implementations that read `OPENSSL_ia32cap` at start-up (the worker or the `openssl speed` it
-/// runs inherits the environment).
-const HONOURS_OPENSSL_IA32CAP: &[&str] = &["openssl", "openssl-cli"];
+/// How an implementation takes a CPU-feature mask, as its registry entry declares.
+fn mask_control(name: &str) -> MaskControl {
+    cryptospeed_impls::registered(name).map_or(MaskControl::None, |r| r.capabilities.masks)
+}
 
-/// Implementations whose CPU-feature choice follows `GODEBUG=cpu.X=off` (Go's runtime reads it at
-/// start-up); their worker names the mask in its own label.
-const HONOURS_GODEBUG: &[&str] = &["go"];
+/// The implementations that take masks one way, for an error message.
+fn names_with(control: MaskControl) -> String {
+    let names: Vec<&str> = cryptospeed_impls::REGISTRY
+        .iter()
+        .filter(|r| r.capabilities.masks == control)
+        .map(|r| r.name)
+        .collect();
+    names.join(", ")
+}
 
 /// Every implementation name `--impl all` expands to.
 pub fn all_implementations() -> Vec<String> {
     cryptospeed_impls::REGISTRY
         .iter()
-        .map(|(n, _, _)| n.to_string())
+        .map(|r| r.name.to_string())
         .collect()
 }
 
@@ -161,20 +169,21 @@ impl ImplChoice {
             args.extend(["--pin".to_string(), cpu.to_string()]);
         }
         let mut env = Vec::new();
+        let control = mask_control(&self.name);
         let godebug = self
             .mask
             .godebug()
-            .filter(|_| HONOURS_GODEBUG.contains(&self.name.as_str()));
+            .filter(|_| control == MaskControl::GoDebug);
         if let Some(setting) = godebug {
             env.push(("GODEBUG".to_string(), setting));
         } else if let Some(cap) = self.mask.openssl_ia32cap() {
-            if !HONOURS_OPENSSL_IA32CAP.contains(&self.name.as_str()) {
+            if control != MaskControl::OpensslIa32cap {
                 anyhow::bail!(
                     "implementation '{}' cannot honour the CPU-feature mask {} (only {} read OPENSSL_ia32cap and {} GODEBUG; the others choose their code paths without a way to override them)",
                     self.name,
                     self.mask,
-                    HONOURS_OPENSSL_IA32CAP.join(", "),
-                    HONOURS_GODEBUG.join(", ")
+                    names_with(MaskControl::OpensslIa32cap),
+                    names_with(MaskControl::GoDebug)
                 );
             }
             env.push(("OPENSSL_ia32cap".to_string(), cap));
@@ -225,7 +234,7 @@ pub fn variant_of(choice: &ImplChoice, w: &WorkerClient) -> cryptospeed_model::V
         variant.label = built.label.clone();
         variant.build_info.extend(built.build_info.iter().cloned());
     }
-    let go = HONOURS_GODEBUG.contains(&choice.name.as_str());
+    let go = mask_control(&choice.name) == MaskControl::GoDebug;
     if let Some(cap) = choice.mask.openssl_ia32cap().filter(|_| !go) {
         // The openssl worker records the OPENSSL_ia32cap it ran under and the capability vector
         // the library ended up with; the label says which mask, and the mask is part of the

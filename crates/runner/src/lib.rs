@@ -8,9 +8,13 @@
 mod choice;
 mod concurrent;
 mod interleaved;
+mod request;
+pub mod variant;
+pub mod verify;
 
 pub use choice::{all_implementations, variant_of, BuiltVariant, ImplChoice, Layout};
 pub use concurrent::{allowed_cpus, cpus_for, scaling, scaling_table, Scaling, ScalingRow};
+pub use request::RunRequest;
 
 use anyhow::Result;
 use cryptospeed_model::{CellSpec, MeasureConfig, RunRecord, RunStatus};

@@ -426,6 +426,106 @@ impl<D: Db> SqlStore<D> {
         )?
         .ok_or_else(|| anyhow!("no sweep named '{name}' ('cryptospeed sweep status' lists them)"))
     }
+
+    /// The variants a run's measurements and profiles name, with their ids.
+    fn run_variants(&self, id: i64) -> Result<Vec<(i64, Variant)>> {
+        self
+            .db
+            .query(
+                "SELECT v.id, v.label, v.implementation, v.version, v.library, v.build_info, v.capabilities, v.feature_mask
+                 FROM variant v WHERE v.id IN (SELECT variant_id FROM measurement WHERE run_id = ?1 UNION SELECT variant_id FROM profile WHERE run_id = ?1) ORDER BY v.id",
+                params![id],
+            )?
+            .iter()
+            .map(|r| {
+                Ok((
+                    r.i64(0)?,
+                    Variant {
+                        label: r.text(1)?,
+                        implementation: r.text(2)?,
+                        version: r.text(3)?,
+                        library: r.text(4)?,
+                        build_info: serde_json::from_str(&r.text(5)?).unwrap_or_default(),
+                        capabilities: r.text(6)?,
+                        feature_mask: r.text(7)?,
+                    },
+                ))
+            })
+            .collect::<Result<_>>()
+    }
+
+    /// All samples of a run in one query, grouped by measurement.
+    fn run_samples(&self, id: i64) -> Result<std::collections::HashMap<i64, Vec<Sample>>> {
+        let mut samples: std::collections::HashMap<i64, Vec<Sample>> = Default::default();
+        for r in self.db.query(
+            "SELECT s.measurement_id, s.iters, s.wall_ns, s.cpu_ns, s.tsc, s.bout FROM sample s JOIN measurement m ON m.id = s.measurement_id WHERE m.run_id = ?1 ORDER BY s.measurement_id, s.idx",
+            params![id],
+        )? {
+            samples.entry(r.i64(0)?).or_default().push(Sample {
+                iters: r.i64(1)? as u64,
+                wall_ns: r.i64(2)? as u64,
+                cpu_ns: r.i64(3)? as u64,
+                tsc: r.i64(4)? as u64,
+                bout: r.i64(5)? as u32,
+            });
+        }
+        Ok(samples)
+    }
+
+    /// A run's measurements, each with its samples, in the order they were stored.
+    fn run_measurements(
+        &self,
+        id: i64,
+        variants: &[(i64, Variant)],
+    ) -> Result<Vec<VariantMeasurement>> {
+        let mut samples = self.run_samples(id)?;
+        let mut measurements = Vec::new();
+        for r in self.db.query(
+            "SELECT id, variant_id, primitive, op, bytes, misalign, status, reason, n, median_ns, ci_lo_ns, ci_hi_ns, mad_ns, min_ns, max_ns, outliers, tsc_per_op, cpu_fraction, elapsed_s, reported_rate
+             FROM measurement WHERE run_id = ?1 ORDER BY id",
+            params![id],
+        )? {
+            let mid = r.i64(0)?;
+            let vid = r.i64(1)?;
+            let summary = match r.opt_i64(8)? {
+                Some(n) => Some(Summary {
+                    n: n as usize,
+                    median: r.f64(9)?,
+                    ci_lo: r.f64(10)?,
+                    ci_hi: r.f64(11)?,
+                    mad: r.f64(12)?,
+                    min: r.f64(13)?,
+                    max: r.f64(14)?,
+                    outliers: r.i64(15)? as usize,
+                }),
+                None => None,
+            };
+            let Some((_, v)) = variants.iter().find(|(i, _)| *i == vid) else {
+                bail!("measurement {mid} names a variant that is not stored");
+            };
+            measurements.push(VariantMeasurement {
+                variant: v.label.clone(),
+                implementation: v.implementation.clone(),
+                measurement: Measurement {
+                    cell: CellSpec {
+                        primitive: r.text(2)?,
+                        op: Op::parse(&r.text(3)?).unwrap_or(Op::Hash),
+                        bytes: r.opt_i64(4)?.map(|b| b as u64),
+                        misalign: r.i64(5)? as u32,
+                    },
+                    status: Status::parse(&r.text(6)?).unwrap_or(Status::Failed),
+                    reason: r.opt_text(7)?,
+                    summary,
+                    tsc_per_op: r.opt_f64(16)?,
+                    cpu_fraction: r.opt_f64(17)?,
+                    samples: samples.remove(&mid).unwrap_or_default(),
+                    elapsed_s: r.f64(18)?,
+                    reported_rate: r.opt_f64(19)?,
+                },
+            });
+        }
+        Ok(measurements)
+    }
 }
 
 fn machine_of(r: &Row, at: usize) -> Result<Machine> {
@@ -665,88 +765,8 @@ impl<D: Db> Store for SqlStore<D> {
             |r| machine_of(r, 0),
         )?
         .ok_or_else(|| anyhow!("run {id} names machine {machine_id}, which is not stored"))?;
-        let variants: Vec<(i64, Variant)> = self
-            .db
-            .query(
-                "SELECT v.id, v.label, v.implementation, v.version, v.library, v.build_info, v.capabilities, v.feature_mask
-                 FROM variant v WHERE v.id IN (SELECT variant_id FROM measurement WHERE run_id = ?1 UNION SELECT variant_id FROM profile WHERE run_id = ?1) ORDER BY v.id",
-                params![id],
-            )?
-            .iter()
-            .map(|r| {
-                Ok((
-                    r.i64(0)?,
-                    Variant {
-                        label: r.text(1)?,
-                        implementation: r.text(2)?,
-                        version: r.text(3)?,
-                        library: r.text(4)?,
-                        build_info: serde_json::from_str(&r.text(5)?).unwrap_or_default(),
-                        capabilities: r.text(6)?,
-                        feature_mask: r.text(7)?,
-                    },
-                ))
-            })
-            .collect::<Result<_>>()?;
-        // All samples of the run in one query, grouped by measurement.
-        let mut samples: std::collections::HashMap<i64, Vec<Sample>> = Default::default();
-        for r in self.db.query(
-            "SELECT s.measurement_id, s.iters, s.wall_ns, s.cpu_ns, s.tsc, s.bout FROM sample s JOIN measurement m ON m.id = s.measurement_id WHERE m.run_id = ?1 ORDER BY s.measurement_id, s.idx",
-            params![id],
-        )? {
-            samples.entry(r.i64(0)?).or_default().push(Sample {
-                iters: r.i64(1)? as u64,
-                wall_ns: r.i64(2)? as u64,
-                cpu_ns: r.i64(3)? as u64,
-                tsc: r.i64(4)? as u64,
-                bout: r.i64(5)? as u32,
-            });
-        }
-        let mut measurements = Vec::new();
-        for r in self.db.query(
-            "SELECT id, variant_id, primitive, op, bytes, misalign, status, reason, n, median_ns, ci_lo_ns, ci_hi_ns, mad_ns, min_ns, max_ns, outliers, tsc_per_op, cpu_fraction, elapsed_s, reported_rate
-             FROM measurement WHERE run_id = ?1 ORDER BY id",
-            params![id],
-        )? {
-            let mid = r.i64(0)?;
-            let vid = r.i64(1)?;
-            let summary = match r.opt_i64(8)? {
-                Some(n) => Some(Summary {
-                    n: n as usize,
-                    median: r.f64(9)?,
-                    ci_lo: r.f64(10)?,
-                    ci_hi: r.f64(11)?,
-                    mad: r.f64(12)?,
-                    min: r.f64(13)?,
-                    max: r.f64(14)?,
-                    outliers: r.i64(15)? as usize,
-                }),
-                None => None,
-            };
-            let Some((_, v)) = variants.iter().find(|(i, _)| *i == vid) else {
-                bail!("measurement {mid} names a variant that is not stored");
-            };
-            measurements.push(VariantMeasurement {
-                variant: v.label.clone(),
-                implementation: v.implementation.clone(),
-                measurement: Measurement {
-                    cell: CellSpec {
-                        primitive: r.text(2)?,
-                        op: Op::parse(&r.text(3)?).unwrap_or(Op::Hash),
-                        bytes: r.opt_i64(4)?.map(|b| b as u64),
-                        misalign: r.i64(5)? as u32,
-                    },
-                    status: Status::parse(&r.text(6)?).unwrap_or(Status::Failed),
-                    reason: r.opt_text(7)?,
-                    summary,
-                    tsc_per_op: r.opt_f64(16)?,
-                    cpu_fraction: r.opt_f64(17)?,
-                    samples: samples.remove(&mid).unwrap_or_default(),
-                    elapsed_s: r.f64(18)?,
-                    reported_rate: r.opt_f64(19)?,
-                },
-            });
-        }
+        let variants = self.run_variants(id)?;
+        let measurements = self.run_measurements(id, &variants)?;
         Ok(RunRecord {
             run,
             machine,

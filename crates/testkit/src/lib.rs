@@ -251,50 +251,14 @@ pub struct SlurmCluster {
     pub partition: String,
 }
 
-impl SlurmCluster {
-    pub fn start() -> Result<SlurmCluster> {
-        if !is_root() {
-            bail!("a loopback Slurm cluster needs root (slurmd starts jobs as their users)");
-        }
-        for tool in ["munged", "slurmctld", "slurmd", "sbatch"] {
-            if !Command::new("sh")
-                .args(["-c", &format!("command -v {tool}")])
-                .output()?
-                .status
-                .success()
-            {
-                bail!("{tool} is missing: apt-get install slurm-wlm munge");
-            }
-        }
-        let dir = tempfile::Builder::new()
-            .prefix("cryptospeed-slurm")
-            .tempdir()?;
-        let d = dir.path();
-        std::fs::create_dir_all(d.join("state"))?;
-        std::fs::create_dir_all(d.join("spool"))?;
-        let mut key = vec![0u8; 1024];
-        std::io::Read::read_exact(&mut std::fs::File::open("/dev/urandom")?, &mut key)?;
-        std::fs::write(d.join("munge.key"), key)?;
-        Command::new("chmod")
-            .arg("600")
-            .arg(d.join("munge.key"))
-            .output_ok("chmod")?;
-        let socket = d.join("munge.sock");
-        Command::new("munged")
-            .arg(format!("--socket={}", socket.display()))
-            .arg(format!("--key-file={}", d.join("munge.key").display()))
-            .arg(format!("--pid-file={}", d.join("munged.pid").display()))
-            .arg(format!("--log-file={}", d.join("munged.log").display()))
-            .arg(format!("--seed-file={}", d.join("munge.seed").display()))
-            .arg("--force")
-            .output_ok("munged")?;
-        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")?
-            .trim()
-            .to_string();
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let partition = "bench".to_string();
-        let conf = format!(
-            "ClusterName=cryptospeed-test\n\
+/// A one-node cluster's slurm.conf: this host, all its CPUs, one partition, state in `d`.
+fn slurm_conf(d: &Path, socket: &Path, partition: &str) -> Result<String> {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")?
+        .trim()
+        .to_string();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    Ok(format!(
+        "ClusterName=cryptospeed-test\n\
              SlurmctldHost={host}(127.0.0.1)\n\
              SlurmctldPort={ctld}\n\
              SlurmdPort={slurmd}\n\
@@ -322,12 +286,58 @@ impl SlurmCluster {
              SwitchType=switch/none\n\
              NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} State=UNKNOWN\n\
              PartitionName={partition} Nodes={host} Default=YES MaxTime=INFINITE State=UP\n",
-            ctld = free_port()?,
-            slurmd = free_port()?,
-            socket = socket.display(),
-            dir = d.display(),
-        );
-        std::fs::write(d.join("slurm.conf"), conf)?;
+        ctld = free_port()?,
+        slurmd = free_port()?,
+        socket = socket.display(),
+        dir = d.display(),
+    ))
+}
+
+/// Starts munged with a fresh key in `d`; its socket.
+fn start_munge(d: &Path) -> Result<PathBuf> {
+    let mut key = vec![0u8; 1024];
+    std::io::Read::read_exact(&mut std::fs::File::open("/dev/urandom")?, &mut key)?;
+    std::fs::write(d.join("munge.key"), key)?;
+    Command::new("chmod")
+        .arg("600")
+        .arg(d.join("munge.key"))
+        .output_ok("chmod")?;
+    let socket = d.join("munge.sock");
+    Command::new("munged")
+        .arg(format!("--socket={}", socket.display()))
+        .arg(format!("--key-file={}", d.join("munge.key").display()))
+        .arg(format!("--pid-file={}", d.join("munged.pid").display()))
+        .arg(format!("--log-file={}", d.join("munged.log").display()))
+        .arg(format!("--seed-file={}", d.join("munge.seed").display()))
+        .arg("--force")
+        .output_ok("munged")?;
+    Ok(socket)
+}
+
+impl SlurmCluster {
+    pub fn start() -> Result<SlurmCluster> {
+        if !is_root() {
+            bail!("a loopback Slurm cluster needs root (slurmd starts jobs as their users)");
+        }
+        for tool in ["munged", "slurmctld", "slurmd", "sbatch"] {
+            if !Command::new("sh")
+                .args(["-c", &format!("command -v {tool}")])
+                .output()?
+                .status
+                .success()
+            {
+                bail!("{tool} is missing: apt-get install slurm-wlm munge");
+            }
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("cryptospeed-slurm")
+            .tempdir()?;
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("state"))?;
+        std::fs::create_dir_all(d.join("spool"))?;
+        let socket = start_munge(d)?;
+        let partition = "bench".to_string();
+        std::fs::write(d.join("slurm.conf"), slurm_conf(d, &socket, &partition)?)?;
         let mut cluster = SlurmCluster {
             dir,
             daemons: Vec::new(),
@@ -346,21 +356,27 @@ impl SlurmCluster {
                 .with_context(|| format!("cannot start {daemon}"))?;
             cluster.daemons.push(child);
         }
+        cluster.wait_idle()?;
+        Ok(cluster)
+    }
+
+    /// Waits (a minute at most) for the node to come up idle.
+    fn wait_idle(&self) -> Result<()> {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         loop {
             let state = Command::new("sinfo")
                 .args(["-h", "-o", "%T"])
-                .envs(cluster.env())
+                .envs(self.env())
                 .output()?;
             if String::from_utf8_lossy(&state.stdout).trim() == "idle" {
                 break;
             }
             if std::time::Instant::now() > deadline {
-                bail!("the Slurm node never became idle:\n{}", cluster.logs());
+                bail!("the Slurm node never became idle:\n{}", self.logs());
             }
             std::thread::sleep(std::time::Duration::from_millis(300));
         }
-        Ok(cluster)
+        Ok(())
     }
 
     pub fn conf(&self) -> PathBuf {

@@ -335,43 +335,17 @@ pub fn build(
         .label
         .clone()
         .unwrap_or_else(|| default_label(&source.info, &compiler, req));
-    if label.is_empty()
-        || label
-            .chars()
-            .any(|c| c.is_whitespace() || c == ',' || c == '/')
-    {
-        bail!("--label '{label}': a label has no spaces, commas or slashes");
-    }
+    check_label(cache, &label, &key)?;
     let _lock = lock_key(cache, &key)?;
-    if let Some(other) = cache
-        .list()?
-        .into_iter()
-        .find(|e| e.manifest.label == label && e.manifest.key != key)
-    {
-        bail!(
-            "the label '{label}' already names variant {} (a different source or configuration); choose another --label or `cryptospeed variant rm {label}`",
-            other.manifest.key
-        );
-    }
     let final_dir = cache.dir_for(&key);
     if !req.rebuild {
-        if let Ok(mut manifest) = crate::cache::load_manifest(&final_dir) {
-            if manifest.status != BuildStatus::Failed {
-                if manifest.label != label {
-                    manifest.label = label.clone();
-                    save_manifest(&final_dir, &manifest)?;
-                }
-                return Ok(BuildOutcome {
-                    entry: Entry {
-                        dir: final_dir,
-                        manifest,
-                    },
-                    cached: true,
-                });
-            }
+        if let Some(entry) = cached(&final_dir, &label)? {
+            return Ok(BuildOutcome {
+                entry,
+                cached: true,
+            });
         }
     }
-
     let staging = cache.variants_dir().join(format!("{key}.partial"));
     let _ = std::fs::remove_dir_all(&staging);
     std::fs::create_dir_all(&staging)
@@ -379,132 +353,30 @@ pub fn build(
     let work = build_root(&key)?;
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work)?;
-    let log_path = staging.join("build.log");
-    let mut log = File::create(&log_path)?;
-    let started = Instant::now();
     let own_worker = needs_own_worker(&target) || req.c_worker;
-    let library = if own_worker {
-        format!("cryptospeed-worker-{key}")
-    } else {
-        format!("libcrypto-cryptospeed-{key}.so")
+    let job = Job {
+        req,
+        source: &source,
+        compiler: &compiler,
+        target: &target,
+        library: match own_worker {
+            true => format!("cryptospeed-worker-{key}"),
+            false => format!("libcrypto-cryptospeed-{key}.so"),
+        },
+        own_worker,
+        work: &work,
+        staging: &staging,
+        log_path: staging.join("build.log"),
     };
-    let tree = work.join("src");
-    let modern = |tree: &Path| tree.join("providers").is_dir();
-
-    let mut configure = vec!["perl".to_string(), "Configure".to_string(), target.clone()];
-    let result: std::result::Result<(), String> = (|| {
-        progress(&format!(
-            "unpacking {} {}",
-            source.info.kind, source.info.location
-        ));
-        let _ = writeln!(
-            log,
-            "cryptospeed variant {label} ({key})\nsource: OpenSSL {} from {} {} (sha256 {})\ncompiler: {} ({})",
-            source.info.version,
-            source.info.kind,
-            source.info.location,
-            source.info.sha256,
-            compiler.path,
-            compiler.version
-        );
-        source
-            .materialise(&tree)
-            .map_err(|e| format!("cannot place the source tree: {e:#}"))?;
-        // Static libcrypto built position-independent, without tests, compression or (3.x)
-        // loadable modules: the legacy provider is then built in.
-        configure.extend(["no-shared", "no-tests", "no-comp", "no-zlib"].map(String::from));
-        if modern(&tree) {
-            configure.push("no-module".into());
-        }
-        if req.no_asm {
-            configure.push("no-asm".into());
-        }
-        configure.extend(req.configure_args.iter().cloned());
-        configure.push("-fPIC".into());
-        configure.extend(req.cflags.iter().cloned());
-        configure.push("--prefix=/nonexistent/cryptospeed-variant".into());
-        configure.push("--openssldir=/nonexistent/cryptospeed-variant/ssl".into());
-        configure.push(format!("CC={}", compiler.path));
-        progress("configure");
-        step(&mut log, &log_path, &configure, &tree, cancel)?;
-        let jobs = if req.jobs == 0 {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        } else {
-            req.jobs
-        };
-        let make = |target: &str| vec!["make".to_string(), format!("-j{jobs}"), target.to_string()];
-        progress(&format!("make build_generated (-j{jobs})"));
-        step(&mut log, &log_path, &make("build_generated"), &tree, cancel)?;
-        progress(&format!("make libcrypto.a (-j{jobs})"));
-        step(&mut log, &log_path, &make("libcrypto.a"), &tree, cancel)?;
-        if own_worker {
-            // The C worker, linked statically against this libcrypto.a.
-            let argv = c_worker::compile_command(
-                &compiler.path,
-                Arch::of_target(&target) == Some(Arch::I386),
-                &req.cflags,
-                &tree,
-                &work.join("c-worker"),
-                &work.join(&library),
-            )?;
-            progress("compile the C worker against libcrypto.a");
-            step(&mut log, &log_path, &argv, &tree, cancel)?;
-            std::fs::copy(work.join(&library), staging.join(&library))
-                .map_err(|e| format!("cannot copy the worker into the cache: {e}"))?;
-            return Ok(());
-        }
-        let mut link = vec![compiler.path.clone(), "-shared".into()];
-        link.extend(req.cflags.iter().cloned());
-        link.extend([
-            "-o".to_string(),
-            work.join(&library).to_string_lossy().into_owned(),
-            format!("-Wl,-soname,{library}"),
-            "-Wl,--whole-archive".into(),
-            "libcrypto.a".into(),
-            "-Wl,--no-whole-archive".into(),
-            "-Wl,-Bsymbolic".into(),
-            "-pthread".into(),
-            "-ldl".into(),
-        ]);
-        progress("link the shared library");
-        step(&mut log, &log_path, &link, &tree, cancel)?;
-        std::fs::copy(work.join(&library), staging.join(&library))
-            .map_err(|e| format!("cannot copy the library into the cache: {e}"))?;
-        Ok(())
-    })();
-    drop(log);
+    let started = Instant::now();
+    let mut configure = Vec::new();
+    let result = job.run(&label, &key, &mut configure, progress, cancel);
     let _ = std::fs::remove_dir_all(&work);
     if cancel.load(Ordering::SeqCst) {
         let _ = std::fs::remove_dir_all(&staging);
         bail!("interrupted: the build of {label} was stopped and nothing was kept");
     }
-    let manifest = Manifest {
-        key: key.clone(),
-        label: label.clone(),
-        status: if result.is_ok() {
-            BuildStatus::Unverified
-        } else {
-            BuildStatus::Failed
-        },
-        detail: result.clone().err().unwrap_or_default(),
-        source: source.info.clone(),
-        compiler: compiler.clone(),
-        cflags: req.cflags.clone(),
-        no_asm: req.no_asm,
-        configure_args: req.configure_args.clone(),
-        arch: Arch::of_target(&target)
-            .map(|a| a.as_str().to_string())
-            .unwrap_or_else(|| target.clone()),
-        worker: own_worker.then(|| library.clone()),
-        target,
-        configure_command: configure,
-        library: library.clone(),
-        build_seconds: started.elapsed().as_secs_f64(),
-        built_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-        kats: Vec::new(),
-    };
+    let manifest = job.manifest(&key, &label, &result, configure, started);
     save_manifest(&staging, &manifest)?;
     let _ = std::fs::remove_dir_all(&final_dir);
     std::fs::rename(&staging, &final_dir)
@@ -524,6 +396,210 @@ pub fn build(
             log_tail: tail(&entry.log_path(), 25),
         }
         .into()),
+    }
+}
+
+/// A label has no spaces, commas or slashes, and names no other variant.
+fn check_label(cache: &Cache, label: &str, key: &str) -> Result<()> {
+    let bad = |c: char| c.is_whitespace() || c == ',' || c == '/';
+    if label.is_empty() || label.chars().any(bad) {
+        bail!("--label '{label}': a label has no spaces, commas or slashes");
+    }
+    let list = cache.list()?;
+    let same_label = |e: &&Entry| e.manifest.label == label && e.manifest.key != key;
+    if let Some(other) = list.iter().find(same_label) {
+        bail!(
+            "the label '{label}' already names variant {} (a different source or configuration); choose another --label or `cryptospeed variant rm {label}`",
+            other.manifest.key
+        );
+    }
+    Ok(())
+}
+
+/// The cached build in `dir`, unless it failed (then it is built again), relabelled if asked.
+fn cached(dir: &Path, label: &str) -> Result<Option<Entry>> {
+    let Ok(mut manifest) = crate::cache::load_manifest(dir) else {
+        return Ok(None);
+    };
+    if manifest.status == BuildStatus::Failed {
+        return Ok(None);
+    }
+    if manifest.label != label {
+        manifest.label = label.to_string();
+        save_manifest(dir, &manifest)?;
+    }
+    Ok(Some(Entry {
+        dir: dir.to_path_buf(),
+        manifest,
+    }))
+}
+
+/// One build in progress: what is built, from what, where.
+struct Job<'a> {
+    req: &'a BuildRequest,
+    source: &'a ResolvedSource,
+    compiler: &'a CompilerInfo,
+    target: &'a str,
+    /// The file the build leaves in the cache: the shared libcrypto, or the C worker.
+    library: String,
+    own_worker: bool,
+    work: &'a Path,
+    staging: &'a Path,
+    log_path: PathBuf,
+}
+
+impl Job<'_> {
+    /// Unpacks, configures, makes libcrypto.a and links the library (or the C worker) into the
+    /// staging directory; `configure` receives the Configure command line as it ran.
+    fn run(
+        &self,
+        label: &str,
+        key: &str,
+        configure: &mut Vec<String>,
+        progress: &dyn Fn(&str),
+        cancel: &AtomicBool,
+    ) -> std::result::Result<(), String> {
+        let mut log = File::create(&self.log_path).map_err(|e| format!("cannot log: {e}"))?;
+        let info = &self.source.info;
+        progress(&format!("unpacking {} {}", info.kind, info.location));
+        let _ = writeln!(
+            log,
+            "cryptospeed variant {label} ({key})\nsource: OpenSSL {} from {} {} (sha256 {})\ncompiler: {} ({})",
+            info.version, info.kind, info.location, info.sha256, self.compiler.path, self.compiler.version
+        );
+        let tree = self.work.join("src");
+        self.source
+            .materialise(&tree)
+            .map_err(|e| format!("cannot place the source tree: {e:#}"))?;
+        *configure = self.configure_command(&tree);
+        progress("configure");
+        step(&mut log, &self.log_path, configure, &tree, cancel)?;
+        let jobs = match self.req.jobs {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let make = |target: &str| vec!["make".to_string(), format!("-j{jobs}"), target.to_string()];
+        progress(&format!("make build_generated (-j{jobs})"));
+        step(
+            &mut log,
+            &self.log_path,
+            &make("build_generated"),
+            &tree,
+            cancel,
+        )?;
+        progress(&format!("make libcrypto.a (-j{jobs})"));
+        step(
+            &mut log,
+            &self.log_path,
+            &make("libcrypto.a"),
+            &tree,
+            cancel,
+        )?;
+        let (what, link) = match self.own_worker {
+            // The C worker, linked statically against this libcrypto.a.
+            true => (
+                "compile the C worker against libcrypto.a",
+                self.worker_command(&tree)?,
+            ),
+            false => ("link the shared library", self.link_command()),
+        };
+        progress(what);
+        step(&mut log, &self.log_path, &link, &tree, cancel)?;
+        std::fs::copy(
+            self.work.join(&self.library),
+            self.staging.join(&self.library),
+        )
+        .map_err(|e| format!("cannot copy {} into the cache: {e}", self.library))?;
+        Ok(())
+    }
+
+    /// Static libcrypto built position-independent, without tests, compression or (3.x)
+    /// loadable modules: the legacy provider is then built in.
+    fn configure_command(&self, tree: &Path) -> Vec<String> {
+        let req = self.req;
+        let mut c = vec![
+            "perl".to_string(),
+            "Configure".to_string(),
+            self.target.to_string(),
+        ];
+        c.extend(["no-shared", "no-tests", "no-comp", "no-zlib"].map(String::from));
+        if tree.join("providers").is_dir() {
+            c.push("no-module".into());
+        }
+        if req.no_asm {
+            c.push("no-asm".into());
+        }
+        c.extend(req.configure_args.iter().cloned());
+        c.push("-fPIC".into());
+        c.extend(req.cflags.iter().cloned());
+        c.push("--prefix=/nonexistent/cryptospeed-variant".into());
+        c.push("--openssldir=/nonexistent/cryptospeed-variant/ssl".into());
+        c.push(format!("CC={}", self.compiler.path));
+        c
+    }
+
+    fn worker_command(&self, tree: &Path) -> std::result::Result<Vec<String>, String> {
+        c_worker::compile_command(
+            &self.compiler.path,
+            Arch::of_target(self.target) == Some(Arch::I386),
+            &self.req.cflags,
+            tree,
+            &self.work.join("c-worker"),
+            &self.work.join(&self.library),
+        )
+    }
+
+    fn link_command(&self) -> Vec<String> {
+        let mut link = vec![self.compiler.path.clone(), "-shared".into()];
+        link.extend(self.req.cflags.iter().cloned());
+        link.extend([
+            "-o".to_string(),
+            self.work.join(&self.library).to_string_lossy().into_owned(),
+            format!("-Wl,-soname,{}", self.library),
+            "-Wl,--whole-archive".into(),
+            "libcrypto.a".into(),
+            "-Wl,--no-whole-archive".into(),
+            "-Wl,-Bsymbolic".into(),
+            "-pthread".into(),
+            "-ldl".into(),
+        ]);
+        link
+    }
+
+    /// The manifest of the finished (or failed) build.
+    fn manifest(
+        &self,
+        key: &str,
+        label: &str,
+        result: &std::result::Result<(), String>,
+        configure_command: Vec<String>,
+        started: Instant,
+    ) -> Manifest {
+        let req = self.req;
+        Manifest {
+            key: key.to_string(),
+            label: label.to_string(),
+            status: match result {
+                Ok(()) => BuildStatus::Unverified,
+                Err(_) => BuildStatus::Failed,
+            },
+            detail: result.clone().err().unwrap_or_default(),
+            source: self.source.info.clone(),
+            compiler: self.compiler.clone(),
+            cflags: req.cflags.clone(),
+            no_asm: req.no_asm,
+            configure_args: req.configure_args.clone(),
+            arch: Arch::of_target(self.target)
+                .map(|a| a.as_str().to_string())
+                .unwrap_or_else(|| self.target.to_string()),
+            worker: self.own_worker.then(|| self.library.clone()),
+            target: self.target.to_string(),
+            configure_command,
+            library: self.library.clone(),
+            build_seconds: started.elapsed().as_secs_f64(),
+            built_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            kats: Vec::new(),
+        }
     }
 }
 

@@ -139,7 +139,98 @@ pub struct Entry {
     pub manifest: Manifest,
 }
 
+impl Manifest {
+    /// The columns of [`Manifest::row`], as `variant list` prints them.
+    pub const COLUMNS: &'static [&'static str] = &[
+        "label", "status", "openssl", "arch", "compiler", "asm", "flags", "KATs", "built", "key",
+    ];
+
+    /// This variant as one row of `variant list`.
+    pub fn row(&self) -> Vec<String> {
+        let mut flags = self.cflags.clone();
+        flags.extend(self.configure_args.iter().cloned());
+        let (pass, fail, _) = self.kat_counts();
+        let kats = match self.kats.is_empty() {
+            true => "-".into(),
+            false => format!("{pass} ok / {fail} fail"),
+        };
+        vec![
+            self.label.clone(),
+            self.status.as_str().into(),
+            self.source.version.clone(),
+            self.arch.clone(),
+            self.compiler.name.clone(),
+            if self.no_asm { "no" } else { "yes" }.into(),
+            flags.join(" "),
+            kats,
+            self.built_at.clone(),
+            self.key.clone(),
+        ]
+    }
+}
+
 impl Entry {
+    /// What `variant build` prints: label, status, arch, key, library or worker, KATs.
+    pub fn summary(&self) -> String {
+        let m = &self.manifest;
+        let kats = match m.kats.is_empty() {
+            true => "not run".to_string(),
+            false => {
+                let (pass, fail, na) = m.kat_counts();
+                format!("{pass} passed, {fail} failed, {na} unavailable")
+            }
+        };
+        let what = if m.worker.is_some() {
+            "worker "
+        } else {
+            "library"
+        };
+        let mut out = format!(
+            "variant   {}\nstatus    {}\narch      {}\nkey       {}\n{what}   {}\nKATs      {kats}\n",
+            m.label,
+            m.status.as_str(),
+            m.arch,
+            m.key,
+            self.library_path().display(),
+        );
+        if !m.detail.is_empty() {
+            out.push_str(&format!("detail    {}\n", m.detail));
+        }
+        out
+    }
+
+    /// What `variant show` prints: the summary, the build's provenance, and every known-answer
+    /// test that did not pass.
+    pub fn details(&self) -> String {
+        let m = &self.manifest;
+        let cflags = match m.cflags.is_empty() {
+            true => "(OpenSSL's defaults)".to_string(),
+            false => m.cflags.join(" "),
+        };
+        let mut out = self.summary();
+        out.push_str(&format!(
+            "source    OpenSSL {} ({} {}, sha256 {})\ncompiler  {} ({})\ncflags    {cflags}\nno-asm    {}\nconfigure {}\nbuilt     {} in {:.0} s\nlog       {}\n",
+            m.source.version,
+            m.source.kind,
+            m.source.location,
+            m.source.sha256,
+            m.compiler.path,
+            m.compiler.version,
+            m.no_asm,
+            display_command(&m.configure_command),
+            m.built_at,
+            m.build_seconds,
+            self.log_path().display()
+        ));
+        for k in m.kats.iter().filter(|k| k.result != "pass") {
+            out.push_str(&format!(
+                "  {:<18} {:<11} {}\n",
+                k.primitive, k.result, k.detail
+            ));
+        }
+        out
+    }
+
     pub fn library_path(&self) -> PathBuf {
         self.dir.join(&self.manifest.library)
     }

@@ -260,32 +260,7 @@ pub fn build(lib: &CmakeLibrary, cache: &Cache, jobs: usize, cancel: &AtomicBool
         let tree = src
             .join(format!("{}-{}", lib.crate_name, lib.crate_version))
             .join(lib.tree);
-        let mut configure: Vec<String> = vec![
-            plan.cmake.path.clone(),
-            "-S".into(),
-            tree.to_string_lossy().into_owned(),
-            "-B".into(),
-            bld.to_string_lossy().into_owned(),
-            "-G".into(),
-            if plan.ninja.is_some() {
-                "Ninja".into()
-            } else {
-                "Unix Makefiles".into()
-            },
-            "-DCMAKE_BUILD_TYPE=Release".into(),
-            "-DBUILD_SHARED_LIBS=ON".into(),
-            format!("-DCMAKE_C_COMPILER={}", plan.cc.path),
-            // Its own calls bind inside it, never to another libcrypto in the process; the
-            // programs find the libraries beside them.
-            "-DCMAKE_SHARED_LINKER_FLAGS=-Wl,-Bsymbolic".into(),
-            "-DCMAKE_SKIP_BUILD_RPATH=ON".into(),
-            "-DCMAKE_BUILD_WITH_INSTALL_RPATH=ON".into(),
-            "-DCMAKE_INSTALL_RPATH=$ORIGIN".into(),
-        ];
-        if let Some(cxx) = &plan.cxx {
-            configure.push(format!("-DCMAKE_CXX_COMPILER={}", cxx.path));
-        }
-        configure.extend(lib.cmake_args.iter().map(|a| a.to_string()));
+        let configure = configure_command(&plan, lib, &tree, &bld);
         step(&mut log, &log_path, &configure, &work, cancel)?;
         let mut make: Vec<String> = vec![
             plan.cmake.path.clone(),
@@ -297,25 +272,7 @@ pub fn build(lib: &CmakeLibrary, cache: &Cache, jobs: usize, cancel: &AtomicBool
         ];
         make.extend(lib.targets.iter().map(|t| t.to_string()));
         step(&mut log, &log_path, &make, &work, cancel)?;
-        // Every shared library and program the build made, flat in one directory.
-        for e in walkdir::WalkDir::new(&bld).into_iter().flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let keep = (name.ends_with(".so") || name.contains(".so."))
-                || lib.programs.contains(&name.as_str());
-            // Versioned names (libbenchmark.so.1) are symlinks in the build: copied as files.
-            if keep && !e.file_type().is_dir() {
-                std::fs::copy(e.path(), staging.join(&name))
-                    .map_err(|err| format!("cannot copy {name}: {err}"))?;
-            }
-        }
-        if !staging.join(lib.load).is_file() {
-            return Err(format!("the build made no {}", lib.load));
-        }
-        for p in lib.programs {
-            if !staging.join(p).is_file() {
-                return Err(format!("the build made no {p}"));
-            }
-        }
+        collect_outputs(lib, &bld, &staging)?;
         Ok(configure)
     })();
     let _ = std::fs::remove_dir_all(&work);
@@ -327,7 +284,82 @@ pub fn build(lib: &CmakeLibrary, cache: &Cache, jobs: usize, cancel: &AtomicBool
             Vec::new(),
         ),
     };
-    let manifest = Manifest {
+    let manifest = manifest(&plan, lib, (status, detail), configure, started);
+    save_manifest(&staging, &manifest)?;
+    let _ = std::fs::remove_dir_all(&final_dir);
+    std::fs::rename(&staging, &final_dir)
+        .with_context(|| format!("cannot move the build into {}", final_dir.display()))?;
+    Ok(Entry {
+        dir: final_dir,
+        manifest,
+    })
+}
+
+/// The cmake configure command: a Release build of shared libraries whose own calls bind inside
+/// them, never to another libcrypto in the process; the programs find the libraries beside them.
+fn configure_command(plan: &Plan, lib: &CmakeLibrary, tree: &Path, bld: &Path) -> Vec<String> {
+    let generator = if plan.ninja.is_some() {
+        "Ninja"
+    } else {
+        "Unix Makefiles"
+    };
+    let mut configure: Vec<String> = vec![
+        plan.cmake.path.clone(),
+        "-S".into(),
+        tree.to_string_lossy().into_owned(),
+        "-B".into(),
+        bld.to_string_lossy().into_owned(),
+        "-G".into(),
+        generator.into(),
+        "-DCMAKE_BUILD_TYPE=Release".into(),
+        "-DBUILD_SHARED_LIBS=ON".into(),
+        format!("-DCMAKE_C_COMPILER={}", plan.cc.path),
+        "-DCMAKE_SHARED_LINKER_FLAGS=-Wl,-Bsymbolic".into(),
+        "-DCMAKE_SKIP_BUILD_RPATH=ON".into(),
+        "-DCMAKE_BUILD_WITH_INSTALL_RPATH=ON".into(),
+        "-DCMAKE_INSTALL_RPATH=$ORIGIN".into(),
+    ];
+    if let Some(cxx) = &plan.cxx {
+        configure.push(format!("-DCMAKE_CXX_COMPILER={}", cxx.path));
+    }
+    configure.extend(lib.cmake_args.iter().map(|a| a.to_string()));
+    configure
+}
+
+/// Copies every shared library and program the build made, flat, into `staging`; the library
+/// to load and every program must be among them.
+fn collect_outputs(
+    lib: &CmakeLibrary,
+    bld: &Path,
+    staging: &Path,
+) -> std::result::Result<(), String> {
+    for e in walkdir::WalkDir::new(bld).into_iter().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let keep = (name.ends_with(".so") || name.contains(".so."))
+            || lib.programs.contains(&name.as_str());
+        // Versioned names (libbenchmark.so.1) are symlinks in the build: copied as files.
+        if keep && !e.file_type().is_dir() {
+            std::fs::copy(e.path(), staging.join(&name))
+                .map_err(|err| format!("cannot copy {name}: {err}"))?;
+        }
+    }
+    for needed in std::iter::once(&lib.load).chain(lib.programs) {
+        if !staging.join(needed).is_file() {
+            return Err(format!("the build made no {needed}"));
+        }
+    }
+    Ok(())
+}
+
+/// The manifest of a finished (or failed) build.
+fn manifest(
+    plan: &Plan,
+    lib: &CmakeLibrary,
+    (status, detail): (BuildStatus, String),
+    configure_command: Vec<String>,
+    started: Instant,
+) -> Manifest {
+    Manifest {
         key: plan.key.clone(),
         label: lib.label.to_string(),
         status,
@@ -349,20 +381,12 @@ pub fn build(lib: &CmakeLibrary, cache: &Cache, jobs: usize, cancel: &AtomicBool
         target: std::env::consts::ARCH.to_string(),
         arch: std::env::consts::ARCH.to_string(),
         worker: None,
-        configure_command: configure,
+        configure_command,
         library: lib.load.to_string(),
         build_seconds: started.elapsed().as_secs_f64(),
         built_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         kats: Vec::new(),
-    };
-    save_manifest(&staging, &manifest)?;
-    let _ = std::fs::remove_dir_all(&final_dir);
-    std::fs::rename(&staging, &final_dir)
-        .with_context(|| format!("cannot move the build into {}", final_dir.display()))?;
-    Ok(Entry {
-        dir: final_dir,
-        manifest,
-    })
+    }
 }
 
 /// The path of a program kept with a built entry (`bssl_bench`).

@@ -4,6 +4,7 @@
 
 use super::ffi::{self, Api, Ptr};
 use super::symmetric::fetch_md;
+use crate::kat::corrupt;
 use cryptospeed_catalog::{unhex, Algorithm, Curve, Kat};
 use cryptospeed_engine::Timed;
 use cryptospeed_model::Op;
@@ -889,13 +890,6 @@ unsafe fn dh_param(api: &Api, k: &Key, name: &str) -> Result<Ptr, String> {
         return Err(format!("the DH key lacks {name}"));
     }
     Ok(bn)
-}
-
-fn corrupt(sig: &[u8]) -> Vec<u8> {
-    let mut bad = sig.to_vec();
-    let mid = bad.len() / 2;
-    bad[mid] ^= 0x40;
-    bad
 }
 
 pub(super) fn digest(api: &Api, name: &str, msg: &[u8]) -> Result<Vec<u8>, String> {

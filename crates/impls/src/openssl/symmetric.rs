@@ -4,6 +4,7 @@
 
 use super::ffi::{self, Api, OsslParam, Ptr};
 use crate::buffer::AlignedBuffer;
+use crate::kat::mismatch;
 use cryptospeed_catalog::{unhex, Algorithm, Kat};
 use cryptospeed_engine::Timed;
 use cryptospeed_model::Op;
@@ -1072,14 +1073,6 @@ pub fn prepare<'a>(
         }
         (alg, op) => return Err(format!("{op} is not an operation of {alg:?}")),
     })
-}
-
-fn mismatch(what: &str, got: &[u8], want: &[u8]) -> String {
-    format!(
-        "{what}: got {}, expected {}",
-        hex::encode(got),
-        hex::encode(want)
-    )
 }
 
 /// Runs one symmetric known-answer vector.

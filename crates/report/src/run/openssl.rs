@@ -53,100 +53,107 @@ pub fn write(record: &RunRecord, &options: &Options) -> String {
             record.machine.cpu_model, tsc_ghz
         );
         let prims = primitives_in(&ms);
-
-        let sym: Vec<_> = prims.iter().filter(|p| is_symmetric(p)).collect();
-        let sizes = sizes(&ms);
-        if !sym.is_empty() && !sizes.is_empty() {
-            let _ = writeln!(
-                out,
-                "The 'numbers' are in 1000s of bytes per second processed."
-            );
-            let mut header = String::from("type        ");
-            for s in &sizes {
-                let _ = write!(header, "{s:7} bytes");
-                if options.ci {
-                    header.push_str("       ");
-                }
-            }
-            let _ = writeln!(out, "{}", header.trim_end());
-            let mut not_measured = Vec::new();
-            for p in &sym {
-                let op = symmetric_op(&ms, p);
-                let cells: Vec<_> = sizes
-                    .iter()
-                    .map(|b| find(&ms, p.id, op, Some(*b)))
-                    .collect();
-                if cells
-                    .iter()
-                    .all(|c| c.is_none_or(|m| !m.status.has_numbers()))
-                {
-                    if let Some(m) = cells.iter().flatten().next() {
-                        not_measured.push(format!(
-                            "{}: {} ({})",
-                            p.id,
-                            m.status.as_str(),
-                            m.reason.as_deref().unwrap_or("")
-                        ));
-                    }
-                    continue;
-                }
-                let mut line = format!("{:<13}", speed_name(p.speed, p.id));
-                for c in &cells {
-                    match c.and_then(|m| {
-                        m.bytes_per_s()
-                            .filter(|_| m.status.has_numbers())
-                            .map(|r| (r, m))
-                    }) {
-                        Some((r, m)) => {
-                            if r > 10000.0 {
-                                let _ = write!(line, " {:11.2}k", r / 1e3);
-                            } else {
-                                let _ = write!(line, " {r:11.2} ");
-                            }
-                            if options.ci {
-                                let _ = write!(line, " {:>6}", ci_pct(m));
-                            }
-                        }
-                        None => {
-                            let _ = write!(line, " {:>11} ", "n/a");
-                            if options.ci {
-                                line.push_str("       ");
-                            }
-                        }
-                    }
-                }
-                let _ = writeln!(out, "{}", line.trim_end());
-            }
-            if options.cycles {
-                let _ = writeln!(out, "TSC reference cycles per byte ({tsc_ghz:.2} GHz):");
-                for p in &sym {
-                    let op = symmetric_op(&ms, p);
-                    let vals: Vec<Option<f64>> = sizes
-                        .iter()
-                        .map(|b| find(&ms, p.id, op, Some(*b)).and_then(|m| m.cycles_per_byte()))
-                        .collect();
-                    if vals.iter().all(Option::is_none) {
-                        continue;
-                    }
-                    let mut line = format!("{:<13}", speed_name(p.speed, p.id));
-                    for v in vals {
-                        match v {
-                            Some(c) => write!(line, " {c:11.2} ").unwrap(),
-                            None => write!(line, " {:>11} ", "n/a").unwrap(),
-                        }
-                    }
-                    let _ = writeln!(out, "{}", line.trim_end());
-                }
-            }
-            for n in not_measured {
-                let _ = writeln!(out, "# not measured: {n}");
-            }
-        }
-
+        symmetric_table(&mut out, &ms, &prims, options, tsc_ghz);
         pkey_tables(&mut out, &ms, &prims, options);
         out.push('\n');
     }
     out.trim_end().to_string() + "\n"
+}
+
+/// The bulk primitives' table (1000s of bytes per second at each size, `openssl speed`'s
+/// layout), with TSC cycles per byte below it when asked.
+fn symmetric_table(
+    out: &mut String,
+    ms: &[&cryptospeed_model::VariantMeasurement],
+    prims: &[&'static cryptospeed_catalog::Primitive],
+    options: Options,
+    tsc_ghz: f64,
+) {
+    let sym: Vec<_> = prims.iter().filter(|p| is_symmetric(p)).collect();
+    let sizes = sizes(ms);
+    if !sym.is_empty() && !sizes.is_empty() {
+        let _ = writeln!(
+            out,
+            "The 'numbers' are in 1000s of bytes per second processed."
+        );
+        let mut header = String::from("type        ");
+        for s in &sizes {
+            let _ = write!(header, "{s:7} bytes");
+            if options.ci {
+                header.push_str("       ");
+            }
+        }
+        let _ = writeln!(out, "{}", header.trim_end());
+        let mut not_measured = Vec::new();
+        for p in &sym {
+            let op = symmetric_op(ms, p);
+            let cells: Vec<_> = sizes.iter().map(|b| find(ms, p.id, op, Some(*b))).collect();
+            if cells
+                .iter()
+                .all(|c| c.is_none_or(|m| !m.status.has_numbers()))
+            {
+                if let Some(m) = cells.iter().flatten().next() {
+                    not_measured.push(format!(
+                        "{}: {} ({})",
+                        p.id,
+                        m.status.as_str(),
+                        m.reason.as_deref().unwrap_or("")
+                    ));
+                }
+                continue;
+            }
+            let mut line = format!("{:<13}", speed_name(p.speed, p.id));
+            for c in &cells {
+                match c.and_then(|m| {
+                    m.bytes_per_s()
+                        .filter(|_| m.status.has_numbers())
+                        .map(|r| (r, m))
+                }) {
+                    Some((r, m)) => {
+                        if r > 10000.0 {
+                            let _ = write!(line, " {:11.2}k", r / 1e3);
+                        } else {
+                            let _ = write!(line, " {r:11.2} ");
+                        }
+                        if options.ci {
+                            let _ = write!(line, " {:>6}", ci_pct(m));
+                        }
+                    }
+                    None => {
+                        let _ = write!(line, " {:>11} ", "n/a");
+                        if options.ci {
+                            line.push_str("       ");
+                        }
+                    }
+                }
+            }
+            let _ = writeln!(out, "{}", line.trim_end());
+        }
+        if options.cycles {
+            let _ = writeln!(out, "TSC reference cycles per byte ({tsc_ghz:.2} GHz):");
+            for p in &sym {
+                let op = symmetric_op(ms, p);
+                let vals: Vec<Option<f64>> = sizes
+                    .iter()
+                    .map(|b| find(ms, p.id, op, Some(*b)).and_then(|m| m.cycles_per_byte()))
+                    .collect();
+                if vals.iter().all(Option::is_none) {
+                    continue;
+                }
+                let mut line = format!("{:<13}", speed_name(p.speed, p.id));
+                for v in vals {
+                    match v {
+                        Some(c) => write!(line, " {c:11.2} ").unwrap(),
+                        None => write!(line, " {:>11} ", "n/a").unwrap(),
+                    }
+                }
+                let _ = writeln!(out, "{}", line.trim_end());
+            }
+        }
+        for n in not_measured {
+            let _ = writeln!(out, "# not measured: {n}");
+        }
+    }
 }
 
 fn extra(
@@ -177,160 +184,119 @@ fn pkey_tables(
     prims: &[&'static cryptospeed_catalog::Primitive],
     options: Options,
 ) {
-    let inv = |x: Option<f64>| x.map(|v| 1.0 / v).unwrap_or(0.0);
-    let or0 = |x: Option<f64>| x.unwrap_or(0.0);
     let mut headed = [false; 8];
     let mut not_measured = Vec::new();
     for p in prims.iter().filter(|p| !is_symmetric(p)) {
-        let has = |op| ops(ms, p.id, op).is_some();
-        let any = p.ops().iter().any(|op| has(*op));
-        if !any {
-            if let Some(m) = ms
+        if !p.ops().iter().any(|op| ops(ms, p.id, *op).is_some()) {
+            let failed = ms
                 .iter()
                 .map(|m| &m.measurement)
-                .find(|m| m.cell.primitive == p.id && m.status != Status::Ok)
-            {
-                not_measured.push(format!(
-                    "{}: {} ({})",
-                    p.id,
-                    m.status.as_str(),
-                    m.reason.as_deref().unwrap_or("")
-                ));
+                .find(|m| m.cell.primitive == p.id && m.status != Status::Ok);
+            if let Some(m) = failed {
+                let why = m.reason.as_deref().unwrap_or("");
+                not_measured.push(format!("{}: {} ({why})", p.id, m.status.as_str()));
             }
             continue;
         }
-        let (s, v) = (ops(ms, p.id, Op::Sign), ops(ms, p.id, Op::Verify));
-        let (e, d) = (ops(ms, p.id, Op::Encrypt), ops(ms, p.id, Op::Decrypt));
-        let x = ops(ms, p.id, Op::Derive);
         let tail = extra(ms, p.id, p.ops(), options);
-        match p.speed {
-            SpeedRow::Rsa { bits, .. } | SpeedRow::Dsa { bits, .. } => {
-                let family = if matches!(p.speed, SpeedRow::Rsa { .. }) {
-                    "rsa"
-                } else {
-                    "dsa"
-                };
-                let slot = if family == "rsa" { 0 } else { 1 };
-                if !headed[slot] {
-                    let _ = writeln!(out, "{:18}sign    verify    sign/s verify/s", " ");
-                    headed[slot] = true;
-                }
-                let _ = writeln!(
-                    out,
-                    "{family} {bits:4} bits {:8.6}s {:8.6}s {:8.1} {:8.1}{tail}",
-                    inv(s),
-                    inv(v),
-                    or0(s),
-                    or0(v)
-                );
-                if e.is_some() || d.is_some() {
-                    let _ = writeln!(
-                        out,
-                        "{family} {bits:4} bits encrypt {:8.6}s decrypt {:8.6}s {:8.1} {:8.1}",
-                        inv(e),
-                        inv(d),
-                        or0(e),
-                        or0(d)
-                    );
-                }
+        let rate = |op| ops(ms, p.id, op);
+        if let Some((slot, header, lines)) = pkey_row(p.speed, &rate) {
+            if !headed[slot] {
+                let _ = writeln!(out, "{header}");
+                headed[slot] = true;
             }
-            SpeedRow::Ecdsa { bits, name, .. } | SpeedRow::Eddsa { bits, name, .. } => {
-                let (slot, kind) = if matches!(p.speed, SpeedRow::Ecdsa { .. }) {
-                    (2, "ecdsa")
-                } else {
-                    (4, "EdDSA")
-                };
-                if !headed[slot] {
-                    let _ = writeln!(out, "{:30}sign    verify    sign/s verify/s", " ");
-                    headed[slot] = true;
-                }
-                let _ = writeln!(
-                    out,
-                    "{bits:4} bits {kind} ({name}) {:8.4}s {:8.4}s {:8.1} {:8.1}{tail}",
-                    inv(s),
-                    inv(v),
-                    or0(s),
-                    or0(v)
-                );
+            for (i, line) in lines.iter().enumerate() {
+                let tail = if i == 0 { tail.as_str() } else { "" };
+                let _ = writeln!(out, "{line}{tail}");
             }
-            SpeedRow::Ecdh { bits, name, .. } => {
-                if !headed[3] {
-                    let _ = writeln!(out, "{:30}op      op/s", " ");
-                    headed[3] = true;
-                }
-                let _ = writeln!(
-                    out,
-                    "{bits:4} bits ecdh ({name}) {:8.4}s {:8.1}{tail}",
-                    inv(x),
-                    or0(x)
-                );
-            }
-            SpeedRow::Ffdh { bits, .. } => {
-                if !headed[5] {
-                    let _ = writeln!(out, "{:23}op     op/s", " ");
-                    headed[5] = true;
-                }
-                let _ = writeln!(
-                    out,
-                    "{bits:4} bits ffdh {:8.4}s {:8.1}{tail}",
-                    inv(x),
-                    or0(x)
-                );
-            }
-            SpeedRow::Kem { name } => {
-                // OpenSSL 3.5's KEM table.
-                let (k, e, d) = (
-                    ops(ms, p.id, Op::Keygen),
-                    ops(ms, p.id, Op::Encaps),
-                    ops(ms, p.id, Op::Decaps),
-                );
-                if !headed[6] {
-                    let _ = writeln!(
-                        out,
-                        "{:31}keygen    encaps    decaps keygens/s  encaps/s  decaps/s",
-                        " "
-                    );
-                    headed[6] = true;
-                }
-                let _ = writeln!(
-                    out,
-                    "{name:>27} {:8.6}s {:8.6}s {:8.6}s {:9.1} {:9.1} {:9.1}{tail}",
-                    inv(k),
-                    inv(e),
-                    inv(d),
-                    or0(k),
-                    or0(e),
-                    or0(d)
-                );
-            }
-            SpeedRow::Signature { name } => {
-                // OpenSSL 3.5's signature table.
-                let k = ops(ms, p.id, Op::Keygen);
-                if !headed[7] {
-                    let _ = writeln!(
-                        out,
-                        "{:31}keygen     signs    verify keygens/s    sign/s  verify/s",
-                        " "
-                    );
-                    headed[7] = true;
-                }
-                let _ = writeln!(
-                    out,
-                    "{name:>27} {:8.6}s {:8.6}s {:8.6}s {:9.1} {:9.1} {:9.1}{tail}",
-                    inv(k),
-                    inv(s),
-                    inv(v),
-                    or0(k),
-                    or0(s),
-                    or0(v)
-                );
-            }
-            SpeedRow::Symmetric { .. } => {}
         }
     }
     for n in not_measured {
         let _ = writeln!(out, "# not measured: {n}");
     }
+}
+
+/// One public-key primitive's lines as `openssl speed` prints them, the table's header and the
+/// table it belongs to (a slot: each header is printed once). `rate` gives an operation's rate.
+fn pkey_row(
+    speed: SpeedRow,
+    rate: &dyn Fn(Op) -> Option<f64>,
+) -> Option<(usize, String, Vec<String>)> {
+    let inv = |x: Option<f64>| x.map(|v| 1.0 / v).unwrap_or(0.0);
+    let or0 = |x: Option<f64>| x.unwrap_or(0.0);
+    let (s, v, x) = (rate(Op::Sign), rate(Op::Verify), rate(Op::Derive));
+    let sign_verify = |width: usize| format!("{:width$}sign    verify    sign/s verify/s", " ");
+    Some(match speed {
+        SpeedRow::Rsa { bits, .. } | SpeedRow::Dsa { bits, .. } => {
+            let rsa = matches!(speed, SpeedRow::Rsa { .. });
+            let family = if rsa { "rsa" } else { "dsa" };
+            let mut lines = vec![format!(
+                "{family} {bits:4} bits {:8.6}s {:8.6}s {:8.1} {:8.1}",
+                inv(s),
+                inv(v),
+                or0(s),
+                or0(v)
+            )];
+            let (e, d) = (rate(Op::Encrypt), rate(Op::Decrypt));
+            if e.is_some() || d.is_some() {
+                lines.push(format!(
+                    "{family} {bits:4} bits encrypt {:8.6}s decrypt {:8.6}s {:8.1} {:8.1}",
+                    inv(e),
+                    inv(d),
+                    or0(e),
+                    or0(d)
+                ));
+            }
+            (usize::from(!rsa), sign_verify(18), lines)
+        }
+        SpeedRow::Ecdsa { bits, name, .. } | SpeedRow::Eddsa { bits, name, .. } => {
+            let ecdsa = matches!(speed, SpeedRow::Ecdsa { .. });
+            let (slot, kind) = if ecdsa { (2, "ecdsa") } else { (4, "EdDSA") };
+            let line = format!(
+                "{bits:4} bits {kind} ({name}) {:8.4}s {:8.4}s {:8.1} {:8.1}",
+                inv(s),
+                inv(v),
+                or0(s),
+                or0(v)
+            );
+            (slot, sign_verify(30), vec![line])
+        }
+        SpeedRow::Ecdh { bits, name, .. } => {
+            let line = format!("{bits:4} bits ecdh ({name}) {:8.4}s {:8.1}", inv(x), or0(x));
+            (3, format!("{:30}op      op/s", " "), vec![line])
+        }
+        SpeedRow::Ffdh { bits, .. } => {
+            let line = format!("{bits:4} bits ffdh {:8.4}s {:8.1}", inv(x), or0(x));
+            (5, format!("{:23}op     op/s", " "), vec![line])
+        }
+        // OpenSSL 3.5's KEM and signature tables.
+        SpeedRow::Kem { name } => {
+            let ops = [rate(Op::Keygen), rate(Op::Encaps), rate(Op::Decaps)];
+            let header = "keygen    encaps    decaps keygens/s  encaps/s  decaps/s";
+            (6, format!("{:31}{header}", " "), vec![three_ops(name, ops)])
+        }
+        SpeedRow::Signature { name } => {
+            let header = "keygen     signs    verify keygens/s    sign/s  verify/s";
+            let line = three_ops(name, [rate(Op::Keygen), s, v]);
+            (7, format!("{:31}{header}", " "), vec![line])
+        }
+        SpeedRow::Symmetric { .. } => return None,
+    })
+}
+
+/// A line of 3.5's KEM or signature table: three times per operation, then three rates.
+fn three_ops(name: &str, [a, b, c]: [Option<f64>; 3]) -> String {
+    let inv = |x: Option<f64>| x.map(|v| 1.0 / v).unwrap_or(0.0);
+    let or0 = |x: Option<f64>| x.unwrap_or(0.0);
+    format!(
+        "{name:>27} {:8.6}s {:8.6}s {:8.6}s {:9.1} {:9.1} {:9.1}",
+        inv(a),
+        inv(b),
+        inv(c),
+        or0(a),
+        or0(b),
+        or0(c)
+    )
 }
 
 #[cfg(test)]

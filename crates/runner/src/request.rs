@@ -1,0 +1,165 @@
+//! A run as the user asks for it, in plain data (what `run`'s options say, or a sweep shard's,
+//! or a test's): turned into a [`Plan`] here, so every front end validates and expands it the
+//! same way — measuring settings, implementations × built variants × CPU-feature masks, the
+//! schedule — and says the same things when it ends.
+
+use crate::{ImplChoice, Outcome, Plan, Schedule};
+use anyhow::{anyhow, bail, Result};
+use cryptospeed_engine::mask::FeatureMask;
+use cryptospeed_model::{CellSpec, MeasureConfig};
+use cryptospeed_store::{redact, Storage};
+
+/// What to measure and how, before validation.
+#[derive(Debug, Clone)]
+pub struct RunRequest {
+    pub cells: Vec<CellSpec>,
+    /// Target half-width of the 95% interval between bouts, as a fraction.
+    pub precision: f64,
+    pub max_time: f64,
+    pub min_samples: u32,
+    pub sample_time: f64,
+    pub bout_samples: u32,
+    pub min_bouts: u32,
+    /// Also move each message buffer within its page (`--layouts full`).
+    pub vary_buffers: bool,
+    pub pin: Option<usize>,
+    /// Scaling on this many concurrent workers (`--multi`).
+    pub multi: Option<usize>,
+    /// `--impl` (default openssl, unless variants are given).
+    pub implementations: Option<String>,
+    /// `--variant`: built variants' labels or keys, `system`.
+    pub variants: Option<String>,
+    /// `--mask`, each its own variant (empty: no mask).
+    pub masks: Vec<String>,
+}
+
+impl RunRequest {
+    /// The plan: validated settings, every implementation under every mask.
+    pub fn plan(&self) -> Result<Plan> {
+        if self.cells.is_empty() {
+            bail!(
+                "nothing to measure: none of the selected primitives has the requested operations"
+            );
+        }
+        Ok(Plan {
+            cells: self.cells.clone(),
+            variants: self.variants()?,
+            config: self.config()?,
+            schedule: match self.multi {
+                Some(workers) => Schedule::Concurrent { workers },
+                None => Schedule::Interleaved { pin: self.pin },
+            },
+        })
+    }
+
+    fn config(&self) -> Result<MeasureConfig> {
+        if !(self.precision > 0.0 && self.precision < 1.0) {
+            bail!("--precision must be between 0 and 1 (0.01 means ±1%)");
+        }
+        if self.max_time <= 0.0 || self.sample_time <= 0.0 {
+            bail!("--max-time and --sample-time must be positive");
+        }
+        Ok(MeasureConfig {
+            precision: self.precision,
+            max_time_s: self.max_time,
+            min_samples: self.min_samples.max(1),
+            sample_time_s: self.sample_time,
+            warmup_s: (self.sample_time * 2.0).min(0.1),
+            fixed_duration: self.multi.is_some(),
+            // --multi measures each cell in one stretch per worker; otherwise in bouts.
+            bout_samples: match self.multi {
+                Some(_) => 0,
+                None => self.bout_samples.max(1),
+            },
+            batch_iters: 0,
+            min_bouts: self.min_bouts.max(2),
+            vary_buffers: self.vary_buffers,
+        })
+    }
+
+    /// Every implementation and built variant under every mask: each pair is its own worker and
+    /// variant.
+    fn variants(&self) -> Result<Vec<ImplChoice>> {
+        let masks = match self.masks.is_empty() {
+            true => vec![FeatureMask::default()],
+            false => self
+                .masks
+                .iter()
+                .map(|m| FeatureMask::parse(m).map_err(|e| anyhow!("--mask: {e}")))
+                .collect::<Result<Vec<_>>>()?,
+        };
+        let mut selected = match (&self.implementations, &self.variants) {
+            (Some(list), _) => ImplChoice::parse_list(list)?,
+            (None, None) => ImplChoice::parse_list("openssl")?,
+            (None, Some(_)) => Vec::new(),
+        };
+        if let Some(list) = &self.variants {
+            selected.extend(crate::variant::choices(list)?);
+        }
+        Ok(selected
+            .into_iter()
+            .flat_map(|c| {
+                masks.iter().map(move |m| ImplChoice {
+                    mask: m.clone(),
+                    ..c.clone()
+                })
+            })
+            .collect())
+    }
+}
+
+impl Outcome {
+    /// The run as measured, its cells in the order the plan asked for them (they are stored as
+    /// they finish).
+    pub fn record_in_plan_order(&self, plan: &Plan) -> cryptospeed_model::RunRecord {
+        let mut record = self.record.clone();
+        record.measurements.sort_by_key(|vm| {
+            let c = &vm.measurement.cell;
+            plan.cells
+                .iter()
+                .position(|p| p.primitive == c.primitive && p.op == c.op && p.bytes == c.bytes)
+                .unwrap_or(usize::MAX)
+        });
+        record
+    }
+
+    /// The closing lines a run prints on stderr: its id, label, status, cells, where it is
+    /// stored, and when the store missed some, why and how to publish the rest.
+    pub fn closing_lines(&self, plan: &Plan, label: Option<&str>, db: &str) -> Vec<String> {
+        let stored = match &self.storage {
+            Storage::Stored => format!("stored in {}", redact(db)),
+            Storage::Incomplete { stored, total, .. } => format!(
+                "but {} holds only {stored} of its {total} measurements",
+                redact(db)
+            ),
+        };
+        let cells = match plan.schedule {
+            Schedule::Concurrent { workers } => {
+                format!("{} cells on {workers} workers", self.scaling.len())
+            }
+            Schedule::Interleaved { .. } => format!(
+                "{} cells, {} failed",
+                self.record.measurements.len(),
+                self.failed_cells
+            ),
+        };
+        let label = label.map(|l| format!(" '{l}'")).unwrap_or_default();
+        let status = self.status.as_str();
+        let mut lines = vec![format!(
+            "run {}{label} {status} ({cells}) {stored}",
+            self.run_id
+        )];
+        if let Storage::Incomplete { spool, error, .. } = &self.storage {
+            lines.push(error.clone());
+            lines.push(match spool {
+                Some(path) => format!(
+                    "the whole run is in the spool {p}; publish it with: cryptospeed sync --from {p} --to {db}",
+                    p = path.display(),
+                    db = redact(db)
+                ),
+                None => "the spool could not be written either: the run exists only in this command's output".into(),
+            });
+        }
+        lines
+    }
+}

@@ -1,0 +1,152 @@
+//! Built variants as a run sees them: the worker that hosts each (its libcrypto, or a 32-bit
+//! variant's own C worker), the known-answer verdict recorded in its manifest before it is ever
+//! timed, and `run --variant A,B` resolved to worker choices.
+
+use crate::{BuiltVariant, ImplChoice};
+use anyhow::{bail, Result};
+use cryptospeed_engine::mask::FeatureMask;
+use cryptospeed_engine::protocol::{Request, Response};
+use cryptospeed_variants::{BuildStatus, Cache, Entry, KatOutcome, Manifest};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+/// The worker that hosts a variant: `cryptospeed worker` loading its libcrypto, or, for a
+/// 32-bit variant, its own C worker executable (linked against its libcrypto).
+pub fn worker_choice(e: &Entry, built: Option<BuiltVariant>) -> ImplChoice {
+    let path = |p: PathBuf| p.to_string_lossy().into_owned();
+    let program = e.worker_path().map(path);
+    ImplChoice {
+        name: "openssl".into(),
+        library: program.is_none().then(|| path(e.library_path())),
+        mask: FeatureMask::default(),
+        built,
+        replica: None,
+        program,
+    }
+}
+
+/// Runs every catalog primitive's known-answer tests against the variant's library in a worker
+/// and records the verdict in its manifest.
+pub fn verify(cache: &Cache, entry: &Entry, cancel: &AtomicBool) -> Result<Manifest> {
+    let choice = worker_choice(entry, None);
+    let mut manifest = entry.manifest.clone();
+    manifest.kats.clear();
+    let mut first = match choice.start(None, cancel) {
+        Ok(w) => w,
+        Err(e) => {
+            manifest.status = BuildStatus::Broken;
+            manifest.detail = format!("the library does not load in a worker: {e:#}");
+            cache.save(&entry.dir, &manifest)?;
+            return Ok(manifest);
+        }
+    };
+    let primitives: Vec<_> = cryptospeed_catalog::all().iter().collect();
+    let entries = crate::verify::availability(&mut first, &primitives, cancel)?;
+    let mut worker = Some(first);
+    for e in entries {
+        if !e.available {
+            manifest.kats.push(KatOutcome {
+                primitive: e.primitive,
+                result: "unavailable".into(),
+                detail: e.reason.unwrap_or_default(),
+            });
+            continue;
+        }
+        if worker.is_none() {
+            worker = Some(choice.start(None, cancel)?);
+        }
+        let w = worker.as_mut().expect("started above");
+        let reply = w.request(
+            &Request::Verify {
+                primitive: e.primitive.clone(),
+            },
+            Duration::from_secs(600),
+            cancel,
+        );
+        let (result, detail) = match reply {
+            Ok(Response::Verify {
+                ok: true, detail, ..
+            }) => ("pass", detail),
+            Ok(Response::Verify { detail, .. }) => ("fail", detail),
+            Ok(other) => ("fail", format!("unexpected reply {other:?}")),
+            Err(cryptospeed_engine::worker_client::WorkerError::Interrupted) => {
+                bail!("interrupted: the variant stays unverified; build it again to verify it")
+            }
+            Err(err) => {
+                // The library crashed in its own test: a fresh worker takes the rest.
+                worker = None;
+                ("fail", format!("the worker died: {err}"))
+            }
+        };
+        manifest.kats.push(KatOutcome {
+            primitive: e.primitive,
+            result: result.into(),
+            detail,
+        });
+    }
+    if let Some(w) = worker {
+        w.quit();
+    }
+    let failures: Vec<String> = manifest
+        .kats
+        .iter()
+        .filter(|k| k.result == "fail")
+        .map(|k| format!("{}: {}", k.primitive, k.detail))
+        .collect();
+    if failures.is_empty() {
+        manifest.status = BuildStatus::Ready;
+        manifest.detail.clear();
+    } else {
+        manifest.status = BuildStatus::Broken;
+        manifest.detail = format!(
+            "{} known-answer test(s) failed: {}",
+            failures.len(),
+            failures.join("; ")
+        );
+    }
+    cache.save(&entry.dir, &manifest)?;
+    Ok(manifest)
+}
+
+/// Resolves `run --variant A,B,C` to worker choices: each built variant loads its own library;
+/// `system` is the system libcrypto. A variant that failed to build or failed its known-answer
+/// tests is refused: it is never timed.
+pub fn choices(list: &str) -> Result<Vec<ImplChoice>> {
+    let cache = Cache::open(None);
+    let cancel = AtomicBool::new(false);
+    let mut out = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        if name == "system" {
+            out.push(ImplChoice::parse("openssl"));
+            continue;
+        }
+        let mut e = cache.find(name)?;
+        if e.manifest.status == BuildStatus::Unverified {
+            e.manifest = verify(&cache, &e, &cancel)?;
+        }
+        match e.manifest.status {
+            BuildStatus::Ready => {}
+            BuildStatus::Failed => bail!(
+                "variant {} failed to build ({}); it cannot be timed (log: {})",
+                e.manifest.label,
+                e.manifest.detail,
+                e.log_path().display()
+            ),
+            _ => bail!(
+                "variant {} is broken and is never timed: {}",
+                e.manifest.label,
+                e.manifest.detail
+            ),
+        }
+        let built = BuiltVariant {
+            label: e.manifest.label.clone(),
+            build_info: e.manifest.build_info(),
+        };
+        out.push(worker_choice(&e, Some(built)));
+    }
+    if out.is_empty() {
+        bail!("--variant names no variant");
+    }
+    Ok(out)
+}
