@@ -447,6 +447,7 @@ pub fn sha256(msg: &[u8]) -> Vec<u8> {
 
 /// The prime of an RFC 7919 group. ffdhe2048 is RFC 7919 appendix A.1's
 /// p = 2^2048 - 2^1984 + (floor(2^1918 * e) + 560316) * 2^64 - 1, checked against that formula
+/// (the unit test recomputes it)
 /// and against OpenSSL's `group:ffdhe2048` parameters when it was written here.
 pub(crate) fn ffdh_prime(group: &str) -> Res<BigUint> {
     let hex = match group {
@@ -995,6 +996,22 @@ mod tests {
             rsa_public_from_pkcs8(&cryptospeed_catalog::agreement::pem_to_der(pem)).unwrap();
         assert_eq!(n.bits(), 2048);
         assert_eq!(e, BigUint::from(65537u32));
+    }
+
+    #[test]
+    fn ffdhe2048_is_the_prime_rfc7919_defines() {
+        // RFC 7919 A.1: p = 2^2048 - 2^1984 + (floor(2^1918 * e) + 560316) * 2^64 - 1, with e
+        // summed as 1/k! in fixed point (64 guard bits; 400 terms put the error far below them).
+        let guard = 64;
+        let mut term = BigUint::from(1u8) << (1918 + guard);
+        let mut e = BigUint::default();
+        for k in 1u32..400 {
+            e += &term;
+            term /= k;
+        }
+        let one = BigUint::from(1u8);
+        let p = (&one << 2048) - (&one << 1984) + (((e >> guard) + 560316u32) << 64) - &one;
+        assert_eq!(ffdh_prime("ffdhe2048").unwrap(), p);
     }
 
     #[test]
