@@ -21,6 +21,11 @@ fn main() {
             grid.windows.clear();
         }
         Ok("models") => grid.lines.clear(),
+        Ok("timing") => {
+            grid.lines.clear();
+            grid.predictors.clear();
+            grid.windows.clear();
+        }
         Ok(policy) => {
             grid.predictors.clear();
             grid.windows.clear();
@@ -47,6 +52,13 @@ fn main() {
         a.predictors.len(),
         a.ilp.len()
     );
+    for t in &a.timing {
+        let r = &t.result;
+        println!(
+            "{:12} {:8} IPC {:.3} cycles {} (instr {}) cpi {:?}",
+            t.sweep, t.x, r.ipc, r.cycles, r.instructions, r.cpi
+        );
+    }
     if let Some(out) = std::env::args().nth(3) {
         std::fs::write(out, serde_json::to_string(&a).unwrap()).unwrap();
     }

@@ -12,6 +12,10 @@ use crate::decode::Decoded;
 use crate::ilp::{self, IlpConfig, IlpResult};
 use crate::predict;
 use crate::region::{unpack, Event};
+use crate::timing::{
+    self,
+    sweeps::{self, TimingPoint, TimingRun},
+};
 use crate::trace::{Access, DataAccess};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -51,6 +55,13 @@ pub struct Grid {
     pub predictors: Vec<String>,
     /// The ILP model runs on at most this many measured instructions (from the start).
     pub ilp_limit: usize,
+    /// Cores the timing model times (timing/sweeps.rs).
+    #[serde(default)]
+    pub timing: Vec<TimingPoint>,
+    /// The timing model times at most this many measured instructions (from the start), after
+    /// as many before them only warm its caches and predictor.
+    #[serde(default)]
+    pub timing_limit: usize,
 }
 
 impl Grid {
@@ -72,6 +83,8 @@ impl Grid {
             widths: vec![1, 2, 4, 8, 16],
             predictors: predict::names().iter().map(|s| s.to_string()).collect(),
             ilp_limit: 4_000_000,
+            timing: sweeps::study(),
+            timing_limit: 1_000_000,
         }
     }
 
@@ -86,6 +99,7 @@ impl Grid {
             policies: vec!["lru".into()],
             windows: vec![256],
             widths: vec![4],
+            timing: sweeps::default_only(),
             ..Grid::full()
         }
     }
@@ -137,6 +151,9 @@ pub struct Analysis {
     pub predictors: Vec<PredictorResult>,
     pub ilp: Vec<IlpResult>,
     pub ilp_instructions: u64,
+    /// The timing model at every point of the grid's sweeps.
+    #[serde(default)]
+    pub timing: Vec<TimingRun>,
 }
 
 /// The L2's input: first-level misses, in order, with whether each falls in the measured part.
@@ -248,12 +265,14 @@ enum Work {
     Caches(Group),
     Predictor(String),
     Ilp(IlpConfig),
+    Timing(Box<TimingPoint>),
 }
 
 enum Done {
     Caches(Vec<CacheResult>),
     Predictor(PredictorResult),
     Ilp(IlpResult),
+    Timing(Box<TimingRun>),
 }
 
 /// Members per group: enough to read each piece of a stream from memory once for several
@@ -401,7 +420,21 @@ pub fn analyse(
             work.push(Work::Ilp(IlpConfig { window, width }));
         }
     }
+    // The longest first: the sweeps' points take about as long as each other.
+    let timing = grid
+        .timing
+        .iter()
+        .cloned()
+        .map(|p| Work::Timing(Box::new(p)));
+    let work: Vec<Work> = timing.chain(work).collect();
     let mut done = run_parallel(work, |w| match w {
+        Work::Timing(p) => Done::Timing(Box::new(timing_run(
+            p,
+            events,
+            &measured,
+            decoded,
+            grid.timing_limit,
+        ))),
         Work::Predictor(name) => Done::Predictor(predictor_result(name, &outcomes)),
         Work::Ilp(cfg) => Done::Ilp(ilp::simulate(ilp_events, decoded, *cfg)),
         _ => Done::Caches(vec![]),
@@ -430,10 +463,12 @@ pub fn analyse(
         predictors: vec![],
         ilp: vec![],
         ilp_instructions: 0,
+        timing: vec![],
     };
     for d in done {
         match d {
             Done::Caches(c) => a.caches.extend(c),
+            Done::Timing(t) => a.timing.push(*t),
             Done::Predictor(p) => a.predictors.push(p),
             Done::Ilp(i) => {
                 a.ilp_instructions = i.instructions;
@@ -444,6 +479,23 @@ pub fn analyse(
     a.caches
         .sort_by_key(|c| order[&(c.level, c.config.clone())]);
     a
+}
+
+fn timing_run(
+    p: &TimingPoint,
+    events: &[u64],
+    measured: &std::ops::Range<usize>,
+    decoded: &Decoded,
+    limit: usize,
+) -> TimingRun {
+    let result = timing::simulate(events, measured.clone(), decoded, &p.config, limit.max(1))
+        .expect("sweep points are valid cores");
+    TimingRun {
+        sweep: p.sweep.clone(),
+        x: p.x.clone(),
+        config: p.config.clone(),
+        result,
+    }
 }
 
 fn predictor_result(name: &str, outcomes: &[(Outcome, bool)]) -> PredictorResult {
