@@ -151,8 +151,9 @@ pub struct Analysis {
     pub predictors: Vec<PredictorResult>,
     pub ilp: Vec<IlpResult>,
     pub ilp_instructions: u64,
-    /// The timing model at every point of the grid's sweeps.
-    #[serde(default)]
+    /// The timing model at every point of the grid's sweeps (absent in documents written
+    /// before it, so those read and write back unchanged).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timing: Vec<TimingRun>,
 }
 
