@@ -48,6 +48,20 @@ fn no_counters() -> Result<CounterValues, String> {
 }
 
 impl ProfileDocument {
+    /// The timing model's cycles per byte for the whole measured part: its cycles per
+    /// instruction on the timed sample times the measured instructions per byte.
+    pub fn model_cycles_per_byte(&self, r: &crate::timing::TimingResult) -> f64 {
+        if r.instructions == 0 {
+            return 0.0;
+        }
+        r.cycles as f64 / r.instructions as f64 * self.instructions_per_byte
+    }
+
+    /// The run of the default core, if the timing model ran.
+    pub fn default_timing(&self) -> Option<&crate::timing::sweeps::TimingRun> {
+        self.analysis.timing.iter().find(|t| t.sweep == "default")
+    }
+
     /// Reads a stored document (the `profile` table's text).
     pub fn from_json(text: &str) -> Result<ProfileDocument, String> {
         serde_json::from_str(text).map_err(|e| e.to_string())

@@ -1,5 +1,6 @@
 //! Long-format CSV of profiles: one line per figure (summary, instruction class, predictor,
-//! cache configuration, ILP point), keyed by primitive and implementation, for plotting scripts.
+//! cache configuration, ILP point, timing-model point), keyed by primitive and implementation,
+//! for plotting scripts.
 
 use crate::registry::OutputFormat;
 use cryptospeed_sim::profile::ProfileDocument;
@@ -49,6 +50,12 @@ pub fn write(profiles: &[ProfileDocument], _: &()) -> String {
                 "{head},ilp,,,,,,window={} width={},{}",
                 r.window, r.width, r.ipc
             );
+        }
+        for r in &p.analysis.timing {
+            let key = format!("{}={}", r.sweep, r.x);
+            let _ = writeln!(s, "{head},timing,,,,,,{key} ipc,{}", r.result.ipc);
+            let cpb = p.model_cycles_per_byte(&r.result);
+            let _ = writeln!(s, "{head},timing,,,,,,{key} cycles_per_byte,{cpb}");
         }
     }
     s
