@@ -29,7 +29,19 @@ pub struct ProfileDocument {
     #[serde(default)]
     pub bytes_processed: u64,
     pub instructions_per_byte: f64,
+    /// Native TSC cycles per byte of the code path that was traced: measured under
+    /// `native_mask` when one was derived (see `capabilities_masked`), else unmasked.
     pub tsc_cycles_per_byte: Option<f64>,
+    /// The CPU-feature mask derived from what valgrind's CPU lacks (`no-avx512+no-shani` …),
+    /// under which the native figure above was measured; None when none was needed or possible.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native_mask: Option<String>,
+    /// The capability vector the library reported natively under that mask.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capabilities_masked: Option<String>,
+    /// The native figure without any mask (the CPU's own path), when a mask was derived.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tsc_cycles_per_byte_unmasked: Option<f64>,
     /// The native run's hardware counters, or why there are none.
     #[serde(default = "no_counters")]
     pub counters: Result<CounterValues, String>,

@@ -26,6 +26,9 @@ pub fn write(profiles: &[ProfileDocument], _: &()) -> String {
         if let Some(c) = p.tsc_cycles_per_byte {
             let _ = writeln!(s, "{head},summary,,,,,,tsc_cycles_per_byte,{c}");
         }
+        if let Some(c) = p.tsc_cycles_per_byte_unmasked {
+            let _ = writeln!(s, "{head},summary,,,,,,tsc_cycles_per_byte_unmasked,{c}");
+        }
         for (c, n) in &p.mix.by_class {
             let _ = writeln!(s, "{head},mix,,,,,,{},{n}", c.name());
         }

@@ -84,6 +84,16 @@ fn summary(p: &ProfileDocument) -> String {
             .map(|c| format!("{c:.3}"))
             .unwrap_or_else(|| "-".into())
     );
+    if let Some(mask) = &p.native_mask {
+        let _ = writeln!(
+            s,
+            "native figure measured under --mask {mask}, derived from what valgrind's CPU lacks, so it times the traced code path (capabilities {}); unmasked, the CPU's own path: {} TSC cycles/byte",
+            p.capabilities_masked.as_deref().unwrap_or("-"),
+            p.tsc_cycles_per_byte_unmasked
+                .map(|c| format!("{c:.3}"))
+                .unwrap_or_else(|| "-".into())
+        );
+    }
     if let Some(t) = p.default_timing() {
         let _ = writeln!(
             s,
