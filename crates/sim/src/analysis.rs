@@ -197,6 +197,7 @@ fn l2_stream(
 
 /// The block streams of one line size: I1's (instruction fetches), D1's (data accesses) and
 /// the L2's (first-level misses), each shared by every configuration of that level and line.
+/// I1's and D1's are built side by side, on two CPUs.
 fn block_streams(
     events: &[u64],
     decoded: &Decoded,
@@ -204,26 +205,30 @@ fn block_streams(
     l2_input: &[(DataAccess, bool)],
     line: u64,
 ) -> [BlockStream; 3] {
-    let (mut i, mut d, mut l2) = (
-        BlockStream::new(line),
-        BlockStream::new(line),
-        BlockStream::new(line),
-    );
-    for (k, w) in events[..measured.end.min(events.len())].iter().enumerate() {
-        if k == measured.start {
-            i.start_counting();
-            d.start_counting();
-        }
-        match unpack(*w) {
-            Event::Instr(ix) => {
-                let info = decoded.info(ix);
-                i.push(info.addr, info.len as u32, 1);
+    let one = |instructions: bool| {
+        let mut s = BlockStream::new(line);
+        for (k, w) in events[..measured.end.min(events.len())].iter().enumerate() {
+            if k == measured.start {
+                s.start_counting();
             }
-            Event::Data(a) => d.push(a.addr, a.size, 1),
+            match (instructions, unpack(*w)) {
+                (true, Event::Instr(ix)) => {
+                    let info = decoded.info(ix);
+                    s.push(info.addr, info.len as u32, 1);
+                }
+                (false, Event::Data(a)) => s.push(a.addr, a.size, 1),
+                _ => {}
+            }
         }
-    }
-    i.start_counting();
-    d.start_counting();
+        s.start_counting();
+        s
+    };
+    let (i, d) = std::thread::scope(|scope| {
+        let i = scope.spawn(|| one(true));
+        let d = one(false);
+        (i.join().expect("the I1 stream builder panicked"), d)
+    });
+    let mut l2 = BlockStream::new(line);
     for (a, counted) in l2_input {
         if *counted {
             l2.start_counting();
