@@ -59,7 +59,7 @@ pub struct Grid {
     #[serde(default)]
     pub timing: Vec<TimingPoint>,
     /// The timing model times at most this many measured instructions (from the start), after
-    /// as many before them only warm its caches and predictor.
+    /// the warm-up part only warmed its caches and predictor.
     #[serde(default)]
     pub timing_limit: usize,
 }
@@ -271,14 +271,15 @@ enum Work {
     Caches(Group),
     Predictor(String),
     Ilp(IlpConfig),
-    Timing(Box<TimingPoint>),
+    /// Cores that share one warm-up.
+    Timing(Vec<TimingPoint>),
 }
 
 enum Done {
     Caches(Vec<CacheResult>),
     Predictor(PredictorResult),
     Ilp(IlpResult),
-    Timing(Box<TimingRun>),
+    Timing(Vec<TimingRun>),
 }
 
 /// Members per group: enough to read each piece of a stream from memory once for several
@@ -426,21 +427,26 @@ pub fn analyse(
             work.push(Work::Ilp(IlpConfig { window, width }));
         }
     }
-    // The longest first: the sweeps' points take about as long as each other.
-    let timing = grid
-        .timing
-        .iter()
-        .cloned()
-        .map(|p| Work::Timing(Box::new(p)));
-    let work: Vec<Work> = timing.chain(work).collect();
+    // The longest first: the timing model's cores, grouped by what their warm-up depends on.
+    let mut groups: Vec<Vec<TimingPoint>> = Vec::new();
+    for p in &grid.timing {
+        match groups
+            .iter_mut()
+            .find(|g| g[0].config.warm_key() == p.config.warm_key())
+        {
+            Some(g) => g.push(p.clone()),
+            None => groups.push(vec![p.clone()]),
+        }
+    }
+    let work: Vec<Work> = groups.into_iter().map(Work::Timing).chain(work).collect();
     let mut done = run_parallel(work, |w| match w {
-        Work::Timing(p) => Done::Timing(Box::new(timing_run(
-            p,
+        Work::Timing(points) => Done::Timing(timing_runs(
+            points,
             events,
             &measured,
             decoded,
             grid.timing_limit,
-        ))),
+        )),
         Work::Predictor(name) => Done::Predictor(predictor_result(name, &outcomes)),
         Work::Ilp(cfg) => Done::Ilp(ilp::simulate(ilp_events, decoded, *cfg)),
         _ => Done::Caches(vec![]),
@@ -474,7 +480,7 @@ pub fn analyse(
     for d in done {
         match d {
             Done::Caches(c) => a.caches.extend(c),
-            Done::Timing(t) => a.timing.push(*t),
+            Done::Timing(t) => a.timing.extend(t),
             Done::Predictor(p) => a.predictors.push(p),
             Done::Ilp(i) => {
                 a.ilp_instructions = i.instructions;
@@ -484,24 +490,41 @@ pub fn analyse(
     }
     a.caches
         .sort_by_key(|c| order[&(c.level, c.config.clone())]);
+    let point = |t: &TimingRun| {
+        grid.timing
+            .iter()
+            .position(|p| p.sweep == t.sweep && p.x == t.x)
+    };
+    a.timing.sort_by_key(point);
     a
 }
 
-fn timing_run(
-    p: &TimingPoint,
+fn timing_runs(
+    points: &[TimingPoint],
     events: &[u64],
     measured: &std::ops::Range<usize>,
     decoded: &Decoded,
     limit: usize,
-) -> TimingRun {
-    let result = timing::simulate(events, measured.clone(), decoded, &p.config, limit.max(1))
+) -> Vec<TimingRun> {
+    let warmed = timing::warm(events, measured, decoded, &points[0].config)
         .expect("sweep points are valid cores");
-    TimingRun {
-        sweep: p.sweep.clone(),
-        x: p.x.clone(),
-        config: p.config.clone(),
-        result,
-    }
+    points
+        .iter()
+        .map(|p| TimingRun {
+            sweep: p.sweep.clone(),
+            x: p.x.clone(),
+            config: p.config.clone(),
+            result: timing::time(
+                events,
+                measured.clone(),
+                decoded,
+                &p.config,
+                &warmed,
+                limit.max(1),
+            )
+            .expect("sweep points are valid cores"),
+        })
+        .collect()
 }
 
 fn predictor_result(name: &str, outcomes: &[(Outcome, bool)]) -> PredictorResult {

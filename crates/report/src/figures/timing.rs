@@ -131,7 +131,7 @@ fn build(data: &ReportData<'_>) -> Vec<Figure> {
             title: title.to_string(),
             svg: chart.svg(),
             caption: format!(
-                "{} profiled cell(s). Core cycles of the model, timed on the first measured instructions after as many warm-up instructions (see each profile's timing table); not TSC cycles.",
+                "{} profiled cell(s). Core cycles of the model, timed on the first measured instructions after the warm-up call warmed its caches and predictor (see each profile's timing table); not TSC cycles.",
                 chart.series.len()
             ),
         });

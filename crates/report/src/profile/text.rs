@@ -310,7 +310,7 @@ fn timing_table(p: &ProfileDocument) -> String {
         .map(|c| format!("; native: {c:.3} TSC cycles/byte"))
         .unwrap_or_default();
     format!(
-        "timing model: {} instructions timed after {} warm-up instructions; cycles/byte = model CPI × {:.3} instructions/byte{tsc} (default core: docs/profile.md; each sweep changes one thing)\n{t}\n",
+        "timing model: {} instructions timed after {} warm-up instructions warmed its caches and predictor; cycles/byte = model CPI × {:.3} instructions/byte{tsc} (default core: docs/profile.md; each sweep changes one thing)\n{t}\n",
         first.result.instructions, first.result.warmed, p.instructions_per_byte
     )
 }

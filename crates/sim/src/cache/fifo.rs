@@ -4,6 +4,7 @@
 
 use super::ReplacementPolicy;
 
+#[derive(Clone)]
 pub struct Fifo {
     ways: usize,
     next: Vec<u8>,

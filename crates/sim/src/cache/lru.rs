@@ -2,6 +2,7 @@
 
 use super::ReplacementPolicy;
 
+#[derive(Clone)]
 pub struct Lru {
     ways: usize,
     clock: u64,

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 /// lookup just before is answered by the cache without telling the policy (for LRU, FIFO and
 /// Random it changes nothing); a policy that counts every use must not rely on `touched` for
 /// those.
-pub trait ReplacementPolicy: Send {
+pub trait ReplacementPolicy: Send + ClonePolicy {
     /// The state for `sets` sets of `ways` ways.
     fn new(sets: usize, ways: usize) -> Self
     where
@@ -32,6 +32,18 @@ pub trait ReplacementPolicy: Send {
     fn filled(&mut self, set: usize, way: usize);
     /// The way to evict from a full `set`.
     fn victim(&mut self, set: usize) -> usize;
+}
+
+/// A boxed policy's copy (the timing model warms a cache once and copies it): any policy that
+/// is `Clone` has it.
+pub trait ClonePolicy {
+    fn clone_box(&self) -> Box<dyn ReplacementPolicy>;
+}
+
+impl<T: ReplacementPolicy + Clone + 'static> ClonePolicy for T {
+    fn clone_box(&self) -> Box<dyn ReplacementPolicy> {
+        Box::new(self.clone())
+    }
 }
 
 type PolicyMaker = fn(sets: usize, ways: usize) -> Box<dyn ReplacementPolicy>;
@@ -187,6 +199,20 @@ pub struct Cache<P: ReplacementPolicy + ?Sized = dyn ReplacementPolicy> {
     /// The block of the previous lookup: looking it up again is a hit that changes no
     /// policy's order (it is already the most recent line), so it skips the set search.
     last_block: u64,
+}
+
+impl Clone for Cache {
+    fn clone(&self) -> Cache {
+        Cache {
+            config: self.config.clone(),
+            ways: self.ways,
+            line_bits: self.line_bits,
+            set_mask: self.set_mask,
+            tags: self.tags.clone(),
+            policy: self.policy.clone_box(),
+            last_block: self.last_block,
+        }
+    }
 }
 
 impl Cache {

@@ -4,6 +4,7 @@
 
 use super::ReplacementPolicy;
 
+#[derive(Clone)]
 pub struct Random {
     ways: usize,
     state: u64,

@@ -97,6 +97,17 @@ impl Default for TimingConfig {
 }
 
 impl TimingConfig {
+    /// What the warm-up part's state depends on: cores with equal keys can share one warm-up.
+    pub fn warm_key(&self) -> (CacheConfig, CacheConfig, CacheConfig, String, u32) {
+        (
+            self.i1.clone(),
+            self.d1.clone(),
+            self.l2.clone(),
+            self.predictor.clone(),
+            self.btb_entries,
+        )
+    }
+
     pub fn check(&self) -> Result<(), String> {
         let widths = [
             ("fetch_width", self.fetch_width),

@@ -22,6 +22,7 @@ pub trait TargetBuffer {
 }
 
 /// A direct-mapped BTB indexed by the branch's address; 0 entries means perfect.
+#[derive(Clone)]
 pub struct DirectBtb {
     entries: Vec<(u64, u64)>,
 }
@@ -49,9 +50,20 @@ impl TargetBuffer for DirectBtb {
     }
 }
 
+impl Clone for BranchUnit {
+    fn clone(&self) -> BranchUnit {
+        BranchUnit {
+            predictor: self.predictor.clone_box(),
+            btb: self.btb.clone(),
+            indirect: self.indirect.clone(),
+            mispredicts: self.mispredicts,
+        }
+    }
+}
+
 pub struct BranchUnit {
     predictor: Box<dyn BranchPredictor>,
-    btb: Box<dyn TargetBuffer>,
+    btb: DirectBtb,
     indirect: IndirectTable,
     pub mispredicts: u64,
 }
@@ -60,7 +72,7 @@ impl BranchUnit {
     pub fn new(predictor: &str, btb_entries: u32) -> Result<BranchUnit, String> {
         Ok(BranchUnit {
             predictor: predict::create(predictor)?,
-            btb: Box::new(DirectBtb::new(btb_entries)),
+            btb: DirectBtb::new(btb_entries),
             indirect: IndirectTable::default(),
             mispredicts: 0,
         })

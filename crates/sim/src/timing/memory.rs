@@ -22,6 +22,7 @@ pub trait MemorySystem {
     fn latency(&self, level: Served) -> u32;
 }
 
+#[derive(Clone)]
 pub struct Caches {
     i1: Cache,
     d1: Cache,
@@ -37,6 +38,12 @@ impl Caches {
             l2: Cache::new(&c.l2),
             latencies: [c.l1_latency, c.l2_latency, c.memory_latency],
         }
+    }
+
+    /// The same caches, with `c`'s latencies.
+    pub fn with_latencies(mut self, c: &TimingConfig) -> Caches {
+        self.latencies = [c.l1_latency, c.l2_latency, c.memory_latency];
+        self
     }
 
     fn below_l1(&mut self, addr: u64, size: u32) -> Served {

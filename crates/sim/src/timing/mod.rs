@@ -111,6 +111,7 @@ pub struct TimingResult {
 }
 
 /// A branch waiting for the next instruction to show where it went.
+#[derive(Clone)]
 struct Pending {
     pc: u64,
     fall_through: u64,
@@ -421,30 +422,59 @@ fn each_instruction(
     }
 }
 
-/// Times the first `limit` instructions of the measured part of `events` on the core of `cfg`,
-/// after replaying the `limit` instructions before it (warm-up calls) only to warm the caches
-/// and predictors.
-pub fn simulate(
+/// A core's caches and predictors after the warm-up part: cores that share them (the same
+/// [`TimingConfig::warm_key`]) are timed from copies instead of each warming its own.
+#[derive(Clone)]
+pub struct Warmed {
+    mem: Caches,
+    branches: BranchUnit,
+    last_fetch_line: u64,
+    pending: Option<Pending>,
+    instructions: u64,
+}
+
+/// Replays everything before the measured part (the warm-up calls) through `cfg`'s caches and
+/// predictors, untimed. All of it: a cell streams its buffers once per call, so only a whole
+/// call before leaves the L2 holding what the timed instructions read.
+pub fn warm(
+    events: &[u64],
+    measured: &std::ops::Range<usize>,
+    decoded: &Decoded,
+    cfg: &TimingConfig,
+) -> Result<Warmed, String> {
+    let mut core = Core::new(cfg)?;
+    let mut n = 0u64;
+    each_instruction(&events[..measured.start], decoded, |info, data| {
+        core.warm(info, data);
+        n += 1;
+        true
+    });
+    Ok(Warmed {
+        mem: core.mem,
+        branches: core.branches,
+        last_fetch_line: core.last_fetch_line,
+        pending: core.pending,
+        instructions: n,
+    })
+}
+
+/// Times the first `limit` instructions of the measured part on the core of `cfg`, starting
+/// from `warmed` (which must come from a core with the same warm key).
+pub fn time(
     events: &[u64],
     measured: std::ops::Range<usize>,
     decoded: &Decoded,
     cfg: &TimingConfig,
+    warmed: &Warmed,
     limit: usize,
 ) -> Result<TimingResult, String> {
     let mut core = Core::new(cfg)?;
-    let mut warm_from = measured.start;
-    let mut seen = 0;
-    while warm_from > 0 && seen < limit {
-        warm_from -= 1;
-        seen += matches!(unpack(events[warm_from]), Event::Instr(_)) as usize;
-    }
-    let mut warmed = 0u64;
-    each_instruction(&events[warm_from..measured.start], decoded, |info, data| {
-        core.warm(info, data);
-        warmed += 1;
-        true
-    });
+    let w = warmed.clone();
+    core.mem = w.mem.with_latencies(cfg);
+    core.branches = w.branches;
     core.branches.mispredicts = 0;
+    core.last_fetch_line = w.last_fetch_line;
+    core.pending = w.pending;
     let mut n = 0usize;
     each_instruction(&events[measured], decoded, |info, data| {
         core.step(info, data);
@@ -458,8 +488,20 @@ pub fn simulate(
         ipc: core.n as f64 / cycles as f64,
         cpi: core.stack,
         mispredicts: core.branches.mispredicts,
-        warmed,
+        warmed: w.instructions,
     })
+}
+
+/// [`warm`], then [`time`].
+pub fn simulate(
+    events: &[u64],
+    measured: std::ops::Range<usize>,
+    decoded: &Decoded,
+    cfg: &TimingConfig,
+    limit: usize,
+) -> Result<TimingResult, String> {
+    let warmed = warm(events, &measured, decoded, cfg)?;
+    time(events, measured, decoded, cfg, &warmed, limit)
 }
 
 fn pending_branch(info: &InstrInfo, fetched: u64, done: u64) -> Option<Pending> {
