@@ -34,11 +34,12 @@ fn one(p: &ProfileDocument) -> String {
     let a = &p.analysis;
     let _ = writeln!(
         s,
-        "trace: {} instructions in all, {:.1} s under valgrind; {} cache configurations, {} predictors, {} ILP points{} simulated in {:.1} s",
+        "trace: {} instructions in all, {:.1} s under valgrind; {} cache configurations, {} predictors{}{} ILP points{} simulated in {:.1} s",
         p.trace_instructions_total,
         p.trace_seconds,
         a.caches.len(),
         a.predictors.len(),
+        if a.timing.is_empty() { " and " } else { ", " },
         a.ilp.len(),
         if a.timing.is_empty() {
             String::new()
