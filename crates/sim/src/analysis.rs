@@ -418,27 +418,7 @@ pub fn analyse(
         }
         &m[..end]
     };
-    let mut work: Vec<Work> = Vec::new();
-    for p in &grid.predictors {
-        work.push(Work::Predictor(p.clone()));
-    }
-    for &window in &grid.windows {
-        for &width in &grid.widths {
-            work.push(Work::Ilp(IlpConfig { window, width }));
-        }
-    }
-    // The longest first: the timing model's cores, grouped by what their warm-up depends on.
-    let mut groups: Vec<Vec<TimingPoint>> = Vec::new();
-    for p in &grid.timing {
-        match groups
-            .iter_mut()
-            .find(|g| g[0].config.warm_key() == p.config.warm_key())
-        {
-            Some(g) => g.push(p.clone()),
-            None => groups.push(vec![p.clone()]),
-        }
-    }
-    let work: Vec<Work> = groups.into_iter().map(Work::Timing).chain(work).collect();
+    let work = model_work(grid);
     let mut done = run_parallel(work, |w| match w {
         Work::Timing(points) => Done::Timing(timing_runs(
             points,
@@ -463,7 +443,36 @@ pub fn analyse(
         });
         done.extend(results.into_iter().map(Done::Caches));
     }
-    // The grid's order: level, size, line, associativity, policy.
+    collect(grid, done)
+}
+
+/// The non-cache work: the timing model's cores first (the longest), grouped by what their
+/// warm-up depends on, then the predictors and the ILP points.
+fn model_work(grid: &Grid) -> Vec<Work> {
+    let mut groups: Vec<Vec<TimingPoint>> = Vec::new();
+    for p in &grid.timing {
+        match groups
+            .iter_mut()
+            .find(|g| g[0].config.warm_key() == p.config.warm_key())
+        {
+            Some(g) => g.push(p.clone()),
+            None => groups.push(vec![p.clone()]),
+        }
+    }
+    let mut work: Vec<Work> = groups.into_iter().map(Work::Timing).collect();
+    for p in &grid.predictors {
+        work.push(Work::Predictor(p.clone()));
+    }
+    for &window in &grid.windows {
+        for &width in &grid.widths {
+            work.push(Work::Ilp(IlpConfig { window, width }));
+        }
+    }
+    work
+}
+
+/// The results in the grid's order (caches: level, size, line, associativity, policy).
+fn collect(grid: &Grid, done: Vec<Done>) -> Analysis {
     let order: HashMap<(Level, CacheConfig), usize> = grid
         .cache_configs()
         .into_iter()

@@ -36,10 +36,17 @@ pub fn default_only() -> Vec<TimingPoint> {
     vec![point("default", "default", TimingConfig::default())]
 }
 
-/// Every sweep of the study (about 50 points).
+/// Every sweep of the study (52 points).
 pub fn study() -> Vec<TimingPoint> {
-    let base = TimingConfig::default();
     let mut out = default_only();
+    out.extend(core_sweeps(&TimingConfig::default()));
+    out.extend(memory_sweeps(&TimingConfig::default()));
+    out
+}
+
+/// ALUs, fetch queue, both with the width ("ILP"), and the predictor.
+fn core_sweeps(base: &TimingConfig) -> Vec<TimingPoint> {
+    let mut out = Vec::new();
     for alus in [1, 2, 4, 8] {
         let c = TimingConfig {
             int_alus: alus,
@@ -76,6 +83,12 @@ pub fn study() -> Vec<TimingPoint> {
         };
         out.push(point("predictor", p, c));
     }
+    out
+}
+
+/// I1, D1 and L2 size, line size, L1 associativity and replacement policy.
+fn memory_sweeps(base: &TimingConfig) -> Vec<TimingPoint> {
+    let mut out = Vec::new();
     let l1 = |size: u64, line: u64, assoc: u64, policy: &str| {
         CacheConfig::new(size, line, assoc, policy).ok()
     };
