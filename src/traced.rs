@@ -138,9 +138,34 @@ pub fn spawn_reader<S: Sink + Send + 'static>(
             .map_err(|e| format!("cannot open the trace FIFO {}: {e}", fifo.display()))?;
         grow_pipe(&f);
         let mut decoded = Decoded::default();
-        let totals = trace::read_cstrace(f, &mut decoded, &mut sink)?;
+        // CRYPTOSPEED_KEEP_TRACE=DIR keeps a copy of each raw stream (for `examples/analyse`).
+        let totals = match std::env::var_os("CRYPTOSPEED_KEEP_TRACE") {
+            Some(dir) => {
+                let name = fifo
+                    .parent()
+                    .and_then(|p| p.file_name())
+                    .unwrap_or_default();
+                let copy = PathBuf::from(dir).join(name).with_extension("cstrace");
+                let copy = std::fs::File::create(&copy)
+                    .map_err(|e| format!("cannot create {}: {e}", copy.display()))?;
+                let tee = Tee(f, std::io::BufWriter::with_capacity(1 << 20, copy));
+                trace::read_cstrace(tee, &mut decoded, &mut sink)?
+            }
+            None => trace::read_cstrace(f, &mut decoded, &mut sink)?,
+        };
         Ok((decoded, sink, totals))
     })
+}
+
+/// A reader that writes what it reads to a copy.
+struct Tee<R, W>(R, W);
+
+impl<R: std::io::Read, W: std::io::Write> std::io::Read for Tee<R, W> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.0.read(buf)?;
+        self.1.write_all(&buf[..n])?;
+        Ok(n)
+    }
 }
 
 /// A bigger pipe buffer means far fewer wake-ups of writer and reader (64 KB by default): as

@@ -1,15 +1,24 @@
 //! Replays a recorded region through every model: the cache grid (I1, D1, and a unified L2
 //! behind fixed first-level caches), every branch predictor, and the ILP grid. Work items run on
-//! all CPUs; each replays the shared, read-only event vector.
+//! all CPUs. The caches go one line size at a time: the region becomes three block streams of
+//! that line size (cache/blocks.rs), configurations that never evict are answered from the
+//! streams' first uses, LRU configurations of one set count share one stack pass (cache/stack.rs)
+//! and the rest replay in groups that read each piece of a stream once.
 
-use crate::branches::{BranchCounts, BranchSim, Resolver};
-use crate::cache::{Cache, CacheConfig};
+use crate::branches::{BranchCounts, BranchSim, Outcome, Resolver};
+use crate::cache::blocks::{self, BlockStream, Counts, Replay};
+use crate::cache::{self, stack, Cache, CacheConfig};
 use crate::decode::Decoded;
 use crate::ilp::{self, IlpConfig, IlpResult};
 use crate::predict;
 use crate::region::{unpack, Event};
+use crate::timing::{
+    self,
+    sweeps::{self, TimingPoint, TimingRun},
+};
 use crate::trace::{Access, DataAccess};
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -46,6 +55,13 @@ pub struct Grid {
     pub predictors: Vec<String>,
     /// The ILP model runs on at most this many measured instructions (from the start).
     pub ilp_limit: usize,
+    /// Cores the timing model times (timing/sweeps.rs).
+    #[serde(default)]
+    pub timing: Vec<TimingPoint>,
+    /// The timing model times at most this many measured instructions (from the start), after
+    /// the warm-up part only warmed its caches and predictor.
+    #[serde(default)]
+    pub timing_limit: usize,
 }
 
 impl Grid {
@@ -67,6 +83,8 @@ impl Grid {
             widths: vec![1, 2, 4, 8, 16],
             predictors: predict::names().iter().map(|s| s.to_string()).collect(),
             ilp_limit: 4_000_000,
+            timing: sweeps::study(),
+            timing_limit: 1_000_000,
         }
     }
 
@@ -81,6 +99,7 @@ impl Grid {
             policies: vec!["lru".into()],
             windows: vec![256],
             widths: vec![4],
+            timing: sweeps::default_only(),
             ..Grid::full()
         }
     }
@@ -132,6 +151,10 @@ pub struct Analysis {
     pub predictors: Vec<PredictorResult>,
     pub ilp: Vec<IlpResult>,
     pub ilp_instructions: u64,
+    /// The timing model at every point of the grid's sweeps (absent in documents written
+    /// before it, so those read and write back unchanged).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timing: Vec<TimingRun>,
 }
 
 /// The L2's input: first-level misses, in order, with whether each falls in the measured part.
@@ -172,62 +195,48 @@ fn l2_stream(
     out
 }
 
-/// A first-level cache's input, extracted once: (address, size, repeats) packed in a word, split
-/// into the warm-up part and the counted part. Instruction fetches that lie wholly inside the
-/// 8-byte granule where the previous fetch ended are folded into that fetch's repeat count:
-/// for any line of 8 bytes or more they hit the line looked up last, which changes no policy's
-/// state (see `Cache`), so replaying them one by one would only cost time.
-struct Stream {
-    words: Vec<u64>,
-    counted_from: usize,
-}
-
-#[inline]
-fn pack_ref(addr: u64, size: u32, repeats: u64) -> u64 {
-    (addr & 0xFFFF_FFFF_FFFF) | ((size.min(255) as u64) << 48) | (repeats.min(255) << 56)
-}
-
-fn extract(
+/// The block streams of one line size: I1's (instruction fetches), D1's (data accesses) and
+/// the L2's (first-level misses), each shared by every configuration of that level and line.
+/// I1's and D1's are built side by side, on two CPUs.
+fn block_streams(
     events: &[u64],
     decoded: &Decoded,
     measured: &std::ops::Range<usize>,
-    instructions: bool,
-) -> Stream {
-    let mut words: Vec<u64> = Vec::new();
-    let mut counted_from = None;
-    let mut last_granule = u64::MAX;
-    for (k, w) in events.iter().enumerate() {
-        if k == measured.start {
-            counted_from = Some(words.len());
-            last_granule = u64::MAX; // never fold across the boundary
-        }
-        if k >= measured.end {
-            break;
-        }
-        match (instructions, unpack(*w)) {
-            (true, Event::Instr(ix)) => {
-                let info = decoded.info(ix);
-                let (a, len) = (info.addr, info.len as u64);
-                if a >> 3 == last_granule && (a + len - 1) >> 3 == last_granule {
-                    let top = words
-                        .last_mut()
-                        .expect("a granule implies a previous fetch");
-                    if *top >> 56 < 255 {
-                        *top += 1 << 56;
-                        continue;
-                    }
-                }
-                last_granule = (a + len - 1) >> 3;
-                words.push(pack_ref(a, len as u32, 1));
+    l2_input: &[(DataAccess, bool)],
+    line: u64,
+) -> [BlockStream; 3] {
+    let one = |instructions: bool| {
+        let mut s = BlockStream::new(line);
+        for (k, w) in events[..measured.end.min(events.len())].iter().enumerate() {
+            if k == measured.start {
+                s.start_counting();
             }
-            (false, Event::Data(d)) => words.push(pack_ref(d.addr, d.size, 1)),
-            _ => {}
+            match (instructions, unpack(*w)) {
+                (true, Event::Instr(ix)) => {
+                    let info = decoded.info(ix);
+                    s.push(info.addr, info.len as u32, 1);
+                }
+                (false, Event::Data(a)) => s.push(a.addr, a.size, 1),
+                _ => {}
+            }
         }
+        s.start_counting();
+        s
+    };
+    let (i, d) = std::thread::scope(|scope| {
+        let i = scope.spawn(|| one(true));
+        let d = one(false);
+        (i.join().expect("the I1 stream builder panicked"), d)
+    });
+    let mut l2 = BlockStream::new(line);
+    for (a, counted) in l2_input {
+        if *counted {
+            l2.start_counting();
+        }
+        l2.push(a.addr, a.size, 1);
     }
-    Stream {
-        counted_from: counted_from.unwrap_or(words.len()),
-        words,
-    }
+    l2.start_counting();
+    [i, d, l2]
 }
 
 fn run_parallel<T: Sync, R: Send>(items: Vec<T>, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
@@ -254,16 +263,120 @@ fn run_parallel<T: Sync, R: Send>(items: Vec<T>, f: impl Fn(&T) -> R + Sync) -> 
     r.into_iter().map(|(_, r)| r).collect()
 }
 
+/// Simulators that replay one level's block stream together (see [`blocks::replay_group`]):
+/// each with the configurations its counts belong to.
+type Group = (Level, Vec<Vec<CacheConfig>>);
+
 enum Work {
-    Cache(Level, CacheConfig),
+    Caches(Group),
     Predictor(String),
     Ilp(IlpConfig),
+    /// Cores that share one warm-up.
+    Timing(Vec<TimingPoint>),
 }
 
 enum Done {
-    Cache(CacheResult),
+    Caches(Vec<CacheResult>),
     Predictor(PredictorResult),
     Ilp(IlpResult),
+    Timing(Vec<TimingRun>),
+}
+
+/// Members per group: enough to read each piece of a stream from memory once for several
+/// simulators, few enough that the groups still spread over the CPUs.
+const GROUP: usize = 6;
+
+fn level_index(level: Level) -> usize {
+    match level {
+        Level::I1 => 0,
+        Level::D1 => 1,
+        Level::L2 => 2,
+    }
+}
+
+fn cache_result(level: Level, config: &CacheConfig, c: Counts) -> CacheResult {
+    CacheResult {
+        level,
+        config: config.clone(),
+        accesses: c.accesses,
+        misses: c.misses,
+        miss_rate: if c.accesses == 0 {
+            0.0
+        } else {
+            c.misses as f64 / c.accesses as f64
+        },
+    }
+}
+
+/// The cache work of one line size: configurations of a stack-property policy (LRU) as one
+/// member per (level, set count) holding every associativity, every other configuration as a
+/// member of its own; members of a level in groups of [`GROUP`].
+/// A configuration that never evicts is answered at once and not replayed (pushed to `done`).
+fn cache_work(
+    grid: &Grid,
+    line: u64,
+    streams: &[BlockStream; 3],
+    done: &mut Vec<CacheResult>,
+) -> Vec<Work> {
+    let mut members: BTreeMap<(Level, usize, String), Vec<CacheConfig>> = BTreeMap::new();
+    for (k, (level, c)) in grid.cache_configs().into_iter().enumerate() {
+        if c.line != line {
+            continue;
+        }
+        let (sets, ways) = c.shape();
+        if let Some(counts) = streams[level_index(level)].without_evictions(sets, ways) {
+            done.push(cache_result(level, &c, counts));
+            continue;
+        }
+        let key = if cache::policy_named(&c.policy).is_some_and(|p| p.stack_property) {
+            (level, c.shape().0, c.policy.clone())
+        } else {
+            (level, usize::MAX - k, String::new())
+        };
+        members.entry(key).or_default().push(c);
+    }
+    let mut by_level: BTreeMap<Level, Vec<Vec<CacheConfig>>> = BTreeMap::new();
+    for ((level, _, _), configs) in members {
+        by_level.entry(level).or_default().push(configs);
+    }
+    let mut work = Vec::new();
+    for (level, members) in by_level {
+        for chunk in members.chunks(GROUP) {
+            work.push(Work::Caches((level, chunk.to_vec())));
+        }
+    }
+    work
+}
+
+fn replayer(member: &[CacheConfig]) -> Box<dyn Replay> {
+    let first = &member[0];
+    let policy = cache::policy_named(&first.policy).expect("grid names policies");
+    if policy.stack_property {
+        let max_ways = member.iter().map(|c| c.assoc).max().unwrap_or(1) as usize;
+        Box::new(stack::LruStack::new(first.shape().0, max_ways))
+    } else {
+        (policy.replay)(first)
+    }
+}
+
+fn run_caches((level, members): &Group, streams: &[BlockStream; 3]) -> Vec<CacheResult> {
+    let mut group: Vec<Box<dyn Replay>> = members.iter().map(|m| replayer(m)).collect();
+    let mut counts = Vec::new();
+    let stream = &streams[level_index(*level)];
+    blocks::replay_group(&mut group, stream);
+    for (m, r) in members.iter().zip(group.iter_mut()) {
+        let by = r.counts();
+        for c in m {
+            // A stack member counts every associativity up to its largest, in order.
+            let k = if by.len() == 1 {
+                0
+            } else {
+                c.assoc as usize - 1
+            };
+            counts.push(cache_result(*level, c, by[k]));
+        }
+    }
+    counts
 }
 
 /// Replays `events` (with `measured` the counted part) through everything in `grid`.
@@ -305,9 +418,48 @@ pub fn analyse(
         }
         &m[..end]
     };
-    let i_stream = extract(events, decoded, &measured, true);
-    let d_stream = extract(events, decoded, &measured, false);
-    let mut work: Vec<Work> = Vec::new();
+    let work = model_work(grid);
+    let mut done = run_parallel(work, |w| match w {
+        Work::Timing(points) => Done::Timing(timing_runs(
+            points,
+            events,
+            &measured,
+            decoded,
+            grid.timing_limit,
+        )),
+        Work::Predictor(name) => Done::Predictor(predictor_result(name, &outcomes)),
+        Work::Ilp(cfg) => Done::Ilp(ilp::simulate(ilp_events, decoded, *cfg)),
+        _ => Done::Caches(vec![]),
+    });
+    // One line size at a time: its three block streams, then every configuration using them.
+    for &line in &grid.lines {
+        let streams = block_streams(events, decoded, &measured, &l2_input, line);
+        let mut answered = Vec::new();
+        let work = cache_work(grid, line, &streams, &mut answered);
+        done.push(Done::Caches(answered));
+        let results = run_parallel(work, |w| match w {
+            Work::Caches(g) => run_caches(g, &streams),
+            _ => vec![],
+        });
+        done.extend(results.into_iter().map(Done::Caches));
+    }
+    collect(grid, done)
+}
+
+/// The non-cache work: the timing model's cores first (the longest), grouped by what their
+/// warm-up depends on, then the predictors and the ILP points.
+fn model_work(grid: &Grid) -> Vec<Work> {
+    let mut groups: Vec<Vec<TimingPoint>> = Vec::new();
+    for p in &grid.timing {
+        match groups
+            .iter_mut()
+            .find(|g| g[0].config.warm_key() == p.config.warm_key())
+        {
+            Some(g) => g.push(p.clone()),
+            None => groups.push(vec![p.clone()]),
+        }
+    }
+    let mut work: Vec<Work> = groups.into_iter().map(Work::Timing).collect();
     for p in &grid.predictors {
         work.push(Work::Predictor(p.clone()));
     }
@@ -316,83 +468,28 @@ pub fn analyse(
             work.push(Work::Ilp(IlpConfig { window, width }));
         }
     }
-    for (level, c) in grid.cache_configs() {
-        work.push(Work::Cache(level, c));
-    }
-    let done = run_parallel(work, |w| match w {
-        Work::Cache(level, config) => {
-            let mut cache = Cache::new(config);
-            let (mut accesses, mut misses) = (0u64, 0u64);
-            let mut count = |miss: bool, counted: bool| {
-                if counted {
-                    accesses += 1;
-                    misses += miss as u64;
-                }
-            };
-            match level {
-                Level::L2 => {
-                    for (d, counted) in &l2_input {
-                        count(cache.access_is_miss(d.addr, d.size), *counted);
-                    }
-                }
-                Level::I1 | Level::D1 => {
-                    let stream = if *level == Level::I1 {
-                        &i_stream
-                    } else {
-                        &d_stream
-                    };
-                    for (k, w) in stream.words.iter().enumerate() {
-                        let addr = w & 0xFFFF_FFFF_FFFF;
-                        let size = ((w >> 48) & 0xFF) as u32;
-                        let repeats = w >> 56;
-                        let miss = cache.access_is_miss(addr, size);
-                        if k >= stream.counted_from {
-                            accesses += repeats;
-                            misses += miss as u64;
-                        }
-                    }
-                }
-            }
-            Done::Cache(CacheResult {
-                level: *level,
-                config: config.clone(),
-                accesses,
-                misses,
-                miss_rate: if accesses == 0 {
-                    0.0
-                } else {
-                    misses as f64 / accesses as f64
-                },
-            })
-        }
-        Work::Predictor(name) => {
-            let mut sim = BranchSim::new(predict::create(name).expect("grid names predictors"));
-            for (o, counted) in &outcomes {
-                sim.counting = *counted;
-                sim.outcome(*o);
-            }
-            let c = sim.counts;
-            Done::Predictor(PredictorResult {
-                predictor: name.clone(),
-                counts: c,
-                hit_rate: if c.conditional == 0 {
-                    1.0
-                } else {
-                    1.0 - c.conditional_mispredicted as f64 / c.conditional as f64
-                },
-            })
-        }
-        Work::Ilp(cfg) => Done::Ilp(ilp::simulate(ilp_events, decoded, *cfg)),
-    });
+    work
+}
+
+/// The results in the grid's order (caches: level, size, line, associativity, policy).
+fn collect(grid: &Grid, done: Vec<Done>) -> Analysis {
+    let order: HashMap<(Level, CacheConfig), usize> = grid
+        .cache_configs()
+        .into_iter()
+        .enumerate()
+        .map(|(k, c)| (c, k))
+        .collect();
     let mut a = Analysis {
         caches: vec![],
         predictors: vec![],
         ilp: vec![],
         ilp_instructions: 0,
+        timing: vec![],
     };
     for d in done {
         match d {
-            Done::Cache(c) => a.caches.push(c),
+            Done::Caches(c) => a.caches.extend(c),
+            Done::Timing(t) => a.timing.extend(t),
             Done::Predictor(p) => a.predictors.push(p),
             Done::Ilp(i) => {
                 a.ilp_instructions = i.instructions;
@@ -400,5 +497,59 @@ pub fn analyse(
             }
         }
     }
+    a.caches
+        .sort_by_key(|c| order[&(c.level, c.config.clone())]);
+    let point = |t: &TimingRun| {
+        grid.timing
+            .iter()
+            .position(|p| p.sweep == t.sweep && p.x == t.x)
+    };
+    a.timing.sort_by_key(point);
     a
+}
+
+fn timing_runs(
+    points: &[TimingPoint],
+    events: &[u64],
+    measured: &std::ops::Range<usize>,
+    decoded: &Decoded,
+    limit: usize,
+) -> Vec<TimingRun> {
+    let warmed = timing::warm(events, measured, decoded, &points[0].config)
+        .expect("sweep points are valid cores");
+    points
+        .iter()
+        .map(|p| TimingRun {
+            sweep: p.sweep.clone(),
+            x: p.x.clone(),
+            config: p.config.clone(),
+            result: timing::time(
+                events,
+                measured.clone(),
+                decoded,
+                &p.config,
+                &warmed,
+                limit.max(1),
+            )
+            .expect("sweep points are valid cores"),
+        })
+        .collect()
+}
+
+fn predictor_result(name: &str, outcomes: &[(Outcome, bool)]) -> PredictorResult {
+    let mut sim = BranchSim::new(predict::create(name).expect("grid names predictors"));
+    for (o, counted) in outcomes {
+        sim.counting = *counted;
+        sim.outcome(*o);
+    }
+    let c = sim.counts;
+    PredictorResult {
+        predictor: name.to_string(),
+        counts: c,
+        hit_rate: if c.conditional == 0 {
+            1.0
+        } else {
+            1.0 - c.conditional_mispredicted as f64 / c.conditional as f64
+        },
+    }
 }

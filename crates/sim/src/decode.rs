@@ -106,6 +106,8 @@ pub struct InstrInfo {
     pub mnemonic: Mnemonic,
     /// False when iced-x86 could not decode the bytes (counted as `other`).
     pub decoded: bool,
+    /// The instruction's bytes (up to 16), to show or re-decode it.
+    pub bytes: Vec<u8>,
 }
 
 /// Every distinct instruction seen in a trace.
@@ -254,6 +256,7 @@ fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &[u8]) -> In
             latency: 1,
             mnemonic: Mnemonic::INVALID,
             decoded: false,
+            bytes: bytes.to_vec(),
         };
     }
     let m = instr.mnemonic();
@@ -389,6 +392,7 @@ fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &[u8]) -> In
         latency: base,
         mnemonic: m,
         decoded: true,
+        bytes: bytes.to_vec(),
     }
 }
 

@@ -11,5 +11,6 @@ pub mod ilp;
 pub mod predict;
 pub mod profile;
 pub mod region;
+pub mod timing;
 pub mod tool;
 pub mod trace;

@@ -29,7 +29,19 @@ pub struct ProfileDocument {
     #[serde(default)]
     pub bytes_processed: u64,
     pub instructions_per_byte: f64,
+    /// Native TSC cycles per byte of the code path that was traced: measured under
+    /// `native_mask` when one was derived (see `capabilities_masked`), else unmasked.
     pub tsc_cycles_per_byte: Option<f64>,
+    /// The CPU-feature mask derived from what valgrind's CPU lacks (`no-avx512+no-shani` …),
+    /// under which the native figure above was measured; None when none was needed or possible.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native_mask: Option<String>,
+    /// The capability vector the library reported natively under that mask.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capabilities_masked: Option<String>,
+    /// The native figure without any mask (the CPU's own path), when a mask was derived.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tsc_cycles_per_byte_unmasked: Option<f64>,
     /// The native run's hardware counters, or why there are none.
     #[serde(default = "no_counters")]
     pub counters: Result<CounterValues, String>,
@@ -48,6 +60,20 @@ fn no_counters() -> Result<CounterValues, String> {
 }
 
 impl ProfileDocument {
+    /// The timing model's cycles per byte for the whole measured part: its cycles per
+    /// instruction on the timed sample times the measured instructions per byte.
+    pub fn model_cycles_per_byte(&self, r: &crate::timing::TimingResult) -> f64 {
+        if r.instructions == 0 {
+            return 0.0;
+        }
+        r.cycles as f64 / r.instructions as f64 * self.instructions_per_byte
+    }
+
+    /// The run of the default core, if the timing model ran.
+    pub fn default_timing(&self) -> Option<&crate::timing::sweeps::TimingRun> {
+        self.analysis.timing.iter().find(|t| t.sweep == "default")
+    }
+
     /// Reads a stored document (the `profile` table's text).
     pub fn from_json(text: &str) -> Result<ProfileDocument, String> {
         serde_json::from_str(text).map_err(|e| e.to_string())

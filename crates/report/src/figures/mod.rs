@@ -7,6 +7,7 @@ mod mix;
 mod predictors;
 mod speedup;
 mod throughput;
+mod timing;
 
 use crate::data::ReportData;
 
@@ -38,6 +39,7 @@ pub const KINDS: &[FigureKind] = &[
     mix::KIND,
     predictors::KIND,
     misses::KIND,
+    timing::KIND,
 ];
 
 pub fn kind(name: &str) -> Option<&'static FigureKind> {

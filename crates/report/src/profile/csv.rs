@@ -1,5 +1,6 @@
 //! Long-format CSV of profiles: one line per figure (summary, instruction class, predictor,
-//! cache configuration, ILP point), keyed by primitive and implementation, for plotting scripts.
+//! cache configuration, ILP point, timing-model point), keyed by primitive and implementation,
+//! for plotting scripts.
 
 use crate::registry::OutputFormat;
 use cryptospeed_sim::profile::ProfileDocument;
@@ -25,6 +26,9 @@ pub fn write(profiles: &[ProfileDocument], _: &()) -> String {
         if let Some(c) = p.tsc_cycles_per_byte {
             let _ = writeln!(s, "{head},summary,,,,,,tsc_cycles_per_byte,{c}");
         }
+        if let Some(c) = p.tsc_cycles_per_byte_unmasked {
+            let _ = writeln!(s, "{head},summary,,,,,,tsc_cycles_per_byte_unmasked,{c}");
+        }
         for (c, n) in &p.mix.by_class {
             let _ = writeln!(s, "{head},mix,,,,,,{},{n}", c.name());
         }
@@ -49,6 +53,12 @@ pub fn write(profiles: &[ProfileDocument], _: &()) -> String {
                 "{head},ilp,,,,,,window={} width={},{}",
                 r.window, r.width, r.ipc
             );
+        }
+        for r in &p.analysis.timing {
+            let key = format!("{}={}", r.sweep, r.x);
+            let _ = writeln!(s, "{head},timing,,,,,,{key} ipc,{}", r.result.ipc);
+            let cpb = p.model_cycles_per_byte(&r.result);
+            let _ = writeln!(s, "{head},timing,,,,,,{key} cycles_per_byte,{cpb}");
         }
     }
     s

@@ -8,6 +8,7 @@ use cryptospeed_sim::analysis::{Analysis, CacheResult, Level};
 use cryptospeed_sim::cache::human_size;
 use cryptospeed_sim::decode::Class;
 use cryptospeed_sim::profile::ProfileDocument;
+use cryptospeed_sim::timing::CpiStack;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -29,15 +30,22 @@ fn one(p: &ProfileDocument) -> String {
         s += &cache_tables(&p.analysis, level, ways);
     }
     s += &ilp_table(&p.analysis);
+    s += &timing_table(p);
     let a = &p.analysis;
     let _ = writeln!(
         s,
-        "trace: {} instructions in all, {:.1} s under valgrind; {} cache configurations, {} predictors and {} ILP points simulated in {:.1} s",
+        "trace: {} instructions in all, {:.1} s under valgrind; {} cache configurations, {} predictors{}{} ILP points{} simulated in {:.1} s",
         p.trace_instructions_total,
         p.trace_seconds,
         a.caches.len(),
         a.predictors.len(),
+        if a.timing.is_empty() { " and " } else { ", " },
         a.ilp.len(),
+        if a.timing.is_empty() {
+            String::new()
+        } else {
+            format!(" and {} timing-model cores", a.timing.len())
+        },
         p.simulate_seconds
     );
     s
@@ -77,6 +85,24 @@ fn summary(p: &ProfileDocument) -> String {
             .map(|c| format!("{c:.3}"))
             .unwrap_or_else(|| "-".into())
     );
+    if let Some(mask) = &p.native_mask {
+        let _ = writeln!(
+            s,
+            "native figure measured under --mask {mask}, derived from what valgrind's CPU lacks, so it times the traced code path (capabilities {}); unmasked, the CPU's own path: {} TSC cycles/byte",
+            p.capabilities_masked.as_deref().unwrap_or("-"),
+            p.tsc_cycles_per_byte_unmasked
+                .map(|c| format!("{c:.3}"))
+                .unwrap_or_else(|| "-".into())
+        );
+    }
+    if let Some(t) = p.default_timing() {
+        let _ = writeln!(
+            s,
+            "timing model, default core: {:.3} core cycles/byte, IPC {:.2}",
+            p.model_cycles_per_byte(&t.result),
+            t.result.ipc
+        );
+    }
     if let Some(c) = p.tsc_cycles_per_byte {
         let _ = writeln!(
             s,
@@ -250,6 +276,43 @@ fn ilp_table(a: &Analysis) -> String {
     format!(
         "ILP limit: achievable IPC by instruction window and issue width ({} instructions; dataflow through registers and memory, perfect caches and prediction)\n{t}\n",
         a.ilp_instructions
+    )
+}
+
+/// The timing model at every sweep point: IPC, modelled cycles per byte and the CPI stack in
+/// shares of the cycles. Nothing when the model did not run (older documents).
+fn timing_table(p: &ProfileDocument) -> String {
+    let runs = &p.analysis.timing;
+    let Some(first) = runs.first() else {
+        return String::new();
+    };
+    let mut t = table();
+    let mut header = vec![
+        "sweep".to_string(),
+        "value".into(),
+        "IPC".into(),
+        "cycles/byte".into(),
+    ];
+    header.extend(CpiStack::NAMES.iter().map(|n| n.to_string()));
+    t.set_header(header);
+    for r in runs {
+        let cycles = r.result.cycles;
+        let mut row = vec![
+            r.sweep.clone(),
+            r.x.clone(),
+            format!("{:.3}", r.result.ipc),
+            format!("{:.3}", p.model_cycles_per_byte(&r.result)),
+        ];
+        row.extend(r.result.cpi.values().iter().map(|v| pct(*v, cycles)));
+        t.add_row(row);
+    }
+    let tsc = p
+        .tsc_cycles_per_byte
+        .map(|c| format!("; native: {c:.3} TSC cycles/byte"))
+        .unwrap_or_default();
+    format!(
+        "timing model: {} instructions timed after {} warm-up instructions warmed its caches and predictor; cycles/byte = model CPI × {:.3} instructions/byte{tsc} (default core: docs/profile.md; each sweep changes one thing)\n{t}\n",
+        first.result.instructions, first.result.warmed, p.instructions_per_byte
     )
 }
 

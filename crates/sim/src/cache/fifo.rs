@@ -1,31 +1,28 @@
-//! First in, first out: evict the line filled longest ago; hits change nothing.
+//! First in, first out: evict the line filled longest ago; hits change nothing. The cache fills
+//! a set's invalid ways in order and never invalidates, so the line filled longest ago is always
+//! the one after the way filled last: a pointer per set instead of a fill time per line.
 
 use super::ReplacementPolicy;
 
+#[derive(Clone)]
 pub struct Fifo {
     ways: usize,
-    clock: u64,
-    filled_at: Vec<u64>,
-}
-
-impl Fifo {
-    pub fn boxed(sets: usize, ways: usize) -> Box<dyn ReplacementPolicy> {
-        Box::new(Fifo {
-            ways,
-            clock: 0,
-            filled_at: vec![0; sets * ways],
-        })
-    }
+    next: Vec<u8>,
 }
 
 impl ReplacementPolicy for Fifo {
+    fn new(sets: usize, ways: usize) -> Fifo {
+        assert!(ways <= 256, "FIFO keeps a way number in a byte");
+        Fifo {
+            ways,
+            next: vec![0; sets],
+        }
+    }
     fn touched(&mut self, _set: usize, _way: usize) {}
     fn filled(&mut self, set: usize, way: usize) {
-        self.clock += 1;
-        self.filled_at[set * self.ways + way] = self.clock;
+        self.next[set] = ((way + 1) % self.ways) as u8;
     }
     fn victim(&mut self, set: usize) -> usize {
-        let s = &self.filled_at[set * self.ways..(set + 1) * self.ways];
-        (0..self.ways).min_by_key(|w| s[*w]).unwrap_or(0)
+        self.next[set] as usize
     }
 }

@@ -2,23 +2,21 @@
 
 use super::ReplacementPolicy;
 
+#[derive(Clone)]
 pub struct Lru {
     ways: usize,
     clock: u64,
     last_use: Vec<u64>,
 }
 
-impl Lru {
-    pub fn boxed(sets: usize, ways: usize) -> Box<dyn ReplacementPolicy> {
-        Box::new(Lru {
+impl ReplacementPolicy for Lru {
+    fn new(sets: usize, ways: usize) -> Lru {
+        Lru {
             ways,
             clock: 0,
             last_use: vec![0; sets * ways],
-        })
+        }
     }
-}
-
-impl ReplacementPolicy for Lru {
     fn touched(&mut self, set: usize, way: usize) {
         self.clock += 1;
         self.last_use[set * self.ways + way] = self.clock;

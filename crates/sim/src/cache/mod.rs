@@ -4,11 +4,15 @@
 //! two lines looks both up but counts as one access and at most one miss.
 //!
 //! Adding a policy: one file in this folder implementing [`ReplacementPolicy`] and one line in
-//! [`POLICIES`].
+//! [`POLICIES`]. A grid of configurations is replayed through [`blocks`] (one block stream per
+//! line size, shared by every configuration of that line size) and, for policies with the stack
+//! property (LRU), through [`stack`] (one pass for every associativity of a set count).
 
+pub mod blocks;
 mod fifo;
 mod lru;
 mod random;
+pub mod stack;
 
 use serde::{Deserialize, Serialize};
 
@@ -17,7 +21,11 @@ use serde::{Deserialize, Serialize};
 /// lookup just before is answered by the cache without telling the policy (for LRU, FIFO and
 /// Random it changes nothing); a policy that counts every use must not rely on `touched` for
 /// those.
-pub trait ReplacementPolicy: Send {
+pub trait ReplacementPolicy: Send + ClonePolicy {
+    /// The state for `sets` sets of `ways` ways.
+    fn new(sets: usize, ways: usize) -> Self
+    where
+        Self: Sized;
     /// A hit on `way` of `set`.
     fn touched(&mut self, set: usize, way: usize);
     /// `way` of `set` was just filled with a new line.
@@ -26,17 +34,59 @@ pub trait ReplacementPolicy: Send {
     fn victim(&mut self, set: usize) -> usize;
 }
 
-type PolicyMaker = fn(sets: usize, ways: usize) -> Box<dyn ReplacementPolicy>;
+/// A boxed policy's copy (the timing model warms a cache once and copies it): any policy that
+/// is `Clone` has it.
+pub trait ClonePolicy {
+    fn clone_box(&self) -> Box<dyn ReplacementPolicy>;
+}
 
-/// Registry: name → constructor.
-pub const POLICIES: &[(&str, PolicyMaker)] = &[
-    ("lru", lru::Lru::boxed),
-    ("fifo", fifo::Fifo::boxed),
-    ("random", random::Random::boxed),
+impl<T: ReplacementPolicy + Clone + 'static> ClonePolicy for T {
+    fn clone_box(&self) -> Box<dyn ReplacementPolicy> {
+        Box::new(self.clone())
+    }
+}
+
+type PolicyMaker = fn(sets: usize, ways: usize) -> Box<dyn ReplacementPolicy>;
+type Replayer = fn(&CacheConfig) -> Box<dyn blocks::Replay>;
+
+/// One replacement policy in the registry.
+pub struct Policy {
+    pub name: &'static str,
+    make: PolicyMaker,
+    /// A cache of this policy that replays block streams, compiled for it (no virtual call per
+    /// lookup).
+    pub replay: Replayer,
+    /// A cache of `w` ways always holds what one of `w - 1` ways holds (Mattson's inclusion
+    /// property), so [`stack`] can count every associativity of a set count in one pass.
+    pub stack_property: bool,
+}
+
+const fn policy<P: ReplacementPolicy + 'static>(
+    name: &'static str,
+    stack_property: bool,
+) -> Policy {
+    Policy {
+        name,
+        make: |sets, ways| Box::new(P::new(sets, ways)),
+        replay: blocks::CacheReplay::<P>::boxed,
+        stack_property,
+    }
+}
+
+/// Registry: every replacement policy.
+pub const POLICIES: &[Policy] = &[
+    policy::<lru::Lru>("lru", true),
+    policy::<fifo::Fifo>("fifo", false),
+    policy::<random::Random>("random", false),
 ];
 
 pub fn policy_names() -> Vec<&'static str> {
-    POLICIES.iter().map(|(n, _)| *n).collect()
+    POLICIES.iter().map(|p| p.name).collect()
+}
+
+/// The registry entry of a policy name.
+pub fn policy_named(name: &str) -> Option<&'static Policy> {
+    POLICIES.iter().find(|p| p.name == name)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -80,7 +130,7 @@ impl CacheConfig {
     }
 
     fn check(&self) -> Result<(), String> {
-        if !POLICIES.iter().any(|(n, _)| *n == self.policy) {
+        if policy_named(&self.policy).is_none() {
             return Err(format!(
                 "unknown replacement policy '{}'; known: {}",
                 self.policy,
@@ -106,6 +156,14 @@ impl CacheConfig {
         Ok(())
     }
 
+    /// (sets, ways).
+    pub fn shape(&self) -> (usize, usize) {
+        (
+            (self.size / (self.line * self.assoc)) as usize,
+            self.assoc as usize,
+        )
+    }
+
     pub fn label(&self) -> String {
         format!(
             "{} {}B {}-way {}",
@@ -129,42 +187,62 @@ pub fn human_size(b: u64) -> String {
 
 const EMPTY: u64 = u64::MAX;
 
-pub struct Cache {
+/// A set-associative cache. `Cache` (the default) picks its policy by name at run time;
+/// `Cache<P>` for a concrete policy is compiled for it (see [`blocks::replay`]).
+pub struct Cache<P: ReplacementPolicy + ?Sized = dyn ReplacementPolicy> {
     pub config: CacheConfig,
     ways: usize,
     line_bits: u32,
     set_mask: u64,
     tags: Vec<u64>,
-    policy: Box<dyn ReplacementPolicy>,
+    policy: Box<P>,
     /// The block of the previous lookup: looking it up again is a hit that changes no
     /// policy's order (it is already the most recent line), so it skips the set search.
     last_block: u64,
 }
 
+impl Clone for Cache {
+    fn clone(&self) -> Cache {
+        Cache {
+            config: self.config.clone(),
+            ways: self.ways,
+            line_bits: self.line_bits,
+            set_mask: self.set_mask,
+            tags: self.tags.clone(),
+            policy: self.policy.clone_box(),
+            last_block: self.last_block,
+        }
+    }
+}
+
 impl Cache {
     pub fn new(config: &CacheConfig) -> Cache {
         config.check().expect("cache configuration was checked");
-        let sets = (config.size / (config.line * config.assoc)) as usize;
-        let ways = config.assoc as usize;
-        let make = POLICIES
-            .iter()
-            .find(|(n, _)| *n == config.policy)
-            .map(|(_, f)| *f)
-            .expect("policy was checked");
+        let (sets, ways) = config.shape();
+        let make = policy_named(&config.policy)
+            .expect("policy was checked")
+            .make;
+        Cache::with_policy(config, make(sets, ways))
+    }
+}
+
+impl<P: ReplacementPolicy + ?Sized> Cache<P> {
+    pub fn with_policy(config: &CacheConfig, policy: Box<P>) -> Cache<P> {
+        let (sets, ways) = config.shape();
         Cache {
             config: config.clone(),
             ways,
             line_bits: config.line.trailing_zeros(),
             set_mask: sets as u64 - 1,
             tags: vec![EMPTY; sets * ways],
-            policy: make(sets, ways),
+            policy,
             last_block: EMPTY,
         }
     }
 
     /// Looks one block up; true on a miss (the block is then filled).
     #[inline]
-    fn block_is_miss(&mut self, block: u64) -> bool {
+    pub fn block_is_miss(&mut self, block: u64) -> bool {
         if block == self.last_block {
             return false;
         }

@@ -2,6 +2,7 @@
 
 use super::BranchPredictor;
 
+#[derive(Clone)]
 struct AlwaysTaken;
 
 pub fn boxed() -> Box<dyn BranchPredictor> {

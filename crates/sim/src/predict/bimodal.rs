@@ -4,6 +4,7 @@ use super::{train, BranchPredictor};
 
 pub const BITS: u32 = 12;
 
+#[derive(Clone)]
 pub struct Bimodal {
     counters: Vec<u8>,
 }

@@ -8,6 +8,7 @@ use super::{train, BranchPredictor};
 const HIST_BITS: u32 = 7;
 const ADDR_BITS: u32 = 7;
 
+#[derive(Clone)]
 struct CachegrindConditional {
     history: u64,
     counters: Vec<u8>,
@@ -34,6 +35,7 @@ impl BranchPredictor for CachegrindConditional {
 
 /// Last-target table for indirect jumps and calls (returns are not predicted: a return stack
 /// is assumed perfect, as cachegrind does).
+#[derive(Clone)]
 pub struct IndirectTable {
     targets: Vec<u64>,
 }

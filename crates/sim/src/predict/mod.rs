@@ -10,9 +10,20 @@ mod tournament;
 
 pub use cachegrind::IndirectTable;
 
-pub trait BranchPredictor: Send {
+pub trait BranchPredictor: Send + ClonePredictor {
     /// Predicts the branch at `pc`, learns its real outcome; true when the prediction was wrong.
     fn mispredicts(&mut self, pc: u64, taken: bool) -> bool;
+}
+
+/// A boxed predictor's copy (the timing model warms one and copies it): any `Clone` predictor.
+pub trait ClonePredictor {
+    fn clone_box(&self) -> Box<dyn BranchPredictor>;
+}
+
+impl<T: BranchPredictor + Clone + 'static> ClonePredictor for T {
+    fn clone_box(&self) -> Box<dyn BranchPredictor> {
+        Box::new(self.clone())
+    }
 }
 
 type PredictorMaker = fn() -> Box<dyn BranchPredictor>;

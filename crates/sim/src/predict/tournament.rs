@@ -7,6 +7,7 @@ use super::{train, BranchPredictor};
 
 const CHOOSER_BITS: u32 = 12;
 
+#[derive(Clone)]
 struct Tournament {
     local: Bimodal,
     global: Gshare,

@@ -1,0 +1,369 @@
+//! A cache's input at one line size, extracted once and shared by every configuration of that
+//! line size: the block numbers looked up, in order, grouped into accesses (an access that
+//! straddles lines is one access and at most one miss), with every access that only looks up the
+//! block looked up just before folded into the previous word. Such a lookup hits and changes no
+//! policy's state (see [`Cache`]), so replaying it would only cost time; the fold keeps its count.
+
+use super::{CacheConfig, ReplacementPolicy};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+/// A word: the block's low bits (its set in any cache of up to 2^20 sets), its dense id (each
+/// distinct block numbered from 0 in order of first use), folded repeats, and [`CONTINUES`].
+const LOW_BITS: u32 = 20;
+const LOW_MASK: u64 = (1 << LOW_BITS) - 1;
+const ID_BITS: u32 = 28;
+const ID_MASK: u64 = (1 << ID_BITS) - 1;
+const REPEAT_SHIFT: u32 = 48;
+const REPEAT_MAX: u64 = (1 << 15) - 1;
+/// The word continues the access of the word before (a straddle's next line).
+const CONTINUES: u64 = 1 << 63;
+
+/// The most sets a cache replayed from a block stream may have.
+pub const MAX_SETS: usize = 1 << LOW_BITS;
+
+/// Counted accesses and misses of one configuration.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    pub accesses: u64,
+    pub misses: u64,
+}
+
+pub struct BlockStream {
+    pub line: u64,
+    line_bits: u32,
+    words: Vec<u64>,
+    /// Index of the first counted word; everything before only warms the cache.
+    counted_from: Option<usize>,
+    last_block: u64,
+    ids: FxHashMap<u64, u32>,
+    /// Each id's low bits (its set).
+    id_low: Vec<u32>,
+    /// Counted accesses, and those of them that look up a block for the first time.
+    counted: Counts,
+}
+
+impl BlockStream {
+    pub fn new(line: u64) -> BlockStream {
+        assert!(line.is_power_of_two());
+        BlockStream {
+            line,
+            line_bits: line.trailing_zeros(),
+            words: Vec::new(),
+            counted_from: None,
+            last_block: u64::MAX,
+            ids: FxHashMap::default(),
+            id_low: Vec::new(),
+            counted: Counts::default(),
+        }
+    }
+
+    /// Everything pushed from now on is counted (called once, between accesses).
+    pub fn start_counting(&mut self) {
+        if self.counted_from.is_none() {
+            self.counted_from = Some(self.words.len());
+            self.last_block = u64::MAX; // never fold across the boundary
+        }
+    }
+
+    /// Distinct blocks (the largest dense id + 1).
+    pub fn blocks(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// The word of `block`, and whether this is its first use.
+    #[inline]
+    fn word(&mut self, block: u64) -> (u64, bool) {
+        let next = self.ids.len() as u32;
+        let id = *self.ids.entry(block).or_insert(next);
+        let new = id == next;
+        if new {
+            assert!(id as u64 <= ID_MASK, "more than 2^28 distinct blocks");
+            self.id_low.push((block & LOW_MASK) as u32);
+        }
+        ((block & LOW_MASK) | ((id as u64) << LOW_BITS), new)
+    }
+
+    /// The counts of a cache of `sets` × `ways` that never has to evict (no set is ever asked
+    /// to hold more distinct blocks than it has ways), whatever its policy: its only misses are
+    /// first uses. None if some set would have to evict.
+    pub fn without_evictions(&self, sets: usize, ways: usize) -> Option<Counts> {
+        if self.ids.len() > sets * ways {
+            return None;
+        }
+        let mut held = vec![0usize; sets];
+        for low in &self.id_low {
+            let n = &mut held[*low as usize & (sets - 1)];
+            *n += 1;
+            if *n > ways {
+                return None;
+            }
+        }
+        Some(self.counted)
+    }
+
+    /// One access of `size` bytes at `addr`, looked up `times` times in a row.
+    #[inline]
+    pub fn push(&mut self, addr: u64, size: u32, times: u64) {
+        let first = addr >> self.line_bits;
+        let last = (addr + size.max(1) as u64 - 1) >> self.line_bits;
+        let mut extra = times - 1;
+        let mut new = false;
+        if first == last && first == self.last_block {
+            extra += 1;
+        } else {
+            for b in first..=last {
+                let (w, n) = self.word(b);
+                new |= n;
+                self.words.push(w | if b == first { 0 } else { CONTINUES });
+            }
+            self.last_block = last;
+        }
+        if self.counted_from.is_some() {
+            self.counted.accesses += times;
+            self.counted.misses += new as u64;
+        }
+        // Fold the repeats into the last word, spilling into fresh words of the same block
+        // (each one a hit that changes nothing) when the field is full.
+        while extra > 0 {
+            let top = self.words.last_mut().expect("a block was pushed");
+            let room = REPEAT_MAX - ((*top >> REPEAT_SHIFT) & REPEAT_MAX);
+            let n = extra.min(room);
+            *top += n << REPEAT_SHIFT;
+            extra -= n;
+            if extra > 0 {
+                let (w, _) = self.word(self.last_block);
+                self.words.push(w);
+                extra -= 1;
+            }
+        }
+    }
+
+    /// Calls `f(low_bits, id, starts_access, counted_accesses)` for every word in `range`; a
+    /// word's accesses are counted (its own, when it starts one, and its folded repeats) only in
+    /// the counted part.
+    #[inline]
+    pub fn for_each_in(
+        &self,
+        range: std::ops::Range<usize>,
+        mut f: impl FnMut(u64, u32, bool, u64),
+    ) {
+        let from = self.counted_from.unwrap_or(self.words.len());
+        for k in range {
+            let w = self.words[k];
+            let starts = w & CONTINUES == 0;
+            let counted = if k >= from {
+                starts as u64 + ((w >> REPEAT_SHIFT) & REPEAT_MAX)
+            } else {
+                0
+            };
+            f(
+                w & LOW_MASK,
+                ((w >> LOW_BITS) & ID_MASK) as u32,
+                starts,
+                counted,
+            );
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+}
+
+/// A set-associative cache over a block stream's dense ids, with the same behaviour as
+/// [`super::Cache`] (the same policy calls in the same order) but a hit found by one look into
+/// a table indexed by id instead of a search of the set: the cost of a grid is its hits.
+pub struct DenseCache<P: ReplacementPolicy> {
+    ways: usize,
+    set_mask: u64,
+    /// The id held by each way (u32::MAX: invalid); invalid ways fill in order, never reopen.
+    tags: Vec<u32>,
+    filled: Vec<u8>,
+    /// Per id: 0 if not held, else its way + 1.
+    way_of: Vec<u8>,
+    last_id: u32,
+    policy: P,
+}
+
+impl<P: ReplacementPolicy> DenseCache<P> {
+    pub fn new(config: &CacheConfig, blocks: usize) -> DenseCache<P> {
+        let (sets, ways) = config.shape();
+        assert!(
+            sets <= MAX_SETS && ways < 255,
+            "{} is too big to replay",
+            config.label()
+        );
+        DenseCache {
+            ways,
+            set_mask: sets as u64 - 1,
+            tags: vec![u32::MAX; sets * ways],
+            filled: vec![0; sets],
+            way_of: vec![0; blocks],
+            last_id: u32::MAX,
+            policy: P::new(sets, ways),
+        }
+    }
+
+    /// Looks one block up; true on a miss (the block is then filled).
+    #[inline]
+    pub fn is_miss(&mut self, low: u64, id: u32) -> bool {
+        if id == self.last_id {
+            return false;
+        }
+        self.last_id = id;
+        let set = (low & self.set_mask) as usize;
+        let held = self.way_of[id as usize];
+        if held != 0 {
+            self.policy.touched(set, held as usize - 1);
+            return false;
+        }
+        let way = if (self.filled[set] as usize) < self.ways {
+            self.filled[set] += 1;
+            self.filled[set] as usize - 1
+        } else {
+            let w = self.policy.victim(set);
+            self.way_of[self.tags[set * self.ways + w] as usize] = 0;
+            w
+        };
+        self.tags[set * self.ways + way] = id;
+        self.way_of[id as usize] = way as u8 + 1;
+        self.policy.filled(set, way);
+        true
+    }
+}
+
+/// Something that consumes a block stream piece by piece: a cache, or every associativity of
+/// an LRU shape ([`super::stack`]). Several consume the same piece while it is in the host's
+/// cache, so a grid reads each stream from memory once per group instead of once per
+/// configuration.
+pub trait Replay: Send {
+    fn feed(&mut self, stream: &BlockStream, range: std::ops::Range<usize>);
+    /// Counts so far, one per configuration this replays.
+    fn counts(&mut self) -> Vec<Counts>;
+}
+
+/// A cache with policy `P` compiled in (no virtual call per lookup).
+pub struct CacheReplay<P: ReplacementPolicy> {
+    config: CacheConfig,
+    cache: Option<DenseCache<P>>,
+    counts: Counts,
+    /// The access in progress: (missed, counted); its miss is added when the next one starts.
+    pending: (bool, bool),
+}
+
+impl<P: ReplacementPolicy + 'static> CacheReplay<P> {
+    pub fn boxed(config: &CacheConfig) -> Box<dyn Replay> {
+        Box::new(CacheReplay::<P> {
+            config: config.clone(),
+            cache: None,
+            counts: Counts::default(),
+            pending: (false, false),
+        })
+    }
+}
+
+impl<P: ReplacementPolicy> Replay for CacheReplay<P> {
+    fn feed(&mut self, stream: &BlockStream, range: std::ops::Range<usize>) {
+        assert_eq!(self.config.line, stream.line, "one stream, one line size");
+        let cache = self
+            .cache
+            .get_or_insert_with(|| DenseCache::new(&self.config, stream.blocks()));
+        let (c, pending) = (&mut self.counts, &mut self.pending);
+        stream.for_each_in(range, |low, id, starts, counted| {
+            if starts {
+                c.misses += (pending.0 && pending.1) as u64;
+                *pending = (false, counted > 0);
+            }
+            pending.0 |= cache.is_miss(low, id);
+            c.accesses += counted;
+        });
+    }
+
+    fn counts(&mut self) -> Vec<Counts> {
+        let mut c = self.counts;
+        c.misses += (self.pending.0 && self.pending.1) as u64;
+        vec![c]
+    }
+}
+
+/// Words replayed by every member of a group before the next piece: 64 KB, well inside L2.
+const PIECE: usize = 8192;
+
+/// Replays `stream` through every member of `group`, piece by piece.
+pub fn replay_group(group: &mut [Box<dyn Replay>], stream: &BlockStream) -> Vec<Counts> {
+    let mut at = 0;
+    while at < stream.len() {
+        let end = (at + PIECE).min(stream.len());
+        for r in group.iter_mut() {
+            r.feed(stream, at..end);
+        }
+        at = end;
+    }
+    group.iter_mut().flat_map(|r| r.counts()).collect()
+}
+
+/// Replays `stream` through one cache of `config` (its policy by name).
+pub fn replay(config: &CacheConfig, stream: &BlockStream) -> Counts {
+    let policy = super::policy_named(&config.policy).expect("a checked configuration");
+    replay_group(&mut [(policy.replay)(config)], stream)[0]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::Cache;
+
+    /// Replaying a block stream gives what looking every access up one by one gives.
+    #[test]
+    fn a_block_stream_replays_like_the_accesses_it_folds() {
+        let mut x = 0x1234_5678_9abc_u64;
+        let accesses: Vec<(u64, u32)> = (0..20_000)
+            .map(|k| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // Runs of nearby addresses with some straddles and far jumps.
+                let addr = if k % 7 == 0 {
+                    x % 8192
+                } else {
+                    4096 + (k * 3) % 512
+                };
+                (addr, [1, 4, 8, 16][(x % 4) as usize])
+            })
+            .collect();
+        for line in [8, 16, 64] {
+            for policy in ["lru", "fifo", "random"] {
+                let cfg = CacheConfig::new(1024, line, 2, policy).unwrap();
+                let mut s = BlockStream::new(line);
+                let mut cache = Cache::new(&cfg);
+                let mut want = Counts::default();
+                for (k, (a, size)) in accesses.iter().enumerate() {
+                    if k == 5000 {
+                        s.start_counting();
+                    }
+                    s.push(*a, *size, 1);
+                    let miss = cache.access_is_miss(*a, *size);
+                    if k >= 5000 {
+                        want.accesses += 1;
+                        want.misses += miss as u64;
+                    }
+                }
+                if line == 64 {
+                    assert!(s.len() < accesses.len() / 2, "64 B lines fold most lookups");
+                }
+                let got = replay(&cfg, &s);
+                assert_eq!(got, want, "{line} B {policy}");
+                assert_eq!(s.without_evictions(2, 2), None, "too many blocks for 2 × 2");
+                // Big enough for every block: only first uses miss, as replaying says.
+                let big = CacheConfig::new(1 << 20, line, 16, policy).unwrap();
+                let (sets, ways) = big.shape();
+                assert_eq!(s.without_evictions(sets, ways), Some(replay(&big, &s)));
+            }
+        }
+    }
+}
