@@ -13,7 +13,6 @@ mod session;
 mod sweep;
 mod sync;
 mod trace_cmd;
-mod traced;
 mod variant;
 mod worker;
 

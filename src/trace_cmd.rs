@@ -3,9 +3,9 @@
 //! prints its summary. It is how the simulator is checked against cachegrind and callgrind
 //! (same program, same environment), and a quick way to try a configuration.
 
-use crate::traced;
 use anyhow::{bail, Result};
 use clap::Args;
+use cryptospeed_runner::profile::valgrind as traced;
 use cryptospeed_sim::branches::BranchSim;
 use cryptospeed_sim::cache::CacheConfig;
 use cryptospeed_sim::hierarchy::Hierarchy;

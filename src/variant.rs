@@ -6,7 +6,6 @@
 use crate::session::interrupt_flag;
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
-pub use cryptospeed_runner::variant::choices;
 use cryptospeed_variants::{BuildRequest, BuildStatus, Cache, Manifest, SourceSpec};
 use std::path::PathBuf;
 use std::time::Instant;

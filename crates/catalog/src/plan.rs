@@ -162,8 +162,16 @@ impl CellRef {
     /// primitive has no size, or an error when there is none).
     pub fn parse(text: &str, default_bytes: Option<u64>) -> Result<CellRef, PlanError> {
         let (name, bytes) = split_cell(text)?;
-        let primitive = lookup(name)
-            .ok_or_else(|| PlanError::from(crate::select(&[name.to_string()]).unwrap_err()))?;
+        let primitive = lookup(name).ok_or_else(|| {
+            let near = crate::suggest(name);
+            PlanError(match near.is_empty() {
+                true => format!("unknown primitive '{name}'; `cryptospeed list` shows them all"),
+                false => format!(
+                    "unknown primitive '{name}'; did you mean {}?",
+                    near.join(", ")
+                ),
+            })
+        })?;
         CellRef::sized(primitive, bytes.or(default_bytes), text)
     }
 

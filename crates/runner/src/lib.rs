@@ -8,6 +8,7 @@
 mod choice;
 mod concurrent;
 mod interleaved;
+pub mod profile;
 mod request;
 pub mod variant;
 pub mod verify;

@@ -1,6 +1,7 @@
 //! Running a process under valgrind with a trace going somewhere we can read it: cstrace into a
 //! FIFO read concurrently (nothing touches the disk), or lackey into a file parsed afterwards
-//! (the fallback when cstrace cannot be built). Shared by `profile` and `trace`.
+//! (the fallback when cstrace cannot be built). Shared by `profile` and `trace`; the valgrind
+//! tool itself is built and found by `cryptospeed_sim::tool`.
 
 use anyhow::{Context, Result};
 use cryptospeed_sim::decode::Decoded;

@@ -1,0 +1,426 @@
+//! `profile` as the runner does it: for one cell, the implementation that can be traced, a
+//! native run (TSC cycles per byte, hardware counters where the kernel offers them), the same
+//! cell in a worker under valgrind between markers, the recorded region replayed through the
+//! simulators, and the native run again on the traced code path when valgrind's CPU hides
+//! extensions ([`same_path`]). The front end only parses options, stores and prints.
+
+mod same_path;
+mod stored;
+pub mod valgrind;
+
+pub use stored::ProfileRun;
+
+use crate::ImplChoice;
+use anyhow::{bail, Context, Result};
+use cryptospeed_catalog::plan::CellRef;
+use cryptospeed_engine::counters::{CounterValues, Counters};
+use cryptospeed_engine::mask::FeatureMask;
+use cryptospeed_engine::protocol::{Request, Response};
+use cryptospeed_engine::worker_client::{WorkerClient, WorkerSpec};
+use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, Op, Status, Variant};
+use cryptospeed_sim::analysis::{self, Grid};
+use cryptospeed_sim::decode::Decoded;
+use cryptospeed_sim::profile::ProfileDocument;
+use cryptospeed_sim::region::Recorder;
+use cryptospeed_sim::trace;
+use same_path::{same_path_native, traced_path_mask};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+use valgrind::Tracer;
+
+/// What a profile of one cell asks for.
+#[derive(Debug, Clone)]
+pub struct ProfileRequest {
+    /// `--impl` (one), else the default choice.
+    pub implementation: Option<String>,
+    /// `--variant` (one built variant).
+    pub variant: Option<String>,
+    /// `--mask`: the code path to study, natively and under valgrind alike.
+    pub mask: Option<String>,
+    /// Calls in the measured region, and before it (which only warm the simulators).
+    pub iters: u64,
+    pub warmup: u64,
+    pub grid: Grid,
+    /// Skip the native run.
+    pub no_native: bool,
+}
+
+/// Whether `profile` can trace the implementation call by call (its registry entry says).
+fn traceable(name: &str) -> bool {
+    cryptospeed_impls::registered(name).is_some_and(|r| r.capabilities.traceable)
+}
+
+/// The implementation a profile traces: the one asked for, else openssl when it offers the
+/// primitive, else the first traceable implementation of the registry that does.
+fn choice_for(req: &ProfileRequest, primitive: &str, cancel: &AtomicBool) -> Result<ImplChoice> {
+    let mask = match &req.mask {
+        Some(m) => FeatureMask::parse(m).map_err(|e| anyhow::anyhow!("--mask: {e}"))?,
+        None => FeatureMask::default(),
+    };
+    let with_mask = |mut c: ImplChoice| {
+        c.mask = mask.clone();
+        c
+    };
+    if let Some(v) = &req.variant {
+        let mut c = crate::variant::choices(v)?;
+        if c.len() != 1 {
+            bail!("--variant takes one variant for a profile");
+        }
+        return Ok(with_mask(c.remove(0)));
+    }
+    if let Some(i) = &req.implementation {
+        let c = ImplChoice::parse_list(i)?;
+        if c.len() != 1 {
+            bail!("--impl takes one implementation for a profile");
+        }
+        if !traceable(&c[0].name) {
+            bail!(
+                "the {} implementation cannot be profiled: its worker cannot be traced call by \
+                 call (an external program, or no valgrind markers; docs/worker-protocol.md)",
+                c[0].name
+            );
+        }
+        return Ok(with_mask(c.into_iter().next().unwrap()));
+    }
+    // openssl first, then the registry order, traceable ones only.
+    let mut reasons = Vec::new();
+    for name in crate::all_implementations() {
+        if !traceable(&name) {
+            continue;
+        }
+        let c = with_mask(ImplChoice::parse(&name));
+        let Ok(mut w) = c.start(None, cancel) else {
+            continue;
+        };
+        let reply = w.request(
+            &Request::Availability {
+                primitives: vec![primitive.to_string()],
+            },
+            Duration::from_secs(60),
+            cancel,
+        );
+        w.quit();
+        if let Ok(Response::Availability { entries }) = reply {
+            if entries.first().is_some_and(|e| e.available) {
+                return Ok(c);
+            }
+            if let Some(r) = entries.first().and_then(|e| e.reason.clone()) {
+                reasons.push(format!("{name}: {r}"));
+            }
+        }
+    }
+    bail!(
+        "no implementation offers {primitive}:\n  {}",
+        reasons.join("\n  ")
+    )
+}
+
+fn cell_for(primitive: &cryptospeed_catalog::Primitive, bytes: u64) -> CellSpec {
+    let op = primitive.ops().first().copied().unwrap_or(Op::Encrypt);
+    CellSpec {
+        primitive: primitive.id.to_string(),
+        op,
+        bytes: if primitive.has_bytes() {
+            Some(bytes)
+        } else {
+            None
+        },
+        misalign: 0,
+    }
+}
+
+/// The native run: TSC cycles per operation and, where offered, hardware counters.
+fn native(
+    choice: &ImplChoice,
+    cell: &CellSpec,
+    cancel: &AtomicBool,
+) -> Result<(Variant, Measurement, Result<CounterValues, String>)> {
+    let mut w = choice.start(None, cancel)?;
+    let variant = crate::variant_of(choice, &w);
+    let counters = Counters::open(w.pid() as i32);
+    if let Ok(c) = &counters {
+        c.enable();
+    }
+    // One second: a profile measures natively twice when valgrind's CPU lacks extensions.
+    let config = MeasureConfig {
+        max_time_s: 1.0,
+        ..MeasureConfig::default()
+    };
+    let m = w
+        .measure(cell.clone(), &config, Duration::from_secs(120), cancel)
+        .map_err(|e| anyhow::anyhow!("native run of {}: {e}", cell.primitive))?;
+    let values = counters.map(|c| c.disable_and_read());
+    w.quit();
+    if !m.status.has_numbers() {
+        bail!(
+            "{} on {}: {}",
+            cell.primitive,
+            choice.display(),
+            m.reason.clone().unwrap_or_default()
+        );
+    }
+    if m.status == Status::Imprecise {
+        // A busy machine: the figure stands, with the interval it has (stored with it).
+        eprintln!(
+            "cryptospeed: warning: native run of {} on {}: {}",
+            cell.primitive,
+            choice.display(),
+            m.reason.clone().unwrap_or_default()
+        );
+    }
+    Ok((variant, m, values))
+}
+
+struct Traced {
+    variant: Variant,
+    caps: String,
+    decoded: Decoded,
+    recorder: Recorder,
+    total_instructions: u64,
+}
+
+/// Events kept for replay: about 1.6 GB at most.
+const EVENT_LIMIT: usize = 200_000_000;
+
+/// The cell in a worker under valgrind, between markers: the recorded region, decoded.
+fn traced(
+    tracer: &Tracer,
+    choice: &ImplChoice,
+    cell: &CellSpec,
+    req: &ProfileRequest,
+    cancel: &AtomicBool,
+) -> Result<Traced> {
+    let scratch = valgrind::Scratch::new()?;
+    let out = scratch.dir.join(match tracer {
+        Tracer::Cstrace(_) => "trace.fifo",
+        Tracer::Lackey => "lackey.log",
+    });
+    let reader = match tracer {
+        Tracer::Cstrace(_) => {
+            valgrind::make_fifo(&out)?;
+            Some(valgrind::spawn_reader(
+                out.clone(),
+                Recorder::new(false, EVENT_LIMIT),
+            ))
+        }
+        Tracer::Lackey => None,
+    };
+    let spec = under_valgrind(tracer, choice, &out)?;
+    let result = (|| -> Result<(Variant, Response)> {
+        let mut w = WorkerClient::spawn(&spec, cancel)
+            .map_err(|e| anyhow::anyhow!("starting the worker under valgrind: {e}"))?;
+        let variant = crate::variant_of(choice, &w);
+        let reply = w
+            .request(
+                &Request::Profile {
+                    cell: cell.clone(),
+                    warmup: req.warmup,
+                    iters: req.iters,
+                },
+                Duration::from_secs(3600),
+                cancel,
+            )
+            .map_err(|e| anyhow::anyhow!("profiling {} under valgrind: {e}", cell.primitive))?;
+        w.quit_and_wait(Duration::from_secs(120))
+            .map_err(|e| anyhow::anyhow!("the traced worker did not end cleanly: {e}"))?;
+        Ok((variant, reply))
+    })();
+    if let Some(r) = &reader {
+        valgrind::release_reader(&out, r);
+    }
+    let (variant, reply) = match result {
+        Ok(r) => r,
+        Err(e) => {
+            // A reader that gave up explains a writer that could not write.
+            if let Some(r) = reader {
+                if let Ok(Err(why)) = r.join() {
+                    bail!("{e:#}; the trace reader had stopped: {why}");
+                }
+            }
+            return Err(e);
+        }
+    };
+    let (marked, markers, maps) = match reply {
+        Response::Profiled {
+            marked,
+            marker_addresses,
+            maps,
+        } => (marked, marker_addresses, maps),
+        Response::Error { message } => bail!("{}: {message}", cell.primitive),
+        other => bail!("unexpected reply to profile: {other:?}"),
+    };
+    let (decoded, recorder, totals) = match reader {
+        Some(r) => r
+            .join()
+            .map_err(|_| anyhow::anyhow!("the trace reader panicked"))?
+            .map_err(anyhow::Error::msg)?,
+        None => read_lackey(&out, &maps, &markers)?,
+    };
+    if matches!(tracer, Tracer::Cstrace(_)) && !marked {
+        bail!(
+            "the worker's markers were not answered by cstrace; the trace has no measured region"
+        );
+    }
+    if recorder.phase != cryptospeed_sim::region::Phase::After {
+        bail!(
+            "the trace never reached the end marker (it stopped in {:?}); nothing was measured",
+            recorder.phase
+        );
+    }
+    if recorder.overflowed {
+        bail!(
+            "the region has more than {EVENT_LIMIT} events; profile a smaller --bytes or fewer --iters"
+        );
+    }
+    Ok(Traced {
+        caps: variant.capabilities.clone(),
+        variant,
+        decoded,
+        recorder,
+        total_instructions: totals.instructions,
+    })
+}
+
+/// The worker's command line prefixed by valgrind's, writing the trace to `out`.
+fn under_valgrind(
+    tracer: &Tracer,
+    choice: &ImplChoice,
+    out: &std::path::Path,
+) -> Result<WorkerSpec> {
+    let native = choice.spec(None)?;
+    let (program, mut vargs, mut env) = valgrind::valgrind_prefix(tracer, out);
+    if matches!(tracer, Tracer::Cstrace(_)) {
+        vargs.push("--log-file=/dev/null".into());
+    }
+    vargs.push(native.program.to_string_lossy().into_owned());
+    vargs.extend(native.args.iter().cloned());
+    env.extend(native.env.iter().cloned());
+    Ok(WorkerSpec {
+        program: PathBuf::from(program),
+        args: vargs,
+        env,
+    })
+}
+
+/// Lackey's trace file, read after the worker ended: decoded with the worker's mapped files, its
+/// markers found by address.
+fn read_lackey(
+    out: &std::path::Path,
+    maps: &str,
+    markers: &[u64],
+) -> Result<(Decoded, Recorder, trace::TraceTotals)> {
+    let f = std::fs::File::open(out)
+        .with_context(|| format!("lackey wrote no trace to {}", out.display()))?;
+    let mut decoded = Decoded::default();
+    let mut recorder = Recorder::new(false, EVENT_LIMIT);
+    let mut code = valgrind::MappedFiles::parse(maps);
+    let marks: Vec<(u64, u32)> = markers
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (*a, i as u32 + 1))
+        .collect();
+    let reader = std::io::BufReader::new(f);
+    let totals = trace::read_lackey(reader, &mut decoded, &mut code, &marks, &mut recorder)
+        .map_err(anyhow::Error::msg)?;
+    Ok((decoded, recorder, totals))
+}
+
+/// Profiles one primitive: the native run, the traced run, the analysis. Returns the profile,
+/// the variant it ran (the native worker's, else the traced one's) and the native measurement.
+pub fn profile_cell(
+    req: &ProfileRequest,
+    cell: &CellRef,
+    tracer: &Tracer,
+    cancel: &AtomicBool,
+) -> Result<(ProfileDocument, Variant, Option<Measurement>)> {
+    let p = cell.primitive;
+    let choice = choice_for(req, p.id, cancel)?;
+    let cell = cell_for(p, cell.bytes.unwrap_or(0));
+    eprintln!(
+        "cryptospeed: profiling {} on {} ({}, {} warm-up + {} measured call(s), {})",
+        p.id,
+        choice.display(),
+        cell.bytes
+            .map(|b| format!("{b} B"))
+            .unwrap_or_else(|| "one operation".into()),
+        req.warmup,
+        req.iters,
+        tracer.name()
+    );
+    let (native_variant, native_measurement, counters) = if req.no_native {
+        (
+            None,
+            None,
+            Err("native run skipped (--no-native)".to_string()),
+        )
+    } else {
+        let (v, m, k) = native(&choice, &cell, cancel)?;
+        (Some(v), Some(m), k)
+    };
+    let native_caps = native_variant.as_ref().map(|v| v.capabilities.clone());
+    let started = Instant::now();
+    let t = traced(tracer, &choice, &cell, req, cancel)?;
+    let trace_seconds = started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    let a = analysis::analyse(
+        &t.recorder.events,
+        t.recorder.measured_range(),
+        &t.decoded,
+        &req.grid,
+    );
+    let simulate_seconds = started.elapsed().as_secs_f64();
+    let same_path = match (&native_caps, req.mask.is_none()) {
+        (Some(n), true) if *n != t.caps => same_path_native(&choice, &cell, n, &t.caps, cancel)?,
+        _ => None,
+    };
+    let per_byte = |m: &Measurement| m.tsc_per_op.map(|c| c / cell.bytes.unwrap_or(1) as f64);
+    let unmasked = native_measurement.as_ref().and_then(per_byte);
+    // Under the derived mask every extension OpenSSL's dispatch reads agrees with valgrind's
+    // CPU; other bits of the vectors (vendor, cache hints) may still differ.
+    let shown_caps = match &same_path {
+        Some(s) if traced_path_mask(&s.variant.capabilities, &t.caps).is_none() => None,
+        Some(s) => Some(&s.variant.capabilities),
+        None => native_caps.as_ref(),
+    };
+    let path_warning = match shown_caps {
+        Some(n) if *n != t.caps => Some(format!(
+            "valgrind's synthetic CPU differs from this one, so the traced code path may not be the native one: natively {n}, under valgrind {} (valgrind hides AVX-512 and SHA-NI; use --mask to study a path both share)",
+            t.caps
+        )),
+        _ => None,
+    };
+    if let Some(w) = &path_warning {
+        eprintln!("cryptospeed: warning: {w}");
+    }
+    let processed = cell.bytes.unwrap_or(1) * req.iters;
+    let profile = ProfileDocument {
+        primitive: p.id.to_string(),
+        implementation: choice.display(),
+        bytes: cell.bytes.unwrap_or(0),
+        warmup: req.warmup,
+        iters: req.iters,
+        tracer: tracer.name().to_string(),
+        capabilities_native: native_caps,
+        capabilities_traced: t.caps,
+        path_warning,
+        native_mask: same_path.as_ref().map(|s| s.mask.to_string()),
+        capabilities_masked: same_path.as_ref().map(|s| s.variant.capabilities.clone()),
+        tsc_cycles_per_byte_unmasked: same_path.as_ref().and(unmasked),
+        instructions: t.recorder.mix.instructions,
+        bytes_processed: processed,
+        instructions_per_byte: t.recorder.mix.instructions as f64 / processed as f64,
+        tsc_cycles_per_byte: match &same_path {
+            Some(s) => per_byte(&s.measurement),
+            None => unmasked,
+        },
+        counters,
+        mix: t.recorder.mix.clone(),
+        analysis: a,
+        trace_instructions_total: t.total_instructions,
+        trace_seconds,
+        simulate_seconds,
+    };
+    let variant = native_variant.unwrap_or(t.variant);
+    Ok((profile, variant, native_measurement))
+}
