@@ -71,16 +71,15 @@ pub struct CompareArgs {
     /// same and shows --raw figures as TSC cycles per byte. Ratios are the same under both.
     #[arg(long, default_value = "none", value_parser = ["none", "ghz", "cycles"])]
     pub normalize: String,
-    /// Results store: a SQLite file, or a postgres://USER@HOST/DB URL (password from $PGPASSWORD or the URL, never printed). Default: $CRYPTOSPEED_DB, else ~/.local/share/cryptospeed/results.db.
-    #[arg(long)]
-    pub db: Option<String>,
+    #[command(flatten)]
+    pub db: crate::session::StoreArgs,
 }
 
 pub fn compare(a: CompareArgs) -> Result<i32> {
     if !(a.alpha > 0.0 && a.alpha < 1.0) {
         bail!("--alpha must be between 0 and 1, got {}", a.alpha);
     }
-    let mut store = cryptospeed_store::open(&db_location(&a.db))?;
+    let mut store = cryptospeed_store::open(&db_location(&a.db.db))?;
     let mut args = a.sides.clone();
     args.extend(a.machines.iter().map(|m| format!("machine:{m}")));
     let options = SideOptions {

@@ -26,9 +26,8 @@ pub struct ImportArgs {
     /// Read and check the files, print what would be stored, store nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Results store: a SQLite file, or a postgres://USER@HOST/DB URL (password from $PGPASSWORD or the URL, never printed). Default: $CRYPTOSPEED_DB, else ~/.local/share/cryptospeed/results.db.
-    #[arg(long)]
-    pub db: Option<String>,
+    #[command(flatten)]
+    pub store: crate::session::StoreArgs,
 }
 
 pub fn import(a: ImportArgs) -> Result<i32> {
@@ -47,7 +46,7 @@ pub fn import(a: ImportArgs) -> Result<i32> {
     let mut store = if a.dry_run {
         None
     } else {
-        Some(cryptospeed_store::open(&db_location(&a.db))?)
+        Some(cryptospeed_store::open(&db_location(&a.store.db))?)
     };
     for (file, log) in &parsed {
         let label = a.label.clone().unwrap_or_else(|| file_label(file));

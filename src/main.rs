@@ -39,7 +39,7 @@ enum Command {
     /// Run the known-answer tests alone.
     Verify(list::VerifyArgs),
     /// List stored runs.
-    Runs(run::StoreArgs),
+    Runs(session::StoreArgs),
     /// List the machines stored runs were recorded on (CPU, cores, TSC frequency, run count).
     Machines(run::MachinesArgs),
     /// Print a stored run in any output format.

@@ -64,7 +64,7 @@ pub struct ProfileArgs {
     #[arg(long, hide = true)]
     sweep_shard: Option<String>,
     #[command(flatten)]
-    store: crate::run::StoreArgs,
+    store: crate::session::StoreArgs,
 }
 
 pub fn profile(args: ProfileArgs) -> Result<i32> {

@@ -24,9 +24,8 @@ pub struct Selection {
     /// have it, else the largest size the most series have.
     #[arg(long, short)]
     pub bytes: Option<String>,
-    /// Results store: a SQLite file, or a postgres://USER@HOST/DB URL (password from $PGPASSWORD or the URL, never printed). Default: $CRYPTOSPEED_DB, else ~/.local/share/cryptospeed/results.db.
-    #[arg(long)]
-    pub db: Option<String>,
+    #[command(flatten)]
+    pub store: crate::session::StoreArgs,
 }
 
 #[derive(Args)]
@@ -62,31 +61,15 @@ pub struct ChartArgs {
 
 /// Loads the selected runs and their profiles.
 fn input(sel: &Selection, title: Option<String>) -> Result<ReportInput> {
-    let store = cryptospeed_store::open(&db_location(&sel.db))?;
+    let store = cryptospeed_store::open(&db_location(&sel.store.db))?;
     let records = cryptospeed_query::runs(store.as_ref(), &sel.runs)?;
-    let mut profiles = Vec::new();
-    for r in &records {
-        for p in store.profiles(r.run.id)? {
-            if r.variants.iter().any(|v| v.label == p.variant) {
-                profiles.push((r.run.id, p));
-            }
-        }
-    }
+    let profiles = cryptospeed_query::profiles(store.as_ref(), &records)?;
     let bytes = sel
         .bytes
         .as_deref()
         .map(crate::args::parse_size)
         .transpose()?;
-    let title = title.unwrap_or_else(|| {
-        let names: Vec<String> = records
-            .iter()
-            .map(|r| match &r.run.label {
-                Some(l) => format!("{l} (run {})", r.run.id),
-                None => format!("run {}", r.run.id),
-            })
-            .collect();
-        format!("cryptospeed report: {}", names.join(", "))
-    });
+    let title = title.unwrap_or_else(|| cryptospeed_report::data::default_title(&records));
     Ok(ReportInput {
         title,
         records,

@@ -2,7 +2,7 @@
 //! (crates/runner), then print the stored run in the chosen format.
 
 use crate::args;
-use crate::session::{db_location, emit, interrupt_flag};
+use crate::session::{db_location, emit, interrupt_flag, StoreArgs};
 use anyhow::Result;
 use clap::Args;
 use cryptospeed_catalog::plan::{self, CellRef};
@@ -11,13 +11,6 @@ use cryptospeed_report::{Format, Options};
 use cryptospeed_runner::{Progress, RunMeta, RunRequest, Schedule};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
-
-#[derive(Args)]
-pub struct StoreArgs {
-    /// Results store: a SQLite file, or a postgres://USER@HOST/DB URL (password from $PGPASSWORD or the URL, never printed). Default: $CRYPTOSPEED_DB, else ~/.local/share/cryptospeed/results.db.
-    #[arg(long)]
-    pub db: Option<String>,
-}
 
 #[derive(Args)]
 pub struct OutputArgs {

@@ -2,9 +2,18 @@
 //! and writing output to a file atomically.
 
 use anyhow::{Context, Result};
+use clap::Args;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+
+/// Where the results are: `--db`, flattened into every command that reads or writes them.
+#[derive(Args)]
+pub struct StoreArgs {
+    /// Results store: a SQLite file, or a postgres://USER@HOST/DB URL (password from $PGPASSWORD or the URL, never printed). Default: $CRYPTOSPEED_DB, else ~/.local/share/cryptospeed/results.db.
+    #[arg(long)]
+    pub db: Option<String>,
+}
 
 /// The store a command uses: `--db`, else `$CRYPTOSPEED_DB`, else the user's data directory.
 pub fn db_location(db: &Option<String>) -> String {
@@ -23,35 +32,14 @@ pub fn db_location(db: &Option<String>) -> String {
         .into_owned()
 }
 
-/// How a measuring run keeps going when its store fails: retry for `retry_s` seconds, beat every
-/// `$CRYPTOSPEED_HEARTBEAT_S` seconds (default 10), spool to `$CRYPTOSPEED_SPOOL`, else `spool/`
-/// beside the default store.
+/// How a measuring run keeps going when its store fails (`RecorderOptions::from_env`): spools
+/// beside the default store unless `$CRYPTOSPEED_SPOOL` says where.
 pub fn recording(retry_s: f64) -> Result<cryptospeed_store::RecorderOptions> {
-    if !(retry_s >= 0.0 && retry_s.is_finite()) {
-        anyhow::bail!("--store-retry must be a number of seconds ≥ 0");
-    }
-    let spool_dir = match std::env::var("CRYPTOSPEED_SPOOL") {
-        Ok(d) if !d.is_empty() => PathBuf::from(d),
-        _ => dirs::data_dir()
-            .unwrap_or_else(|| PathBuf::from("."))
-            .join("cryptospeed")
-            .join("spool"),
-    };
-    let mut options = cryptospeed_store::RecorderOptions::new(spool_dir);
-    options.retry_window = std::time::Duration::from_secs_f64(retry_s);
-    if let Ok(text) = std::env::var("CRYPTOSPEED_HEARTBEAT_S") {
-        let seconds: f64 = text
-            .parse()
-            .ok()
-            .filter(|s: &f64| *s > 0.0 && s.is_finite())
-            .ok_or_else(|| {
-                anyhow::anyhow!(
-                    "CRYPTOSPEED_HEARTBEAT_S must be a positive number of seconds, not '{text}'"
-                )
-            })?;
-        options.heartbeat = std::time::Duration::from_secs_f64(seconds);
-    }
-    Ok(options)
+    let default_spool = dirs::data_dir()
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("cryptospeed")
+        .join("spool");
+    cryptospeed_store::RecorderOptions::from_env(retry_s, default_spool).map_err(anyhow::Error::msg)
 }
 
 /// This process's command line as it is stored with a run: a PostgreSQL URL among the arguments

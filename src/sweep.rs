@@ -32,7 +32,7 @@ pub struct PlanArgs {
     /// The sweep file (TOML; docs/scale.md describes it).
     pub spec: PathBuf,
     #[command(flatten)]
-    pub store: crate::run::StoreArgs,
+    pub store: crate::session::StoreArgs,
 }
 
 #[derive(Args)]
@@ -49,7 +49,7 @@ pub struct ShardArgs {
     #[arg(long)]
     pub force: bool,
     #[command(flatten)]
-    pub store: crate::run::StoreArgs,
+    pub store: crate::session::StoreArgs,
 }
 
 #[derive(Args)]
@@ -60,7 +60,7 @@ pub struct StatusArgs {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
-    pub store: crate::run::StoreArgs,
+    pub store: crate::session::StoreArgs,
 }
 
 #[derive(Args)]
@@ -80,7 +80,7 @@ pub struct SlurmArgs {
     #[arg(long)]
     pub submit: bool,
     #[command(flatten)]
-    pub store: crate::run::StoreArgs,
+    pub store: crate::session::StoreArgs,
 }
 
 #[derive(Parser)]

@@ -3,14 +3,13 @@
 //! prints its summary. It is how the simulator is checked against cachegrind and callgrind
 //! (same program, same environment), and a quick way to try a configuration.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
 use cryptospeed_runner::profile::valgrind as traced;
 use cryptospeed_sim::branches::BranchSim;
 use cryptospeed_sim::cache::CacheConfig;
 use cryptospeed_sim::hierarchy::Hierarchy;
 use cryptospeed_sim::predict;
-use std::process::Command;
 use std::time::Instant;
 
 #[derive(Args)]
@@ -40,27 +39,10 @@ pub fn trace(args: TraceArgs) -> Result<i32> {
     let d1 = CacheConfig::parse(&args.d1).map_err(anyhow::Error::msg)?;
     let ll = CacheConfig::parse(&args.ll).map_err(anyhow::Error::msg)?;
     let predictor = predict::create(&args.predictor).map_err(anyhow::Error::msg)?;
-    let tracer = traced::choose("cstrace")?;
-    let scratch = traced::Scratch::new()?;
-    let fifo = scratch.dir.join("trace.fifo");
-    traced::make_fifo(&fifo)?;
     let sink = (Hierarchy::new(&i1, &d1, &ll), BranchSim::new(predictor));
-    let reader = traced::spawn_reader(fifo.clone(), sink);
-    let (program, mut vargs, env) = traced::valgrind_prefix(&tracer, &fifo);
-    vargs.push("--log-file=/dev/null".into());
-    vargs.extend(args.command.iter().cloned());
     let started = Instant::now();
-    let status = Command::new(&program)
-        .args(&vargs)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .status();
-    traced::release_reader(&fifo, &reader);
-    let (_, (h, b), totals) = match reader.join() {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => bail!("reading the trace of {}: {e}", args.command[0]),
-        Err(_) => bail!("the trace reader panicked"),
-    };
-    let status = status.map_err(|e| anyhow::anyhow!("cannot run valgrind: {e}"))?;
+    let traced = traced::trace_program(&args.command, sink)?;
+    let ((h, b), totals, status) = (traced.sink, traced.totals, traced.status);
     let secs = started.elapsed().as_secs_f64();
     let c = h.counts;
     if args.json {
@@ -72,7 +54,7 @@ pub fn trace(args: TraceArgs) -> Result<i32> {
                 "caches": c, "branches": b.counts,
                 "trace_bytes": totals.bytes, "seconds": secs,
                 "instructions": totals.instructions,
-                "valgrind_lib": env.iter().find(|(k, _)| k == "VALGRIND_LIB").map(|(_, v)| v.clone()),
+                "valgrind_lib": traced.valgrind_lib,
             })
         );
     } else {

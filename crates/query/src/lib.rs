@@ -232,6 +232,23 @@ pub fn runs(store: &dyn Store, selectors: &[String]) -> Result<Vec<RunRecord>> {
     Ok(records)
 }
 
+/// The stored profiles of these runs, each with its run's id (only those of variants a run
+/// kept after `@VARIANT`).
+pub fn profiles(
+    store: &dyn Store,
+    records: &[RunRecord],
+) -> Result<Vec<(i64, cryptospeed_model::ProfileRecord)>> {
+    let mut profiles = Vec::new();
+    for r in records {
+        for p in store.profiles(r.run.id)? {
+            if r.variants.iter().any(|v| v.label == p.variant) {
+                profiles.push((r.run.id, p));
+            }
+        }
+    }
+    Ok(profiles)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,6 +26,18 @@ pub struct ReportInput {
     pub generated_by: String,
 }
 
+/// A report's title when none is given: the runs it shows.
+pub fn default_title(records: &[RunRecord]) -> String {
+    let names: Vec<String> = records
+        .iter()
+        .map(|r| match &r.run.label {
+            Some(l) => format!("{l} (run {})", r.run.id),
+            None => format!("run {}", r.run.id),
+        })
+        .collect();
+    format!("cryptospeed report: {}", names.join(", "))
+}
+
 /// One line of the throughput charts: a variant of a run.
 pub struct SeriesRef<'a> {
     pub name: String,

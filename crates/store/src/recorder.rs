@@ -44,6 +44,32 @@ impl RecorderOptions {
             spool_dir,
         }
     }
+
+    /// The options a measuring command uses: `retry_s` seconds of retrying, spools in
+    /// `$CRYPTOSPEED_SPOOL` (else `default_spool`), a beat every `$CRYPTOSPEED_HEARTBEAT_S`
+    /// seconds (default 10). The error is written for the user.
+    pub fn from_env(retry_s: f64, default_spool: PathBuf) -> Result<RecorderOptions, String> {
+        if !(retry_s >= 0.0 && retry_s.is_finite()) {
+            return Err("--store-retry must be a number of seconds ≥ 0".into());
+        }
+        let spool_dir = match std::env::var("CRYPTOSPEED_SPOOL") {
+            Ok(d) if !d.is_empty() => PathBuf::from(d),
+            _ => default_spool,
+        };
+        let mut options = RecorderOptions::new(spool_dir);
+        options.retry_window = Duration::from_secs_f64(retry_s);
+        if let Ok(text) = std::env::var("CRYPTOSPEED_HEARTBEAT_S") {
+            let seconds: f64 = text
+                .parse()
+                .ok()
+                .filter(|s: &f64| *s > 0.0 && s.is_finite())
+                .ok_or_else(|| {
+                    format!("CRYPTOSPEED_HEARTBEAT_S must be a positive number of seconds, not '{text}'")
+                })?;
+            options.heartbeat = Duration::from_secs_f64(seconds);
+        }
+        Ok(options)
+    }
 }
 
 /// What became of a run's measurements in the store.

@@ -248,3 +248,49 @@ impl trace::CodeSource for MappedFiles {
         data.get(at..at + len).map(|b| b.to_vec())
     }
 }
+
+/// What [`trace_program`] returns: the sink after the whole trace, the trace's totals, the
+/// program's exit status, and the VALGRIND_LIB it ran with (where cstrace came from).
+pub struct TracedProgram<S> {
+    pub sink: S,
+    pub totals: TraceTotals,
+    pub status: std::process::ExitStatus,
+    pub valgrind_lib: Option<String>,
+}
+
+/// Runs `command` (a program and its arguments) under cstrace, its whole execution read into
+/// `sink` through a FIFO as it runs.
+pub fn trace_program<S: Sink + Send + 'static>(
+    command: &[String],
+    sink: S,
+) -> Result<TracedProgram<S>> {
+    let tracer = choose("cstrace")?;
+    let scratch = Scratch::new()?;
+    let fifo = scratch.dir.join("trace.fifo");
+    make_fifo(&fifo)?;
+    let reader = spawn_reader(fifo.clone(), sink);
+    let (program, mut vargs, env) = valgrind_prefix(&tracer, &fifo);
+    vargs.push("--log-file=/dev/null".into());
+    vargs.extend(command.iter().cloned());
+    let status = std::process::Command::new(&program)
+        .args(&vargs)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .status();
+    release_reader(&fifo, &reader);
+    let (_, sink, totals) = match reader.join() {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => anyhow::bail!("reading the trace of {}: {e}", command[0]),
+        Err(_) => anyhow::bail!("the trace reader panicked"),
+    };
+    let status = status.map_err(|e| anyhow::anyhow!("cannot run valgrind: {e}"))?;
+    let valgrind_lib = env
+        .into_iter()
+        .find(|(k, _)| k == "VALGRIND_LIB")
+        .map(|(_, v)| v);
+    Ok(TracedProgram {
+        sink,
+        totals,
+        status,
+        valgrind_lib,
+    })
+}
