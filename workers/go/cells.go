@@ -204,7 +204,7 @@ func (w *worker) prepare(c *cellSpec) (*cell, error) {
 			}
 			return nil
 		}}, nil
-	case p.Family == "ml-kem":
+	case p.Family == "ml-kem" || p.Family == "hybrid-kem":
 		return kemCell(p, c.Op)
 	}
 	return nil, fmt.Errorf("go does not time %s %s", p.ID, c.Op)

@@ -74,7 +74,7 @@ func knownAnswers(p *prim) (err error) {
 }
 
 func knownAnswer(p *prim, k *katVector) error {
-	if p.Family == "ml-kem" {
+	if p.Family == "ml-kem" || p.Family == "hybrid-kem" {
 		return kemKnownAnswer(p, k)
 	}
 	switch k.Kind {
@@ -380,7 +380,7 @@ func agreement(p *prim, c *agreementCase) ([]byte, []byte, error) {
 		}
 		out, err := f()
 		return out, nil, err
-	case "ml-kem":
+	case "ml-kem", "hybrid-kem":
 		return kemAgreement(p, c)
 	}
 	return nil, nil, fmt.Errorf("%s has no agreement check", p.ID)
@@ -391,7 +391,7 @@ func checkSignature(p *prim, public, msg, sig []byte) (bool, error) {
 	if p.Agreement != "cross-verify" {
 		return false, fmt.Errorf("%s signatures are compared as bytes", p.ID)
 	}
-	if p.Family == "ml-kem" {
+	if p.Family == "ml-kem" || p.Family == "hybrid-kem" {
 		return kemCheck(p, public, sig)
 	}
 	return verifyForeign(p, public, p.SignatureDigest, msg, sig)

@@ -214,12 +214,14 @@ fn kat_vector(kat: &Kat) -> KatVector {
             public,
             msg,
             sig,
+            bad_public,
             bad_msg,
             bad_sig,
             ..
         } => KatVector {
             kind: "sig-verify-internal".into(),
             public: clean(public),
+            key: clean(bad_public),
             msg: clean(msg),
             out: clean(sig),
             aad: clean(bad_msg),
@@ -242,7 +244,7 @@ fn kat_vector(kat: &Kat) -> KatVector {
 /// with decapsulation key `key` → shared secret `out`. Signature vectors: `sig-keygen` seed
 /// `key` → public key `public`; `sig-internal` signs `msg` (M') with private key `key` →
 /// `out`; `sig-verify-internal` accepts `out` over `msg` under `public` and rejects `tag` over
-/// `aad`.
+/// `aad` under `key`.
 pub fn of(p: &Primitive) -> PrimitiveVectors {
     let mut v = PrimitiveVectors {
         id: p.id.to_string(),
@@ -291,6 +293,8 @@ pub fn of(p: &Primitive) -> PrimitiveVectors {
         }
         Algorithm::MlKem { level } => ("ml-kem", format!("ML-KEM-{level}")),
         Algorithm::MlDsa { level } => ("ml-dsa", format!("ML-DSA-{level}")),
+        Algorithm::SlhDsa { name } => ("slh-dsa", name.to_string()),
+        Algorithm::HybridKem { name } => ("hybrid-kem", name.to_string()),
     };
     v.family = family.into();
     v.name = name;

@@ -34,6 +34,7 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("kat.go", include_str!("../../../workers/go/kat.go")),
     ("cells.go", include_str!("../../../workers/go/cells.go")),
     ("kem.go", include_str!("../../../workers/go/kem.go")),
+    ("hybrid.go", include_str!("../../../workers/go/hybrid.go")),
     (
         "kem_derand.go",
         include_str!("../../../workers/go/kem_derand.go"),

@@ -157,7 +157,7 @@ pub fn field_bytes(curve: Curve) -> usize {
 fn tbs_len(algorithm: &Algorithm) -> usize {
     match algorithm {
         Algorithm::Rsa { .. } => 36,
-        Algorithm::MlDsa { .. } => 32,
+        Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } => 32,
         _ => 20,
     }
 }
@@ -639,16 +639,16 @@ fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
                 public,
                 msg,
                 sig,
+                bad_public,
                 bad_msg,
                 bad_sig,
                 ..
             },
         ) => {
-            let public = unhex(public);
-            if !suite.verify_internal(p, &public, &unhex(msg), &unhex(sig))? {
+            if !suite.verify_internal(p, &unhex(public), &unhex(msg), &unhex(sig))? {
                 return Err("the published signature does not verify".into());
             }
-            if suite.verify_internal(p, &public, &unhex(bad_msg), &unhex(bad_sig))? {
+            if suite.verify_internal(p, &unhex(bad_public), &unhex(bad_msg), &unhex(bad_sig))? {
                 return Err("a signature the vectors reject verifies".into());
             }
             Ok(())
@@ -701,9 +701,12 @@ impl<S: Suite> SuiteImplementation<S> {
             | Algorithm::Dsa { .. }
             | Algorithm::Ecdsa { .. }
             | Algorithm::Eddsa { .. }
-            | Algorithm::MlDsa { .. } => timing_signer(s, p).map(drop),
+            | Algorithm::MlDsa { .. }
+            | Algorithm::SlhDsa { .. } => timing_signer(s, p).map(drop),
             Algorithm::Ecdh { .. } => s.derive(p, &case.key, &case.peer).map(drop),
-            Algorithm::MlKem { .. } => s.kem_keygen(p, None).map(drop),
+            Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } => {
+                s.kem_keygen(p, None).map(drop)
+            }
             Algorithm::Ffdh { .. } => not_offered(s.name(), p),
         }
     }
@@ -813,13 +816,16 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
                     next: 0,
                 })
             }
-            (Algorithm::MlDsa { .. }, Op::Keygen) => Box::new(KemKeygenLoop(s.sig_keygen(p)?)),
+            (Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. }, Op::Keygen) => {
+                Box::new(KemKeygenLoop(s.sig_keygen(p)?))
+            }
             (
                 Algorithm::Rsa { .. }
                 | Algorithm::Dsa { .. }
                 | Algorithm::Ecdsa { .. }
                 | Algorithm::Eddsa { .. }
-                | Algorithm::MlDsa { .. },
+                | Algorithm::MlDsa { .. }
+                | Algorithm::SlhDsa { .. },
                 Op::Sign | Op::Verify,
             ) => {
                 let mut signer = timing_signer(s, p)?;
@@ -834,10 +840,10 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
             (Algorithm::Ecdh { .. }, Op::Derive) => {
                 Box::new(DeriveLoop(s.derive(p, &case.key, &case.peer)?))
             }
-            (Algorithm::MlKem { .. }, Op::Keygen) => {
+            (Algorithm::MlKem { .. } | Algorithm::HybridKem { .. }, Op::Keygen) => {
                 Box::new(KemKeygenLoop(s.kem_keygen(p, None)?))
             }
-            (Algorithm::MlKem { .. }, Op::Encaps | Op::Decaps) => {
+            (Algorithm::MlKem { .. } | Algorithm::HybridKem { .. }, Op::Encaps | Op::Decaps) => {
                 // One key pair, made before timing, as openssl speed does.
                 let (ek, dk) = s.kem_keygen(p, None)?()?;
                 let (c, _) = s.kem_encaps(p, &ek, None)?()?;
@@ -891,7 +897,7 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
             Algorithm::Rsa { .. } | Algorithm::Eddsa { .. } => {
                 bytes(s.signer(p, Some(&case.key))?.sign(&case.msg)?)
             }
-            Algorithm::MlDsa { .. } => {
+            Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } => {
                 let mut signer = s.signer(p, Some(&case.key))?;
                 AgreementOutput {
                     output: signer.sign(&case.msg)?,
@@ -906,7 +912,7 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
                 }
             }
             Algorithm::Ecdh { .. } => bytes(s.derive(p, &case.key, &case.peer)?()?),
-            Algorithm::MlKem { .. } => {
+            Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } => {
                 let (ek, _) = s.kem_keygen(p, Some(&case.key))?()?;
                 let (c, k) = s.kem_encaps(p, &ek, None)?()?;
                 AgreementOutput {
@@ -930,7 +936,7 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
         if p.agreement_kind() != Some(AgreementKind::CrossVerify) {
             return Err(format!("{} signatures are compared as bytes", p.id));
         }
-        if let Algorithm::MlKem { .. } = p.algorithm {
+        if let Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } = p.algorithm {
             // `signature` is another library's ciphertext to the agreement seed's key, `public`
             // the secret it got: decapsulating must give the same.
             let case = p.agreement_case().ok_or("no agreement seed")?;

@@ -206,6 +206,13 @@ impl<'a> Kem<'a> {
             Algorithm::MlKem { level: 512 } => NID_MLKEM512,
             Algorithm::MlKem { level: 768 } => NID_MLKEM768,
             Algorithm::MlKem { level: 1024 } => NID_MLKEM1024,
+            Algorithm::HybridKem { .. } => {
+                return Err(
+                    "AWS-LC's libcrypto has no X25519MLKEM768 KEM (its hybrid lives in \
+                     libssl's key shares), and the aws-lc column does not compose one yet"
+                        .into(),
+                )
+            }
             _ => return Err(format!("{} is not an ML-KEM parameter set", p.id)),
         };
         let Some(lib) = Lib::load(api) else {
@@ -494,6 +501,9 @@ impl<'a> Dsa<'a> {
                     .ml_dsa_87_sign_internal
                     .zip(lib.k.ml_dsa_87_verify_internal),
             ),
+            Algorithm::SlhDsa { .. } => {
+                return Err("this AWS-LC (aws-lc-sys 0.47's tree) has no SLH-DSA".into())
+            }
             _ => return Err(format!("{} is not an ML-DSA parameter set", p.id)),
         };
         let dsa = Dsa {

@@ -145,8 +145,12 @@ impl OpenSsl {
             Algorithm::Gmac { .. } => {
                 symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[0; 12]).map(|_| ())
             }
-            Algorithm::MlKem { .. } => AnyKem::new(api, primitive).map(|_| ()),
-            Algorithm::MlDsa { .. } => AnyDsa::new(api, primitive).map(|_| ()),
+            Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } => {
+                AnyKem::new(api, primitive).map(|_| ())
+            }
+            Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } => {
+                AnyDsa::new(api, primitive).map(|_| ())
+            }
             // A library may read a key it cannot sign with (BoringSSL parses DSA keys but has
             // no DSA in EVP_PKEY): the signing context is part of the probe.
             Algorithm::Rsa { .. } | Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. } => {
@@ -228,9 +232,11 @@ impl Implementation for OpenSsl {
     fn known_answer_test(&mut self, primitive: &Primitive) -> Result<(), String> {
         self.availability(primitive)?;
         for kat in primitive.kats {
-            let r = if let Algorithm::MlKem { .. } = primitive.algorithm {
+            let r = if let Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } =
+                primitive.algorithm
+            {
                 AnyKem::new(&self.api, primitive)?.known_answer(kat)
-            } else if let Algorithm::MlDsa { .. } = primitive.algorithm {
+            } else if let Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } = primitive.algorithm {
                 AnyDsa::new(&self.api, primitive)?.known_answer(kat)
             } else if primitive.has_bytes() {
                 symmetric::known_answer(&self.api, &primitive.algorithm, kat)
@@ -248,10 +254,10 @@ impl Implementation for OpenSsl {
         case: &cryptospeed_catalog::agreement::AgreementCase,
     ) -> Result<cryptospeed_engine::AgreementOutput, String> {
         self.availability(primitive)?;
-        if let Algorithm::MlKem { .. } = primitive.algorithm {
+        if let Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } = primitive.algorithm {
             return AnyKem::new(&self.api, primitive)?.agree(&case.key);
         }
-        if let Algorithm::MlDsa { .. } = primitive.algorithm {
+        if let Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } = primitive.algorithm {
             return AnyDsa::new(&self.api, primitive)?.agree(&case.key, &case.msg);
         }
         agree::agree(&self.api, primitive, case)
@@ -265,12 +271,12 @@ impl Implementation for OpenSsl {
         signature: &[u8],
     ) -> Result<bool, String> {
         self.availability(primitive)?;
-        if let Algorithm::MlKem { .. } = primitive.algorithm {
+        if let Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } = primitive.algorithm {
             let case = primitive.agreement_case().ok_or("no agreement seed")?;
             return AnyKem::new(&self.api, primitive)?
                 .decapsulates_to(&case.key, public, signature);
         }
-        if let Algorithm::MlDsa { .. } = primitive.algorithm {
+        if let Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } = primitive.algorithm {
             return AnyDsa::new(&self.api, primitive)?.verifies(public, msg, signature);
         }
         agree::check_signature(&self.api, primitive, public, msg, signature)
@@ -281,10 +287,10 @@ impl Implementation for OpenSsl {
         primitive: &Primitive,
         cell: &CellSpec,
     ) -> Result<Box<dyn Timed + '_>, String> {
-        if let Algorithm::MlKem { .. } = primitive.algorithm {
+        if let Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } = primitive.algorithm {
             return AnyKem::new(&self.api, primitive)?.prepare(cell.op);
         }
-        if let Algorithm::MlDsa { .. } = primitive.algorithm {
+        if let Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } = primitive.algorithm {
             return AnyDsa::new(&self.api, primitive)?.prepare(cell.op);
         }
         if primitive.has_bytes() {
