@@ -206,6 +206,8 @@ func (w *worker) prepare(c *cellSpec) (*cell, error) {
 		}}, nil
 	case p.Family == "ml-kem" || p.Family == "hybrid-kem":
 		return kemCell(p, c.Op)
+	case p.Family == "slh-dsa":
+		return slhCell(p, c.Op)
 	}
 	return nil, fmt.Errorf("go does not time %s %s", p.ID, c.Op)
 }

@@ -77,6 +77,9 @@ func knownAnswer(p *prim, k *katVector) error {
 	if p.Family == "ml-kem" || p.Family == "hybrid-kem" {
 		return kemKnownAnswer(p, k)
 	}
+	if p.Family == "slh-dsa" {
+		return slhKnownAnswer(p, k)
+	}
 	switch k.Kind {
 	case "digest":
 		msg, want := mustHex(k.Msg), mustHex(k.Out)
@@ -382,6 +385,8 @@ func agreement(p *prim, c *agreementCase) ([]byte, []byte, error) {
 		return out, nil, err
 	case "ml-kem", "hybrid-kem":
 		return kemAgreement(p, c)
+	case "slh-dsa":
+		return slhAgreement(p, c)
 	}
 	return nil, nil, fmt.Errorf("%s has no agreement check", p.ID)
 }
@@ -393,6 +398,9 @@ func checkSignature(p *prim, public, msg, sig []byte) (bool, error) {
 	}
 	if p.Family == "ml-kem" || p.Family == "hybrid-kem" {
 		return kemCheck(p, public, sig)
+	}
+	if p.Family == "slh-dsa" {
+		return slhCheck(p, public, msg, sig)
 	}
 	return verifyForeign(p, public, p.SignatureDigest, msg, sig)
 }
