@@ -3,6 +3,7 @@
 //! algorithms (MD4, Whirlpool, DES, Blowfish, CAST, SEED, RC2, RC4) are reachable.
 
 mod agree;
+mod aws_hybrid;
 mod aws_pq;
 mod dsa;
 mod ffi;
@@ -395,19 +396,25 @@ fn start_background_build(
     }
 }
 
-/// ML-KEM through OpenSSL 3.5's calls (kem.rs) or, where the library lacks them, AWS-LC's own
-/// (aws_pq.rs).
+/// ML-KEM (and OpenSSL's X25519MLKEM768) through OpenSSL 3.5's calls (kem.rs) or, where the
+/// library lacks them, AWS-LC's own (aws_pq.rs; the hybrid composed from its parts: aws_hybrid.rs).
 enum AnyKem<'a> {
     Ossl(kem::Kem<'a>),
     Aws(aws_pq::Kem<'a>),
+    AwsHybrid(aws_hybrid::Hybrid<'a>),
 }
 
 impl<'a> AnyKem<'a> {
     fn new(api: &'a Api, p: &Primitive) -> Result<AnyKem<'a>, String> {
         kem::Kem::new(api, p).map(AnyKem::Ossl).or_else(|e| {
+            let aws = if let Algorithm::HybridKem { .. } = p.algorithm {
+                aws_hybrid::Hybrid::new(api, p).map(|h| h.map(AnyKem::AwsHybrid))
+            } else {
+                aws_pq::Kem::new(api, p).map(|k| k.map(AnyKem::Aws))
+            };
             // A library without AWS-LC's calls (OpenSSL) keeps OpenSSL's reason alone.
-            match aws_pq::Kem::new(api, p) {
-                Ok(Some(x)) => Ok(AnyKem::Aws(x)),
+            match aws {
+                Ok(Some(x)) => Ok(x),
                 Ok(None) => Err(e),
                 Err(e2) => Err(format!("{e}; nor through AWS-LC's ML-KEM API: {e2}")),
             }
@@ -418,6 +425,7 @@ impl<'a> AnyKem<'a> {
         match self {
             AnyKem::Ossl(k) => k.known_answer(kat),
             AnyKem::Aws(k) => k.known_answer(kat),
+            AnyKem::AwsHybrid(k) => k.known_answer(kat),
         }
     }
 
@@ -425,6 +433,7 @@ impl<'a> AnyKem<'a> {
         match self {
             AnyKem::Ossl(k) => k.agree(seed),
             AnyKem::Aws(k) => k.agree(seed),
+            AnyKem::AwsHybrid(k) => k.agree(seed),
         }
     }
 
@@ -432,6 +441,7 @@ impl<'a> AnyKem<'a> {
         match self {
             AnyKem::Ossl(k) => k.decapsulates_to(seed, secret, c),
             AnyKem::Aws(k) => k.decapsulates_to(seed, secret, c),
+            AnyKem::AwsHybrid(k) => k.decapsulates_to(seed, secret, c),
         }
     }
 
@@ -439,6 +449,7 @@ impl<'a> AnyKem<'a> {
         match self {
             AnyKem::Ossl(k) => k.prepare(op),
             AnyKem::Aws(k) => k.prepare(op),
+            AnyKem::AwsHybrid(k) => k.prepare(op),
         }
     }
 }
