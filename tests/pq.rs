@@ -1,5 +1,6 @@
-//! Post-quantum primitives end to end: ML-KEM-512/768/1024 and ML-DSA-44/65/87 pass NIST's ACVP
-//! vectors (seeded key generation; derandomised encapsulation and decapsulation of a modified
+//! Post-quantum primitives end to end: ML-KEM-512/768/1024, ML-DSA-44/65/87, SLH-DSA-SHA2-128s/128f,
+//! SLH-DSA-SHAKE-128f and the TLS hybrid X25519MLKEM768 pass NIST's ACVP vectors (the hybrid's:
+//! ACVP ML-KEM-768 cases joined with RFC 7748's X25519 keys) (seeded key generation; derandomised encapsulation and decapsulation of a modified
 //! ciphertext; deterministic internal-interface signing and verification) in every implementation
 //! that offers them before a cell is timed, implementations agree with each other, a broken known
 //! answer fails the cell, the run prints OpenSSL 3.5's KEM and signature tables, a real OpenSSL
@@ -10,7 +11,15 @@ mod common;
 use common::{bin, ok, quick, small_build_keeping, test_cache, OPENSSL_CRATE};
 
 /// The small test build with ML-KEM, ML-DSA and the EC they sit beside kept.
-const PQ_KEEPS: &[&str] = &["no-ml-kem", "no-ml-dsa", "no-ec", "no-ecx"];
+const PQ_KEEPS: &[&str] = &["no-ml-kem", "no-ml-dsa", "no-slh-dsa", "no-ec", "no-ecx"];
+
+/// The primitives added after ML-KEM and ML-DSA.
+const SLH_AND_HYBRID: [&str; 4] = [
+    "slh-dsa-sha2-128s",
+    "slh-dsa-sha2-128f",
+    "slh-dsa-shake-128f",
+    "x25519-mlkem768",
+];
 
 const REAL_35: &str = "crates/import/tests/real/openssl-3.5-dev-linux-x86_64-mlkem-table.txt";
 
@@ -46,6 +55,53 @@ fn ml_dsa_passes_nist_vectors_and_prints_openssl_3_5s_signature_table() {
         .map(|x| x.parse().unwrap())
         .collect();
     assert!(rates.len() == 3 && rates.iter().all(|r| *r > 0.0), "{row}");
+}
+
+/// The numbers of one `openssl` format row: name, then three times, then three rates.
+fn rates_of(table: &str, name: &str) -> Vec<f64> {
+    let row = table
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{name} ")))
+        .unwrap_or_else(|| panic!("no {name} row in\n{table}"));
+    row.split_whitespace()
+        .skip(4)
+        .map(|x| x.parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn slh_dsa_and_the_hybrid_pass_their_vectors_and_print_openssl_3_5s_tables() {
+    let out = ok(bin()
+        .args(["verify", "--impl", "rustcrypto", "-a"])
+        .arg(SLH_AND_HYBRID.join(",")));
+    assert!(out.contains("4 passed, 0 failed"), "{out}");
+    for source in [
+        "SLH-DSA-sigGen-FIPS205 (deterministic, internal) tcId 121",
+        "SLH-DSA-sigVer-FIPS205 (internal) tcIds 211 (valid), 212 (rejected)",
+        "encapsulation tcId 26 ‖ RFC 7748 section 6.1 (Bob to Alice)",
+    ] {
+        assert!(out.contains(source), "{source} in\n{out}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let table = ok(bin()
+        .args([
+            "run",
+            "--impl",
+            "rustcrypto",
+            "-a",
+            "slh-dsa-shake-128f,x25519mlkem768",
+        ])
+        .args(quick(&dir.path().join("pq.db"))));
+    for name in ["SLH-DSA-SHAKE-128f", "X25519MLKEM768"] {
+        let rates = rates_of(&table, name);
+        assert!(
+            rates.len() == 3 && rates.iter().all(|r| *r > 0.0),
+            "{name}: {rates:?}"
+        );
+    }
+    // SLH-DSA's "f" sets sign slowly and verify fast; keygen is one hypertree layer.
+    let slh = rates_of(&table, "SLH-DSA-SHAKE-128f");
+    assert!(slh[2] > slh[1], "verify faster than sign: {slh:?}");
 }
 
 #[test]
@@ -162,7 +218,7 @@ fn openssl_3_5_passes_the_ml_kem_and_ml_dsa_vectors_and_agrees_with_rustcrypto()
             "--cflags",
             "-O1",
             "--label",
-            "cs-test-pq",
+            "cs-test-pq-slh",
         ])
         .arg("--source")
         .arg(&tree)
@@ -178,22 +234,24 @@ fn openssl_3_5_passes_the_ml_kem_and_ml_dsa_vectors_and_agrees_with_rustcrypto()
     let variants: Vec<serde_json::Value> = serde_json::from_str(&list).unwrap();
     let entry = variants
         .iter()
-        .find(|v| v["label"] == "cs-test-pq")
-        .unwrap_or_else(|| panic!("no cs-test-mlkem in {list}"));
+        .find(|v| v["label"] == "cs-test-pq-slh")
+        .unwrap_or_else(|| panic!("no cs-test-pq-slh in {list}"));
     let lib = test_cache()
         .join("variants")
         .join(entry["key"].as_str().unwrap())
         .join(entry["library"].as_str().unwrap());
     let lib = lib.to_str().unwrap();
     let verified = ok(bin().args(["verify", "--impl", &format!("rustcrypto,openssl:{lib}")]));
-    for id in [
+    let ml = [
         "ml-kem-512",
         "ml-kem-768",
         "ml-kem-1024",
         "ml-dsa-44",
         "ml-dsa-65",
         "ml-dsa-87",
-    ] {
+    ];
+    // OpenSSL's own X25519MLKEM768 decapsulates rustcrypto's composed one and the reverse.
+    for id in ml.iter().chain(SLH_AND_HYBRID.iter()) {
         let row = verified
             .lines()
             .find(|l| l.trim_start().starts_with(&format!("{id} ")))
@@ -207,7 +265,7 @@ fn openssl_3_5_passes_the_ml_kem_and_ml_dsa_vectors_and_agrees_with_rustcrypto()
         .args([
             "run",
             "--variant",
-            "cs-test-pq",
+            "cs-test-pq-slh",
             "--impl",
             "rustcrypto",
             "-a",
@@ -225,7 +283,10 @@ fn openssl_3_5_passes_the_ml_kem_and_ml_dsa_vectors_and_agrees_with_rustcrypto()
 #[ignore = "needs Go ≥ 1.26 on PATH (scripts/test runs it when there is one)"]
 fn go_passes_the_ml_kem_vectors_it_can_run_and_agrees_with_rustcrypto() {
     let out = ok(bin().args(["verify", "--impl", "go,rustcrypto"]));
-    for id in ["ml-kem-768", "ml-kem-1024"] {
+    for id in ["ml-kem-768", "ml-kem-1024"]
+        .iter()
+        .chain(SLH_AND_HYBRID.iter())
+    {
         let row = out
             .lines()
             .find(|l| l.trim_start().starts_with(&format!("{id} ")))
@@ -248,6 +309,7 @@ fn aws_lc_passes_the_ml_kem_and_ml_dsa_vectors_through_its_own_api_and_agrees_wi
     let lib = paths.lines().next().expect("the library's path");
     assert!(std::path::Path::new(lib).is_file(), "{paths}");
     let verified = ok(bin().args(["verify", "--impl", "rustcrypto,aws-lc"]));
+    // X25519MLKEM768: composed from AWS-LC's ML-KEM-768 and X25519 (aws_hybrid.rs).
     for id in [
         "ml-kem-512",
         "ml-kem-768",
@@ -255,6 +317,7 @@ fn aws_lc_passes_the_ml_kem_and_ml_dsa_vectors_through_its_own_api_and_agrees_wi
         "ml-dsa-44",
         "ml-dsa-65",
         "ml-dsa-87",
+        "x25519-mlkem768",
     ] {
         let row = verified
             .lines()

@@ -204,8 +204,10 @@ func (w *worker) prepare(c *cellSpec) (*cell, error) {
 			}
 			return nil
 		}}, nil
-	case p.Family == "ml-kem":
+	case p.Family == "ml-kem" || p.Family == "hybrid-kem":
 		return kemCell(p, c.Op)
+	case p.Family == "slh-dsa":
+		return slhCell(p, c.Op)
 	}
 	return nil, fmt.Errorf("go does not time %s %s", p.ID, c.Op)
 }

@@ -74,8 +74,11 @@ func knownAnswers(p *prim) (err error) {
 }
 
 func knownAnswer(p *prim, k *katVector) error {
-	if p.Family == "ml-kem" {
+	if p.Family == "ml-kem" || p.Family == "hybrid-kem" {
 		return kemKnownAnswer(p, k)
+	}
+	if p.Family == "slh-dsa" {
+		return slhKnownAnswer(p, k)
 	}
 	switch k.Kind {
 	case "digest":
@@ -380,8 +383,10 @@ func agreement(p *prim, c *agreementCase) ([]byte, []byte, error) {
 		}
 		out, err := f()
 		return out, nil, err
-	case "ml-kem":
+	case "ml-kem", "hybrid-kem":
 		return kemAgreement(p, c)
+	case "slh-dsa":
+		return slhAgreement(p, c)
 	}
 	return nil, nil, fmt.Errorf("%s has no agreement check", p.ID)
 }
@@ -391,8 +396,11 @@ func checkSignature(p *prim, public, msg, sig []byte) (bool, error) {
 	if p.Agreement != "cross-verify" {
 		return false, fmt.Errorf("%s signatures are compared as bytes", p.ID)
 	}
-	if p.Family == "ml-kem" {
+	if p.Family == "ml-kem" || p.Family == "hybrid-kem" {
 		return kemCheck(p, public, sig)
+	}
+	if p.Family == "slh-dsa" {
+		return slhCheck(p, public, msg, sig)
 	}
 	return verifyForeign(p, public, p.SignatureDigest, msg, sig)
 }

@@ -33,6 +33,8 @@ type kemScheme struct {
 
 func kemOf(p *prim) (*kemScheme, error) {
 	switch p.Name {
+	case "X25519MLKEM768":
+		return hybridScheme(), nil
 	case "ML-KEM-768":
 		return &kemScheme{
 			fromSeed: func(seed []byte) (mlkemDK, []byte, error) {
@@ -124,7 +126,7 @@ func kemKnownAnswer(p *prim, k *katVector) error {
 	case "kem-decaps":
 		return kemSelfDecapsulation(p, s)
 	}
-	return fmt.Errorf("vector kind %q does not fit ML-KEM", k.Kind)
+	return fmt.Errorf("vector kind %q does not fit a KEM", k.Kind)
 }
 
 // kemSelfDecapsulation: the keyGen vector's key decapsulates its own derandomised encapsulation

@@ -102,7 +102,7 @@ func unavailable(p *prim) string {
 		return why
 	}
 	switch p.Family {
-	case "digest", "xof", "hmac", "gmac", "cipher", "aead", "rsa", "dsa", "ecdsa", "ecdh", "eddsa", "ml-kem":
+	case "digest", "xof", "hmac", "gmac", "cipher", "aead", "rsa", "dsa", "ecdsa", "ecdh", "eddsa", "ml-kem", "hybrid-kem", "slh-dsa":
 	default:
 		return "the Go worker has no " + p.Family + " family"
 	}
@@ -129,8 +129,10 @@ func probe(p *prim) (any, error) {
 		return timingSigner(p)
 	case "ecdh":
 		return deriveOf(p, c.key, c.peer)
-	case "ml-kem":
+	case "ml-kem", "hybrid-kem":
 		return kemProbe(p)
+	case "slh-dsa":
+		return slhOf(p, nil)
 	}
 	return nil, fmt.Errorf("the Go worker has no %s family", p.Family)
 }

@@ -111,9 +111,11 @@ impl Primitive {
     /// with per-library groups; DSA, whose parameters differ between libraries).
     pub fn agreement_kind(&self) -> Option<AgreementKind> {
         match self.algorithm {
-            Algorithm::Ecdsa { .. } | Algorithm::MlKem { .. } | Algorithm::MlDsa { .. } => {
-                Some(AgreementKind::CrossVerify)
-            }
+            Algorithm::Ecdsa { .. }
+            | Algorithm::MlKem { .. }
+            | Algorithm::MlDsa { .. }
+            | Algorithm::SlhDsa { .. }
+            | Algorithm::HybridKem { .. } => Some(AgreementKind::CrossVerify),
             Algorithm::Dsa { .. } | Algorithm::Ffdh { .. } => None,
             _ => Some(AgreementKind::SameBytes),
         }
@@ -135,6 +137,9 @@ impl Primitive {
     ///   the ciphertext with the same seed's key and must get that secret.
     /// * ML-DSA: the key pair from the 32-byte seed `key` (ξ); sign `msg` (pure ML-DSA, empty
     ///   context), report the public key; the others verify.
+    /// * SLH-DSA: likewise from the 48-byte seed SK.seed ‖ SK.prf ‖ PK.seed (n = 16).
+    /// * X25519MLKEM768: as ML-KEM, the key pair from the 96-byte seed d ‖ z ‖ X25519 private
+    ///   key; the ciphertext is ML-KEM's ‖ the X25519 share, the secret ML-KEM's ‖ X25519's.
     pub fn agreement_case(&self) -> Option<AgreementCase> {
         self.agreement_kind()?;
         let msg = pattern(message_len(&self.algorithm), 1);
@@ -188,6 +193,8 @@ impl Primitive {
             Algorithm::Ecdsa { .. } => {}
             Algorithm::MlKem { .. } => case.key = pattern(64, 7),
             Algorithm::MlDsa { .. } => case.key = pattern(32, 8),
+            Algorithm::SlhDsa { .. } => case.key = pattern(48, 9),
+            Algorithm::HybridKem { .. } => case.key = pattern(96, 10),
             Algorithm::Dsa { .. } | Algorithm::Ffdh { .. } => return None,
         }
         Some(case)

@@ -38,6 +38,7 @@ macro_rules! ml_dsa {
                     public: $vpk,
                     msg: $vmsg,
                     sig: $vsig,
+                    bad_public: $vpk,
                     bad_msg: $rmsg,
                     bad_sig: $rsig,
                     source: concat!("NIST ACVP ML-DSA-sigVer-FIPS204 tcIds ", $sv),

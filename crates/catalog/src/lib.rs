@@ -12,12 +12,16 @@ mod ciphers;
 mod digests;
 mod dsa;
 mod dsa_vectors;
+pub mod hybrid;
+mod hybrid_vectors;
 mod kem;
 mod kem_vectors;
 mod macs;
 pub mod named;
 mod pkey;
 pub mod plan;
+mod slh;
+mod slh_vectors;
 
 use cryptospeed_model::Op;
 use std::sync::OnceLock;
@@ -111,6 +115,16 @@ pub enum Algorithm {
     /// ML-DSA (FIPS 204) at parameter set `level`: 44, 65 or 87.
     MlDsa {
         level: u16,
+    },
+    /// SLH-DSA (FIPS 205); `name` is the parameter set as FIPS 205 and OpenSSL spell it
+    /// (`SLH-DSA-SHA2-128s`).
+    SlhDsa {
+        name: &'static str,
+    },
+    /// A hybrid KEM of TLS 1.3 (hybrid.rs); `name` as OpenSSL and the IANA registry spell it
+    /// (`X25519MLKEM768`).
+    HybridKem {
+        name: &'static str,
     },
 }
 
@@ -254,11 +268,13 @@ pub enum Kat {
         source: &'static str,
     },
     /// Verification through the internal interface: `sig` over `msg` must verify under
-    /// `public`, and `bad_sig` over `bad_msg` (a case the vectors reject) must not.
+    /// `public`, and `bad_sig` over `bad_msg` (a case the vectors reject) must not under
+    /// `bad_public` (the same key for ML-DSA; SLH-DSA's vectors give each case its own).
     SigVerifyInternal {
         public: &'static str,
         msg: &'static str,
         sig: &'static str,
+        bad_public: &'static str,
         bad_msg: &'static str,
         bad_sig: &'static str,
         source: &'static str,
@@ -333,8 +349,12 @@ impl Primitive {
             | Algorithm::Ecdsa { .. }
             | Algorithm::Eddsa { .. } => &[Op::Sign, Op::Verify],
             Algorithm::Ecdh { .. } | Algorithm::Ffdh { .. } => &[Op::Derive],
-            Algorithm::MlKem { .. } => &[Op::Keygen, Op::Encaps, Op::Decaps],
-            Algorithm::MlDsa { .. } => &[Op::Keygen, Op::Sign, Op::Verify],
+            Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } => {
+                &[Op::Keygen, Op::Encaps, Op::Decaps]
+            }
+            Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } => {
+                &[Op::Keygen, Op::Sign, Op::Verify]
+            }
         }
     }
 
@@ -363,6 +383,8 @@ pub fn all() -> &'static [Primitive] {
         v.extend_from_slice(pkey::PRIMITIVES);
         v.extend_from_slice(kem::PRIMITIVES);
         v.extend_from_slice(dsa::PRIMITIVES);
+        v.extend_from_slice(slh::PRIMITIVES);
+        v.extend_from_slice(hybrid::PRIMITIVES);
         v
     })
 }
@@ -570,7 +592,8 @@ mod tests {
             ("ML-KEM-768", "ml-kem-768", Op::Keygen),
             ("mldsa44", "ml-dsa-44", Op::Keygen),
             ("ML-DSA-87", "ml-dsa-87", Op::Keygen),
-            ("SLH-DSA-SHA2-128s", "slh-dsa-sha2-128s", Op::Sign),
+            ("SLH-DSA-SHA2-128s", "slh-dsa-sha2-128s", Op::Keygen),
+            ("SLH-DSA-SHA2-192s", "slh-dsa-sha2-192s", Op::Sign),
             ("X25519MLKEM768", "x25519-mlkem768", Op::Keygen),
             ("AES-128-ECB", "aes-128-ecb", Op::Encrypt),
             ("521 bits ecdh (nistp521)", "ecdh-p521", Op::Derive),
@@ -588,7 +611,15 @@ mod tests {
         assert!(resolve("ml-dsa-65").unwrap().ops().contains(&Op::Sign));
         assert!(lookup("ml-dsa-65").is_some(), "ML-DSA is timed (dsa.rs)");
         assert!(
-            lookup("slh-dsa-sha2-128s").is_none(),
+            lookup("slh-dsa-shake-128f").is_some(),
+            "SLH-DSA is timed (slh.rs)"
+        );
+        assert!(
+            lookup("x25519mlkem768").is_some(),
+            "the hybrid is timed (hybrid.rs)"
+        );
+        assert!(
+            lookup("slh-dsa-sha2-192s").is_none(),
             "name-only entries are not timed"
         );
         assert!(resolve("no-such-thing").is_none());
@@ -678,10 +709,11 @@ mod tests {
                         public,
                         msg,
                         sig,
+                        bad_public,
                         bad_msg,
                         bad_sig,
                         ..
-                    } => vec![public, msg, sig, bad_msg, bad_sig],
+                    } => vec![public, msg, sig, bad_public, bad_msg, bad_sig],
                     Kat::CrossCheck { .. } => vec![],
                 };
                 for f in fields {

@@ -66,11 +66,7 @@ pub const NAMED: &[Named] = &[
     // Post-quantum KEMs (FIPS 203) as openssl 3.5+, oqsprovider and bssl print them.
     // (ML-KEM-512/768/1024 are timed primitives now: kem.rs.)
     // Hybrid groups (TLS 1.3 key shares), timed as KEMs.
-    n(
-        "x25519-mlkem768",
-        &["X25519MLKEM768", "X25519-ML-KEM-768", "x25519_mlkem768"],
-        Kem,
-    ),
+    // (X25519MLKEM768 is a timed primitive now: hybrid.rs.)
     n(
         "x448-mlkem1024",
         &["X448MLKEM1024", "X448-ML-KEM-1024"],
@@ -87,17 +83,8 @@ pub const NAMED: &[Named] = &[
         Kem,
     ),
     // Post-quantum signatures (FIPS 204, FIPS 205) in openssl 3.5's spellings.
-    // (ML-DSA-44/65/87 are timed primitives now: dsa.rs.)
-    n(
-        "slh-dsa-sha2-128s",
-        &["SLH-DSA-SHA2-128s", "slhdsasha2128s"],
-        Signature,
-    ),
-    n(
-        "slh-dsa-sha2-128f",
-        &["SLH-DSA-SHA2-128f", "slhdsasha2128f"],
-        Signature,
-    ),
+    // (ML-DSA-44/65/87 are timed primitives now: dsa.rs; SLH-DSA-SHA2-128s/128f and
+    // SLH-DSA-SHAKE-128f: slh.rs.)
     n(
         "slh-dsa-sha2-192s",
         &["SLH-DSA-SHA2-192s", "slhdsasha2192s"],
@@ -121,11 +108,6 @@ pub const NAMED: &[Named] = &[
     n(
         "slh-dsa-shake-128s",
         &["SLH-DSA-SHAKE-128s", "slhdsashake128s"],
-        Signature,
-    ),
-    n(
-        "slh-dsa-shake-128f",
-        &["SLH-DSA-SHAKE-128f", "slhdsashake128f"],
         Signature,
     ),
     n(

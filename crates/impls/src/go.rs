@@ -34,6 +34,8 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("kat.go", include_str!("../../../workers/go/kat.go")),
     ("cells.go", include_str!("../../../workers/go/cells.go")),
     ("kem.go", include_str!("../../../workers/go/kem.go")),
+    ("hybrid.go", include_str!("../../../workers/go/hybrid.go")),
+    ("slh.go", include_str!("../../../workers/go/slh.go")),
     (
         "kem_derand.go",
         include_str!("../../../workers/go/kem_derand.go"),

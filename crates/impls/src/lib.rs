@@ -9,6 +9,7 @@ pub mod boringssl;
 pub mod buffer;
 pub mod dl;
 pub mod go;
+mod hybrid_kem;
 mod kat;
 pub mod libgcrypt;
 pub mod libsodium;
@@ -22,6 +23,7 @@ pub mod ring_like;
 pub mod rustcrypto;
 mod rustcrypto_dsa;
 mod rustcrypto_kem;
+mod rustcrypto_slh;
 pub mod suite;
 pub mod wolfssl;
 

@@ -2,11 +2,15 @@
 //! MD2, MD4, MD5, SHA-1/2/3, BLAKE2, RIPEMD-160, Whirlpool; HMAC, CMAC, GMAC (AES-GCM over
 //! associated data only); DES, 3DES, IDEA, RC2, RC4, Blowfish, CAST5, AES, Camellia in CBC, AES
 //! in CTR; AES-GCM, ChaCha20-Poly1305; RSA, ECDSA P-256/P-384, Ed25519, ECDH P-256/P-384 and
-//! X25519; ML-KEM-512/768/1024 (the `ml-kem` crate, rustcrypto_kem.rs). SEED, RC5, MDC-2, DSA,
+//! X25519; ML-KEM-512/768/1024 (the `ml-kem` crate, rustcrypto_kem.rs), ML-DSA (`ml-dsa`,
+//! rustcrypto_dsa.rs), SLH-DSA (`slh-dsa`, rustcrypto_slh.rs) and X25519MLKEM768 composed from
+//! `ml-kem` and `x25519-dalek` (hybrid_kem.rs). SEED, RC5, MDC-2, DSA,
 //! X448 and Ed448 have no crate here and are listed unavailable.
 
+use crate::hybrid_kem;
 use crate::rustcrypto_dsa as dsa;
 use crate::rustcrypto_kem as kem;
+use crate::rustcrypto_slh as slh;
 use crate::suite::{
     AeadFn, CipherFn, DecapsFn, DeriveFn, EncapsFn, HashFn, KemKeygenFn, Res, Signer, Suite,
     SuiteImplementation,
@@ -20,6 +24,49 @@ use cryptospeed_model::Variant;
 use digest::{Digest, ExtendableOutput, Update};
 
 pub struct RustCrypto;
+
+/// Calls `slh::$f::<the parameter set's type>(args)` for an SLH-DSA primitive.
+macro_rules! by_slh_set {
+    ($p:expr, $f:ident ( $($arg:expr),* )) => {
+        match $p.algorithm {
+            Algorithm::SlhDsa { name: "SLH-DSA-SHA2-128s" } => slh::$f::<slh_dsa::Sha2_128s>($($arg),*),
+            Algorithm::SlhDsa { name: "SLH-DSA-SHA2-128f" } => slh::$f::<slh_dsa::Sha2_128f>($($arg),*),
+            Algorithm::SlhDsa { name: "SLH-DSA-SHAKE-128f" } => slh::$f::<slh_dsa::Shake128f>($($arg),*),
+            _ => Err(format!("rustcrypto has no crate for {}", $p.id)),
+        }
+    };
+}
+
+/// n of the SLH-DSA parameter sets in the catalog (all of security category 1).
+const SLH_N: usize = 16;
+
+/// x25519-dalek's key pairs (public, private), from a private key or fresh.
+fn x25519_keypair() -> hybrid_kem::XKeypair {
+    Box::new(|private| {
+        let secret = match private {
+            Some(k) => {
+                let k: [u8; 32] = k.try_into().map_err(|_| "X25519 keys are 32 bytes")?;
+                x25519_dalek::StaticSecret::from(k)
+            }
+            None => x25519_dalek::StaticSecret::random_from_rng(rand_core::OsRng),
+        };
+        let public = x25519_dalek::PublicKey::from(&secret);
+        Ok((public.as_bytes().to_vec(), secret.to_bytes().to_vec()))
+    })
+}
+
+/// x25519-dalek's agreement.
+fn x25519_shared() -> hybrid_kem::XShared {
+    Box::new(|private, peer| {
+        let sk: [u8; 32] = private.try_into().map_err(|_| "X25519 keys are 32 bytes")?;
+        let pk: [u8; 32] = peer.try_into().map_err(|_| "X25519 keys are 32 bytes")?;
+        let secret = x25519_dalek::StaticSecret::from(sk);
+        Ok(secret
+            .diffie_hellman(&x25519_dalek::PublicKey::from(pk))
+            .as_bytes()
+            .to_vec())
+    })
+}
 
 /// Verifies a pure ML-DSA signature (empty context) made by another library.
 fn dsa_verify_foreign(p: &Primitive, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
@@ -337,6 +384,7 @@ impl Suite for RustCrypto {
             (Algorithm::MlDsa { level: 44 }, seed) => dsa::signer::<ml_dsa::MlDsa44>(seed),
             (Algorithm::MlDsa { level: 65 }, seed) => dsa::signer::<ml_dsa::MlDsa65>(seed),
             (Algorithm::MlDsa { level: 87 }, seed) => dsa::signer::<ml_dsa::MlDsa87>(seed),
+            (Algorithm::SlhDsa { .. }, seed) => by_slh_set!(p, signer(seed, SLH_N)),
             _ => Err(format!("rustcrypto has no crate for {}", p.id)),
         }
     }
@@ -357,6 +405,7 @@ impl Suite for RustCrypto {
             }
             // Pure ML-DSA with an empty context.
             (Algorithm::MlDsa { .. }, "") => dsa_verify_foreign(p, public, msg, sig),
+            (Algorithm::SlhDsa { .. }, "") => by_slh_set!(p, verify(public, msg, sig)),
             _ => Err(format!(
                 "rustcrypto cannot verify {} signatures over {digest}",
                 p.id
@@ -368,6 +417,7 @@ impl Suite for RustCrypto {
             Algorithm::MlDsa { level: 44 } => dsa::keygen::<ml_dsa::MlDsa44>(),
             Algorithm::MlDsa { level: 65 } => dsa::keygen::<ml_dsa::MlDsa65>(),
             Algorithm::MlDsa { level: 87 } => dsa::keygen::<ml_dsa::MlDsa87>(),
+            Algorithm::SlhDsa { .. } => by_slh_set!(p, keygen(SLH_N)),
             _ => Err(format!("rustcrypto has no crate for {}", p.id)),
         }
     }
@@ -377,6 +427,7 @@ impl Suite for RustCrypto {
             Algorithm::MlDsa { level: 44 } => dsa::sign_internal::<ml_dsa::MlDsa44>(private, msg),
             Algorithm::MlDsa { level: 65 } => dsa::sign_internal::<ml_dsa::MlDsa65>(private, msg),
             Algorithm::MlDsa { level: 87 } => dsa::sign_internal::<ml_dsa::MlDsa87>(private, msg),
+            Algorithm::SlhDsa { .. } => by_slh_set!(p, sign_internal(private, msg)),
             _ => Err(format!("rustcrypto has no crate for {}", p.id)),
         }
     }
@@ -392,6 +443,7 @@ impl Suite for RustCrypto {
             Algorithm::MlDsa { level: 87 } => {
                 dsa::verify_internal::<ml_dsa::MlDsa87>(public, msg, sig)
             }
+            Algorithm::SlhDsa { .. } => by_slh_set!(p, verify_internal(public, msg, sig)),
             _ => Err(format!("rustcrypto has no crate for {}", p.id)),
         }
     }
@@ -401,6 +453,9 @@ impl Suite for RustCrypto {
             Algorithm::MlKem { level: 512 } => kem::keygen::<ml_kem::MlKem512>(seed),
             Algorithm::MlKem { level: 768 } => kem::keygen::<ml_kem::MlKem768>(seed),
             Algorithm::MlKem { level: 1024 } => kem::keygen::<ml_kem::MlKem1024>(seed),
+            Algorithm::HybridKem { .. } => {
+                hybrid_kem::keygen(kem::keygen::<ml_kem::MlKem768>, x25519_keypair(), seed)
+            }
             _ => Err(format!("rustcrypto has no crate for {}", p.id)),
         }
     }
@@ -410,6 +465,13 @@ impl Suite for RustCrypto {
             Algorithm::MlKem { level: 512 } => kem::encaps::<ml_kem::MlKem512>(ek, m),
             Algorithm::MlKem { level: 768 } => kem::encaps::<ml_kem::MlKem768>(ek, m),
             Algorithm::MlKem { level: 1024 } => kem::encaps::<ml_kem::MlKem1024>(ek, m),
+            Algorithm::HybridKem { .. } => hybrid_kem::encaps(
+                kem::encaps::<ml_kem::MlKem768>,
+                x25519_keypair(),
+                x25519_shared(),
+                ek,
+                m,
+            ),
             _ => Err(format!("rustcrypto has no crate for {}", p.id)),
         }
     }
@@ -419,6 +481,9 @@ impl Suite for RustCrypto {
             Algorithm::MlKem { level: 512 } => kem::decaps::<ml_kem::MlKem512>(dk),
             Algorithm::MlKem { level: 768 } => kem::decaps::<ml_kem::MlKem768>(dk),
             Algorithm::MlKem { level: 1024 } => kem::decaps::<ml_kem::MlKem1024>(dk),
+            Algorithm::HybridKem { .. } => {
+                hybrid_kem::decaps(kem::decaps::<ml_kem::MlKem768>, x25519_shared(), dk)
+            }
             _ => Err(format!("rustcrypto has no crate for {}", p.id)),
         }
     }

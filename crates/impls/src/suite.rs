@@ -164,7 +164,7 @@ pub fn field_bytes(curve: Curve) -> usize {
 fn tbs_len(algorithm: &Algorithm) -> usize {
     match algorithm {
         Algorithm::Rsa { .. } => 36,
-        Algorithm::MlDsa { .. } => 32,
+        Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } => 32,
         _ => 20,
     }
 }
@@ -676,16 +676,16 @@ fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
                 public,
                 msg,
                 sig,
+                bad_public,
                 bad_msg,
                 bad_sig,
                 ..
             },
         ) => {
-            let public = unhex(public);
-            if !suite.verify_internal(p, &public, &unhex(msg), &unhex(sig))? {
+            if !suite.verify_internal(p, &unhex(public), &unhex(msg), &unhex(sig))? {
                 return Err("the published signature does not verify".into());
             }
-            if suite.verify_internal(p, &public, &unhex(bad_msg), &unhex(bad_sig))? {
+            if suite.verify_internal(p, &unhex(bad_public), &unhex(bad_msg), &unhex(bad_sig))? {
                 return Err("a signature the vectors reject verifies".into());
             }
             Ok(())
@@ -741,9 +741,12 @@ impl<S: Suite> SuiteImplementation<S> {
             | Algorithm::Dsa { .. }
             | Algorithm::Ecdsa { .. }
             | Algorithm::Eddsa { .. }
-            | Algorithm::MlDsa { .. } => timing_signer(s, p).map(drop),
+            | Algorithm::MlDsa { .. }
+            | Algorithm::SlhDsa { .. } => timing_signer(s, p).map(drop),
             Algorithm::Ecdh { .. } => s.derive(p, &case.key, &case.peer).map(drop),
-            Algorithm::MlKem { .. } => s.kem_keygen(p, None).map(drop),
+            Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } => {
+                s.kem_keygen(p, None).map(drop)
+            }
             Algorithm::Ffdh { .. } => ffdh_derive(s, p).map(drop),
         }
     }
@@ -853,13 +856,16 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
                     next: 0,
                 })
             }
-            (Algorithm::MlDsa { .. }, Op::Keygen) => Box::new(KemKeygenLoop(s.sig_keygen(p)?)),
+            (Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. }, Op::Keygen) => {
+                Box::new(KemKeygenLoop(s.sig_keygen(p)?))
+            }
             (
                 Algorithm::Rsa { .. }
                 | Algorithm::Dsa { .. }
                 | Algorithm::Ecdsa { .. }
                 | Algorithm::Eddsa { .. }
-                | Algorithm::MlDsa { .. },
+                | Algorithm::MlDsa { .. }
+                | Algorithm::SlhDsa { .. },
                 Op::Sign | Op::Verify,
             ) => {
                 let mut signer = timing_signer(s, p)?;
@@ -875,10 +881,10 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
                 Box::new(DeriveLoop(s.derive(p, &case.key, &case.peer)?))
             }
             (Algorithm::Ffdh { .. }, Op::Derive) => Box::new(DeriveLoop(ffdh_derive(s, p)?)),
-            (Algorithm::MlKem { .. }, Op::Keygen) => {
+            (Algorithm::MlKem { .. } | Algorithm::HybridKem { .. }, Op::Keygen) => {
                 Box::new(KemKeygenLoop(s.kem_keygen(p, None)?))
             }
-            (Algorithm::MlKem { .. }, Op::Encaps | Op::Decaps) => {
+            (Algorithm::MlKem { .. } | Algorithm::HybridKem { .. }, Op::Encaps | Op::Decaps) => {
                 // One key pair, made before timing, as openssl speed does.
                 let (ek, dk) = s.kem_keygen(p, None)?()?;
                 let (c, _) = s.kem_encaps(p, &ek, None)?()?;
@@ -932,7 +938,7 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
             Algorithm::Rsa { .. } | Algorithm::Eddsa { .. } => {
                 bytes(s.signer(p, Some(&case.key))?.sign(&case.msg)?)
             }
-            Algorithm::MlDsa { .. } => {
+            Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } => {
                 let mut signer = s.signer(p, Some(&case.key))?;
                 AgreementOutput {
                     output: signer.sign(&case.msg)?,
@@ -947,7 +953,7 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
                 }
             }
             Algorithm::Ecdh { .. } => bytes(s.derive(p, &case.key, &case.peer)?()?),
-            Algorithm::MlKem { .. } => {
+            Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } => {
                 let (ek, _) = s.kem_keygen(p, Some(&case.key))?()?;
                 let (c, k) = s.kem_encaps(p, &ek, None)?()?;
                 AgreementOutput {
@@ -971,7 +977,7 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
         if p.agreement_kind() != Some(AgreementKind::CrossVerify) {
             return Err(format!("{} signatures are compared as bytes", p.id));
         }
-        if let Algorithm::MlKem { .. } = p.algorithm {
+        if let Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } = p.algorithm {
             // `signature` is another library's ciphertext to the agreement seed's key, `public`
             // the secret it got: decapsulating must give the same.
             let case = p.agreement_case().ok_or("no agreement seed")?;

@@ -102,6 +102,10 @@ struct Segment {
     version_line: Option<usize>,
     mr_sizes: Option<Vec<u64>>,
     mr_public_key: Vec<MrPublicKey>,
+    /// Names of the KEMs and signatures in the order their `+R15`/`+R18` (keygen) lines gave
+    /// them: 3.5+'s `+F9`/`+F10` lines carry only a run-time index, in that same order.
+    mr_kem_names: Vec<String>,
+    mr_sig_names: Vec<String>,
     /// Cells read, with the kind of table they came from: 3.2+ prints RSA in the classic table
     /// and again in the signature table, which is no reason to start a new output.
     keys: HashSet<(String, Op, Option<u64>, u8)>,
@@ -713,6 +717,17 @@ impl Parser<'_> {
             }
             t2 if t2.starts_with('R') && t2[1..].chars().all(|c| c.is_ascii_digit()) => {
                 self.touch(n);
+                // `+R15:COUNT:NAME:SECONDS` (KEM keygen) and `+R18:…` (signature keygen).
+                let names = match t2 {
+                    "R15" => Some(&mut self.seg.mr_kem_names),
+                    "R18" => Some(&mut self.seg.mr_sig_names),
+                    _ => None,
+                };
+                if let (Some(names), Some(name)) = (names, fields.get(1)) {
+                    if !names.iter().any(|x| x == name) {
+                        names.push(name.to_string());
+                    }
+                }
                 Ok(())
             }
             "H" => {
@@ -910,8 +925,18 @@ impl Parser<'_> {
                 "seconds per operation (OpenSSL before 1.1.0), converted to rates",
             );
         }
+        let (kem_names, sig_names) = (
+            std::mem::take(&mut self.seg.mr_kem_names),
+            std::mem::take(&mut self.seg.mr_sig_names),
+        );
+        let (mut kems, mut sigs) = (0, 0);
         for l in lines {
             let to_rate = |v: f64| if rates || v == 0.0 { v } else { 1.0 / v };
+            // The n-th +F9 (+F10) line is the n-th KEM (signature) the +R lines named.
+            let named = |names: &[String], nth: &mut usize, kem: bool| {
+                *nth += 1;
+                names.get(*nth - 1).map(|n| names::table_scheme(n, kem))
+            };
             let (m, printed, ops, values): (Mapped, String, Vec<Op>, Vec<f64>) = match l.tag {
                 2 => {
                     let ops = if l.values.len() == 4 {
@@ -958,19 +983,19 @@ impl Parser<'_> {
                     l.values.clone(),
                 ),
                 9 => (
-                    Mapped {
+                    named(&kem_names, &mut kems, true).unwrap_or(Mapped {
                         primitive: format!("kem-{}", l.index),
                         mapped: false,
-                    },
+                    }),
                     format!("+F9:{}", l.index),
                     vec![Op::Keygen, Op::Encaps, Op::Decaps],
                     l.values.clone(),
                 ),
                 _ => (
-                    Mapped {
+                    named(&sig_names, &mut sigs, false).unwrap_or(Mapped {
                         primitive: format!("signature-{}", l.index),
                         mapped: false,
-                    },
+                    }),
                     format!("+F10:{}", l.index),
                     vec![Op::Keygen, Op::Sign, Op::Verify],
                     l.values.clone(),

@@ -419,3 +419,32 @@ fn a_header_line_wrapped_by_a_mail_client_is_skipped() {
 fn read_log(text: &str) -> cryptospeed_import::ParsedLog {
     cryptospeed_import::read(text, None, &ImportOptions::default()).unwrap()
 }
+
+#[test]
+fn openssl_3_5_mr_kem_and_signature_lines_take_their_names_from_the_r_lines() {
+    // +F9/+F10 carry a run-time index (13, 15; 10, 13); the +R15/+R18 keygen lines name them in
+    // the same order.
+    let runs = read("openssl-3.5.5-mr-pq.txt");
+    assert_eq!(runs.len(), 1);
+    let r = &runs[0];
+    for (primitive, op, want) in [
+        ("ml-kem-768", Op::Keygen, 32926.865672),
+        ("ml-kem-768", Op::Decaps, 39581.159420),
+        ("x25519-mlkem768", Op::Encaps, 13983.076923),
+        ("ml-dsa-65", Op::Sign, 1210.606061),
+        ("slh-dsa-sha2-128f", Op::Sign, 82.812500),
+        ("slh-dsa-sha2-128f", Op::Verify, 1397.468354),
+    ] {
+        assert!(
+            close(rate(r, primitive, op, None), want),
+            "{primitive} {op}"
+        );
+    }
+    assert!(
+        r.results
+            .iter()
+            .all(|x| !x.primitive.starts_with("kem-") && !x.primitive.starts_with("signature-")),
+        "every indexed line is named: {:#?}",
+        r.results
+    );
+}

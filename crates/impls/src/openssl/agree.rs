@@ -165,7 +165,9 @@ pub fn agree(api: &Api, p: &Primitive, case: &AgreementCase) -> Result<Agreement
         Algorithm::Dsa { .. }
         | Algorithm::Ffdh { .. }
         | Algorithm::MlKem { .. }
-        | Algorithm::MlDsa { .. } => return Err(format!("{} has no agreement check", p.id)),
+        | Algorithm::MlDsa { .. }
+        | Algorithm::SlhDsa { .. }
+        | Algorithm::HybridKem { .. } => return Err(format!("{} has no agreement check", p.id)),
     })
 }
 

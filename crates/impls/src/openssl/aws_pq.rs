@@ -206,6 +206,8 @@ impl<'a> Kem<'a> {
             Algorithm::MlKem { level: 512 } => NID_MLKEM512,
             Algorithm::MlKem { level: 768 } => NID_MLKEM768,
             Algorithm::MlKem { level: 1024 } => NID_MLKEM1024,
+            // The hybrid's ML-KEM part (aws_hybrid.rs).
+            Algorithm::HybridKem { .. } => NID_MLKEM768,
             _ => return Err(format!("{} is not an ML-KEM parameter set", p.id)),
         };
         let Some(lib) = Lib::load(api) else {
@@ -218,7 +220,7 @@ impl<'a> Kem<'a> {
         Ok(Some(kem))
     }
 
-    fn keygen_ctx(&self) -> Res<Owned<'a>> {
+    pub(super) fn keygen_ctx(&self) -> Res<Owned<'a>> {
         self.lib.keygen_ctx(EVP_PKEY_KEM, self.nid)
     }
 
@@ -246,7 +248,7 @@ impl<'a> Kem<'a> {
     }
 
     /// An encapsulation context for the public key `ek`, and the key it holds.
-    fn encaps_ctx(&self, ek: &[u8]) -> Res<(Owned<'a>, Owned<'a>)> {
+    pub(super) fn encaps_ctx(&self, ek: &[u8]) -> Res<(Owned<'a>, Owned<'a>)> {
         // SAFETY: borrowed bytes copied by libcrypto; the key is owned below.
         let pkey = unsafe {
             (self.lib.k.EVP_PKEY_kem_new_raw_public_key)(self.nid, ek.as_ptr(), ek.len())
@@ -256,7 +258,7 @@ impl<'a> Kem<'a> {
     }
 
     /// Encapsulates; `m` derandomises it (`EVP_PKEY_encapsulate_deterministic`).
-    fn encapsulate(&self, ctx: &Owned, m: Option<&[u8]>) -> Res<(Vec<u8>, Vec<u8>)> {
+    pub(super) fn encapsulate(&self, ctx: &Owned, m: Option<&[u8]>) -> Res<(Vec<u8>, Vec<u8>)> {
         let (mut c, mut k) = (vec![0u8; 1568], vec![0u8; 32]);
         let (clen, klen) = self.encapsulate_into(ctx, m, &mut c, &mut k)?;
         c.truncate(clen);
@@ -265,7 +267,7 @@ impl<'a> Kem<'a> {
     }
 
     /// Encapsulation into buffers the caller keeps (the timed loop allocates nothing).
-    fn encapsulate_into(
+    pub(super) fn encapsulate_into(
         &self,
         ctx: &Owned,
         m: Option<&[u8]>,
@@ -301,7 +303,7 @@ impl<'a> Kem<'a> {
         Ok((clen, klen))
     }
 
-    fn decaps_ctx(&self, dk: &[u8]) -> Res<(Owned<'a>, Owned<'a>)> {
+    pub(super) fn decaps_ctx(&self, dk: &[u8]) -> Res<(Owned<'a>, Owned<'a>)> {
         // SAFETY: borrowed bytes copied by libcrypto; the key is owned below.
         let pkey = unsafe {
             (self.lib.k.EVP_PKEY_kem_new_raw_secret_key)(self.nid, dk.as_ptr(), dk.len())
@@ -310,7 +312,7 @@ impl<'a> Kem<'a> {
         Ok((self.lib.pkey_ctx(&pkey)?, pkey))
     }
 
-    fn decapsulate(&self, ctx: &Owned, c: &[u8]) -> Res<Vec<u8>> {
+    pub(super) fn decapsulate(&self, ctx: &Owned, c: &[u8]) -> Res<Vec<u8>> {
         let mut k = vec![0u8; 32];
         let klen = self.decapsulate_into(ctx, c, &mut k)?;
         k.truncate(klen);
@@ -318,7 +320,7 @@ impl<'a> Kem<'a> {
     }
 
     /// Decapsulation into a buffer the caller keeps.
-    fn decapsulate_into(&self, ctx: &Owned, c: &[u8], k: &mut [u8]) -> Res<usize> {
+    pub(super) fn decapsulate_into(&self, ctx: &Owned, c: &[u8], k: &mut [u8]) -> Res<usize> {
         let mut klen = k.len();
         // SAFETY: a 32-byte output buffer, the ciphertext borrowed for the call.
         let rc = unsafe {
@@ -332,6 +334,17 @@ impl<'a> Kem<'a> {
         };
         self.lib.check(rc, "EVP_PKEY_decapsulate")?;
         Ok(klen)
+    }
+
+    /// (encapsulation key, decapsulation key) of the seed's key pair, or of a fresh one.
+    pub(super) fn encodings(&self, seed: Option<&[u8]>) -> Res<(Vec<u8>, Vec<u8>)> {
+        let pair = self.key_pair(seed)?;
+        Ok((self.lib.raw(&pair, false)?, self.lib.raw(&pair, true)?))
+    }
+
+    /// A key pair from a key-generation context (the timed keygen call).
+    pub(super) fn generate(&self, ctx: &Owned) -> Res<Owned<'a>> {
+        self.lib.generate(ctx)
     }
 
     /// Runs one known-answer vector through AWS-LC's derandomised entry points.
@@ -494,6 +507,9 @@ impl<'a> Dsa<'a> {
                     .ml_dsa_87_sign_internal
                     .zip(lib.k.ml_dsa_87_verify_internal),
             ),
+            Algorithm::SlhDsa { .. } => {
+                return Err("this AWS-LC (aws-lc-sys 0.47's tree) has no SLH-DSA".into())
+            }
             _ => return Err(format!("{} is not an ML-DSA parameter set", p.id)),
         };
         let dsa = Dsa {

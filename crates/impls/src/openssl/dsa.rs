@@ -1,8 +1,8 @@
-//! ML-DSA through libcrypto's EVP_PKEY signature calls (OpenSSL ≥ 3.5), as `openssl speed` 3.5
-//! drives them: key generation with `EVP_PKEY_generate` on one context; `EVP_PKEY_sign` and
+//! ML-DSA and SLH-DSA through libcrypto's EVP_PKEY signature calls (OpenSSL ≥ 3.5), as `openssl
+//! speed` 3.5 drives them (the two share every call and parameter name): key generation with `EVP_PKEY_generate` on one context; `EVP_PKEY_sign` and
 //! `EVP_PKEY_verify` of 32 bytes on contexts made once per key (pure ML-DSA, empty context, hedged
 //! signing). Known answers go through the same calls: the seed as the key-generation parameter
-//! `seed` (ξ), the internal interface as `message-encoding` 0 with `deterministic` 1, keys
+//! `seed` (ML-DSA's ξ; SLH-DSA's SK.seed ‖ SK.prf ‖ PK.seed), the internal interface as `message-encoding` 0 with `deterministic` 1, keys
 //! imported with `EVP_PKEY_new_raw_*_key_ex`.
 
 use super::ffi::Api;
@@ -14,7 +14,11 @@ use std::os::raw::c_int;
 
 type Res<T> = Result<T, String>;
 
-/// One ML-DSA parameter set in one libcrypto.
+/// Room for the largest signature of the parameter sets timed here (SLH-DSA-*-128f: 17088 bytes;
+/// ML-DSA-87: 4627).
+const MAX_SIG: usize = 17088;
+
+/// One ML-DSA or SLH-DSA parameter set in one libcrypto.
 pub struct Dsa<'a> {
     alg: PqAlg<'a>,
 }
@@ -29,15 +33,17 @@ impl<'a> std::ops::Deref for Dsa<'a> {
 impl<'a> Dsa<'a> {
     /// The parameter set of `p` in the libcrypto behind `api`, or why it is not there.
     pub fn new(api: &'a Api, p: &Primitive) -> Res<Dsa<'a>> {
-        let Algorithm::MlDsa { level } = p.algorithm else {
-            return Err(format!("{} is not ML-DSA", p.id));
+        let name = match p.algorithm {
+            Algorithm::MlDsa { level } => format!("ML-DSA-{level}"),
+            Algorithm::SlhDsa { name } => name.to_string(),
+            _ => return Err(format!("{} is not ML-DSA or SLH-DSA", p.id)),
         };
         let dsa = Dsa {
-            alg: PqAlg::load(api, &format!("ML-DSA-{level}"))?,
+            alg: PqAlg::load(api, &name)?,
         };
         dsa.keygen_ctx().map_err(|e| {
             format!(
-                "needs OpenSSL ≥ 3.5 ({} has no ML-DSA key generation: {e})",
+                "needs OpenSSL ≥ 3.5 ({} has no {name} key generation: {e})",
                 dsa.k.path
             )
         })?;
@@ -91,7 +97,7 @@ impl<'a> Dsa<'a> {
     }
 
     fn sign(&self, ctx: &Owned, msg: &[u8]) -> Res<Vec<u8>> {
-        let mut sig = vec![0u8; 4627];
+        let mut sig = vec![0u8; MAX_SIG];
         let len = self.sign_into(ctx, msg, &mut sig)?;
         sig.truncate(len);
         Ok(sig)
@@ -100,7 +106,7 @@ impl<'a> Dsa<'a> {
     /// Signing into a buffer the caller keeps (the timed loop allocates nothing); the length.
     fn sign_into(&self, ctx: &Owned, msg: &[u8], sig: &mut [u8]) -> Res<usize> {
         let mut len = sig.len();
-        // SAFETY: the buffer holds the largest ML-DSA signature.
+        // SAFETY: `len` is the buffer's size; libcrypto refuses to write past it.
         let rc = unsafe {
             (self.k.EVP_PKEY_sign)(ctx.ptr, sig.as_mut_ptr(), &mut len, msg.as_ptr(), msg.len())
         };
@@ -152,6 +158,7 @@ impl<'a> Dsa<'a> {
                 public,
                 msg,
                 sig,
+                bad_public,
                 bad_msg,
                 bad_sig,
                 ..
@@ -161,13 +168,14 @@ impl<'a> Dsa<'a> {
                 if !self.verify(&ctx, &unhex(msg), &unhex(sig)) {
                     return Err("the published signature does not verify".into());
                 }
+                let key = self.raw_key(&unhex(bad_public), false)?;
                 let ctx = self.op_ctx(&key, false, true)?;
                 if self.verify(&ctx, &unhex(bad_msg), &unhex(bad_sig)) {
                     return Err("a signature the vectors reject verifies".into());
                 }
                 Ok(())
             }
-            ref other => Err(format!("vector {other:?} does not fit ML-DSA")),
+            ref other => Err(format!("vector {other:?} does not fit a signature")),
         }
     }
 
@@ -181,7 +189,7 @@ impl<'a> Dsa<'a> {
         })
     }
 
-    /// Whether another library's pure ML-DSA signature verifies here.
+    /// Whether another library's pure signature (empty context) verifies here.
     pub fn verifies(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
         let key = self.raw_key(public, false)?;
         Ok(self.verify(&self.op_ctx(&key, false, false)?, msg, sig))
@@ -209,12 +217,12 @@ impl<'a> Dsa<'a> {
                     _key: key,
                     msg,
                     sig,
-                    out: vec![0; 4627],
+                    out: vec![0; MAX_SIG],
                     sign: op == Op::Sign,
                     dsa: self,
                 })
             }
-            other => return Err(format!("ML-DSA has no {other} operation")),
+            other => return Err(format!("a signature has no {other} operation")),
         })
     }
 }

@@ -3,6 +3,7 @@
 //! algorithms (MD4, Whirlpool, DES, Blowfish, CAST, SEED, RC2, RC4) are reachable.
 
 mod agree;
+mod aws_hybrid;
 mod aws_pq;
 mod dsa;
 mod ffi;
@@ -145,8 +146,12 @@ impl OpenSsl {
             Algorithm::Gmac { .. } => {
                 symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[0; 12]).map(|_| ())
             }
-            Algorithm::MlKem { .. } => AnyKem::new(api, primitive).map(|_| ()),
-            Algorithm::MlDsa { .. } => AnyDsa::new(api, primitive).map(|_| ()),
+            Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } => {
+                AnyKem::new(api, primitive).map(|_| ())
+            }
+            Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } => {
+                AnyDsa::new(api, primitive).map(|_| ())
+            }
             // A library may read a key it cannot sign with (BoringSSL parses DSA keys but has
             // no DSA in EVP_PKEY): the signing context is part of the probe.
             Algorithm::Rsa { .. } | Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. } => {
@@ -228,9 +233,11 @@ impl Implementation for OpenSsl {
     fn known_answer_test(&mut self, primitive: &Primitive) -> Result<(), String> {
         self.availability(primitive)?;
         for kat in primitive.kats {
-            let r = if let Algorithm::MlKem { .. } = primitive.algorithm {
+            let r = if let Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } =
+                primitive.algorithm
+            {
                 AnyKem::new(&self.api, primitive)?.known_answer(kat)
-            } else if let Algorithm::MlDsa { .. } = primitive.algorithm {
+            } else if let Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } = primitive.algorithm {
                 AnyDsa::new(&self.api, primitive)?.known_answer(kat)
             } else if primitive.has_bytes() {
                 symmetric::known_answer(&self.api, &primitive.algorithm, kat)
@@ -248,10 +255,10 @@ impl Implementation for OpenSsl {
         case: &cryptospeed_catalog::agreement::AgreementCase,
     ) -> Result<cryptospeed_engine::AgreementOutput, String> {
         self.availability(primitive)?;
-        if let Algorithm::MlKem { .. } = primitive.algorithm {
+        if let Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } = primitive.algorithm {
             return AnyKem::new(&self.api, primitive)?.agree(&case.key);
         }
-        if let Algorithm::MlDsa { .. } = primitive.algorithm {
+        if let Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } = primitive.algorithm {
             return AnyDsa::new(&self.api, primitive)?.agree(&case.key, &case.msg);
         }
         agree::agree(&self.api, primitive, case)
@@ -265,12 +272,12 @@ impl Implementation for OpenSsl {
         signature: &[u8],
     ) -> Result<bool, String> {
         self.availability(primitive)?;
-        if let Algorithm::MlKem { .. } = primitive.algorithm {
+        if let Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } = primitive.algorithm {
             let case = primitive.agreement_case().ok_or("no agreement seed")?;
             return AnyKem::new(&self.api, primitive)?
                 .decapsulates_to(&case.key, public, signature);
         }
-        if let Algorithm::MlDsa { .. } = primitive.algorithm {
+        if let Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } = primitive.algorithm {
             return AnyDsa::new(&self.api, primitive)?.verifies(public, msg, signature);
         }
         agree::check_signature(&self.api, primitive, public, msg, signature)
@@ -281,10 +288,10 @@ impl Implementation for OpenSsl {
         primitive: &Primitive,
         cell: &CellSpec,
     ) -> Result<Box<dyn Timed + '_>, String> {
-        if let Algorithm::MlKem { .. } = primitive.algorithm {
+        if let Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } = primitive.algorithm {
             return AnyKem::new(&self.api, primitive)?.prepare(cell.op);
         }
-        if let Algorithm::MlDsa { .. } = primitive.algorithm {
+        if let Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } = primitive.algorithm {
             return AnyDsa::new(&self.api, primitive)?.prepare(cell.op);
         }
         if primitive.has_bytes() {
@@ -389,19 +396,25 @@ fn start_background_build(
     }
 }
 
-/// ML-KEM through OpenSSL 3.5's calls (kem.rs) or, where the library lacks them, AWS-LC's own
-/// (aws_pq.rs).
+/// ML-KEM (and OpenSSL's X25519MLKEM768) through OpenSSL 3.5's calls (kem.rs) or, where the
+/// library lacks them, AWS-LC's own (aws_pq.rs; the hybrid composed from its parts: aws_hybrid.rs).
 enum AnyKem<'a> {
     Ossl(kem::Kem<'a>),
     Aws(aws_pq::Kem<'a>),
+    AwsHybrid(aws_hybrid::Hybrid<'a>),
 }
 
 impl<'a> AnyKem<'a> {
     fn new(api: &'a Api, p: &Primitive) -> Result<AnyKem<'a>, String> {
         kem::Kem::new(api, p).map(AnyKem::Ossl).or_else(|e| {
+            let aws = if let Algorithm::HybridKem { .. } = p.algorithm {
+                aws_hybrid::Hybrid::new(api, p).map(|h| h.map(AnyKem::AwsHybrid))
+            } else {
+                aws_pq::Kem::new(api, p).map(|k| k.map(AnyKem::Aws))
+            };
             // A library without AWS-LC's calls (OpenSSL) keeps OpenSSL's reason alone.
-            match aws_pq::Kem::new(api, p) {
-                Ok(Some(x)) => Ok(AnyKem::Aws(x)),
+            match aws {
+                Ok(Some(x)) => Ok(x),
                 Ok(None) => Err(e),
                 Err(e2) => Err(format!("{e}; nor through AWS-LC's ML-KEM API: {e2}")),
             }
@@ -412,6 +425,7 @@ impl<'a> AnyKem<'a> {
         match self {
             AnyKem::Ossl(k) => k.known_answer(kat),
             AnyKem::Aws(k) => k.known_answer(kat),
+            AnyKem::AwsHybrid(k) => k.known_answer(kat),
         }
     }
 
@@ -419,6 +433,7 @@ impl<'a> AnyKem<'a> {
         match self {
             AnyKem::Ossl(k) => k.agree(seed),
             AnyKem::Aws(k) => k.agree(seed),
+            AnyKem::AwsHybrid(k) => k.agree(seed),
         }
     }
 
@@ -426,6 +441,7 @@ impl<'a> AnyKem<'a> {
         match self {
             AnyKem::Ossl(k) => k.decapsulates_to(seed, secret, c),
             AnyKem::Aws(k) => k.decapsulates_to(seed, secret, c),
+            AnyKem::AwsHybrid(k) => k.decapsulates_to(seed, secret, c),
         }
     }
 
@@ -433,6 +449,7 @@ impl<'a> AnyKem<'a> {
         match self {
             AnyKem::Ossl(k) => k.prepare(op),
             AnyKem::Aws(k) => k.prepare(op),
+            AnyKem::AwsHybrid(k) => k.prepare(op),
         }
     }
 }

@@ -433,7 +433,10 @@ pub fn timing_key<'a>(api: &'a Api, algorithm: &Algorithm) -> Result<Key<'a>, St
         }
         Algorithm::Ffdh { group, .. } => generate(api, "DH", Some(group)),
         // Post-quantum keys are made by kem.rs, dsa.rs and aws_pq.rs (mod.rs routes them).
-        Algorithm::MlDsa { .. } | Algorithm::MlKem { .. } => {
+        Algorithm::MlDsa { .. }
+        | Algorithm::MlKem { .. }
+        | Algorithm::SlhDsa { .. }
+        | Algorithm::HybridKem { .. } => {
             Err("post-quantum keys are not made here (kem.rs, dsa.rs, aws_pq.rs)".into())
         }
         _ => Err("not a public-key algorithm".into()),

@@ -151,19 +151,24 @@ impl<'a> PqAlg<'a> {
             // SAFETY: the parameter array outlives the call.
             self.check(
                 unsafe { (self.k.EVP_PKEY_CTX_set_params)(ctx.ptr, params.as_ptr()) },
-                "setting the ML-KEM seed",
+                "setting the key-generation seed",
             )?;
         }
         self.generate(&ctx)
     }
 
     pub fn octet_param(&self, pkey: &Owned, name: &'static std::ffi::CStr) -> Res<Vec<u8>> {
+        self.octet_param_of(pkey.ptr, name)
+    }
+
+    /// An octet-string parameter of any `EVP_PKEY` of this libcrypto.
+    pub fn octet_param_of(&self, pkey: Ptr, name: &'static std::ffi::CStr) -> Res<Vec<u8>> {
         let mut out = vec![0u8; 4096];
         let mut len = 0;
-        // SAFETY: the buffer is large enough for every ML-KEM key encoding.
+        // SAFETY: a valid key; the buffer is large enough for every ML-KEM key encoding.
         let ok = unsafe {
             (self.k.EVP_PKEY_get_octet_string_param)(
-                pkey.ptr,
+                pkey,
                 name.as_ptr(),
                 out.as_mut_ptr(),
                 out.len(),
