@@ -140,7 +140,7 @@ pub fn verify(a: VerifyArgs) -> Result<i32> {
     let mut columns = verify::start(&a.implementation, &cancel)?;
     for c in &columns {
         if let Err(e) = &c.worker {
-            eprintln!("cryptospeed: {}: {e}", c.name);
+            eprintln!("cryptospeed: {}: {e}", c.selector);
         }
     }
     verify::known_answers(&mut columns, &primitives, &cancel)?;

@@ -14,7 +14,7 @@ use cryptospeed_stats as stats;
 use std::collections::BTreeMap;
 
 /// The between-run variance of one cell (log scale) and its degrees of freedom (Satterthwaite's,
-/// for a difference of two mean squares).
+/// for a difference of two mean squares; the mean square's own when the variance is 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RunNoise {
     pub var: f64,
@@ -65,14 +65,15 @@ pub type RunCenter = (f64, f64, f64);
 /// than the mean square's own when the se² takes a large share of it). `None` with fewer than
 /// two degrees of freedom or three runs in groups of two or more.
 pub fn between_run_variance(groups: &[Vec<RunCenter>]) -> Option<RunNoise> {
-    let (mut ss, mut df, mut se2, mut se2_df, mut runs) = (0.0, 0.0, 0.0, 0.0, 0usize);
+    // Σ se⁴/df over the runs: the variance of their mean se² (Satterthwaite).
+    let (mut ss, mut df, mut se2, mut se4_per_df, mut runs) = (0.0, 0.0, 0.0, 0.0, 0usize);
     for g in groups.iter().filter(|g| g.len() >= 2) {
         let n = g.len() as f64;
         let mean = g.iter().map(|r| r.0).sum::<f64>() / n;
         ss += g.iter().map(|r| (r.0 - mean).powi(2)).sum::<f64>();
         df += n - 1.0;
         se2 += g.iter().map(|r| r.1).sum::<f64>();
-        se2_df += g.iter().map(|r| r.2).sum::<f64>();
+        se4_per_df += g.iter().map(|r| r.1.powi(2) / r.2.max(1.0)).sum::<f64>();
         runs += g.len();
     }
     if df < 2.0 || runs < 3 {
@@ -80,7 +81,8 @@ pub fn between_run_variance(groups: &[Vec<RunCenter>]) -> Option<RunNoise> {
     }
     let (ms, mse) = (ss / df, se2 / runs as f64);
     let var = (ms - mse).max(0.0);
-    let spread = ms.powi(2) / df + mse.powi(2) / se2_df.max(1.0);
+    // Var(MS) ≈ 2·MS²/df and Var(mean se²) ≈ 2·Σ se⁴/df / k²; the 2s cancel in the ratio.
+    let spread = ms.powi(2) / df + se4_per_df / (runs as f64).powi(2);
     let df = match var > 0.0 && spread > 0.0 {
         true => (var.powi(2) / spread).clamp(1.0, df),
         false => df,

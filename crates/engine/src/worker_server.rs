@@ -379,7 +379,8 @@ pub fn serve(implementation: Result<Box<dyn Implementation>, String>) -> std::io
         }
     };
     for line in std::io::stdin().lock().lines() {
-        let line = line?;
+        let line =
+            line.map_err(|e| std::io::Error::new(e.kind(), format!("reading a request: {e}")))?;
         if line.trim().is_empty() {
             continue;
         }

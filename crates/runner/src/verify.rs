@@ -21,6 +21,8 @@ pub struct Column {
     pub label: String,
     /// The registry name.
     pub name: String,
+    /// The selector as given (`NAME:LIBRARY`, mask, replica), for messages.
+    pub selector: String,
     pub worker: Result<WorkerClient, String>,
     /// Known-answer outcome of each offered primitive: the vectors' source, or the failure.
     pub kat: HashMap<String, Result<String, String>>,
@@ -52,6 +54,7 @@ pub fn start(selectors: &str, cancel: &AtomicBool) -> Result<Vec<Column>> {
             Column {
                 label,
                 name: c.name.clone(),
+                selector: c.display(),
                 worker,
                 kat: HashMap::new(),
             }

@@ -72,6 +72,25 @@ pub fn ensure(cache_root: &Path) -> Result<Cstrace, String> {
             valgrind_version: version,
         });
     }
+    let archives = static_archives()?;
+    let staging = cache_root.join(format!("cstrace-{key}.partial-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&staging);
+    std::fs::create_dir_all(staging.join("lib"))
+        .map_err(|e| format!("cannot create {}: {e}", staging.display()))?;
+    compile_and_link(&staging, &archives)?;
+    link_stock_files(&staging, &stock)?;
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::rename(&staging, &dir)
+        .map_err(|e| format!("cannot move the built tool into {}: {e}", dir.display()))?;
+    Ok(Cstrace {
+        lib_dir,
+        valgrind_version: version,
+    })
+}
+
+/// Where valgrind's static libraries are (Debian's valgrind package ships them with the headers
+/// a tool is compiled against).
+fn static_archives() -> Result<std::path::PathBuf, String> {
     let archives = first_existing(
         &[
             "/usr/lib/x86_64-linux-gnu/valgrind".into(),
@@ -89,10 +108,13 @@ pub fn ensure(cache_root: &Path) -> Result<Cstrace, String> {
                 .into(),
         );
     }
-    let staging = cache_root.join(format!("cstrace-{key}.partial-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&staging);
-    std::fs::create_dir_all(staging.join("lib"))
-        .map_err(|e| format!("cannot create {}: {e}", staging.display()))?;
+    Ok(archives)
+}
+
+/// Compiles cstrace's one source file and links it, statically, against valgrind's core into
+/// `staging/lib`.
+fn compile_and_link(staging: &Path, archives: &Path) -> Result<(), String> {
+    let include = Path::new("/usr/include/valgrind");
     let src = staging.join("cstrace_main.c");
     std::fs::write(&src, SOURCE).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
     let obj = staging.join("cstrace.o");
@@ -155,9 +177,13 @@ pub fn ensure(cache_root: &Path) -> Result<Cstrace, String> {
         "-lgcc".into(),
     ];
     run(link, "linking cstrace")?;
-    // The private VALGRIND_LIB: our tool plus links to everything valgrind's core loads.
+    Ok(())
+}
+
+/// The private VALGRIND_LIB: our tool plus links to everything valgrind's core loads.
+fn link_stock_files(staging: &Path, stock: &Path) -> Result<(), String> {
     let entries =
-        std::fs::read_dir(&stock).map_err(|e| format!("cannot list {}: {e}", stock.display()))?;
+        std::fs::read_dir(stock).map_err(|e| format!("cannot list {}: {e}", stock.display()))?;
     for e in entries.flatten() {
         let target = staging.join("lib").join(e.file_name());
         if !target.exists() {
@@ -165,11 +191,5 @@ pub fn ensure(cache_root: &Path) -> Result<Cstrace, String> {
                 .map_err(|err| format!("cannot link {}: {err}", target.display()))?;
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::rename(&staging, &dir)
-        .map_err(|e| format!("cannot move the built tool into {}: {e}", dir.display()))?;
-    Ok(Cstrace {
-        lib_dir,
-        valgrind_version: version,
-    })
+    Ok(())
 }

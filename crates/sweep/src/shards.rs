@@ -200,9 +200,15 @@ impl Shard<'_> {
             }
             ShardClaim::Claimed(jobs) => jobs,
         };
-        let cells = serde_json::from_str(&jobs)
-            .with_context(|| format!("the stored jobs of shard {k} cannot be read"))?;
-        Ok(Some(cells))
+        match serde_json::from_str(&jobs) {
+            Ok(cells) => Ok(Some(cells)),
+            Err(e) => {
+                // Claimed but unreadable (a primitive renamed since the plan was stored): marked
+                // failed, so the shard is not left running for ever.
+                store.finish_shard(name, k, None, ShardOutcome::Failed.as_str())?;
+                Err(anyhow!("the stored jobs of shard {k} cannot be read: {e}"))
+            }
+        }
     }
 }
 

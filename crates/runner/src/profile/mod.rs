@@ -76,8 +76,9 @@ fn choice_for(req: &ProfileRequest, primitive: &str, cancel: &AtomicBool) -> Res
         }
         if !traceable(&c[0].name) {
             bail!(
-                "the {} implementation cannot be profiled: its worker cannot be traced call by \
-                 call (an external program, or no valgrind markers; docs/worker-protocol.md)",
+                "the {} implementation cannot be profiled: its worker has no valgrind markers or \
+                 is an external program, so it cannot be traced call by call \
+                 (docs/worker-protocol.md)",
                 c[0].name
             );
         }

@@ -35,7 +35,10 @@ impl ProfileRun {
         );
         let run = store.begin_run(&start)?;
         if let Some((sweep, k)) = shard {
-            store.link_shard(&sweep, k, run)?;
+            if let Err(e) = store.link_shard(&sweep, k, run) {
+                let _ = store.finish_run(run, RunStatus::Failed);
+                return Err(e);
+            }
         }
         Ok(ProfileRun {
             store,
