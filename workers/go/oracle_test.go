@@ -29,10 +29,12 @@ var sizes = []int{16, 8192}
 func BenchmarkOracle(b *testing.B) {
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("sha256/%d", n), func(b *testing.B) {
-			msg := make([]byte, n)
+			// The digest is written out, as the worker's cell (and openssl speed) does.
+			msg, out := make([]byte, n), make([]byte, sha256.Size)
 			b.SetBytes(int64(n))
 			for i := 0; i < b.N; i++ {
-				sha256.Sum256(msg)
+				s := sha256.Sum256(msg)
+				copy(out, s[:])
 			}
 		})
 		seal := func(name string, a cipher.AEAD) {
