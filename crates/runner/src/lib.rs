@@ -12,6 +12,7 @@ pub mod profile;
 mod request;
 pub mod variant;
 pub mod verify;
+pub mod verify_text;
 
 pub use choice::{all_implementations, variant_of, BuiltVariant, ImplChoice, Layout};
 pub use concurrent::{allowed_cpus, cpus_for, scaling, scaling_table, Scaling, ScalingRow};
