@@ -497,9 +497,7 @@ fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
             let (msg, want) = (unhex(msg), unhex(out));
             let mut got = vec![0u8; want.len()];
             suite.hash(p)?(&msg, &mut got)?;
-            (got == want)
-                .then_some(())
-                .ok_or_else(|| mismatch("digest", &got, &want))
+            expect_eq("digest", &got, &want)
         }
         (
             _,
@@ -510,107 +508,12 @@ fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
             let want = unhex(out);
             let mut got = vec![0u8; want.len()];
             suite.mac(p, &unhex(key), &unhex(iv))?(&unhex(msg), &mut got)?;
-            (got == want)
-                .then_some(())
-                .ok_or_else(|| mismatch("MAC", &got, &want))
+            expect_eq("MAC", &got, &want)
         }
-        (
-            _,
-            Kat::Cipher {
-                key, iv, pt, ct, ..
-            },
-        ) => {
-            let (key, iv, pt, want) = (unhex(key), unhex(iv), unhex(pt), unhex(ct));
-            let mut buf = pt.clone();
-            suite.cipher(p, &key, &iv, true)?(&mut buf)?;
-            if buf != want {
-                return Err(mismatch("ciphertext", &buf, &want));
-            }
-            suite.cipher(p, &key, &iv, false)?(&mut buf)?;
-            (buf == pt)
-                .then_some(())
-                .ok_or_else(|| mismatch("decrypted", &buf, &pt))
-        }
-        (
-            _,
-            Kat::Aead {
-                key,
-                nonce,
-                aad,
-                pt,
-                ct,
-                tag,
-                ..
-            },
-        ) => {
-            let (key, nonce, aad, pt) = (unhex(key), unhex(nonce), unhex(aad), unhex(pt));
-            let (want_ct, want_tag) = (unhex(ct), unhex(tag));
-            let mut buf = pt.clone();
-            let mut got_tag = vec![0u8; want_tag.len()];
-            suite.aead(p, &key, true)?(&nonce, &aad, &mut buf, &mut got_tag)?;
-            if buf != want_ct {
-                return Err(mismatch("ciphertext", &buf, &want_ct));
-            }
-            if got_tag != want_tag {
-                return Err(mismatch("tag", &got_tag, &want_tag));
-            }
-            let mut open = suite.aead(p, &key, false)?;
-            if !open(&nonce, &aad, &mut buf, &mut got_tag)? || buf != pt {
-                return Err("decryption of the vector failed".into());
-            }
-            let mut bad_tag = corrupt(&want_tag);
-            let mut again = want_ct.clone();
-            if open(&nonce, &aad, &mut again, &mut bad_tag)? {
-                return Err("a corrupted tag authenticates".into());
-            }
-            Ok(())
-        }
-        (
-            _,
-            Kat::SignatureVerify {
-                spki,
-                digest,
-                msg,
-                sig,
-                ..
-            },
-        ) => {
-            let spki = unhex(spki);
-            let public = match p.algorithm {
-                Algorithm::Ecdsa { curve } => spki_point(curve, &spki)?.to_vec(),
-                // An EdDSA SubjectPublicKeyInfo ends with the raw public key.
-                Algorithm::Eddsa { curve } if spki.len() >= field_bytes(curve) => {
-                    spki[spki.len() - field_bytes(curve)..].to_vec()
-                }
-                _ => spki,
-            };
-            let digest = digest.unwrap_or("");
-            let (msg, sig) = (unhex(msg), unhex(sig));
-            if !suite.verify_foreign(p, &public, digest, &msg, &sig)? {
-                return Err("the published signature does not verify".into());
-            }
-            if suite.verify_foreign(p, &public, digest, &msg, &corrupt(&sig))? {
-                return Err("a corrupted signature verifies".into());
-            }
-            Ok(())
-        }
-        (
-            _,
-            Kat::EddsaSign {
-                private, msg, sig, ..
-            },
-        ) => {
-            let mut signer = suite.signer(p, Some(&unhex(private)))?;
-            let (msg, want) = (unhex(msg), unhex(sig));
-            let got = signer.sign(&msg)?;
-            if got != want {
-                return Err(mismatch("signature", &got, &want));
-            }
-            if !signer.verify(&msg, &got)? || signer.verify(&msg, &corrupt(&got))? {
-                return Err("verification of the vector's signature is wrong".into());
-            }
-            Ok(())
-        }
+        (_, Kat::Cipher { .. }) => cipher_known_answer(suite, p, kat),
+        (_, Kat::Aead { .. }) => aead_known_answer(suite, p, kat),
+        (_, Kat::SignatureVerify { .. }) => signature_verify_known_answer(suite, p, kat),
+        (_, Kat::EddsaSign { .. }) => eddsa_sign_known_answer(suite, p, kat),
         (
             _,
             Kat::Agreement {
@@ -622,17 +525,13 @@ fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
         ) => {
             let want = unhex(shared);
             let got = suite.derive(p, &unhex(private), &unhex(peer_public))?()?;
-            (got == want)
-                .then_some(())
-                .ok_or_else(|| mismatch("shared secret", &got, &want))
+            expect_eq("shared secret", &got, &want)
         }
         (_, Kat::KemKeygen { d, z, ek, .. }) => {
             let seed = [unhex(d), unhex(z)].concat();
             let (got, _) = suite.kem_keygen(p, Some(&seed))?()?;
             let want = unhex(ek);
-            (got == want)
-                .then_some(())
-                .ok_or_else(|| mismatch("encapsulation key", &got, &want))
+            expect_eq("encapsulation key", &got, &want)
         }
         (_, Kat::KemEncaps { ek, m, c, k, .. }) => {
             let (got_c, got_k) = suite.kem_encaps(p, &unhex(ek), Some(&unhex(m)))?()?;
@@ -640,23 +539,17 @@ fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
             if got_c != want_c {
                 return Err(mismatch("ciphertext", &got_c, &want_c));
             }
-            (got_k == want_k)
-                .then_some(())
-                .ok_or_else(|| mismatch("shared secret", &got_k, &want_k))
+            expect_eq("shared secret", &got_k, &want_k)
         }
         (_, Kat::KemDecaps { dk, c, k, .. }) => {
             let got = suite.kem_decaps(p, &unhex(dk))?(&unhex(c))?;
             let want = unhex(k);
-            (got == want)
-                .then_some(())
-                .ok_or_else(|| mismatch("shared secret", &got, &want))
+            expect_eq("shared secret", &got, &want)
         }
         (_, Kat::SigKeygen { seed, public, .. }) => {
             let got = suite.signer(p, Some(&unhex(seed)))?.public();
             let want = unhex(public);
-            (got == want)
-                .then_some(())
-                .ok_or_else(|| mismatch("public key", &got, &want))
+            expect_eq("public key", &got, &want)
         }
         (
             _,
@@ -666,49 +559,173 @@ fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
         ) => {
             let got = suite.sign_internal(p, &unhex(private), &unhex(msg))?;
             let want = unhex(sig);
-            (got == want)
-                .then_some(())
-                .ok_or_else(|| mismatch("signature", &got, &want))
+            expect_eq("signature", &got, &want)
         }
-        (
-            _,
-            Kat::SigVerifyInternal {
-                public,
-                msg,
-                sig,
-                bad_public,
-                bad_msg,
-                bad_sig,
-                ..
-            },
-        ) => {
-            if !suite.verify_internal(p, &unhex(public), &unhex(msg), &unhex(sig))? {
-                return Err("the published signature does not verify".into());
-            }
-            if suite.verify_internal(p, &unhex(bad_public), &unhex(bad_msg), &unhex(bad_sig))? {
-                return Err("a signature the vectors reject verifies".into());
-            }
-            Ok(())
-        }
+        (_, Kat::SigVerifyInternal { .. }) => verify_internal_known_answer(suite, p, kat),
         (Algorithm::Rsa { .. }, Kat::CrossCheck { .. }) => rsa_cross_check(suite, p),
         (
             Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. } | Algorithm::Eddsa { .. },
             Kat::CrossCheck { .. },
-        ) => {
-            let mut signer = timing_signer(suite, p)?;
-            let msg = b"cryptospeed sign-verify round trip";
-            let sig = signer.sign(msg)?;
-            if !signer.verify(msg, &sig)? || signer.verify(msg, &corrupt(&sig))? {
-                return Err("sign/verify round trip failed".into());
-            }
-            Ok(())
-        }
+        ) => sign_verify_round_trip(suite, p),
         (Algorithm::Ffdh { group, .. }, Kat::CrossCheck { .. }) => {
             ffdh_cross_check(suite, p, group)
         }
         (_, Kat::CrossCheck { how }) => Err(format!("no generic check for: {how}")),
         (alg, k) => Err(format!("vector {k:?} does not fit {alg:?}")),
     }
+}
+
+/// A cipher vector: the ciphertext, and the plaintext back.
+fn cipher_known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
+    let Kat::Cipher {
+        key, iv, pt, ct, ..
+    } = *kat
+    else {
+        return Err(format!("vector {kat:?} is not a cipher's"));
+    };
+    let (key, iv, pt, want) = (unhex(key), unhex(iv), unhex(pt), unhex(ct));
+    let mut buf = pt.clone();
+    suite.cipher(p, &key, &iv, true)?(&mut buf)?;
+    if buf != want {
+        return Err(mismatch("ciphertext", &buf, &want));
+    }
+    suite.cipher(p, &key, &iv, false)?(&mut buf)?;
+    expect_eq("decrypted", &buf, &pt)
+}
+
+/// An EdDSA vector: the same signature byte for byte, which verifies; a corrupted one does not.
+fn eddsa_sign_known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
+    let Kat::EddsaSign {
+        private, msg, sig, ..
+    } = *kat
+    else {
+        return Err(format!("vector {kat:?} is not an EdDSA signing vector"));
+    };
+    let mut signer = suite.signer(p, Some(&unhex(private)))?;
+    let (msg, want) = (unhex(msg), unhex(sig));
+    let got = signer.sign(&msg)?;
+    if got != want {
+        return Err(mismatch("signature", &got, &want));
+    }
+    if !signer.verify(&msg, &got)? || signer.verify(&msg, &corrupt(&got))? {
+        return Err("verification of the vector's signature is wrong".into());
+    }
+    Ok(())
+}
+
+/// An internal-interface verification vector (ML-DSA, SLH-DSA): the good case verifies, the
+/// rejected case does not.
+fn verify_internal_known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
+    let Kat::SigVerifyInternal {
+        public,
+        msg,
+        sig,
+        bad_public,
+        bad_msg,
+        bad_sig,
+        ..
+    } = *kat
+    else {
+        return Err(format!(
+            "vector {kat:?} is not an internal verification vector"
+        ));
+    };
+    if !suite.verify_internal(p, &unhex(public), &unhex(msg), &unhex(sig))? {
+        return Err("the published signature does not verify".into());
+    }
+    if suite.verify_internal(p, &unhex(bad_public), &unhex(bad_msg), &unhex(bad_sig))? {
+        return Err("a signature the vectors reject verifies".into());
+    }
+    Ok(())
+}
+
+/// `Ok` when `got` is `want`, else the mismatch in hex.
+fn expect_eq(what: &str, got: &[u8], want: &[u8]) -> Res<()> {
+    (got == want)
+        .then_some(())
+        .ok_or_else(|| mismatch(what, got, want))
+}
+
+/// An AEAD vector: the ciphertext and tag, the plaintext back, and a corrupted tag refused.
+fn aead_known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
+    let Kat::Aead {
+        key,
+        nonce,
+        aad,
+        pt,
+        ct,
+        tag,
+        ..
+    } = *kat
+    else {
+        return Err(format!("vector {kat:?} is not an AEAD's"));
+    };
+    let (key, nonce, aad, pt) = (unhex(key), unhex(nonce), unhex(aad), unhex(pt));
+    let (want_ct, want_tag) = (unhex(ct), unhex(tag));
+    let mut buf = pt.clone();
+    let mut got_tag = vec![0u8; want_tag.len()];
+    suite.aead(p, &key, true)?(&nonce, &aad, &mut buf, &mut got_tag)?;
+    if buf != want_ct {
+        return Err(mismatch("ciphertext", &buf, &want_ct));
+    }
+    if got_tag != want_tag {
+        return Err(mismatch("tag", &got_tag, &want_tag));
+    }
+    let mut open = suite.aead(p, &key, false)?;
+    if !open(&nonce, &aad, &mut buf, &mut got_tag)? || buf != pt {
+        return Err("decryption of the vector failed".into());
+    }
+    let mut bad_tag = corrupt(&want_tag);
+    let mut again = want_ct.clone();
+    if open(&nonce, &aad, &mut again, &mut bad_tag)? {
+        return Err("a corrupted tag authenticates".into());
+    }
+    Ok(())
+}
+
+/// A published signature verifies, and a corrupted one does not.
+fn signature_verify_known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
+    let Kat::SignatureVerify {
+        spki,
+        digest,
+        msg,
+        sig,
+        ..
+    } = *kat
+    else {
+        return Err(format!("vector {kat:?} is not a signature's"));
+    };
+
+    let spki = unhex(spki);
+    let public = match p.algorithm {
+        Algorithm::Ecdsa { curve } => spki_point(curve, &spki)?.to_vec(),
+        // An EdDSA SubjectPublicKeyInfo ends with the raw public key.
+        Algorithm::Eddsa { curve } if spki.len() >= field_bytes(curve) => {
+            spki[spki.len() - field_bytes(curve)..].to_vec()
+        }
+        _ => spki,
+    };
+    let digest = digest.unwrap_or("");
+    let (msg, sig) = (unhex(msg), unhex(sig));
+    if !suite.verify_foreign(p, &public, digest, &msg, &sig)? {
+        return Err("the published signature does not verify".into());
+    }
+    if suite.verify_foreign(p, &public, digest, &msg, &corrupt(&sig))? {
+        return Err("a corrupted signature verifies".into());
+    }
+    Ok(())
+}
+
+/// A signature of the timing key verifies in the same implementation and a corrupted one does
+/// not (the check for signatures with no deterministic known answer).
+fn sign_verify_round_trip(suite: &dyn Suite, p: &Primitive) -> Res<()> {
+    let mut signer = timing_signer(suite, p)?;
+    let msg = b"cryptospeed sign-verify round trip";
+    let sig = signer.sign(msg)?;
+    if !signer.verify(msg, &sig)? || signer.verify(msg, &corrupt(&sig))? {
+        return Err("sign/verify round trip failed".into());
+    }
+    Ok(())
 }
 
 /// Any [`Suite`] as an engine implementation.
