@@ -941,68 +941,11 @@ pub fn known_answer(api: &Api, algorithm: &Algorithm, kat: &Kat) -> Result<(), S
             }
             Ok(())
         }
-        (
-            Algorithm::Eddsa { .. },
-            Kat::SignatureVerify {
-                spki,
-                digest: None,
-                msg,
-                sig,
-                ..
-            },
-        ) => {
-            let k = spki_key(api, &unhex(spki))?;
-            let mdctx = digest_sign_ctx(api, &k, false)?;
-            let (msg, sig) = (unhex(msg), unhex(sig));
-            // SAFETY: live context, owned buffers.
-            let good = unsafe {
-                (api.EVP_DigestVerify)(mdctx, sig.as_ptr(), sig.len(), msg.as_ptr(), msg.len())
-            };
-            let bad_sig = corrupt(&sig);
-            let m2 = digest_sign_ctx(api, &k, false)?;
-            let bad = unsafe {
-                (api.EVP_DigestVerify)(m2, bad_sig.as_ptr(), bad_sig.len(), msg.as_ptr(), msg.len())
-            };
-            unsafe {
-                (api.EVP_MD_CTX_free)(mdctx);
-                (api.EVP_MD_CTX_free)(m2);
-                (api.ERR_clear_error)();
-            }
-            match (good, bad) {
-                (1, 1) => Err("a corrupted signature was accepted".into()),
-                (1, _) => Ok(()),
-                _ => Err("a published valid signature was rejected".into()),
-            }
+        (Algorithm::Eddsa { .. }, Kat::SignatureVerify { digest: None, .. }) => {
+            eddsa_verify_known_answer(api, kat)
         }
-        (
-            Algorithm::Eddsa { curve },
-            Kat::EddsaSign {
-                private,
-                public,
-                msg,
-                sig,
-                ..
-            },
-        ) => {
-            let (private, public, msg, want) =
-                (unhex(private), unhex(public), unhex(msg), unhex(sig));
-            let got = eddsa_sign(api, &raw_key(api, curve, &private, true)?, &msg)?;
-            if got != want {
-                return Err(format!(
-                    "signature: got {}, expected {}",
-                    hex::encode(&got),
-                    hex::encode(&want)
-                ));
-            }
-            let pk = raw_key(api, curve, &public, false)?;
-            let v = digest_sign_ctx(api, &pk, false)?;
-            let ok = unsafe {
-                (api.EVP_DigestVerify)(v, want.as_ptr(), want.len(), msg.as_ptr(), msg.len())
-            };
-            unsafe { (api.EVP_MD_CTX_free)(v) };
-            (ok == 1)
-                .then_some(())
-                .ok_or_else(|| "the published signature does not verify".into())
+        (Algorithm::Eddsa { curve }, Kat::EddsaSign { .. }) => {
+            eddsa_sign_known_answer(api, curve, kat)
         }
         (
             Algorithm::Ecdh { curve },
@@ -1028,51 +971,7 @@ pub fn known_answer(api: &Api, algorithm: &Algorithm, kat: &Kat) -> Result<(), S
         (
             Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. } | Algorithm::Eddsa { .. },
             Kat::CrossCheck { .. },
-        ) => {
-            // Round trip with the timing key through the timed calls; the verifier itself is
-            // pinned by the published vector above.
-            let k = timing_key(api, algorithm)?;
-            let tbs: Vec<u8> = (0..tbs_len(algorithm) as u8).collect();
-            if let Algorithm::Eddsa { .. } = algorithm {
-                let s = digest_sign_ctx(api, &k, true)?;
-                let sig = digest_sign(api, s, &tbs);
-                unsafe { (api.EVP_MD_CTX_free)(s) };
-                let sig = sig?;
-                for (candidate, want) in [(sig.clone(), 1), (corrupt(&sig), 0)] {
-                    let v = digest_sign_ctx(api, &k, false)?;
-                    let r = unsafe {
-                        (api.EVP_DigestVerify)(
-                            v,
-                            candidate.as_ptr(),
-                            candidate.len(),
-                            tbs.as_ptr(),
-                            tbs.len(),
-                        )
-                    };
-                    unsafe {
-                        (api.EVP_MD_CTX_free)(v);
-                        (api.ERR_clear_error)()
-                    };
-                    if (r == 1) != (want == 1) {
-                        return Err(if want == 1 {
-                            "own signature rejected".into()
-                        } else {
-                            "corrupted signature accepted".into()
-                        });
-                    }
-                }
-                return Ok(());
-            }
-            let sig = sign_once(api, &init_ctx(api, &k, Op::Sign)?, &tbs)?;
-            let v = init_ctx(api, &k, Op::Verify)?;
-            if !verify_once(api, &v, &tbs, &sig) {
-                return Err("own signature rejected".into());
-            }
-            if verify_once(api, &v, &tbs, &corrupt(&sig)) {
-                return Err("corrupted signature accepted".into());
-            }
-            Ok(())
-        }
+        ) => sign_verify_round_trip(api, algorithm),
         (Algorithm::Ecdh { .. }, Kat::CrossCheck { .. }) => {
             let (a, b) = (timing_key(api, algorithm)?, timing_key(api, algorithm)?);
             let (ab, ba) = (derive(api, &a, &b)?, derive(api, &b, &a)?);
@@ -1080,24 +979,132 @@ pub fn known_answer(api: &Api, algorithm: &Algorithm, kat: &Kat) -> Result<(), S
                 .then_some(())
                 .ok_or_else(|| "the two directions derived different secrets".into())
         }
-        (Algorithm::Ffdh { .. }, Kat::CrossCheck { .. }) => {
-            let (a, b) = (timing_key(api, algorithm)?, timing_key(api, algorithm)?);
-            let (ab, ba) = (derive(api, &a, &b)?, derive(api, &b, &a)?);
-            if ab != ba {
-                return Err("the two directions derived different secrets".into());
-            }
-            let (p, priv_a, pub_b) = (
-                bn_param(api, &a, "p")?,
-                bn_param(api, &a, "priv")?,
-                bn_param(api, &b, "pub")?,
-            );
-            let want = pub_b.modpow(&priv_a, &p);
-            (BigUint::from_bytes_be(&ab) == want)
-                .then_some(())
-                .ok_or_else(|| "shared secret differs from pub_b^priv_a mod p".into())
-        }
+        (Algorithm::Ffdh { .. }, Kat::CrossCheck { .. }) => ffdh_cross_check(api, algorithm),
         (alg, kat) => Err(format!("no way to apply {kat:?} to {alg:?}")),
     }
+}
+
+/// An EdDSA signature from a SubjectPublicKeyInfo verifies; a corrupted one does not.
+fn eddsa_verify_known_answer(api: &Api, kat: &Kat) -> Result<(), String> {
+    let Kat::SignatureVerify { spki, msg, sig, .. } = *kat else {
+        return Err(format!("vector {kat:?} is not a signature's"));
+    };
+    let k = spki_key(api, &unhex(spki))?;
+    let mdctx = digest_sign_ctx(api, &k, false)?;
+    let (msg, sig) = (unhex(msg), unhex(sig));
+    // SAFETY: live context, owned buffers.
+    let good =
+        unsafe { (api.EVP_DigestVerify)(mdctx, sig.as_ptr(), sig.len(), msg.as_ptr(), msg.len()) };
+    let bad_sig = corrupt(&sig);
+    let m2 = digest_sign_ctx(api, &k, false)?;
+    let bad = unsafe {
+        (api.EVP_DigestVerify)(m2, bad_sig.as_ptr(), bad_sig.len(), msg.as_ptr(), msg.len())
+    };
+    unsafe {
+        (api.EVP_MD_CTX_free)(mdctx);
+        (api.EVP_MD_CTX_free)(m2);
+        (api.ERR_clear_error)();
+    }
+    match (good, bad) {
+        (1, 1) => Err("a corrupted signature was accepted".into()),
+        (1, _) => Ok(()),
+        _ => Err("a published valid signature was rejected".into()),
+    }
+}
+
+/// RFC 8032's signature byte for byte, which the public key verifies.
+fn eddsa_sign_known_answer(api: &Api, curve: Curve, kat: &Kat) -> Result<(), String> {
+    let Kat::EddsaSign {
+        private,
+        public,
+        msg,
+        sig,
+        ..
+    } = *kat
+    else {
+        return Err(format!("vector {kat:?} is not an EdDSA signing vector"));
+    };
+    let (private, public, msg, want) = (unhex(private), unhex(public), unhex(msg), unhex(sig));
+    let got = eddsa_sign(api, &raw_key(api, curve, &private, true)?, &msg)?;
+    if got != want {
+        return Err(format!(
+            "signature: got {}, expected {}",
+            hex::encode(&got),
+            hex::encode(&want)
+        ));
+    }
+    let pk = raw_key(api, curve, &public, false)?;
+    let v = digest_sign_ctx(api, &pk, false)?;
+    let ok =
+        unsafe { (api.EVP_DigestVerify)(v, want.as_ptr(), want.len(), msg.as_ptr(), msg.len()) };
+    unsafe { (api.EVP_MD_CTX_free)(v) };
+    (ok == 1)
+        .then_some(())
+        .ok_or_else(|| "the published signature does not verify".into())
+}
+
+/// Round trip with the timing key through the timed calls; the verifier itself is pinned by
+/// the published vector.
+fn sign_verify_round_trip(api: &Api, algorithm: &Algorithm) -> Result<(), String> {
+    let k = timing_key(api, algorithm)?;
+    let tbs: Vec<u8> = (0..tbs_len(algorithm) as u8).collect();
+    if let Algorithm::Eddsa { .. } = algorithm {
+        let s = digest_sign_ctx(api, &k, true)?;
+        let sig = digest_sign(api, s, &tbs);
+        unsafe { (api.EVP_MD_CTX_free)(s) };
+        let sig = sig?;
+        for (candidate, want) in [(sig.clone(), 1), (corrupt(&sig), 0)] {
+            let v = digest_sign_ctx(api, &k, false)?;
+            let r = unsafe {
+                (api.EVP_DigestVerify)(
+                    v,
+                    candidate.as_ptr(),
+                    candidate.len(),
+                    tbs.as_ptr(),
+                    tbs.len(),
+                )
+            };
+            unsafe {
+                (api.EVP_MD_CTX_free)(v);
+                (api.ERR_clear_error)()
+            };
+            if (r == 1) != (want == 1) {
+                return Err(if want == 1 {
+                    "own signature rejected".into()
+                } else {
+                    "corrupted signature accepted".into()
+                });
+            }
+        }
+        return Ok(());
+    }
+    let sig = sign_once(api, &init_ctx(api, &k, Op::Sign)?, &tbs)?;
+    let v = init_ctx(api, &k, Op::Verify)?;
+    if !verify_once(api, &v, &tbs, &sig) {
+        return Err("own signature rejected".into());
+    }
+    if verify_once(api, &v, &tbs, &corrupt(&sig)) {
+        return Err("corrupted signature accepted".into());
+    }
+    Ok(())
+}
+
+/// FFDH: both directions derive the same secret, and it is pub_b^priv_a mod p.
+fn ffdh_cross_check(api: &Api, algorithm: &Algorithm) -> Result<(), String> {
+    let (a, b) = (timing_key(api, algorithm)?, timing_key(api, algorithm)?);
+    let (ab, ba) = (derive(api, &a, &b)?, derive(api, &b, &a)?);
+    if ab != ba {
+        return Err("the two directions derived different secrets".into());
+    }
+    let (p, priv_a, pub_b) = (
+        bn_param(api, &a, "p")?,
+        bn_param(api, &a, "priv")?,
+        bn_param(api, &b, "pub")?,
+    );
+    let want = pub_b.modpow(&priv_a, &p);
+    (BigUint::from_bytes_be(&ab) == want)
+        .then_some(())
+        .ok_or_else(|| "shared secret differs from pub_b^priv_a mod p".into())
 }
 
 /// RSA: the PKCS#1 v1.5 signature of the timed 36-byte message, checked by recomputing
