@@ -1079,28 +1079,7 @@ pub fn prepare<'a>(
 pub fn known_answer(api: &Api, algorithm: &Algorithm, kat: &Kat) -> Result<(), String> {
     match (*algorithm, *kat) {
         (Algorithm::Digest { name }, Kat::Digest { msg, out, .. }) => {
-            let (msg, want) = (unhex(msg), unhex(out));
-            let md = fetch_md(api, name)?;
-            let mut got = [0u8; 64];
-            let mut len: c_uint = 0;
-            // SAFETY: owned buffers.
-            if unsafe {
-                (api.EVP_Digest)(
-                    msg.as_ptr() as *const _,
-                    msg.len(),
-                    got.as_mut_ptr(),
-                    &mut len,
-                    md,
-                    null_mut(),
-                )
-            } != 1
-            {
-                return Err(format!("EVP_Digest failed: {}", api.errors()));
-            }
-            let got = &got[..len as usize];
-            (got == want.as_slice())
-                .then_some(())
-                .ok_or_else(|| mismatch("digest", got, &want))
+            digest_known_answer(api, name, &unhex(msg), &unhex(out))
         }
         (Algorithm::Xof { name, .. }, Kat::Digest { msg, out, .. }) => {
             let (msg, want) = (unhex(msg), unhex(out));
@@ -1136,83 +1115,118 @@ pub fn known_answer(api: &Api, algorithm: &Algorithm, kat: &Kat) -> Result<(), S
                 .then_some(())
                 .ok_or_else(|| mismatch("MAC", got, &want))
         }
-        (
-            Algorithm::Cipher { name, .. },
-            Kat::Cipher {
-                key, iv, pt, ct, ..
-            },
-        ) => {
-            let (key, iv, pt, want) = (unhex(key), unhex(iv), unhex(pt), unhex(ct));
-            for encrypt in [true, false] {
-                let ctx = cipher_ctx(api, name, &key, &iv, encrypt)?;
-                let (input, expected) = if encrypt { (&pt, &want) } else { (&want, &pt) };
-                let mut out = vec![0u8; input.len() + 32];
-                // SAFETY: owned buffers with a block of slack.
-                if unsafe {
-                    (api.EVP_Cipher)(
-                        ctx.ctx,
-                        out.as_mut_ptr(),
-                        input.as_ptr(),
-                        input.len() as c_uint,
-                    )
-                } <= 0
-                {
-                    return Err(format!("EVP_Cipher failed: {}", api.errors()));
-                }
-                let got = &out[..input.len()];
-                if got != expected.as_slice() {
-                    return Err(mismatch(
-                        if encrypt {
-                            "ciphertext"
-                        } else {
-                            "decrypted plaintext"
-                        },
-                        got,
-                        expected,
-                    ));
-                }
-            }
-            Ok(())
-        }
-        (
-            Algorithm::Aead { name, tag_len, .. },
-            Kat::Aead {
-                key,
-                nonce,
-                aad,
-                pt,
-                ct,
-                tag,
-                ..
-            },
-        ) => {
-            let (key, nonce, aad, pt, want_ct, want_tag) = (
-                unhex(key),
-                unhex(nonce),
-                unhex(aad),
-                unhex(pt),
-                unhex(ct),
-                unhex(tag),
-            );
-            let (got_ct, got_tag) = aead_seal(api, name, &key, &nonce, &aad, &pt, tag_len)?;
-            if got_ct != want_ct {
-                return Err(mismatch("ciphertext", &got_ct, &want_ct));
-            }
-            if got_tag != want_tag {
-                return Err(mismatch("tag", &got_tag, &want_tag));
-            }
-            match aead_open(api, name, &key, &nonce, &aad, &want_ct, &want_tag)? {
-                Some(p) if p == pt => {}
-                Some(p) => return Err(mismatch("decrypted plaintext", &p, &pt)),
-                None => return Err("a valid tag was rejected on decryption".into()),
-            }
-            let mut bad = want_tag.clone();
-            bad[0] ^= 1;
-            match aead_open(api, name, &key, &nonce, &aad, &want_ct, &bad)? {
-                None => Ok(()),
-                Some(_) => Err("a corrupted tag was accepted".into()),
-            }
+        (Algorithm::Cipher { name, .. }, Kat::Cipher { .. }) => cipher_known_answer(api, name, kat),
+        (Algorithm::Aead { name, tag_len, .. }, Kat::Aead { .. }) => {
+            aead_known_answer(api, name, tag_len, kat)
         }
         (alg, kat) => Err(format!("no way to apply {kat:?} to {alg:?}")),
+    }
+}
+
+/// A digest vector through `EVP_Digest`.
+fn digest_known_answer(api: &Api, name: &str, msg: &[u8], want: &[u8]) -> Result<(), String> {
+    let md = fetch_md(api, name)?;
+    let mut got = [0u8; 64];
+    let mut len: c_uint = 0;
+    // SAFETY: owned buffers.
+    if unsafe {
+        (api.EVP_Digest)(
+            msg.as_ptr() as *const _,
+            msg.len(),
+            got.as_mut_ptr(),
+            &mut len,
+            md,
+            null_mut(),
+        )
+    } != 1
+    {
+        return Err(format!("EVP_Digest failed: {}", api.errors()));
+    }
+    let got = &got[..len as usize];
+    (got == want)
+        .then_some(())
+        .ok_or_else(|| mismatch("digest", got, want))
+}
+
+/// A cipher vector, encrypted and decrypted through `EVP_Cipher`.
+fn cipher_known_answer(api: &Api, name: &str, kat: &Kat) -> Result<(), String> {
+    let Kat::Cipher {
+        key, iv, pt, ct, ..
+    } = *kat
+    else {
+        return Err(format!("vector {kat:?} is not a cipher's"));
+    };
+    let (key, iv, pt, want) = (unhex(key), unhex(iv), unhex(pt), unhex(ct));
+    for encrypt in [true, false] {
+        let ctx = cipher_ctx(api, name, &key, &iv, encrypt)?;
+        let (input, expected) = if encrypt { (&pt, &want) } else { (&want, &pt) };
+        let mut out = vec![0u8; input.len() + 32];
+        // SAFETY: owned buffers with a block of slack.
+        if unsafe {
+            (api.EVP_Cipher)(
+                ctx.ctx,
+                out.as_mut_ptr(),
+                input.as_ptr(),
+                input.len() as c_uint,
+            )
+        } <= 0
+        {
+            return Err(format!("EVP_Cipher failed: {}", api.errors()));
+        }
+        let got = &out[..input.len()];
+        if got != expected.as_slice() {
+            return Err(mismatch(
+                if encrypt {
+                    "ciphertext"
+                } else {
+                    "decrypted plaintext"
+                },
+                got,
+                expected,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// An AEAD vector: sealed to the ciphertext and tag, opened back, a corrupted tag refused.
+fn aead_known_answer(api: &Api, name: &str, tag_len: usize, kat: &Kat) -> Result<(), String> {
+    let Kat::Aead {
+        key,
+        nonce,
+        aad,
+        pt,
+        ct,
+        tag,
+        ..
+    } = *kat
+    else {
+        return Err(format!("vector {kat:?} is not an AEAD's"));
+    };
+    let (key, nonce, aad, pt, want_ct, want_tag) = (
+        unhex(key),
+        unhex(nonce),
+        unhex(aad),
+        unhex(pt),
+        unhex(ct),
+        unhex(tag),
+    );
+    let (got_ct, got_tag) = aead_seal(api, name, &key, &nonce, &aad, &pt, tag_len)?;
+    if got_ct != want_ct {
+        return Err(mismatch("ciphertext", &got_ct, &want_ct));
+    }
+    if got_tag != want_tag {
+        return Err(mismatch("tag", &got_tag, &want_tag));
+    }
+    match aead_open(api, name, &key, &nonce, &aad, &want_ct, &want_tag)? {
+        Some(p) if p == pt => {}
+        Some(p) => return Err(mismatch("decrypted plaintext", &p, &pt)),
+        None => return Err("a valid tag was rejected on decryption".into()),
+    }
+    let mut bad = want_tag.clone();
+    bad[0] ^= 1;
+    match aead_open(api, name, &key, &nonce, &aad, &want_ct, &bad)? {
+        None => Ok(()),
+        Some(_) => Err("a corrupted tag was accepted".into()),
     }
 }
