@@ -230,7 +230,7 @@ impl<'a> Lib<'a> {
     }
 
     /// A key struct of `size` bytes from a seed.
-    fn from_seed(&self, f: FromSeed, seed: &[u8], size: usize) -> Res<Opaque> {
+    fn seeded(&self, f: FromSeed, seed: &[u8], size: usize) -> Res<Opaque> {
         let mut key = Opaque::new(size);
         // SAFETY: `key` is large enough for the struct; the seed is borrowed for the call.
         match unsafe { f(key.mut_ptr(), seed.as_ptr(), seed.len()) } {
@@ -358,7 +358,7 @@ impl<'a> Kem<'a> {
 
     /// The private key struct of the 64-byte seed d ‖ z.
     pub(super) fn private_from_seed(&self, seed: &[u8]) -> Res<Opaque> {
-        self.lib.from_seed(self.f.from_seed, seed, self.set.private)
+        self.lib.seeded(self.f.from_seed, seed, self.set.private)
     }
 
     /// The encoded encapsulation key of a private key struct.
@@ -773,9 +773,9 @@ impl<'a> Dsa<'a> {
     pub fn known_answer(&self, kat: &Kat) -> Res<()> {
         match *kat {
             Kat::SigKeygen { seed, public, .. } => {
-                let private =
-                    self.lib
-                        .from_seed(self.f.from_seed, &unhex(seed), self.set.private)?;
+                let private = self
+                    .lib
+                    .seeded(self.f.from_seed, &unhex(seed), self.set.private)?;
                 same("public key", &self.public_key(&private)?, public)
             }
             Kat::SigInternal {
@@ -808,9 +808,7 @@ impl<'a> Dsa<'a> {
 
     /// Signs `msg` with the seed's key: the signature, and the public key.
     pub fn agree(&self, seed: &[u8], msg: &[u8]) -> Res<AgreementOutput> {
-        let private = self
-            .lib
-            .from_seed(self.f.from_seed, seed, self.set.private)?;
+        let private = self.lib.seeded(self.f.from_seed, seed, self.set.private)?;
         let mut output = vec![0u8; self.set.sig];
         self.sign_into(&private, msg, &mut output)?;
         Ok(AgreementOutput {
@@ -896,5 +894,86 @@ impl Timed for DsaLoop<'_> {
         }
         std::hint::black_box(&mut self.sig);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The BoringSSL that tests/boringssl_family.rs builds into the default cache, when it is
+    /// there (`cryptospeed variant build-library boringssl`); these tests say so and pass
+    /// without it, as the end-to-end tests build it. The library stays loaded to the end of
+    /// the process (leaked): BoringSSL's thread-local state has a destructor that runs when the
+    /// test's thread exits, which must not find the library unmapped (a worker keeps its
+    /// library for its whole life in the same way).
+    fn boringssl() -> Option<&'static Api> {
+        use cryptospeed_variants::{cmake, BuildStatus, Cache};
+        let entry = cmake::cached(&cmake::BORINGSSL, &Cache::open(None)).ok()??;
+        if entry.manifest.status == BuildStatus::Failed {
+            return None;
+        }
+        let api = Api::load(&entry.library_path().to_string_lossy()).ok()?;
+        Some(Box::leak(Box::new(api)))
+    }
+
+    fn primitive(id: &str) -> &'static Primitive {
+        cryptospeed_catalog::lookup(id).unwrap()
+    }
+
+    #[test]
+    fn a_wrong_vector_fails_and_a_missing_bcm_entry_point_fails_with_the_reason() {
+        let Some(api) = boringssl() else {
+            eprintln!("BoringSSL is not built in the default cache; skipped");
+            return;
+        };
+        let p = primitive("ml-kem-768");
+        let mut kem = Kem::new(api, p).unwrap().expect("a BoringSSL");
+        for kat in p.kats {
+            kem.known_answer(kat).unwrap();
+        }
+        let Kat::KemEncaps { ek, m, c, .. } = p.kats[1] else {
+            panic!("the second ML-KEM vector is encapsulation's");
+        };
+        let wrong = Kat::KemEncaps {
+            ek,
+            m,
+            c,
+            k: "00",
+            source: "deliberately wrong",
+        };
+        assert!(kem
+            .known_answer(&wrong)
+            .unwrap_err()
+            .contains("shared secret"));
+        // A build without BCM's derandomised encapsulation and key import cannot run those
+        // vectors: they fail, saying why, rather than pass.
+        (kem.f.encap_entropy, kem.f.parse_private) = (None, None);
+        let why = kem.known_answer(&p.kats[1]).unwrap_err();
+        assert!(why.contains("BCM_mlkem768_encap_external_entropy"), "{why}");
+        let why = kem.known_answer(&p.kats[2]).unwrap_err();
+        assert!(why.contains("BCM_mlkem768_parse_private_key"), "{why}");
+        kem.known_answer(&p.kats[0]).unwrap();
+        let d = primitive("ml-dsa-65");
+        let mut dsa = Dsa::new(api, d).unwrap().expect("a BoringSSL");
+        for kat in d.kats {
+            dsa.known_answer(kat).unwrap();
+        }
+        (dsa.f.sign_internal, dsa.f.verify_internal) = (None, None);
+        let why = dsa.known_answer(&d.kats[1]).unwrap_err();
+        assert!(why.contains("BCM_mldsa65_sign_internal"), "{why}");
+    }
+
+    #[test]
+    fn the_mangled_names_are_those_the_tree_exports() {
+        assert_eq!(
+            bcm_names(
+                "BCM_mlkem1024_encap_external_entropy",
+                &format!("PhS0_PK{}PKh", mangled("MLKEM1024_public_key"))
+            )[0],
+            "_ZN4bssl36BCM_mlkem1024_encap_external_entropyEPhS0_PK20MLKEM1024_public_keyPKh"
+        );
+        assert_eq!(MLDSA65.private, 23680);
+        assert_eq!(MLDSA87.public, 8288);
     }
 }
