@@ -3,7 +3,8 @@
 //! own worker and driven by the `openssl` module's EVP calls. They exist to show that both
 //! libraries offer what the issue asks (≥ 40 and ≥ 35 primitives), pass every known-answer test
 //! and agree byte for byte with OpenSSL, have a number in every cell they offer, that BoringSSL's
-//! figures line up with its own `bssl_bench` on the same build, and that a machine without cmake
+//! figures line up with its own `bssl_bench` on the same build, that BoringSSL's ML-KEM, ML-DSA
+//! and X25519MLKEM768 (its own non-EVP API) pass their vectors and agree, and that a machine without cmake
 //! gets an "unavailable" column with the reason instead of a failure.
 //!
 //! The first test to need a library builds it (`cryptospeed variant build-library`, into the
