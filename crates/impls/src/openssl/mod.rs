@@ -5,6 +5,7 @@
 mod agree;
 mod aws_hybrid;
 mod aws_pq;
+mod bssl_dsa;
 mod bssl_hybrid;
 mod bssl_pq;
 mod dsa;
@@ -476,11 +477,11 @@ impl<'a> AnyKem<'a> {
 }
 
 /// ML-DSA through OpenSSL 3.5's calls (dsa.rs) or, where the library lacks them, AWS-LC's own
-/// (aws_pq.rs) or BoringSSL's own (bssl_pq.rs).
+/// (aws_pq.rs) or BoringSSL's own (bssl_dsa.rs).
 enum AnyDsa<'a> {
     Ossl(dsa::Dsa<'a>),
     Aws(aws_pq::Dsa<'a>),
-    Bssl(bssl_pq::Dsa<'a>),
+    Bssl(bssl_dsa::Dsa<'a>),
 }
 
 impl<'a> AnyDsa<'a> {
@@ -491,7 +492,7 @@ impl<'a> AnyDsa<'a> {
                 Err(e2) => Err(format!("{e}; nor through AWS-LC's ML-DSA API: {e2}")),
                 // A BoringSSL's own reason stands alone; a library of neither family (OpenSSL)
                 // keeps OpenSSL's.
-                Ok(None) => bssl_pq::Dsa::new(api, p)?.map(AnyDsa::Bssl).ok_or(e),
+                Ok(None) => bssl_dsa::Dsa::new(api, p)?.map(AnyDsa::Bssl).ok_or(e),
             }
         })
     }
