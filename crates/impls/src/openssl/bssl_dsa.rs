@@ -142,21 +142,6 @@ impl<'a> Dsa<'a> {
             Algorithm::MlDsa { level: 44 } => &MLDSA44,
             Algorithm::MlDsa { level: 65 } => &MLDSA65,
             Algorithm::MlDsa { level: 87 } => &MLDSA87,
-            Algorithm::SlhDsa {
-                name: "SLH-DSA-SHA2-128s",
-            } => {
-                return Err(
-                    "BoringSSL has SLH-DSA-SHA2-128s only through its own slhdsa.h, \
-                     which the boringssl column does not drive yet"
-                        .into(),
-                )
-            }
-            Algorithm::SlhDsa { name } => {
-                return Err(format!(
-                    "BoringSSL has no {name} (its slhdsa.h offers SLH-DSA-SHA2-128s and \
-                     SLH-DSA-SHAKE-256f only)"
-                ))
-            }
             _ => return Err(format!("{} is not an ML-DSA parameter set", p.id)),
         };
         let f = DsaFns::load(&lib, set.level)?;

@@ -8,6 +8,7 @@ mod aws_pq;
 mod bssl_dsa;
 mod bssl_hybrid;
 mod bssl_pq;
+mod bssl_slh;
 mod dsa;
 mod ffi;
 mod kem;
@@ -469,12 +470,14 @@ impl<'a> AnyKem<'a> {
     }
 }
 
-/// ML-DSA through OpenSSL 3.5's calls (dsa.rs) or, where the library lacks them, AWS-LC's own
-/// (aws_pq.rs) or BoringSSL's own (bssl_dsa.rs).
+/// ML-DSA and SLH-DSA through OpenSSL 3.5's calls (dsa.rs) or, where the library lacks them,
+/// AWS-LC's own ML-DSA (aws_pq.rs) or BoringSSL's own ML-DSA (bssl_dsa.rs) and SLH-DSA
+/// (bssl_slh.rs).
 enum AnyDsa<'a> {
     Ossl(dsa::Dsa<'a>),
     Aws(aws_pq::Dsa<'a>),
     Bssl(bssl_dsa::Dsa<'a>),
+    BsslSlh(bssl_slh::Slh<'a>),
 }
 
 impl<'a> AnyDsa<'a> {
@@ -485,6 +488,9 @@ impl<'a> AnyDsa<'a> {
                 Err(e2) => Err(format!("{e}; nor through AWS-LC's ML-DSA API: {e2}")),
                 // A BoringSSL's own reason stands alone; a library of neither family (OpenSSL)
                 // keeps OpenSSL's.
+                Ok(None) if matches!(p.algorithm, Algorithm::SlhDsa { .. }) => {
+                    bssl_slh::Slh::new(api, p)?.map(AnyDsa::BsslSlh).ok_or(e)
+                }
                 Ok(None) => bssl_dsa::Dsa::new(api, p)?.map(AnyDsa::Bssl).ok_or(e),
             }
         })
@@ -495,6 +501,7 @@ impl<'a> AnyDsa<'a> {
             AnyDsa::Ossl(d) => d.known_answer(kat),
             AnyDsa::Aws(d) => d.known_answer(kat),
             AnyDsa::Bssl(d) => d.known_answer(kat),
+            AnyDsa::BsslSlh(d) => d.known_answer(kat),
         }
     }
 
@@ -507,6 +514,7 @@ impl<'a> AnyDsa<'a> {
             AnyDsa::Ossl(d) => d.agree(seed, msg),
             AnyDsa::Aws(d) => d.agree(seed, msg),
             AnyDsa::Bssl(d) => d.agree(seed, msg),
+            AnyDsa::BsslSlh(d) => d.agree(seed, msg),
         }
     }
 
@@ -515,6 +523,7 @@ impl<'a> AnyDsa<'a> {
             AnyDsa::Ossl(d) => d.verifies(public, msg, sig),
             AnyDsa::Aws(d) => d.verifies(public, msg, sig),
             AnyDsa::Bssl(d) => d.verifies(public, msg, sig),
+            AnyDsa::BsslSlh(d) => d.verifies(public, msg, sig),
         }
     }
 
@@ -523,6 +532,7 @@ impl<'a> AnyDsa<'a> {
             AnyDsa::Ossl(d) => d.prepare(op),
             AnyDsa::Aws(d) => d.prepare(op),
             AnyDsa::Bssl(d) => d.prepare(op),
+            AnyDsa::BsslSlh(d) => d.prepare(op),
         }
     }
 }
