@@ -25,10 +25,10 @@ fn split(bytes: &[u8], at: usize, what: &str) -> Res<(Vec<u8>, Vec<u8>)> {
 
 /// The client's key share: ML-KEM-768's key pair (from `mlkem`), then X25519's.
 pub fn keygen(
-    mlkem: impl FnOnce(Option<&[u8]>) -> Res<KemKeygenFn>,
+    mlkem: impl FnOnce(Option<&[u8]>) -> Res<KemKeygenFn<'static>>,
     mut x: XKeypair,
     seed: Option<&[u8]>,
-) -> Res<KemKeygenFn> {
+) -> Res<KemKeygenFn<'static>> {
     let parts = seed.map(|s| split(s, MLKEM_SEED, "seed")).transpose()?;
     let mut ml = mlkem(parts.as_ref().map(|p| &p.0[..]))?;
     Ok(Box::new(move || {
@@ -41,12 +41,12 @@ pub fn keygen(
 /// The server's reply to share `ek`: ML-KEM-768 encapsulation, a fresh X25519 key pair (or the
 /// one of `m`'s last 32 bytes) and its agreement with the share's X25519 key.
 pub fn encaps(
-    mlkem: impl FnOnce(&[u8], Option<&[u8]>) -> Res<EncapsFn>,
+    mlkem: impl FnOnce(&[u8], Option<&[u8]>) -> Res<EncapsFn<'static>>,
     mut x: XKeypair,
     mut shared: XShared,
     ek: &[u8],
     m: Option<&[u8]>,
-) -> Res<EncapsFn> {
+) -> Res<EncapsFn<'static>> {
     let (ek, peer) = split(ek, MLKEM768_EK, "encapsulation key")?;
     let m = m
         .map(|m| split(m, 32, "encapsulation message"))
@@ -62,10 +62,10 @@ pub fn encaps(
 
 /// The client's finish: ML-KEM-768 decapsulation, and X25519 with the server's public key.
 pub fn decaps(
-    mlkem: impl FnOnce(&[u8]) -> Res<DecapsFn>,
+    mlkem: impl FnOnce(&[u8]) -> Res<DecapsFn<'static>>,
     mut shared: XShared,
     dk: &[u8],
-) -> Res<DecapsFn> {
+) -> Res<DecapsFn<'static>> {
     let (dk, xpriv) = split(dk, MLKEM768_DK, "decapsulation key")?;
     let mut ml = mlkem(&dk)?;
     Ok(Box::new(move |c| {

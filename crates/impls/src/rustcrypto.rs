@@ -412,7 +412,7 @@ impl Suite for RustCrypto {
             )),
         }
     }
-    fn sig_keygen(&self, p: &Primitive) -> Res<KemKeygenFn> {
+    fn sig_keygen(&self, p: &Primitive) -> Res<KemKeygenFn<'_>> {
         match p.algorithm {
             Algorithm::MlDsa { level: 44 } => dsa::keygen::<ml_dsa::MlDsa44>(),
             Algorithm::MlDsa { level: 65 } => dsa::keygen::<ml_dsa::MlDsa65>(),
@@ -448,7 +448,7 @@ impl Suite for RustCrypto {
         }
     }
 
-    fn kem_keygen(&self, p: &Primitive, seed: Option<&[u8]>) -> Res<KemKeygenFn> {
+    fn kem_keygen(&self, p: &Primitive, seed: Option<&[u8]>) -> Res<KemKeygenFn<'_>> {
         match p.algorithm {
             Algorithm::MlKem { level: 512 } => kem::keygen::<ml_kem::MlKem512>(seed),
             Algorithm::MlKem { level: 768 } => kem::keygen::<ml_kem::MlKem768>(seed),
@@ -460,7 +460,7 @@ impl Suite for RustCrypto {
         }
     }
 
-    fn kem_encaps(&self, p: &Primitive, ek: &[u8], m: Option<&[u8]>) -> Res<EncapsFn> {
+    fn kem_encaps(&self, p: &Primitive, ek: &[u8], m: Option<&[u8]>) -> Res<EncapsFn<'_>> {
         match p.algorithm {
             Algorithm::MlKem { level: 512 } => kem::encaps::<ml_kem::MlKem512>(ek, m),
             Algorithm::MlKem { level: 768 } => kem::encaps::<ml_kem::MlKem768>(ek, m),
@@ -476,7 +476,7 @@ impl Suite for RustCrypto {
         }
     }
 
-    fn kem_decaps(&self, p: &Primitive, dk: &[u8]) -> Res<DecapsFn> {
+    fn kem_decaps(&self, p: &Primitive, dk: &[u8]) -> Res<DecapsFn<'_>> {
         match p.algorithm {
             Algorithm::MlKem { level: 512 } => kem::decaps::<ml_kem::MlKem512>(dk),
             Algorithm::MlKem { level: 768 } => kem::decaps::<ml_kem::MlKem768>(dk),

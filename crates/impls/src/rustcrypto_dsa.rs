@@ -51,7 +51,8 @@ pub fn signer<P: MlDsaParams + KeyGen<KeyPair = KeyPair<P>> + 'static>(
 }
 
 /// Fresh key pairs: (public key, private key) in FIPS 204's encodings.
-pub fn keygen<P: MlDsaParams + KeyGen<KeyPair = KeyPair<P>> + 'static>() -> Res<KemKeygenFn> {
+pub fn keygen<P: MlDsaParams + KeyGen<KeyPair = KeyPair<P>> + 'static>() -> Res<KemKeygenFn<'static>>
+{
     Ok(Box::new(|| {
         let pair = P::key_gen(&mut rand_core::OsRng);
         Ok((

@@ -18,7 +18,7 @@ fn b32(bytes: &[u8], what: &str) -> Res<B32> {
 }
 
 /// Key pairs of `K`: from a 64-byte seed (d ‖ z), or from the system's random generator.
-pub fn keygen<K: KemCore + 'static>(seed: Option<&[u8]>) -> Res<KemKeygenFn> {
+pub fn keygen<K: KemCore + 'static>(seed: Option<&[u8]>) -> Res<KemKeygenFn<'static>> {
     let seed = match seed {
         Some(s) if s.len() == 64 => Some((b32(&s[..32], "d")?, b32(&s[32..], "z")?)),
         Some(s) => return Err(format!("an ML-KEM seed is 64 bytes, not {}", s.len())),
@@ -34,7 +34,7 @@ pub fn keygen<K: KemCore + 'static>(seed: Option<&[u8]>) -> Res<KemKeygenFn> {
 }
 
 /// Encapsulation to `ek`; `m` derandomises it.
-pub fn encaps<K: KemCore + 'static>(ek: &[u8], m: Option<&[u8]>) -> Res<EncapsFn> {
+pub fn encaps<K: KemCore + 'static>(ek: &[u8], m: Option<&[u8]>) -> Res<EncapsFn<'static>> {
     let ek: K::EncapsulationKey = array(ek, "encapsulation key")?;
     let m = m.map(|m| b32(m, "m")).transpose()?;
     Ok(Box::new(move || {
@@ -51,7 +51,7 @@ pub fn encaps<K: KemCore + 'static>(ek: &[u8], m: Option<&[u8]>) -> Res<EncapsFn
 }
 
 /// Decapsulation with the expanded decapsulation key `dk`.
-pub fn decaps<K: KemCore + 'static>(dk: &[u8]) -> Res<DecapsFn> {
+pub fn decaps<K: KemCore + 'static>(dk: &[u8]) -> Res<DecapsFn<'static>> {
     let dk: K::DecapsulationKey = array(dk, "decapsulation key")?;
     Ok(Box::new(move |c| {
         let c = Ciphertext::<K>::try_from(c)

@@ -61,7 +61,7 @@ pub fn signer<P: ParameterSet + 'static>(seed: Option<&[u8]>, n: usize) -> Res<B
 }
 
 /// Fresh key pairs: (public key, private key) in FIPS 205's encodings.
-pub fn keygen<P: ParameterSet + 'static>(n: usize) -> Res<KemKeygenFn> {
+pub fn keygen<P: ParameterSet + 'static>(n: usize) -> Res<KemKeygenFn<'static>> {
     Ok(Box::new(move || {
         let key = from_seed::<P>(&random(3 * n), n)?;
         let vk: &VerifyingKey<P> = key.as_ref();

@@ -30,12 +30,19 @@ pub type AeadFn = Box<dyn FnMut(&[u8], &[u8], &mut [u8], &mut [u8]) -> Res<bool>
 /// Computes a shared secret with the key pair fixed at creation.
 pub type DeriveFn = Box<dyn FnMut() -> Res<Vec<u8>>>;
 /// Makes a KEM key pair: (encapsulation key, decapsulation key), each in its standard encoding
-/// (FIPS 203's for ML-KEM: the expanded decapsulation key).
-pub type KemKeygenFn = Box<dyn FnMut() -> Res<(Vec<u8>, Vec<u8>)>>;
+/// (FIPS 203's for ML-KEM: the expanded decapsulation key, or the 64-byte seed d ‖ z where the
+/// library keeps no other, which [`Suite::kem_decaps`] then takes). The post-quantum signature
+/// schemes' (public, private) pairs use the same type. The closures of the KEM calls may borrow
+/// the suite (`'a`).
+pub type KemKeygenFn<'a> = Box<dyn FnMut() -> Res<(Vec<u8>, Vec<u8>)> + 'a>;
 /// Encapsulates to the key fixed at creation: (ciphertext, shared secret).
-pub type EncapsFn = Box<dyn FnMut() -> Res<(Vec<u8>, Vec<u8>)>>;
+pub type EncapsFn<'a> = Box<dyn FnMut() -> Res<(Vec<u8>, Vec<u8>)> + 'a>;
 /// Decapsulates a ciphertext with the key fixed at creation.
-pub type DecapsFn = Box<dyn FnMut(&[u8]) -> Res<Vec<u8>>>;
+pub type DecapsFn<'a> = Box<dyn FnMut(&[u8]) -> Res<Vec<u8>> + 'a>;
+/// One timed operation, everything it needs set up at creation, its result thrown away: a
+/// library may write into buffers it keeps and skip encoding what the timed operation does not
+/// return (`EVP_PKEY_generate` makes a key without serialising it).
+pub type OpFn<'a> = Box<dyn FnMut() -> Res<()> + 'a>;
 
 /// A key pair that signs and verifies.
 pub trait Signer {
@@ -43,6 +50,11 @@ pub trait Signer {
     /// library's API signs messages; EdDSA signs the message itself.
     fn sign(&mut self, msg: &[u8]) -> Res<Vec<u8>>;
     fn verify(&mut self, msg: &[u8], sig: &[u8]) -> Res<bool>;
+    /// The timed signing: [`Signer::sign`], the signature thrown away, by default; a signer may
+    /// write into a buffer it keeps instead.
+    fn sign_timed(&mut self, msg: &[u8]) -> Res<()> {
+        self.sign(msg).map(|s| drop(std::hint::black_box(s)))
+    }
     /// The public key as other implementations read it: a SEC1 uncompressed point for ECDSA.
     fn public(&self) -> Vec<u8>;
 }
@@ -74,7 +86,7 @@ pub trait Suite {
     }
     /// `key`: PKCS#8 DER for RSA and DSA, the raw seed for EdDSA; `None` for ECDSA asks for a
     /// fresh key pair.
-    fn signer(&self, p: &Primitive, key: Option<&[u8]>) -> Res<Box<dyn Signer>> {
+    fn signer(&self, p: &Primitive, key: Option<&[u8]>) -> Res<Box<dyn Signer + '_>> {
         let _ = key;
         not_offered(self.name(), p)
     }
@@ -105,24 +117,46 @@ pub trait Suite {
     }
     /// KEM key generation: from `seed` (ML-KEM: d ‖ z, 64 bytes) when given, else from the
     /// library's random generator.
-    fn kem_keygen(&self, p: &Primitive, seed: Option<&[u8]>) -> Res<KemKeygenFn> {
+    fn kem_keygen(&self, p: &Primitive, seed: Option<&[u8]>) -> Res<KemKeygenFn<'_>> {
         let _ = seed;
         not_offered(self.name(), p)
     }
     /// Encapsulation to `ek` (parsed once); `m` derandomises it (the known-answer test).
-    fn kem_encaps(&self, p: &Primitive, ek: &[u8], m: Option<&[u8]>) -> Res<EncapsFn> {
+    fn kem_encaps(&self, p: &Primitive, ek: &[u8], m: Option<&[u8]>) -> Res<EncapsFn<'_>> {
         let _ = (ek, m);
         not_offered(self.name(), p)
     }
     /// Decapsulation with `dk` (parsed once).
-    fn kem_decaps(&self, p: &Primitive, dk: &[u8]) -> Res<DecapsFn> {
+    fn kem_decaps(&self, p: &Primitive, dk: &[u8]) -> Res<DecapsFn<'_>> {
         let _ = dk;
         not_offered(self.name(), p)
     }
+    /// The timed key generation: [`Suite::kem_keygen`]'s from the generator, by default.
+    fn kem_keygen_timed(&self, p: &Primitive) -> Res<OpFn<'_>> {
+        let mut f = self.kem_keygen(p, None)?;
+        Ok(Box::new(move || f().map(|r| drop(std::hint::black_box(r)))))
+    }
+    /// The timed encapsulation to `ek`: [`Suite::kem_encaps`]'s, by default.
+    fn kem_encaps_timed(&self, p: &Primitive, ek: &[u8]) -> Res<OpFn<'_>> {
+        let mut f = self.kem_encaps(p, ek, None)?;
+        Ok(Box::new(move || f().map(|r| drop(std::hint::black_box(r)))))
+    }
+    /// The timed decapsulation of `c` with `dk`: [`Suite::kem_decaps`]'s, by default.
+    fn kem_decaps_timed(&self, p: &Primitive, dk: &[u8], c: &[u8]) -> Res<OpFn<'_>> {
+        let (mut f, c) = (self.kem_decaps(p, dk)?, c.to_vec());
+        Ok(Box::new(move || {
+            f(&c).map(|k| drop(std::hint::black_box(k)))
+        }))
+    }
     /// Post-quantum signature key pairs (public, private) from the library's generator. (The
     /// [`Signer`] of [`Suite::signer`] with `key` = the seed makes the deterministic one.)
-    fn sig_keygen(&self, p: &Primitive) -> Res<KemKeygenFn> {
+    fn sig_keygen(&self, p: &Primitive) -> Res<KemKeygenFn<'_>> {
         not_offered(self.name(), p)
+    }
+    /// The timed signature key generation: [`Suite::sig_keygen`]'s, by default.
+    fn sig_keygen_timed(&self, p: &Primitive) -> Res<OpFn<'_>> {
+        let mut f = self.sig_keygen(p)?;
+        Ok(Box::new(move || f().map(|r| drop(std::hint::black_box(r)))))
     }
     /// Deterministic signing through the internal interface (ML-DSA: M' and rnd = 0).
     fn sign_internal(&self, p: &Primitive, private: &[u8], msg: &[u8]) -> Res<Vec<u8>> {
@@ -317,7 +351,7 @@ fn ffdh_cross_check(suite: &dyn Suite, p: &Primitive, group: &str) -> Res<()> {
 }
 
 /// Runs one known-answer vector through a suite.
-fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
+pub(crate) fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
     match (p.algorithm, *kat) {
         (Algorithm::Digest { .. } | Algorithm::Xof { .. }, Kat::Digest { msg, out, .. }) => {
             let (msg, want) = (unhex(msg), unhex(out));
@@ -571,6 +605,108 @@ fn signature_agreement(s: &dyn Suite, p: &Primitive, case: &AgreementCase) -> Re
     Ok(AgreementOutput { output, public })
 }
 
+/// Whether the suite can set the primitive up: it is available exactly when its calls can be
+/// constructed.
+pub(crate) fn probe(s: &dyn Suite, p: &Primitive) -> Res<()> {
+    let case = p.agreement_case().unwrap_or_default();
+    match p.family() {
+        Family::Digest => s.hash(p).map(drop),
+        Family::Mac => s.mac(p, &case.key, &case.iv).map(drop),
+        Family::Cipher => s.cipher(p, &case.key, &case.iv, true).map(drop),
+        Family::Aead => s.aead(p, &case.key, true).map(drop),
+        Family::Signature | Family::SeededSignature => timing_signer(s, p).map(drop),
+        Family::KeyAgreement => match p.algorithm {
+            Algorithm::Ffdh { .. } => ffdh_derive(s, p).map(drop),
+            _ => s.derive(p, &case.key, &case.peer).map(drop),
+        },
+        Family::Kem => s.kem_keygen(p, None).map(drop),
+    }
+}
+
+/// Every known-answer vector of the primitive through the suite, the first failure with its
+/// source.
+pub(crate) fn known_answers(s: &dyn Suite, p: &Primitive) -> Res<()> {
+    for kat in p.kats {
+        known_answer(s, p, kat).map_err(|e| format!("{e} ({})", kat.source()))?;
+    }
+    Ok(())
+}
+
+/// The suite's output for the agreement check across implementations.
+pub(crate) fn agree(s: &dyn Suite, p: &Primitive, case: &AgreementCase) -> Res<AgreementOutput> {
+    let bytes = |output: Vec<u8>| AgreementOutput {
+        output,
+        public: Vec::new(),
+    };
+    Ok(match p.family() {
+        Family::Digest => {
+            let mut out = vec![0; timed::hash_len(p)?];
+            s.hash(p)?(&case.msg, &mut out)?;
+            bytes(out)
+        }
+        Family::Mac => {
+            let mut out = vec![0; mac_len(p)?];
+            s.mac(p, &case.key, &case.iv)?(&case.msg, &mut out)?;
+            bytes(out)
+        }
+        Family::Cipher => {
+            let mut buf = case.msg.clone();
+            s.cipher(p, &case.key, &case.iv, true)?(&mut buf)?;
+            bytes(buf)
+        }
+        Family::Aead => {
+            let mut buf = case.msg.clone();
+            let mut tag = vec![0; aead_tag_len(p)];
+            s.aead(p, &case.key, true)?(&case.iv, &case.aad, &mut buf, &mut tag)?;
+            buf.extend(tag);
+            bytes(buf)
+        }
+        _ if p.agreement_kind().is_none() => {
+            return Err(format!("{} has no agreement check", p.id))
+        }
+        Family::Signature | Family::SeededSignature => signature_agreement(s, p, case)?,
+        Family::KeyAgreement => bytes(s.derive(p, &case.key, &case.peer)?()?),
+        Family::Kem => {
+            let (ek, _) = s.kem_keygen(p, Some(&case.key))?()?;
+            let (c, k) = s.kem_encaps(p, &ek, None)?()?;
+            AgreementOutput {
+                output: c,
+                public: k,
+            }
+        }
+    })
+}
+
+/// Whether another implementation's signature verifies here, or (a KEM) its ciphertext to the
+/// agreement seed's key decapsulates here to its secret (`public`).
+pub(crate) fn check_signature(
+    s: &dyn Suite,
+    p: &Primitive,
+    public: &[u8],
+    msg: &[u8],
+    signature: &[u8],
+) -> Res<bool> {
+    if p.agreement_kind() != Some(AgreementKind::CrossVerify) {
+        return Err(format!("{} signatures are compared as bytes", p.id));
+    }
+    if p.family() == Family::Kem {
+        let case = p.agreement_case().ok_or("no agreement seed")?;
+        let (_, dk) = s.kem_keygen(p, Some(&case.key))?()?;
+        return Ok(s.kem_decaps(p, &dk)?(signature)? == public);
+    }
+    let digest = signature_digest(&p.algorithm).unwrap_or("");
+    s.verify_foreign(p, public, digest, msg, signature)
+}
+
+/// The timed loop of a cell (suite/timed.rs).
+pub(crate) fn prepare<'a>(
+    s: &'a dyn Suite,
+    p: &Primitive,
+    cell: &CellSpec,
+) -> Res<Box<dyn Timed + 'a>> {
+    timed::prepare(s, p, cell)
+}
+
 /// Any [`Suite`] as an engine implementation.
 pub struct SuiteImplementation<S: Suite> {
     suite: S,
@@ -582,25 +718,6 @@ impl<S: Suite> SuiteImplementation<S> {
         SuiteImplementation {
             suite,
             availability: HashMap::new(),
-        }
-    }
-
-    /// Whether the suite can set the primitive up: it is available exactly when its calls can
-    /// be constructed.
-    fn probe(&self, p: &Primitive) -> Res<()> {
-        let s = &self.suite;
-        let case = p.agreement_case().unwrap_or_default();
-        match p.family() {
-            Family::Digest => s.hash(p).map(drop),
-            Family::Mac => s.mac(p, &case.key, &case.iv).map(drop),
-            Family::Cipher => s.cipher(p, &case.key, &case.iv, true).map(drop),
-            Family::Aead => s.aead(p, &case.key, true).map(drop),
-            Family::Signature | Family::SeededSignature => timing_signer(s, p).map(drop),
-            Family::KeyAgreement => match p.algorithm {
-                Algorithm::Ffdh { .. } => ffdh_derive(s, p).map(drop),
-                _ => s.derive(p, &case.key, &case.peer).map(drop),
-            },
-            Family::Kem => s.kem_keygen(p, None).map(drop),
         }
     }
 }
@@ -620,17 +737,14 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
         if let Some(r) = self.availability.get(p.id) {
             return r.clone();
         }
-        let r = self.probe(p);
+        let r = probe(&self.suite, p);
         self.availability.insert(p.id, r.clone());
         r
     }
 
     fn known_answer_test(&mut self, p: &Primitive) -> Res<()> {
         self.availability(p)?;
-        for kat in p.kats {
-            known_answer(&self.suite, p, kat).map_err(|e| format!("{e} ({})", kat.source()))?;
-        }
-        Ok(())
+        known_answers(&self.suite, p)
     }
 
     fn prepare(&mut self, p: &Primitive, cell: &CellSpec) -> Res<Box<dyn Timed + '_>> {
@@ -638,48 +752,7 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
     }
 
     fn agree(&mut self, p: &Primitive, case: &AgreementCase) -> Res<AgreementOutput> {
-        let s = &self.suite;
-        let bytes = |output: Vec<u8>| AgreementOutput {
-            output,
-            public: Vec::new(),
-        };
-        Ok(match p.family() {
-            Family::Digest => {
-                let mut out = vec![0; timed::hash_len(p)?];
-                s.hash(p)?(&case.msg, &mut out)?;
-                bytes(out)
-            }
-            Family::Mac => {
-                let mut out = vec![0; mac_len(p)?];
-                s.mac(p, &case.key, &case.iv)?(&case.msg, &mut out)?;
-                bytes(out)
-            }
-            Family::Cipher => {
-                let mut buf = case.msg.clone();
-                s.cipher(p, &case.key, &case.iv, true)?(&mut buf)?;
-                bytes(buf)
-            }
-            Family::Aead => {
-                let mut buf = case.msg.clone();
-                let mut tag = vec![0; aead_tag_len(p)];
-                s.aead(p, &case.key, true)?(&case.iv, &case.aad, &mut buf, &mut tag)?;
-                buf.extend(tag);
-                bytes(buf)
-            }
-            _ if p.agreement_kind().is_none() => {
-                return Err(format!("{} has no agreement check", p.id))
-            }
-            Family::Signature | Family::SeededSignature => signature_agreement(s, p, case)?,
-            Family::KeyAgreement => bytes(s.derive(p, &case.key, &case.peer)?()?),
-            Family::Kem => {
-                let (ek, _) = s.kem_keygen(p, Some(&case.key))?()?;
-                let (c, k) = s.kem_encaps(p, &ek, None)?()?;
-                AgreementOutput {
-                    output: c,
-                    public: k,
-                }
-            }
-        })
+        agree(&self.suite, p, case)
     }
 
     fn check_signature(
@@ -689,19 +762,7 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
         msg: &[u8],
         signature: &[u8],
     ) -> Res<bool> {
-        if p.agreement_kind() != Some(AgreementKind::CrossVerify) {
-            return Err(format!("{} signatures are compared as bytes", p.id));
-        }
-        if p.family() == Family::Kem {
-            // `signature` is another library's ciphertext to the agreement seed's key, `public`
-            // the secret it got: decapsulating must give the same.
-            let case = p.agreement_case().ok_or("no agreement seed")?;
-            let (_, dk) = self.suite.kem_keygen(p, Some(&case.key))?()?;
-            let _ = msg;
-            return Ok(self.suite.kem_decaps(p, &dk)?(signature)? == public);
-        }
-        let digest = signature_digest(&p.algorithm).unwrap_or("");
-        self.suite.verify_foreign(p, public, digest, msg, signature)
+        check_signature(&self.suite, p, public, msg, signature)
     }
 }
 

@@ -3,8 +3,8 @@
 //! family, so a new algorithm of a known family needs no arm here.
 
 use super::{
-    aead_tag_len, digest_len, ffdh_derive, mac_len, AeadFn, CipherFn, DecapsFn, DeriveFn, EncapsFn,
-    HashFn, KemKeygenFn, Res, Signer, Suite,
+    aead_tag_len, digest_len, ffdh_derive, mac_len, AeadFn, CipherFn, DeriveFn, HashFn, OpFn, Res,
+    Signer, Suite,
 };
 use crate::buffer::AlignedBuffer;
 use cryptospeed_catalog::{Algorithm, Family, Primitive};
@@ -54,12 +54,12 @@ pub(super) fn prepare<'a>(
         (Family::Signature | Family::SeededSignature, Op::Sign | Op::Verify) => {
             sign_or_verify_loop(s, p, cell.op)?
         }
-        (Family::SeededSignature, Op::Keygen) => Box::new(KemKeygenLoop(s.sig_keygen(p)?)),
+        (Family::SeededSignature, Op::Keygen) => Box::new(OpLoop(s.sig_keygen_timed(p)?)),
         (Family::KeyAgreement, Op::Derive) => Box::new(DeriveLoop(match p.algorithm {
             Algorithm::Ffdh { .. } => ffdh_derive(s, p)?,
             _ => s.derive(p, &case.key, &case.peer)?,
         })),
-        (Family::Kem, Op::Keygen) => Box::new(KemKeygenLoop(s.kem_keygen(p, None)?)),
+        (Family::Kem, Op::Keygen) => Box::new(OpLoop(s.kem_keygen_timed(p)?)),
         (Family::Kem, Op::Encaps | Op::Decaps) => kem_loop(s, p, cell.op)?,
         (_, op) => return Err(format!("{} does not time {} {op}", s.name(), p.id)),
     })
@@ -117,13 +117,10 @@ fn sign_or_verify_loop<'a>(s: &'a dyn Suite, p: &Primitive, op: Op) -> Res<Box<d
 fn kem_loop<'a>(s: &'a dyn Suite, p: &Primitive, op: Op) -> Res<Box<dyn Timed + 'a>> {
     let (ek, dk) = s.kem_keygen(p, None)?()?;
     if op == Op::Encaps {
-        return Ok(Box::new(EncapsLoop(s.kem_encaps(p, &ek, None)?)));
+        return Ok(Box::new(OpLoop(s.kem_encaps_timed(p, &ek)?)));
     }
     let (c, _) = s.kem_encaps(p, &ek, None)?()?;
-    Ok(Box::new(DecapsLoop {
-        f: s.kem_decaps(p, &dk)?,
-        c,
-    }))
+    Ok(Box::new(OpLoop(s.kem_decaps_timed(p, &dk, &c)?)))
 }
 
 /// Bytes signed per operation in the timed loop, as `openssl speed` does: 36 for RSA, 32 for
@@ -138,7 +135,7 @@ fn tbs_len(p: &Primitive) -> usize {
 
 /// The timing key pair: the shipped key for RSA/DSA, a fixed seed for EdDSA, a fresh pair
 /// for ECDSA.
-pub(super) fn timing_signer(suite: &dyn Suite, p: &Primitive) -> Res<Box<dyn Signer>> {
+pub(super) fn timing_signer<'a>(suite: &'a dyn Suite, p: &Primitive) -> Res<Box<dyn Signer + 'a>> {
     match p.algorithm {
         Algorithm::Rsa { .. } | Algorithm::Dsa { .. } => {
             let pem = cryptospeed_catalog::agreement::private_key_pem(&p.algorithm)
@@ -230,25 +227,25 @@ impl Timed for AeadOpenLoop {
     }
 }
 
-struct SignLoop {
-    signer: Box<dyn Signer>,
+struct SignLoop<'a> {
+    signer: Box<dyn Signer + 'a>,
     msg: Vec<u8>,
 }
-impl Timed for SignLoop {
+impl Timed for SignLoop<'_> {
     fn run(&mut self, iters: u64) -> Res<()> {
         for _ in 0..iters {
-            std::hint::black_box(self.signer.sign(&self.msg)?);
+            self.signer.sign_timed(&self.msg)?;
         }
         Ok(())
     }
 }
 
-struct VerifyLoop {
-    signer: Box<dyn Signer>,
+struct VerifyLoop<'a> {
+    signer: Box<dyn Signer + 'a>,
     msg: Vec<u8>,
     sig: Vec<u8>,
 }
-impl Timed for VerifyLoop {
+impl Timed for VerifyLoop<'_> {
     fn run(&mut self, iters: u64) -> Res<()> {
         for _ in 0..iters {
             if !self.signer.verify(&self.msg, &self.sig)? {
@@ -269,34 +266,12 @@ impl Timed for DeriveLoop {
     }
 }
 
-struct KemKeygenLoop(KemKeygenFn);
-impl Timed for KemKeygenLoop {
+/// Key generation, encapsulation or decapsulation: one call of the suite's timed operation.
+struct OpLoop<'a>(OpFn<'a>);
+impl Timed for OpLoop<'_> {
     fn run(&mut self, iters: u64) -> Res<()> {
         for _ in 0..iters {
-            std::hint::black_box(self.0()?);
-        }
-        Ok(())
-    }
-}
-
-struct EncapsLoop(EncapsFn);
-impl Timed for EncapsLoop {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            std::hint::black_box(self.0()?);
-        }
-        Ok(())
-    }
-}
-
-struct DecapsLoop {
-    f: DecapsFn,
-    c: Vec<u8>,
-}
-impl Timed for DecapsLoop {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            std::hint::black_box((self.f)(&self.c)?);
+            (self.0)()?;
         }
         Ok(())
     }
