@@ -9,14 +9,11 @@
 
 use super::aws_pq::Kem;
 use super::ffi::Api;
-use super::pq::Owned;
+use super::pq_suite::KemCalls;
+use crate::suite::{DecapsFn, EncapsFn, KemKeygenFn, OpFn, Res};
 use cryptospeed_catalog::hybrid::{MLKEM768_CT, MLKEM768_DK, MLKEM768_EK, MLKEM_SEED};
-use cryptospeed_catalog::{unhex, Kat, Primitive};
-use cryptospeed_engine::{AgreementOutput, Timed};
-use cryptospeed_model::Op;
+use cryptospeed_catalog::Primitive;
 use std::os::raw::c_int;
-
-type Res<T> = Result<T, String>;
 
 crate::dynamic_api! {
     X25519Api, "libcrypto with BoringSSL's X25519 calls";
@@ -34,7 +31,7 @@ pub struct Hybrid<'a> {
     x: X25519Api,
 }
 
-fn x32(bytes: &[u8]) -> Res<[u8; 32]> {
+pub(super) fn x32(bytes: &[u8]) -> Res<[u8; 32]> {
     bytes
         .try_into()
         .map_err(|_| format!("an X25519 key is 32 bytes, not {}", bytes.len()))
@@ -86,7 +83,7 @@ impl<'a> Hybrid<'a> {
     }
 
     /// The server's reply to `ek`; `m` (m ‖ ephemeral X25519 private key) derandomises it.
-    fn encaps(&self, ek: &[u8], m: Option<&[u8]>) -> Res<(Vec<u8>, Vec<u8>)> {
+    fn encaps_once(&self, ek: &[u8], m: Option<&[u8]>) -> Res<(Vec<u8>, Vec<u8>)> {
         if ek.len() != MLKEM768_EK + 32 || m.is_some_and(|m| m.len() != 64) {
             return Err("a hybrid share is 1216 bytes and its message 64".into());
         }
@@ -99,7 +96,7 @@ impl<'a> Hybrid<'a> {
     }
 
     /// The client's finish: the secret of ciphertext `c` under private key `dk`.
-    fn decaps(&self, dk: &[u8], c: &[u8]) -> Res<Vec<u8>> {
+    fn decaps_once(&self, dk: &[u8], c: &[u8]) -> Res<Vec<u8>> {
         if dk.len() != MLKEM768_DK + 32 || c.len() != MLKEM768_CT + 32 {
             return Err("a hybrid private key is 2432 bytes and its ciphertext 1120".into());
         }
@@ -109,120 +106,74 @@ impl<'a> Hybrid<'a> {
         self.x_shared(&x32(&dk[MLKEM768_DK..])?, &c[MLKEM768_CT..], &mut ss)?;
         Ok([k, ss.to_vec()].concat())
     }
+}
 
-    /// Runs one of the hybrid's vectors through the calls above.
-    pub fn known_answer(&self, kat: &Kat) -> Res<()> {
-        let same = |what: &str, got: Vec<u8>, want: &str| {
-            let want = unhex(want);
-            (got == want).then_some(()).ok_or_else(|| {
-                format!(
-                    "{what}: got {}, want {}",
-                    hex::encode(&got),
-                    hex::encode(&want)
-                )
-            })
-        };
-        match *kat {
-            Kat::KemKeygen { d, z, ek, .. } => same(
-                "share",
-                self.pair(Some(&[unhex(d), unhex(z)].concat()))?.0,
-                ek,
-            ),
-            Kat::KemEncaps { ek, m, c, k, .. } => {
-                let (got_c, got_k) = self.encaps(&unhex(ek), Some(&unhex(m)))?;
-                same("ciphertext", got_c, c)?;
-                same("shared secret", got_k, k)
-            }
-            Kat::KemDecaps { dk, c, k, .. } => {
-                same("shared secret", self.decaps(&unhex(dk), &unhex(c))?, k)
-            }
-            ref other => Err(format!("vector {other:?} does not fit a KEM")),
-        }
+/// The hybrid's parts at `at` (the ML-KEM part's length) and the 32-byte X25519 part.
+pub(super) fn split(bytes: &[u8], at: usize, what: &str) -> Res<(Vec<u8>, [u8; 32])> {
+    if bytes.len() != at + 32 {
+        return Err(format!(
+            "a hybrid {what} is {} bytes, not {}",
+            at + 32,
+            bytes.len()
+        ));
+    }
+    Ok((bytes[..at].to_vec(), x32(&bytes[at..])?))
+}
+
+impl<'a> KemCalls<'a> for Hybrid<'a> {
+    fn keygen(self: Box<Self>, seed: Option<&[u8]>) -> Res<KemKeygenFn<'a>> {
+        let seed = seed.map(<[u8]>::to_vec);
+        Ok(Box::new(move || self.pair(seed.as_deref())))
     }
 
-    /// Encapsulates to the agreement seed's key: the ciphertext, and the secret as `public`.
-    pub fn agree(&self, seed: &[u8]) -> Res<AgreementOutput> {
-        let (output, public) = self.encaps(&self.pair(Some(seed))?.0, None)?;
-        Ok(AgreementOutput { output, public })
+    fn encaps(self: Box<Self>, ek: &[u8], m: Option<&[u8]>) -> Res<EncapsFn<'a>> {
+        let (ek, m) = (ek.to_vec(), m.map(<[u8]>::to_vec));
+        Ok(Box::new(move || self.encaps_once(&ek, m.as_deref())))
     }
 
-    /// Whether decapsulating another library's ciphertext with the seed's key gives its secret.
-    pub fn decapsulates_to(&self, seed: &[u8], secret: &[u8], c: &[u8]) -> Res<bool> {
-        Ok(self.decaps(&self.pair(Some(seed))?.1, c)? == secret)
+    fn decaps(self: Box<Self>, dk: &[u8]) -> Res<DecapsFn<'a>> {
+        let dk = dk.to_vec();
+        Ok(Box::new(move |c| self.decaps_once(&dk, c)))
     }
 
-    /// The timed loop of `op`, its keys made and parsed before timing.
-    pub fn prepare(self, op: Op) -> Res<Box<dyn Timed + 'a>> {
-        let (ek, dk) = self.pair(None)?;
-        let (c, _) = self.encaps(&ek, None)?;
-        let peer = x32(&ek[MLKEM768_EK..])?;
-        let (xpriv, epub) = (x32(&dk[MLKEM768_DK..])?, x32(&c[MLKEM768_CT..])?);
-        let ctx = match op {
-            Op::Keygen => self.kem.keygen_ctx()?,
-            Op::Encaps => self.kem.encaps_ctx(&ek[..MLKEM768_EK])?.0,
-            Op::Decaps => self.kem.decaps_ctx(&dk[..MLKEM768_DK])?.0,
-            other => return Err(format!("a KEM has no {other} operation")),
-        };
-        Ok(Box::new(HybridLoop {
-            ctx,
-            op,
-            c: c[..MLKEM768_CT].to_vec(),
-            buf: vec![0; 1568],
-            k: vec![0; 32],
-            peer,
-            xpriv,
-            epub,
-            h: self,
+    /// ML-KEM-768's `EVP_PKEY_keygen` and `X25519_keypair`.
+    fn keygen_timed(self: Box<Self>) -> Res<OpFn<'a>> {
+        let ctx = self.kem.keygen_ctx()?;
+        Ok(Box::new(move || {
+            drop(self.kem.generate(&ctx)?);
+            std::hint::black_box(self.x_pair(None)?);
+            Ok(())
         }))
     }
-}
 
-// Fields drop in order: the context before the table that frees it.
-struct HybridLoop<'a> {
-    ctx: Owned<'a>,
-    op: Op,
-    /// The ML-KEM ciphertext decapsulated, and where encapsulation writes (nothing allocated).
-    c: Vec<u8>,
-    buf: Vec<u8>,
-    k: Vec<u8>,
-    peer: [u8; 32],
-    xpriv: [u8; 32],
-    epub: [u8; 32],
-    h: Hybrid<'a>,
-}
-
-impl HybridLoop<'_> {
-    fn once(&mut self) -> Res<()> {
-        let mut ss = [0u8; 32];
-        match self.op {
-            Op::Keygen => {
-                drop(self.h.kem.generate(&self.ctx)?);
-                std::hint::black_box(self.h.x_pair(None)?);
-            }
-            Op::Encaps => {
-                let kem = &self.h.kem;
-                kem.encapsulate_into(&self.ctx, None, &mut self.buf, &mut self.k)?;
-                let (epub, epriv) = self.h.x_pair(None)?;
-                self.h.x_shared(&epriv, &self.peer, &mut ss)?;
-                std::hint::black_box(epub);
-            }
-            _ => {
-                self.h
-                    .kem
-                    .decapsulate_into(&self.ctx, &self.c, &mut self.k)?;
-                self.h.x_shared(&self.xpriv, &self.epub, &mut ss)?;
-            }
-        }
-        std::hint::black_box(ss);
-        Ok(())
+    /// Encapsulation to the share's ML-KEM key imported before timing, a fresh X25519 key pair
+    /// and its agreement with the share's X25519 key.
+    fn encaps_timed(self: Box<Self>, ek: &[u8]) -> Res<OpFn<'a>> {
+        let (ek, peer) = split(ek, MLKEM768_EK, "share")?;
+        let keep = self.kem.encaps_ctx(&ek)?;
+        let (mut c, mut k, mut ss) = (vec![0u8; 1568], vec![0u8; 32], [0u8; 32]);
+        Ok(Box::new(move || {
+            let (ctx, _key) = &keep;
+            self.kem.encapsulate_into(ctx, None, &mut c, &mut k)?;
+            let (epub, epriv) = self.x_pair(None)?;
+            self.x_shared(&epriv, &peer, &mut ss)?;
+            std::hint::black_box((epub, ss));
+            Ok(())
+        }))
     }
-}
 
-impl Timed for HybridLoop<'_> {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            self.once()?;
-        }
-        Ok(())
+    /// ML-KEM-768 decapsulation with the key imported before timing, and X25519.
+    fn decaps_timed(self: Box<Self>, dk: &[u8], c: &[u8]) -> Res<OpFn<'a>> {
+        let (dk, xpriv) = split(dk, MLKEM768_DK, "private key")?;
+        let (c, epub) = split(c, MLKEM768_CT, "ciphertext")?;
+        let keep = self.kem.decaps_ctx(&dk)?;
+        let (mut k, mut ss) = (vec![0u8; 32], [0u8; 32]);
+        Ok(Box::new(move || {
+            let (ctx, _key) = &keep;
+            self.kem.decapsulate_into(ctx, &c, &mut k)?;
+            self.x_shared(&xpriv, &epub, &mut ss)?;
+            std::hint::black_box(ss);
+            Ok(())
+        }))
     }
 }

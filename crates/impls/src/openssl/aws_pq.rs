@@ -1,5 +1,5 @@
 //! ML-KEM and ML-DSA through AWS-LC's own EVP API, for a libcrypto (AWS-LC) that lacks OpenSSL
-//! 3.5's calls kem.rs and dsa.rs use. mod.rs falls back to it when those are not there.
+//! 3.5's calls kem.rs and dsa.rs use. pq_suite.rs falls back to it when those are not there.
 //!
 //! ML-KEM: keys of type `EVP_PKEY_KEM` made with `EVP_PKEY_CTX_kem_set_params(ctx, NID_MLKEM*)`
 //! and `EVP_PKEY_keygen`; `EVP_PKEY_encapsulate` / `EVP_PKEY_decapsulate` on contexts made once
@@ -20,13 +20,11 @@
 #![allow(non_snake_case)]
 
 use super::ffi::{Api, Ptr};
-use super::pq::Owned;
-use cryptospeed_catalog::{unhex, Algorithm, Kat, Primitive};
-use cryptospeed_engine::{AgreementOutput, Timed};
-use cryptospeed_model::Op;
+use super::pq::{CtxSign, CtxSigner, Owned};
+use super::pq_suite::{KemCalls, SigCalls};
+use crate::suite::{DecapsFn, EncapsFn, KemKeygenFn, OpFn, Res, Signer};
+use cryptospeed_catalog::{Algorithm, Primitive};
 use std::os::raw::c_int;
-
-type Res<T> = Result<T, String>;
 
 type SignInternal = unsafe extern "C" fn(
     *const u8,
@@ -88,17 +86,6 @@ const NID_MLKEM1024: c_int = 990;
 const NID_MLDSA44: c_int = 994;
 const NID_MLDSA65: c_int = 995;
 const NID_MLDSA87: c_int = 996;
-
-fn same(what: &str, got: &[u8], want: &str) -> Res<()> {
-    let want = unhex(want);
-    (got == want.as_slice()).then_some(()).ok_or_else(|| {
-        format!(
-            "{what}: got {}, want {}",
-            hex::encode(got),
-            hex::encode(&want)
-        )
-    })
-}
 
 /// Calls shared by both primitives: the tables, owned handles and error checks.
 struct Lib<'a> {
@@ -346,127 +333,53 @@ impl<'a> Kem<'a> {
     pub(super) fn generate(&self, ctx: &Owned) -> Res<Owned<'a>> {
         self.lib.generate(ctx)
     }
-
-    /// Runs one known-answer vector through AWS-LC's derandomised entry points.
-    pub fn known_answer(&self, kat: &Kat) -> Res<()> {
-        match *kat {
-            Kat::KemKeygen { d, z, ek, .. } => {
-                let pair = self.key_pair(Some(&[unhex(d), unhex(z)].concat()))?;
-                same("encapsulation key", &self.lib.raw(&pair, false)?, ek)
-            }
-            Kat::KemEncaps { ek, m, c, k, .. } => {
-                let (ctx, _key) = self.encaps_ctx(&unhex(ek))?;
-                let (got_c, got_k) = self.encapsulate(&ctx, Some(&unhex(m)))?;
-                same("ciphertext", &got_c, c)?;
-                same("shared secret", &got_k, k)
-            }
-            Kat::KemDecaps { dk, c, k, .. } => {
-                let (ctx, _key) = self.decaps_ctx(&unhex(dk))?;
-                same("shared secret", &self.decapsulate(&ctx, &unhex(c))?, k)
-            }
-            ref other => Err(format!("vector {other:?} does not fit ML-KEM")),
-        }
-    }
-
-    /// Encapsulates to the agreement seed's key: the ciphertext, and the secret as `public`.
-    pub fn agree(&self, seed: &[u8]) -> Res<AgreementOutput> {
-        let ek = self.lib.raw(&self.key_pair(Some(seed))?, false)?;
-        let (ctx, _key) = self.encaps_ctx(&ek)?;
-        let (output, public) = self.encapsulate(&ctx, None)?;
-        Ok(AgreementOutput { output, public })
-    }
-
-    /// Whether decapsulating another library's ciphertext with the seed's key gives its secret.
-    pub fn decapsulates_to(&self, seed: &[u8], secret: &[u8], c: &[u8]) -> Res<bool> {
-        let dk = self.lib.raw(&self.key_pair(Some(seed))?, true)?;
-        let (ctx, _key) = self.decaps_ctx(&dk)?;
-        Ok(self.decapsulate(&ctx, c)? == secret)
-    }
-
-    /// The timed loop of `op`, its keys made before timing.
-    pub fn prepare(self, op: Op) -> Res<Box<dyn Timed + 'a>> {
-        let pair = self.key_pair(None)?;
-        let (ek, dk) = (self.lib.raw(&pair, false)?, self.lib.raw(&pair, true)?);
-        Ok(match op {
-            Op::Keygen => {
-                let ctx = self.keygen_ctx()?;
-                Box::new(KemKeygenLoop { kem: self, ctx })
-            }
-            Op::Encaps => {
-                let (ctx, key) = self.encaps_ctx(&ek)?;
-                Box::new(EncapsLoop {
-                    kem: self,
-                    ctx,
-                    _key: key,
-                    c: vec![0; 1568],
-                    k: vec![0; 32],
-                })
-            }
-            Op::Decaps => {
-                let (ectx, _ekey) = self.encaps_ctx(&ek)?;
-                let (c, _) = self.encapsulate(&ectx, None)?;
-                let (ctx, key) = self.decaps_ctx(&dk)?;
-                Box::new(DecapsLoop {
-                    kem: self,
-                    ctx,
-                    _key: key,
-                    c,
-                    k: vec![0; 32],
-                })
-            }
-            other => return Err(format!("ML-KEM has no {other} operation")),
-        })
-    }
 }
 
-// Fields drop in order: the contexts and keys before the table that frees them.
-struct KemKeygenLoop<'a> {
-    ctx: Owned<'a>,
-    kem: Kem<'a>,
-}
-impl Timed for KemKeygenLoop<'_> {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            drop(self.kem.lib.generate(&self.ctx)?);
-        }
-        Ok(())
+impl<'a> KemCalls<'a> for Kem<'a> {
+    fn keygen(self: Box<Self>, seed: Option<&[u8]>) -> Res<KemKeygenFn<'a>> {
+        let seed = seed.map(<[u8]>::to_vec);
+        Ok(Box::new(move || self.encodings(seed.as_deref())))
     }
-}
 
-struct EncapsLoop<'a> {
-    ctx: Owned<'a>,
-    _key: Owned<'a>,
-    c: Vec<u8>,
-    k: Vec<u8>,
-    kem: Kem<'a>,
-}
-impl Timed for EncapsLoop<'_> {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            std::hint::black_box(self.kem.encapsulate_into(
-                &self.ctx,
-                None,
-                &mut self.c,
-                &mut self.k,
-            )?);
-        }
-        Ok(())
+    fn encaps(self: Box<Self>, ek: &[u8], m: Option<&[u8]>) -> Res<EncapsFn<'a>> {
+        let (keep, m) = (self.encaps_ctx(ek)?, m.map(<[u8]>::to_vec));
+        Ok(Box::new(move || {
+            let (ctx, _key) = &keep;
+            self.encapsulate(ctx, m.as_deref())
+        }))
     }
-}
 
-struct DecapsLoop<'a> {
-    ctx: Owned<'a>,
-    _key: Owned<'a>,
-    c: Vec<u8>,
-    k: Vec<u8>,
-    kem: Kem<'a>,
-}
-impl Timed for DecapsLoop<'_> {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            std::hint::black_box(self.kem.decapsulate_into(&self.ctx, &self.c, &mut self.k)?);
-        }
-        Ok(())
+    fn decaps(self: Box<Self>, dk: &[u8]) -> Res<DecapsFn<'a>> {
+        let keep = self.decaps_ctx(dk)?;
+        Ok(Box::new(move |c| {
+            let (ctx, _key) = &keep;
+            self.decapsulate(ctx, c)
+        }))
+    }
+
+    fn keygen_timed(self: Box<Self>) -> Res<OpFn<'a>> {
+        let ctx = self.keygen_ctx()?;
+        Ok(Box::new(move || self.lib.generate(&ctx).map(drop)))
+    }
+
+    fn encaps_timed(self: Box<Self>, ek: &[u8]) -> Res<OpFn<'a>> {
+        let keep = self.encaps_ctx(ek)?;
+        let (mut c, mut k) = (vec![0u8; 1568], vec![0u8; 32]);
+        Ok(Box::new(move || {
+            let (ctx, _key) = &keep;
+            std::hint::black_box(self.encapsulate_into(ctx, None, &mut c, &mut k)?);
+            Ok(())
+        }))
+    }
+
+    fn decaps_timed(self: Box<Self>, dk: &[u8], c: &[u8]) -> Res<OpFn<'a>> {
+        let keep = self.decaps_ctx(dk)?;
+        let (c, mut k) = (c.to_vec(), vec![0u8; 32]);
+        Ok(Box::new(move || {
+            let (ctx, _key) = &keep;
+            std::hint::black_box(self.decapsulate_into(ctx, &c, &mut k)?);
+            Ok(())
+        }))
     }
 }
 
@@ -563,14 +476,94 @@ impl<'a> Dsa<'a> {
         Ok(ctx)
     }
 
-    fn sign(&self, ctx: &Owned, msg: &[u8]) -> Res<Vec<u8>> {
-        let mut sig = vec![0u8; 4627];
-        let len = self.sign_into(ctx, msg, &mut sig)?;
-        sig.truncate(len);
-        Ok(sig)
+    fn internal(&self) -> Res<(SignInternal, VerifyInternal)> {
+        self.internal.ok_or_else(|| {
+            format!(
+                "AWS-LC's EVP API has no internal-interface (M') or deterministic ML-DSA signing, \
+                 and {} does not export ml_dsa_{}_sign_internal/_verify_internal, so the \
+                 internal-interface vectors cannot run here",
+                self.lib.k.path, self.level
+            )
+        })
+    }
+}
+
+impl<'a> SigCalls<'a> for Dsa<'a> {
+    /// The seed's key through EVP_PKEY_pqdsa_new_raw_private_key (the 32-byte ξ, which AWS-LC
+    /// expands), a fresh one through EVP_PKEY_keygen.
+    fn signer(self: Box<Self>, seed: Option<&[u8]>) -> Res<Box<dyn Signer + 'a>> {
+        let key = match seed {
+            Some(seed) => self.raw_key(seed, true)?,
+            None => self.lib.generate(&self.keygen_ctx()?)?,
+        };
+        let public = self.lib.raw(&key, false)?;
+        let (sign, verify) = (self.md_ctx(&key, true)?, self.md_ctx(&key, false)?);
+        Ok(Box::new(CtxSigner {
+            sign,
+            verify,
+            _key: key,
+            public,
+            out: vec![0; 4627],
+            dsa: *self,
+        }))
     }
 
-    /// Signing into a buffer the caller keeps.
+    fn keygen_timed(self: Box<Self>) -> Res<OpFn<'a>> {
+        let ctx = self.keygen_ctx()?;
+        Ok(Box::new(move || self.lib.generate(&ctx).map(drop)))
+    }
+
+    /// Through ml_dsa_*_sign_internal (M' as given, rnd = 0), as the module comment explains.
+    fn sign_internal(&self, private: &[u8], msg: &[u8]) -> Res<Vec<u8>> {
+        let (sign, _) = self.internal()?;
+        let (mut out, rnd) = (vec![0u8; 4627], [0u8; 32]);
+        let mut len = out.len();
+        // SAFETY: the expanded private key of this parameter set, a buffer that holds the
+        // largest signature, no prefix (M' is the message), a 32-byte rnd.
+        let rc = unsafe {
+            sign(
+                private.as_ptr(),
+                out.as_mut_ptr(),
+                &mut len,
+                msg.as_ptr(),
+                msg.len(),
+                std::ptr::null(),
+                0,
+                rnd.as_ptr(),
+            )
+        };
+        self.lib
+            .check(rc, &format!("ml_dsa_{}_sign_internal", self.level))?;
+        out.truncate(len);
+        Ok(out)
+    }
+
+    fn verify_internal(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
+        let (_, verify) = self.internal()?;
+        // SAFETY: the public key of this parameter set, borrowed buffers.
+        let rc = unsafe {
+            verify(
+                public.as_ptr(),
+                sig.as_ptr(),
+                sig.len(),
+                msg.as_ptr(),
+                msg.len(),
+                std::ptr::null(),
+                0,
+            )
+        };
+        // SAFETY: a rejected signature leaves errors behind.
+        unsafe { (self.lib.api.ERR_clear_error)() };
+        Ok(rc == 1)
+    }
+
+    fn verify(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
+        let key = self.raw_key(public, false)?;
+        Ok(self.verify_with(&self.md_ctx(&key, false)?, msg, sig))
+    }
+}
+
+impl CtxSign for Dsa<'_> {
     fn sign_into(&self, ctx: &Owned, msg: &[u8], sig: &mut [u8]) -> Res<usize> {
         let mut len = sig.len();
         // SAFETY: the buffer holds the largest ML-DSA signature.
@@ -587,7 +580,7 @@ impl<'a> Dsa<'a> {
         Ok(len)
     }
 
-    fn verify(&self, ctx: &Owned, msg: &[u8], sig: &[u8]) -> bool {
+    fn verify_with(&self, ctx: &Owned, msg: &[u8], sig: &[u8]) -> bool {
         // SAFETY: borrowed buffers for the call.
         let rc = unsafe {
             (self.lib.k.EVP_DigestVerify)(ctx.ptr, sig.as_ptr(), sig.len(), msg.as_ptr(), msg.len())
@@ -597,174 +590,5 @@ impl<'a> Dsa<'a> {
             unsafe { (self.lib.api.ERR_clear_error)() };
         }
         rc == 1
-    }
-
-    fn internal(&self) -> Res<(SignInternal, VerifyInternal)> {
-        self.internal.ok_or_else(|| {
-            format!(
-                "AWS-LC's EVP API has no internal-interface (M') or deterministic ML-DSA signing, \
-                 and {} does not export ml_dsa_{}_sign_internal/_verify_internal, so the \
-                 internal-interface vectors cannot run here",
-                self.lib.k.path, self.level
-            )
-        })
-    }
-
-    /// Runs one known-answer vector: key generation through EVP_PKEY_pqdsa_new_raw_private_key
-    /// with the seed; the internal-interface vectors through ml_dsa_*_sign/verify_internal (M'
-    /// as given, rnd = 0), as the module comment explains.
-    pub fn known_answer(&self, kat: &Kat) -> Res<()> {
-        match *kat {
-            Kat::SigKeygen { seed, public, .. } => {
-                let key = self.raw_key(&unhex(seed), true)?;
-                same("public key", &self.lib.raw(&key, false)?, public)
-            }
-            Kat::SigInternal {
-                private, msg, sig, ..
-            } => {
-                let (sign, _) = self.internal()?;
-                let (sk, m) = (unhex(private), unhex(msg));
-                let mut out = vec![0u8; 4627];
-                let mut len = out.len();
-                let rnd = [0u8; 32];
-                // SAFETY: the expanded private key of this parameter set, a buffer that holds
-                // the largest signature, no prefix (M' is the message), a 32-byte rnd.
-                let rc = unsafe {
-                    sign(
-                        sk.as_ptr(),
-                        out.as_mut_ptr(),
-                        &mut len,
-                        m.as_ptr(),
-                        m.len(),
-                        std::ptr::null(),
-                        0,
-                        rnd.as_ptr(),
-                    )
-                };
-                self.lib
-                    .check(rc, &format!("ml_dsa_{}_sign_internal", self.level))?;
-                out.truncate(len);
-                same("signature", &out, sig)
-            }
-            Kat::SigVerifyInternal {
-                public,
-                msg,
-                sig,
-                bad_msg,
-                bad_sig,
-                ..
-            } => {
-                let (_, verify) = self.internal()?;
-                let pk = unhex(public);
-                let check = |m: &[u8], s: &[u8]| {
-                    // SAFETY: the public key of this parameter set, borrowed buffers.
-                    let rc = unsafe {
-                        verify(
-                            pk.as_ptr(),
-                            s.as_ptr(),
-                            s.len(),
-                            m.as_ptr(),
-                            m.len(),
-                            std::ptr::null(),
-                            0,
-                        )
-                    };
-                    // SAFETY: a rejected signature leaves errors behind.
-                    unsafe { (self.lib.api.ERR_clear_error)() };
-                    rc == 1
-                };
-                if !check(&unhex(msg), &unhex(sig)) {
-                    return Err("the published signature does not verify".into());
-                }
-                if check(&unhex(bad_msg), &unhex(bad_sig)) {
-                    return Err("a signature the vectors reject verifies".into());
-                }
-                Ok(())
-            }
-            ref other => Err(format!("vector {other:?} does not fit ML-DSA")),
-        }
-    }
-
-    /// Signs `msg` with the seed's key: the signature, and the public key.
-    pub fn agree(&self, seed: &[u8], msg: &[u8]) -> Res<AgreementOutput> {
-        let key = self.raw_key(seed, true)?;
-        let output = self.sign(&self.md_ctx(&key, true)?, msg)?;
-        Ok(AgreementOutput {
-            output,
-            public: self.lib.raw(&key, false)?,
-        })
-    }
-
-    /// Whether another library's pure ML-DSA signature verifies here.
-    pub fn verifies(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
-        let key = self.raw_key(public, false)?;
-        Ok(self.verify(&self.md_ctx(&key, false)?, msg, sig))
-    }
-
-    /// The timed loop of `op`, its key made before timing.
-    pub fn prepare(self, op: Op) -> Res<Box<dyn Timed + 'a>> {
-        let msg = vec![0u8; 32];
-        Ok(match op {
-            Op::Keygen => {
-                let ctx = self.keygen_ctx()?;
-                Box::new(DsaKeygenLoop { ctx, dsa: self })
-            }
-            Op::Sign | Op::Verify => {
-                let key = self.lib.generate(&self.keygen_ctx()?)?;
-                let sign = self.md_ctx(&key, true)?;
-                let sig = self.sign(&sign, &msg)?;
-                let ctx = if op == Op::Sign {
-                    sign
-                } else {
-                    self.md_ctx(&key, false)?
-                };
-                Box::new(SignLoop {
-                    ctx,
-                    _key: key,
-                    msg,
-                    sig,
-                    out: vec![0; 4627],
-                    sign: op == Op::Sign,
-                    dsa: self,
-                })
-            }
-            other => return Err(format!("ML-DSA has no {other} operation")),
-        })
-    }
-}
-
-struct DsaKeygenLoop<'a> {
-    ctx: Owned<'a>,
-    dsa: Dsa<'a>,
-}
-impl Timed for DsaKeygenLoop<'_> {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            drop(self.dsa.lib.generate(&self.ctx)?);
-        }
-        Ok(())
-    }
-}
-
-struct SignLoop<'a> {
-    ctx: Owned<'a>,
-    _key: Owned<'a>,
-    msg: Vec<u8>,
-    sig: Vec<u8>,
-    /// Where signing writes (the loop allocates nothing).
-    out: Vec<u8>,
-    sign: bool,
-    dsa: Dsa<'a>,
-}
-impl Timed for SignLoop<'_> {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            if self.sign {
-                std::hint::black_box(self.dsa.sign_into(&self.ctx, &self.msg, &mut self.out)?);
-            } else if !self.dsa.verify(&self.ctx, &self.msg, &self.sig) {
-                return Err("the signature did not verify".into());
-            }
-        }
-        Ok(())
     }
 }

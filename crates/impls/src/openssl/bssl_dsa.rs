@@ -3,14 +3,12 @@
 //! and through which calls the vectors run; this file is its ML-DSA half, on bssl_pq.rs's
 //! symbol lookup, byte strings and key storage.
 
-use super::bssl_pq::{bcm_names, bcm_ok, mangled, same, FromSeed, Lib, Marshal, Opaque, Parse};
+use super::bssl_pq::{bcm_names, bcm_ok, mangled, FromSeed, Lib, Marshal, Opaque, Parse};
 use super::ffi::Api;
-use cryptospeed_catalog::{unhex, Algorithm, Kat, Primitive};
-use cryptospeed_engine::{AgreementOutput, Timed};
-use cryptospeed_model::Op;
+use super::pq_suite::SigCalls;
+use crate::suite::{OpFn, Res, Signer};
+use cryptospeed_catalog::{Algorithm, Primitive};
 use std::os::raw::{c_int, c_void};
-
-type Res<T> = Result<T, String>;
 
 type DsaGenerate = unsafe extern "C" fn(*mut u8, *mut u8, *mut c_void) -> c_int;
 type DsaPublicFromPrivate = unsafe extern "C" fn(*mut c_void, *const c_void) -> c_int;
@@ -201,7 +199,7 @@ impl<'a> Dsa<'a> {
         }
     }
 
-    fn verify(&self, public: &Opaque, msg: &[u8], sig: &[u8]) -> bool {
+    fn verify_with(&self, public: &Opaque, msg: &[u8], sig: &[u8]) -> bool {
         // SAFETY: a parsed public key; the signature and message borrowed with their lengths.
         let rc = unsafe {
             (self.f.verify)(
@@ -231,7 +229,7 @@ impl<'a> Dsa<'a> {
     }
 
     /// The deterministic (rnd = 0) internal-interface signature of M' with an expanded key.
-    fn sign_internal(&self, private: &[u8], msg: &[u8]) -> Res<Vec<u8>> {
+    fn sign_internal_bcm(&self, private: &[u8], msg: &[u8]) -> Res<Vec<u8>> {
         let parse = self
             .f
             .parse_private
@@ -293,139 +291,94 @@ impl<'a> Dsa<'a> {
         unsafe { (self.lib.api.ERR_clear_error)() };
         Ok(bcm_ok(rc))
     }
+}
 
-    /// Runs one known-answer vector (the module comment says through which calls).
-    pub fn known_answer(&self, kat: &Kat) -> Res<()> {
-        match *kat {
-            Kat::SigKeygen { seed, public, .. } => {
-                let private = self
-                    .lib
-                    .seeded(self.f.from_seed, &unhex(seed), self.set.private)?;
-                same("public key", &self.public_key(&private)?, public)
+impl<'a> SigCalls<'a> for Dsa<'a> {
+    /// The seed's key through `MLDSA*_private_key_from_seed`, a fresh one through
+    /// `MLDSA*_generate_key`; its public half parsed for verifying.
+    fn signer(self: Box<Self>, seed: Option<&[u8]>) -> Res<Box<dyn Signer + 'a>> {
+        let (pk, private) = match seed {
+            Some(seed) => {
+                let private = self.lib.seeded(self.f.from_seed, seed, self.set.private)?;
+                (self.public_key(&private)?, private)
             }
-            Kat::SigInternal {
-                private, msg, sig, ..
-            } => same(
-                "signature",
-                &self.sign_internal(&unhex(private), &unhex(msg))?,
-                sig,
-            ),
-            Kat::SigVerifyInternal {
-                public,
-                msg,
-                sig,
-                bad_public,
-                bad_msg,
-                bad_sig,
-                ..
-            } => {
-                if !self.verifies_internal(&unhex(public), &unhex(msg), &unhex(sig))? {
-                    return Err("the published signature does not verify".into());
-                }
-                if self.verifies_internal(&unhex(bad_public), &unhex(bad_msg), &unhex(bad_sig))? {
-                    return Err("a signature the vectors reject verifies".into());
-                }
-                Ok(())
-            }
-            ref other => Err(format!("vector {other:?} does not fit ML-DSA")),
-        }
-    }
-
-    /// Signs `msg` with the seed's key: the signature, and the public key.
-    pub fn agree(&self, seed: &[u8], msg: &[u8]) -> Res<AgreementOutput> {
-        let private = self.lib.seeded(self.f.from_seed, seed, self.set.private)?;
-        let mut output = vec![0u8; self.set.sig];
-        self.sign_into(&private, msg, &mut output)?;
-        Ok(AgreementOutput {
-            output,
-            public: self.public_key(&private)?,
-        })
-    }
-
-    /// Whether another library's pure ML-DSA signature (empty context) verifies here.
-    pub fn verifies(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
-        Ok(self.verify(&self.parse_public(public)?, msg, sig))
-    }
-
-    /// The timed loop of `op`, its key made (and its public half parsed) before timing.
-    pub fn prepare(self, op: Op) -> Res<Box<dyn Timed + 'a>> {
-        if !matches!(op, Op::Keygen | Op::Sign | Op::Verify) {
-            return Err(format!("ML-DSA has no {op} operation"));
-        }
-        let (pk, private) = self.generate()?;
+            None => self.generate()?,
+        };
         let public = self.parse_public(&pk)?;
-        let msg = vec![0u8; 32];
-        let mut sig = vec![0u8; self.set.sig];
-        self.sign_into(&private, &msg, &mut sig)?;
-        Ok(Box::new(DsaLoop {
-            op,
+        Ok(Box::new(DsaSigner {
             pk,
-            seed: [0; 32],
             public,
             private,
-            msg,
-            sig,
-            dsa: self,
+            out: vec![0; self.set.sig],
+            dsa: *self,
         }))
+    }
+
+    /// `MLDSA*_generate_key` into buffers kept between calls.
+    fn keygen_timed(self: Box<Self>) -> Res<OpFn<'a>> {
+        let (mut pk, mut seed) = (vec![0u8; self.set.public_len], [0u8; 32]);
+        let mut private = Opaque::new(self.set.private);
+        Ok(Box::new(move || {
+            // SAFETY: as in Dsa::generate.
+            let rc =
+                unsafe { (self.f.generate)(pk.as_mut_ptr(), seed.as_mut_ptr(), private.mut_ptr()) };
+            match rc {
+                1 => Ok(()),
+                _ => Err(format!("MLDSA{}_generate_key failed", self.set.level)),
+            }
+        }))
+    }
+
+    fn sign_internal(&self, private: &[u8], msg: &[u8]) -> Res<Vec<u8>> {
+        self.sign_internal_bcm(private, msg)
+    }
+
+    fn verify_internal(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
+        self.verifies_internal(public, msg, sig)
+    }
+
+    fn verify(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
+        Ok(self.verify_with(&self.parse_public(public)?, msg, sig))
     }
 }
 
-/// The timed ML-DSA calls, on keys and buffers made before timing (nothing allocated).
-struct DsaLoop<'a> {
-    op: Op,
-    /// Where key generation writes the encoded public key and the seed.
+/// A key pair as BoringSSL's structs, made and parsed once.
+struct DsaSigner<'a> {
     pk: Vec<u8>,
-    seed: [u8; 32],
     public: Opaque,
     private: Opaque,
-    msg: Vec<u8>,
-    /// The signature verified; signing overwrites it (with another valid one).
-    sig: Vec<u8>,
+    /// Where timed signing writes (nothing allocated per call).
+    out: Vec<u8>,
     dsa: Dsa<'a>,
 }
 
-impl DsaLoop<'_> {
-    fn once(&mut self) -> Res<()> {
-        let d = &self.dsa;
-        match self.op {
-            Op::Keygen => {
-                // SAFETY: as in Dsa::generate.
-                let rc = unsafe {
-                    (d.f.generate)(
-                        self.pk.as_mut_ptr(),
-                        self.seed.as_mut_ptr(),
-                        self.private.mut_ptr(),
-                    )
-                };
-                if rc != 1 {
-                    return Err(format!("MLDSA{}_generate_key failed", d.set.level));
-                }
-            }
-            Op::Sign => d.sign_into(&self.private, &self.msg, &mut self.sig)?,
-            _ => {
-                if !d.verify(&self.public, &self.msg, &self.sig) {
-                    return Err("the signature did not verify".into());
-                }
-            }
-        }
+impl Signer for DsaSigner<'_> {
+    fn sign(&mut self, msg: &[u8]) -> Res<Vec<u8>> {
+        let mut sig = vec![0u8; self.dsa.set.sig];
+        self.dsa.sign_into(&self.private, msg, &mut sig)?;
+        Ok(sig)
+    }
+
+    fn verify(&mut self, msg: &[u8], sig: &[u8]) -> Res<bool> {
+        Ok(self.dsa.verify_with(&self.public, msg, sig))
+    }
+
+    fn sign_timed(&mut self, msg: &[u8]) -> Res<()> {
+        self.dsa.sign_into(&self.private, msg, &mut self.out)?;
+        std::hint::black_box(&mut self.out);
         Ok(())
     }
-}
 
-impl Timed for DsaLoop<'_> {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            self.once()?;
-        }
-        std::hint::black_box(&mut self.sig);
-        Ok(())
+    fn public(&self) -> Vec<u8> {
+        self.pk.clone()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::openssl::bssl_pq::tests::{boringssl, primitive};
+    use crate::openssl::bssl_pq::tests::{boringssl, primitive, suite};
+    use cryptospeed_catalog::{unhex, Kat};
 
     #[test]
     fn a_wrong_ml_dsa_vector_fails_and_a_missing_bcm_entry_point_fails_with_the_reason() {
@@ -433,13 +386,16 @@ mod tests {
             eprintln!("BoringSSL is not built in the default cache; skipped");
             return;
         };
-        let d = primitive("ml-dsa-65");
-        let mut dsa = Dsa::new(api, d).unwrap().expect("a BoringSSL");
+        let (d, suite) = (primitive("ml-dsa-65"), suite(api));
         for kat in d.kats {
-            dsa.known_answer(kat).unwrap();
+            crate::suite::known_answer(&suite, d, kat).unwrap();
         }
+        let mut dsa = Dsa::new(api, d).unwrap().expect("a BoringSSL");
         (dsa.f.sign_internal, dsa.f.verify_internal) = (None, None);
-        let why = dsa.known_answer(&d.kats[1]).unwrap_err();
+        let Kat::SigInternal { private, msg, .. } = d.kats[1] else {
+            panic!("the second ML-DSA vector is signing's");
+        };
+        let why = SigCalls::sign_internal(&dsa, &unhex(private), &unhex(msg)).unwrap_err();
         assert!(why.contains("BCM_mldsa65_sign_internal"), "{why}");
         let Kat::SigKeygen { seed, .. } = d.kats[0] else {
             panic!("the first ML-DSA vector is key generation's");
@@ -449,7 +405,8 @@ mod tests {
             public: "00",
             source: "deliberately wrong",
         };
-        assert!(dsa.known_answer(&wrong).unwrap_err().contains("public key"));
+        let why = crate::suite::known_answer(&suite, d, &wrong).unwrap_err();
+        assert!(why.contains("public key"), "{why}");
     }
 
     #[test]

@@ -10,37 +10,21 @@
 //! external-entropy encapsulation and expanded-key import) and the X25519 part from the vectors'
 //! private keys.
 
-use super::aws_hybrid::X25519Api;
+use super::aws_hybrid::{split, X25519Api};
 use super::bssl_pq::{Kem, Opaque};
 use super::ffi::Api;
+use super::pq_suite::KemCalls;
+use crate::suite::{DecapsFn, EncapsFn, KemKeygenFn, OpFn, Res};
 use cryptospeed_catalog::hybrid::{MLKEM768_CT, MLKEM768_DK, MLKEM768_EK, MLKEM_SEED};
-use cryptospeed_catalog::{unhex, Kat, Primitive};
-use cryptospeed_engine::{AgreementOutput, Timed};
-use cryptospeed_model::Op;
+use cryptospeed_catalog::Primitive;
 
-type Res<T> = Result<T, String>;
+/// The ML-KEM part of a decapsulation key as key generation gives it: the seed d ‖ z.
+const SEED: usize = MLKEM_SEED;
 
 /// ML-KEM-768 and X25519 of one BoringSSL.
 pub struct Hybrid<'a> {
     kem: Kem<'a>,
     x: X25519Api,
-}
-
-fn x32(bytes: &[u8]) -> Res<[u8; 32]> {
-    bytes
-        .try_into()
-        .map_err(|_| format!("an X25519 key is 32 bytes, not {}", bytes.len()))
-}
-
-fn split(bytes: &[u8], at: usize, what: &str) -> Res<(Vec<u8>, [u8; 32])> {
-    if bytes.len() != at + 32 {
-        return Err(format!(
-            "a hybrid {what} is {} bytes, not {}",
-            at + 32,
-            bytes.len()
-        ));
-    }
-    Ok((bytes[..at].to_vec(), x32(&bytes[at..])?))
 }
 
 impl<'a> Hybrid<'a> {
@@ -93,7 +77,7 @@ impl<'a> Hybrid<'a> {
     }
 
     /// The server's reply to share `ek`; `m` (m ‖ ephemeral X25519 private key) derandomises it.
-    fn encaps(&self, ek: &[u8], m: Option<&[u8]>) -> Res<(Vec<u8>, Vec<u8>)> {
+    fn encaps_once(&self, ek: &[u8], m: Option<&[u8]>) -> Res<(Vec<u8>, Vec<u8>)> {
         let (ek, peer) = split(ek, MLKEM768_EK, "share")?;
         let m = m.map(|m| split(m, 32, "message")).transpose()?;
         let public = self.kem.parse_public(&ek)?;
@@ -105,7 +89,7 @@ impl<'a> Hybrid<'a> {
     }
 
     /// The client's finish: the secret of ciphertext `c`.
-    fn decaps(&self, private: &Opaque, xpriv: &[u8; 32], c: &[u8]) -> Res<Vec<u8>> {
+    fn decaps_once(&self, private: &Opaque, xpriv: &[u8; 32], c: &[u8]) -> Res<Vec<u8>> {
         let (c, epub) = split(c, MLKEM768_CT, "ciphertext")?;
         let k = self.kem.decap(private, &c)?;
         let mut ss = [0u8; 32];
@@ -113,122 +97,82 @@ impl<'a> Hybrid<'a> {
         Ok([k, ss.to_vec()].concat())
     }
 
-    /// Runs one of the hybrid's vectors through the calls above.
-    pub fn known_answer(&self, kat: &Kat) -> Res<()> {
-        let same = |what: &str, got: Vec<u8>, want: &str| {
-            let want = unhex(want);
-            (got == want).then_some(()).ok_or_else(|| {
-                format!(
-                    "{what}: got {}, want {}",
-                    hex::encode(&got),
-                    hex::encode(&want)
-                )
-            })
-        };
-        match *kat {
-            Kat::KemKeygen { d, z, ek, .. } => {
-                same("share", self.seeded(&[unhex(d), unhex(z)].concat())?.0, ek)
-            }
-            Kat::KemEncaps { ek, m, c, k, .. } => {
-                let (got_c, got_k) = self.encaps(&unhex(ek), Some(&unhex(m)))?;
-                same("ciphertext", got_c, c)?;
-                same("shared secret", got_k, k)
-            }
-            Kat::KemDecaps { dk, c, k, .. } => {
-                let (dk, xpriv) = split(&unhex(dk), MLKEM768_DK, "private key")?;
-                let private = self.kem.parse_private(&dk)?;
-                same(
-                    "shared secret",
-                    self.decaps(&private, &xpriv, &unhex(c))?,
-                    k,
-                )
-            }
-            ref other => Err(format!("vector {other:?} does not fit a KEM")),
+    /// The ML-KEM private key struct and X25519 private key of a decapsulation key: the
+    /// ML-KEM seed d ‖ z (what key generation gives) or expanded key, then the X25519 key.
+    fn private_of(&self, dk: &[u8]) -> Res<(Opaque, [u8; 32])> {
+        let at = dk.len().saturating_sub(32);
+        if at != SEED && at != MLKEM768_DK {
+            return Err(format!(
+                "a hybrid private key is {} or {} bytes, not {}",
+                SEED + 32,
+                MLKEM768_DK + 32,
+                dk.len()
+            ));
         }
+        let (dk, xpriv) = split(dk, at, "private key")?;
+        Ok((self.kem.private_of(&dk)?, xpriv))
     }
+}
 
-    /// Encapsulates to the agreement seed's key: the ciphertext, and the secret as `public`.
-    pub fn agree(&self, seed: &[u8]) -> Res<AgreementOutput> {
-        let (output, public) = self.encaps(&self.seeded(seed)?.0, None)?;
-        Ok(AgreementOutput { output, public })
-    }
-
-    /// Whether decapsulating another library's ciphertext with the seed's key gives its secret.
-    pub fn decapsulates_to(&self, seed: &[u8], secret: &[u8], c: &[u8]) -> Res<bool> {
-        let (_, private, xpriv) = self.seeded(seed)?;
-        Ok(self.decaps(&private, &xpriv, c)? == secret)
-    }
-
-    /// The timed loop of `op`, its keys made and parsed before timing.
-    pub fn prepare(self, op: Op) -> Res<Box<dyn Timed + 'a>> {
-        if !matches!(op, Op::Keygen | Op::Encaps | Op::Decaps) {
-            return Err(format!("a KEM has no {op} operation"));
-        }
-        let (ek, private) = self.kem.generate();
-        let public = self.kem.parse_public(&ek)?;
-        let (peer, xpriv) = self.x_pair(None);
-        let (c, _) = self.encaps(&[&ek[..], &peer].concat(), None)?;
-        let epub = x32(&c[MLKEM768_CT..])?;
-        Ok(Box::new(HybridLoop {
-            op,
-            ek,
-            public,
-            private,
-            c: c[..MLKEM768_CT].to_vec(),
-            k: [0; 32],
-            peer,
-            xpriv,
-            epub,
-            h: self,
+impl<'a> KemCalls<'a> for Hybrid<'a> {
+    fn keygen(self: Box<Self>, seed: Option<&[u8]>) -> Res<KemKeygenFn<'a>> {
+        let seed = seed.map(<[u8]>::to_vec);
+        Ok(Box::new(move || match &seed {
+            Some(seed) => Ok((self.seeded(seed)?.0, seed.clone())),
+            None => {
+                let (ek, dz) = self.kem.generate();
+                let (xpub, xpriv) = self.x_pair(None);
+                Ok(([ek, xpub.to_vec()].concat(), [dz, xpriv.to_vec()].concat()))
+            }
         }))
     }
-}
 
-/// The timed calls, on keys and buffers made before timing (nothing allocated).
-struct HybridLoop<'a> {
-    op: Op,
-    /// Where key generation writes the encoded key.
-    ek: Vec<u8>,
-    public: Opaque,
-    private: Opaque,
-    /// The ML-KEM ciphertext decapsulated; encapsulation overwrites it.
-    c: Vec<u8>,
-    k: [u8; 32],
-    peer: [u8; 32],
-    xpriv: [u8; 32],
-    epub: [u8; 32],
-    h: Hybrid<'a>,
-}
-
-impl HybridLoop<'_> {
-    fn once(&mut self) -> Res<()> {
-        let (h, mut ss) = (&self.h, [0u8; 32]);
-        match self.op {
-            Op::Keygen => {
-                h.kem.generate_into(&mut self.ek, &mut self.private);
-                std::hint::black_box(h.x_pair(None));
-            }
-            Op::Encaps => {
-                h.kem.encap_into(&self.public, &mut self.c, &mut self.k);
-                let (epub, epriv) = h.x_pair(None);
-                h.x_shared(&epriv, &self.peer, &mut ss)?;
-                std::hint::black_box(epub);
-            }
-            _ => {
-                h.kem.decap_into(&self.private, &self.c, &mut self.k)?;
-                h.x_shared(&self.xpriv, &self.epub, &mut ss)?;
-            }
-        }
-        std::hint::black_box((&mut self.k, ss));
-        Ok(())
+    fn encaps(self: Box<Self>, ek: &[u8], m: Option<&[u8]>) -> Res<EncapsFn<'a>> {
+        let (ek, m) = (ek.to_vec(), m.map(<[u8]>::to_vec));
+        Ok(Box::new(move || self.encaps_once(&ek, m.as_deref())))
     }
-}
 
-impl Timed for HybridLoop<'_> {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            self.once()?;
-        }
-        Ok(())
+    fn decaps(self: Box<Self>, dk: &[u8]) -> Res<DecapsFn<'a>> {
+        let (private, xpriv) = self.private_of(dk)?;
+        Ok(Box::new(move |c| self.decaps_once(&private, &xpriv, c)))
+    }
+
+    /// `MLKEM768_generate_key` into buffers kept between calls, and `X25519_keypair`.
+    fn keygen_timed(self: Box<Self>) -> Res<OpFn<'a>> {
+        let (mut ek, mut private) = (vec![0u8; MLKEM768_EK], self.kem.new_private());
+        Ok(Box::new(move || {
+            self.kem.generate_into(&mut ek, &mut private);
+            std::hint::black_box((self.x_pair(None), &mut ek));
+            Ok(())
+        }))
+    }
+
+    /// `MLKEM768_encap` to the share's key parsed before timing, `X25519_keypair` and `X25519`.
+    fn encaps_timed(self: Box<Self>, ek: &[u8]) -> Res<OpFn<'a>> {
+        let (ek, peer) = split(ek, MLKEM768_EK, "share")?;
+        let public = self.kem.parse_public(&ek)?;
+        let (mut c, mut k) = (vec![0u8; MLKEM768_CT], [0u8; 32]);
+        Ok(Box::new(move || {
+            let mut ss = [0u8; 32];
+            self.kem.encap_into(&public, &mut c, &mut k);
+            let (epub, epriv) = self.x_pair(None);
+            self.x_shared(&epriv, &peer, &mut ss)?;
+            std::hint::black_box((epub, &mut k, ss));
+            Ok(())
+        }))
+    }
+
+    /// `MLKEM768_decap` with a key made before timing, and `X25519`.
+    fn decaps_timed(self: Box<Self>, dk: &[u8], c: &[u8]) -> Res<OpFn<'a>> {
+        let (private, xpriv) = self.private_of(dk)?;
+        let (c, epub) = split(c, MLKEM768_CT, "ciphertext")?;
+        let mut k = [0u8; 32];
+        Ok(Box::new(move || {
+            let mut ss = [0u8; 32];
+            self.kem.decap_into(&private, &c, &mut k)?;
+            self.x_shared(&xpriv, &epub, &mut ss)?;
+            std::hint::black_box((&mut k, ss));
+            Ok(())
+        }))
     }
 }

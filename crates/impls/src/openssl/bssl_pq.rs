@@ -1,7 +1,7 @@
 //! ML-KEM and ML-DSA in the boringssl column. BoringSSL offers them only through its own non-EVP
 //! API (`<openssl/mlkem.h>`, `<openssl/mldsa.h>`: key structs the caller allocates, one call per
 //! operation), which `bssl speed` times, so kem.rs's and dsa.rs's EVP calls cannot reach them;
-//! mod.rs falls back to this module for a libcrypto of the BoringSSL family (one with `CBB`) that
+//! pq_suite.rs falls back to this module for a libcrypto of the BoringSSL family (one with `CBB`) that
 //! has neither OpenSSL 3.5's nor AWS-LC's calls. Every function is looked up by name at run time,
 //! so a BoringSSL without a parameter set reports it unavailable with the reason. This file holds
 //! what both share (symbol lookup, `CBB`/`CBS` byte strings, key storage) and ML-KEM; ML-DSA is
@@ -28,15 +28,20 @@
 //! `BCM_mldsa*_parse_private_key`, `BCM_mldsa*_sign_internal` (rnd = 0) and
 //! `BCM_mldsa*_verify_internal`. They return `bcm_status` (0 approved, 1 not approved, 2
 //! failure). A build that does not export them fails those vectors with that reason.
+//!
+//! BoringSSL keeps an ML-KEM private key as its 64-byte seed d ‖ z and cannot write the expanded
+//! form, so the decapsulation key this module hands the suite is that seed; decapsulation takes
+//! either (the seed through `MLKEM*_private_key_from_seed`, an expanded key through BCM).
 #![allow(non_snake_case)]
 
 use super::ffi::{Api, Ptr};
-use cryptospeed_catalog::{unhex, Algorithm, Kat, Primitive};
-use cryptospeed_engine::{AgreementOutput, Timed};
-use cryptospeed_model::Op;
+use super::pq_suite::KemCalls;
+use crate::suite::{DecapsFn, EncapsFn, KemKeygenFn, OpFn, Res};
+use cryptospeed_catalog::{Algorithm, Primitive};
 use std::os::raw::{c_int, c_void};
 
-type Res<T> = Result<T, String>;
+/// The length of an ML-KEM seed d ‖ z (mlkem.h's MLKEM_SEED_BYTES).
+const SEED: usize = 64;
 
 crate::dynamic_api! {
     BsslApi, "libcrypto of the BoringSSL family (CBB byte strings)";
@@ -85,17 +90,6 @@ impl Opaque {
     pub(super) fn mut_ptr(&mut self) -> *mut c_void {
         self.0.as_mut_ptr().cast()
     }
-}
-
-pub(super) fn same(what: &str, got: &[u8], want: &str) -> Res<()> {
-    let want = unhex(want);
-    (got == want.as_slice()).then_some(()).ok_or_else(|| {
-        format!(
-            "{what}: got {}, want {}",
-            hex::encode(got),
-            hex::encode(&want)
-        )
-    })
 }
 
 /// The Itanium-mangled name of `bssl::NAME(PARAMS)`, and the plain C name.
@@ -306,11 +300,20 @@ impl<'a> Kem<'a> {
         Ok(Some(Kem { lib, set, f }))
     }
 
-    /// (encoded encapsulation key, private key struct) of a fresh key pair.
-    pub(super) fn generate(&self) -> (Vec<u8>, Opaque) {
-        let (mut ek, mut private) = (vec![0u8; self.set.ek], Opaque::new(self.set.private));
-        self.generate_into(&mut ek, &mut private);
-        (ek, private)
+    /// (encoded encapsulation key, seed d ‖ z) of a fresh key pair: BoringSSL keeps private
+    /// keys as their seed, the decapsulation key [`Kem::private_of`] takes back.
+    pub(super) fn generate(&self) -> (Vec<u8>, Vec<u8>) {
+        let (mut ek, mut seed) = (vec![0u8; self.set.ek], vec![0u8; SEED]);
+        let mut private = Opaque::new(self.set.private);
+        // SAFETY: buffers of the encoded key's and the seed's sizes, a key struct of this
+        // parameter set's size.
+        unsafe { (self.f.generate)(ek.as_mut_ptr(), seed.as_mut_ptr(), private.mut_ptr()) };
+        (ek, seed)
+    }
+
+    /// Room for a private key struct of this parameter set.
+    pub(super) fn new_private(&self) -> Opaque {
+        Opaque::new(self.set.private)
     }
 
     /// A fresh key pair into buffers the caller keeps (`ek` of the encoded key's size).
@@ -319,6 +322,15 @@ impl<'a> Kem<'a> {
         // SAFETY: an output buffer of the encoded key's size, no seed output, a key struct of
         // this parameter set's size (Opaque::new(self.set.private) everywhere in this module).
         unsafe { (self.f.generate)(ek.as_mut_ptr(), std::ptr::null_mut(), private.mut_ptr()) };
+    }
+
+    /// The private key struct of a decapsulation key: the 64-byte seed d ‖ z, or an expanded
+    /// (NIST-format) key.
+    pub(super) fn private_of(&self, dk: &[u8]) -> Res<Opaque> {
+        match dk.len() {
+            SEED => self.private_from_seed(dk),
+            _ => self.parse_private(dk),
+        }
     }
 
     /// The private key struct of the 64-byte seed d ‖ z.
@@ -403,90 +415,66 @@ impl<'a> Kem<'a> {
         self.decap_into(private, c, &mut k)?;
         Ok(k)
     }
+}
 
-    /// Runs one known-answer vector (the module comment says through which calls).
-    pub fn known_answer(&self, kat: &Kat) -> Res<()> {
-        match *kat {
-            Kat::KemKeygen { d, z, ek, .. } => {
-                let private = self.private_from_seed(&[unhex(d), unhex(z)].concat())?;
-                same("encapsulation key", &self.encapsulation_key(&private)?, ek)
+impl<'a> KemCalls<'a> for Kem<'a> {
+    fn keygen(self: Box<Self>, seed: Option<&[u8]>) -> Res<KemKeygenFn<'a>> {
+        let seed = seed.map(<[u8]>::to_vec);
+        Ok(Box::new(move || match &seed {
+            Some(seed) => {
+                let ek = self.encapsulation_key(&self.private_from_seed(seed)?)?;
+                Ok((ek, seed.clone()))
             }
-            Kat::KemEncaps { ek, m, c, k, .. } => {
-                let public = self.parse_public(&unhex(ek))?;
-                let (got_c, got_k) = self.encap(&public, Some(&unhex(m)))?;
-                same("ciphertext", &got_c, c)?;
-                same("shared secret", &got_k, k)
-            }
-            Kat::KemDecaps { dk, c, k, .. } => {
-                let private = self.parse_private(&unhex(dk))?;
-                same("shared secret", &self.decap(&private, &unhex(c))?, k)
-            }
-            ref other => Err(format!("vector {other:?} does not fit ML-KEM")),
-        }
-    }
-
-    /// Encapsulates to the agreement seed's key: the ciphertext, and the secret as `public`.
-    pub fn agree(&self, seed: &[u8]) -> Res<AgreementOutput> {
-        let ek = self.encapsulation_key(&self.private_from_seed(seed)?)?;
-        let (output, public) = self.encap(&self.parse_public(&ek)?, None)?;
-        Ok(AgreementOutput { output, public })
-    }
-
-    /// Whether decapsulating another library's ciphertext with the seed's key gives its secret.
-    pub fn decapsulates_to(&self, seed: &[u8], secret: &[u8], c: &[u8]) -> Res<bool> {
-        Ok(self.decap(&self.private_from_seed(seed)?, c)? == secret)
-    }
-
-    /// The timed loop of `op`, its keys made and parsed before timing.
-    pub fn prepare(self, op: Op) -> Res<Box<dyn Timed + 'a>> {
-        let (ek, private) = self.generate();
-        let public = self.parse_public(&ek)?;
-        let (c, _) = self.encap(&public, None)?;
-        if !matches!(op, Op::Keygen | Op::Encaps | Op::Decaps) {
-            return Err(format!("ML-KEM has no {op} operation"));
-        }
-        Ok(Box::new(KemLoop {
-            op,
-            ek,
-            public,
-            private,
-            c,
-            k: vec![0; 32],
-            kem: self,
+            None => Ok(self.generate()),
         }))
     }
-}
 
-/// The timed ML-KEM calls, on keys and buffers made before timing (nothing allocated).
-struct KemLoop<'a> {
-    op: Op,
-    /// Where key generation writes the encoded key; the ciphertext encapsulation overwrites and
-    /// decapsulation reads.
-    ek: Vec<u8>,
-    public: Opaque,
-    private: Opaque,
-    c: Vec<u8>,
-    k: Vec<u8>,
-    kem: Kem<'a>,
-}
+    fn encaps(self: Box<Self>, ek: &[u8], m: Option<&[u8]>) -> Res<EncapsFn<'a>> {
+        let (public, m) = (self.parse_public(ek)?, m.map(<[u8]>::to_vec));
+        Ok(Box::new(move || self.encap(&public, m.as_deref())))
+    }
 
-impl Timed for KemLoop<'_> {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            match self.op {
-                Op::Keygen => self.kem.generate_into(&mut self.ek, &mut self.private),
-                Op::Encaps => self.kem.encap_into(&self.public, &mut self.c, &mut self.k),
-                _ => self.kem.decap_into(&self.private, &self.c, &mut self.k)?,
-            }
-            std::hint::black_box(&mut self.k);
-        }
-        Ok(())
+    fn decaps(self: Box<Self>, dk: &[u8]) -> Res<DecapsFn<'a>> {
+        let private = self.private_of(dk)?;
+        Ok(Box::new(move |c| self.decap(&private, c)))
+    }
+
+    /// `MLKEM*_generate_key` into buffers kept between calls.
+    fn keygen_timed(self: Box<Self>) -> Res<OpFn<'a>> {
+        let (mut ek, mut private) = (vec![0u8; self.set.ek], self.new_private());
+        Ok(Box::new(move || {
+            self.generate_into(&mut ek, &mut private);
+            std::hint::black_box(&mut ek);
+            Ok(())
+        }))
+    }
+
+    /// `MLKEM*_encap` to a key parsed before timing.
+    fn encaps_timed(self: Box<Self>, ek: &[u8]) -> Res<OpFn<'a>> {
+        let public = self.parse_public(ek)?;
+        let (mut c, mut k) = (vec![0u8; self.set.ct], vec![0u8; 32]);
+        Ok(Box::new(move || {
+            self.encap_into(&public, &mut c, &mut k);
+            std::hint::black_box(&mut k);
+            Ok(())
+        }))
+    }
+
+    /// `MLKEM*_decap` with a key made before timing.
+    fn decaps_timed(self: Box<Self>, dk: &[u8], c: &[u8]) -> Res<OpFn<'a>> {
+        let (private, c, mut k) = (self.private_of(dk)?, c.to_vec(), vec![0u8; 32]);
+        Ok(Box::new(move || {
+            self.decap_into(&private, &c, &mut k)?;
+            std::hint::black_box(&mut k);
+            Ok(())
+        }))
     }
 }
 
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use cryptospeed_catalog::{unhex, Kat};
 
     /// The BoringSSL that tests/boringssl_family.rs builds into the default cache, when it is
     /// there (`cryptospeed variant build-library boringssl`); these tests say so and pass
@@ -508,16 +496,20 @@ pub(super) mod tests {
         cryptospeed_catalog::lookup(id).unwrap()
     }
 
+    /// The post-quantum suite over the BoringSSL of [`boringssl`].
+    pub(in super::super) fn suite(api: &Api) -> crate::openssl::pq_suite::PqSuite {
+        crate::openssl::pq_suite::PqSuite::load("boringssl", &api.path).unwrap()
+    }
+
     #[test]
     fn a_wrong_ml_kem_vector_fails_and_a_missing_bcm_entry_point_fails_with_the_reason() {
         let Some(api) = boringssl() else {
             eprintln!("BoringSSL is not built in the default cache; skipped");
             return;
         };
-        let p = primitive("ml-kem-768");
-        let mut kem = Kem::new(api, p).unwrap().expect("a BoringSSL");
+        let (p, suite) = (primitive("ml-kem-768"), suite(api));
         for kat in p.kats {
-            kem.known_answer(kat).unwrap();
+            crate::suite::known_answer(&suite, p, kat).unwrap();
         }
         let Kat::KemEncaps { ek, m, c, .. } = p.kats[1] else {
             panic!("the second ML-KEM vector is encapsulation's");
@@ -529,18 +521,22 @@ pub(super) mod tests {
             k: "00",
             source: "deliberately wrong",
         };
-        assert!(kem
-            .known_answer(&wrong)
-            .unwrap_err()
-            .contains("shared secret"));
+        let why = crate::suite::known_answer(&suite, p, &wrong).unwrap_err();
+        assert!(why.contains("shared secret"), "{why}");
         // A build without BCM's derandomised encapsulation and key import cannot run those
         // vectors: they fail, saying why, rather than pass.
-        (kem.f.encap_entropy, kem.f.parse_private) = (None, None);
-        let why = kem.known_answer(&p.kats[1]).unwrap_err();
+        let without_bcm = || {
+            let mut kem = Box::new(Kem::new(api, p).unwrap().expect("a BoringSSL"));
+            (kem.f.encap_entropy, kem.f.parse_private) = (None, None);
+            kem
+        };
+        let Kat::KemDecaps { dk, .. } = p.kats[2] else {
+            panic!("the third ML-KEM vector is decapsulation's");
+        };
+        let why = without_bcm().encaps(&unhex(ek), Some(&unhex(m))).unwrap()().unwrap_err();
         assert!(why.contains("BCM_mlkem768_encap_external_entropy"), "{why}");
-        let why = kem.known_answer(&p.kats[2]).unwrap_err();
+        let why = without_bcm().decaps(&unhex(dk)).err().unwrap();
         assert!(why.contains("BCM_mlkem768_parse_private_key"), "{why}");
-        kem.known_answer(&p.kats[0]).unwrap();
     }
 
     #[test]

@@ -14,14 +14,12 @@
 //! `BCM_slhdsa_sha2_128s_sign_internal` and `_verify_internal` (found as bssl_pq.rs finds
 //! BCM names). A build without them fails those vectors with that reason.
 
-use super::bssl_pq::{bcm_names, bcm_ok, same, Lib};
+use super::bssl_pq::{bcm_names, bcm_ok, Lib};
 use super::ffi::Api;
-use cryptospeed_catalog::{unhex, Algorithm, Kat, Primitive};
-use cryptospeed_engine::{AgreementOutput, Timed};
-use cryptospeed_model::Op;
+use super::pq_suite::SigCalls;
+use crate::suite::{OpFn, Res, Signer};
+use cryptospeed_catalog::{Algorithm, Primitive};
 use std::os::raw::c_int;
-
-type Res<T> = Result<T, String>;
 
 const PUBLIC: usize = 32;
 const PRIVATE: usize = 64;
@@ -31,7 +29,6 @@ const N: usize = 16;
 
 type Generate = unsafe extern "C" fn(*mut u8, *mut u8);
 type FromSeed = unsafe extern "C" fn(*mut u8, *mut u8, *const u8);
-type PublicFromPrivate = unsafe extern "C" fn(*mut u8, *const u8);
 type Sign = unsafe extern "C" fn(*mut u8, *const u8, *const u8, usize, *const u8, usize) -> c_int;
 type Verify =
     unsafe extern "C" fn(*const u8, usize, *const u8, *const u8, usize, *const u8, usize) -> c_int;
@@ -63,7 +60,6 @@ type VerifyInternal = unsafe extern "C" fn(
 struct SlhFns {
     generate: Generate,
     from_seed: FromSeed,
-    public_from_private: PublicFromPrivate,
     sign: Sign,
     verify: Verify,
     sign_internal: Option<SignInternal>,
@@ -80,7 +76,6 @@ impl SlhFns {
             Ok(SlhFns {
                 generate: lib.need(n("generate_key"), family)?,
                 from_seed: lib.need(n("generate_key_from_seed"), family)?,
-                public_from_private: lib.need(n("public_from_private"), family)?,
                 sign: lib.need(n("sign"), family)?,
                 verify: lib.need(n("verify"), family)?,
                 sign_internal: lib.resolve(&bcm("sign_internal", "PhPKhS2_S2_mS2_mS2_")),
@@ -158,7 +153,7 @@ impl<'a> Slh<'a> {
     }
 
     /// Whether `sig` over `msg` (pure, empty context) verifies under the 32-byte `pk`.
-    fn verify(&self, pk: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
+    fn verify_with(&self, pk: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
         if pk.len() != PUBLIC {
             return Err(format!(
                 "an SLH-DSA-SHA2-128s public key is 32 bytes, not {}",
@@ -191,7 +186,7 @@ impl<'a> Slh<'a> {
     }
 
     /// The deterministic (opt_rand = PK.seed) internal-interface signature of M'.
-    fn sign_internal(&self, sk: &[u8], msg: &[u8]) -> Res<Vec<u8>> {
+    fn sign_internal_bcm(&self, sk: &[u8], msg: &[u8]) -> Res<Vec<u8>> {
         let sign = self
             .f
             .sign_internal
@@ -247,130 +242,79 @@ impl<'a> Slh<'a> {
         };
         Ok(bcm_ok(rc))
     }
+}
 
-    /// Runs one known-answer vector (the module comment says through which calls).
-    pub fn known_answer(&self, kat: &Kat) -> Res<()> {
-        match *kat {
-            Kat::SigKeygen { seed, public, .. } => {
-                same("public key", &self.key_pair(Some(&unhex(seed)))?.0, public)
-            }
-            Kat::SigInternal {
-                private, msg, sig, ..
-            } => same(
-                "signature",
-                &self.sign_internal(&unhex(private), &unhex(msg))?,
-                sig,
-            ),
-            Kat::SigVerifyInternal {
-                public,
-                msg,
-                sig,
-                bad_public,
-                bad_msg,
-                bad_sig,
-                ..
-            } => {
-                if !self.verifies_internal(&unhex(public), &unhex(msg), &unhex(sig))? {
-                    return Err("the published signature does not verify".into());
-                }
-                if self.verifies_internal(&unhex(bad_public), &unhex(bad_msg), &unhex(bad_sig))? {
-                    return Err("a signature the vectors reject verifies".into());
-                }
-                Ok(())
-            }
-            ref other => Err(format!("vector {other:?} does not fit SLH-DSA")),
-        }
-    }
-
-    /// Signs `msg` with the seed's key: the signature, and the public key.
-    pub fn agree(&self, seed: &[u8], msg: &[u8]) -> Res<AgreementOutput> {
-        let (pk, sk) = self.key_pair(Some(seed))?;
-        let mut output = vec![0u8; SIG];
-        self.sign_into(&sk, msg, &mut output)?;
-        // The public key derived again: the check that public_from_private is the seed's.
-        let mut public = [0u8; PUBLIC];
-        // SAFETY: a 32-byte output and a 64-byte private key.
-        unsafe { (self.f.public_from_private)(public.as_mut_ptr(), sk.as_ptr()) };
-        if public != pk {
-            return Err(
-                "SLHDSA_SHA2_128S_public_from_private disagrees with key generation".into(),
-            );
-        }
-        Ok(AgreementOutput {
-            output,
-            public: pk.to_vec(),
-        })
-    }
-
-    /// Whether another library's pure SLH-DSA signature (empty context) verifies here.
-    pub fn verifies(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
-        self.verify(public, msg, sig)
-    }
-
-    /// The timed loop of `op`, its key made before timing.
-    pub fn prepare(self, op: Op) -> Res<Box<dyn Timed + 'a>> {
-        if !matches!(op, Op::Keygen | Op::Sign | Op::Verify) {
-            return Err(format!("SLH-DSA has no {op} operation"));
-        }
-        let (pk, sk) = self.key_pair(None)?;
-        let msg = vec![0u8; 32];
-        let mut sig = vec![0u8; SIG];
-        self.sign_into(&sk, &msg, &mut sig)?;
-        Ok(Box::new(SlhLoop {
-            op,
+impl<'a> SigCalls<'a> for Slh<'a> {
+    fn signer(self: Box<Self>, seed: Option<&[u8]>) -> Res<Box<dyn Signer + 'a>> {
+        let (pk, sk) = self.key_pair(seed)?;
+        Ok(Box::new(SlhSigner {
             pk,
             sk,
-            msg,
-            sig,
-            slh: self,
+            out: vec![0; SIG],
+            slh: *self,
         }))
+    }
+
+    /// `SLHDSA_SHA2_128S_generate_key` into buffers kept between calls.
+    fn keygen_timed(self: Box<Self>) -> Res<OpFn<'a>> {
+        let (mut pk, mut sk) = ([0u8; PUBLIC], [0u8; PRIVATE]);
+        Ok(Box::new(move || {
+            // SAFETY: buffers of the key sizes.
+            unsafe { (self.f.generate)(pk.as_mut_ptr(), sk.as_mut_ptr()) };
+            std::hint::black_box(&mut pk);
+            Ok(())
+        }))
+    }
+
+    fn sign_internal(&self, private: &[u8], msg: &[u8]) -> Res<Vec<u8>> {
+        self.sign_internal_bcm(private, msg)
+    }
+
+    fn verify_internal(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
+        self.verifies_internal(public, msg, sig)
+    }
+
+    fn verify(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
+        self.verify_with(public, msg, sig)
     }
 }
 
-/// The timed SLH-DSA calls, on keys and buffers made before timing (nothing allocated).
-struct SlhLoop<'a> {
-    op: Op,
-    /// The verifying key; key generation overwrites both halves (with another valid pair).
+/// A key pair (FIPS 205 byte strings), made once.
+struct SlhSigner<'a> {
     pk: [u8; PUBLIC],
     sk: [u8; PRIVATE],
-    msg: Vec<u8>,
-    /// The signature verified; signing overwrites it (with another valid one).
-    sig: Vec<u8>,
+    /// Where timed signing writes (nothing allocated per call).
+    out: Vec<u8>,
     slh: Slh<'a>,
 }
 
-impl SlhLoop<'_> {
-    fn once(&mut self) -> Res<()> {
-        match self.op {
-            // SAFETY: buffers of the key sizes.
-            Op::Keygen => unsafe {
-                (self.slh.f.generate)(self.pk.as_mut_ptr(), self.sk.as_mut_ptr())
-            },
-            Op::Sign => self.slh.sign_into(&self.sk, &self.msg, &mut self.sig)?,
-            _ => {
-                if !self.slh.verify(&self.pk, &self.msg, &self.sig)? {
-                    return Err("the signature did not verify".into());
-                }
-            }
-        }
+impl Signer for SlhSigner<'_> {
+    fn sign(&mut self, msg: &[u8]) -> Res<Vec<u8>> {
+        let mut sig = vec![0u8; SIG];
+        self.slh.sign_into(&self.sk, msg, &mut sig)?;
+        Ok(sig)
+    }
+
+    fn verify(&mut self, msg: &[u8], sig: &[u8]) -> Res<bool> {
+        self.slh.verify_with(&self.pk, msg, sig)
+    }
+
+    fn sign_timed(&mut self, msg: &[u8]) -> Res<()> {
+        self.slh.sign_into(&self.sk, msg, &mut self.out)?;
+        std::hint::black_box(&mut self.out);
         Ok(())
     }
-}
 
-impl Timed for SlhLoop<'_> {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            self.once()?;
-        }
-        std::hint::black_box((&mut self.sig, &mut self.pk));
-        Ok(())
+    fn public(&self) -> Vec<u8> {
+        self.pk.to_vec()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::openssl::bssl_pq::tests::{boringssl, primitive};
+    use crate::openssl::bssl_pq::tests::{boringssl, primitive, suite};
+    use cryptospeed_catalog::{unhex, Kat};
 
     #[test]
     fn a_wrong_slh_dsa_vector_fails_and_a_missing_bcm_entry_point_fails_with_the_reason() {
@@ -378,10 +322,9 @@ mod tests {
             eprintln!("BoringSSL is not built in the default cache; skipped");
             return;
         };
-        let p = primitive("slh-dsa-sha2-128s");
-        let mut slh = Slh::new(api, p).unwrap().expect("a BoringSSL");
+        let (p, suite) = (primitive("slh-dsa-sha2-128s"), suite(api));
         for kat in p.kats {
-            slh.known_answer(kat).unwrap();
+            crate::suite::known_answer(&suite, p, kat).unwrap();
         }
         let Kat::SigInternal {
             private, msg, sig, ..
@@ -395,9 +338,11 @@ mod tests {
             sig,
             source: "deliberately wrong",
         };
-        assert!(slh.known_answer(&wrong).unwrap_err().contains("signature"));
+        let why = crate::suite::known_answer(&suite, p, &wrong).unwrap_err();
+        assert!(why.contains("signature"), "{why}");
+        let mut slh = Slh::new(api, p).unwrap().expect("a BoringSSL");
         (slh.f.sign_internal, slh.f.verify_internal) = (None, None);
-        let why = slh.known_answer(&p.kats[1]).unwrap_err();
+        let why = SigCalls::sign_internal(&slh, &unhex(private), &unhex(msg)).unwrap_err();
         assert!(why.contains("BCM_slhdsa_sha2_128s_sign_internal"), "{why}");
         let other = primitive("slh-dsa-shake-128f");
         let why = Slh::new(api, other).err().expect("no SHAKE-128f");

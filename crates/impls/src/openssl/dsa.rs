@@ -6,13 +6,11 @@
 //! imported with `EVP_PKEY_new_raw_*_key_ex`.
 
 use super::ffi::Api;
-use super::pq::{int_param, Owned, PqAlg};
-use cryptospeed_catalog::{unhex, Algorithm, Kat, Primitive};
-use cryptospeed_engine::{AgreementOutput, Timed};
-use cryptospeed_model::Op;
+use super::pq::{int_param, CtxSign, CtxSigner, Owned, PqAlg};
+use super::pq_suite::SigCalls;
+use crate::suite::{OpFn, Res, Signer};
+use cryptospeed_catalog::{Algorithm, Primitive};
 use std::os::raw::c_int;
-
-type Res<T> = Result<T, String>;
 
 /// Room for the largest signature of the parameter sets timed here (SLH-DSA-*-128f: 17088 bytes;
 /// ML-DSA-87: 4627).
@@ -95,15 +93,49 @@ impl<'a> Dsa<'a> {
         )?;
         Ok(ctx)
     }
+}
 
-    fn sign(&self, ctx: &Owned, msg: &[u8]) -> Res<Vec<u8>> {
+impl<'a> SigCalls<'a> for Dsa<'a> {
+    fn signer(self: Box<Self>, seed: Option<&[u8]>) -> Res<Box<dyn Signer + 'a>> {
+        let key = self.key_pair(seed)?;
+        let public = self.public(&key)?;
+        let sign = self.op_ctx(&key, true, false)?;
+        let verify = self.op_ctx(&key, false, false)?;
+        Ok(Box::new(CtxSigner {
+            sign,
+            verify,
+            _key: key,
+            public,
+            out: vec![0; MAX_SIG],
+            dsa: *self,
+        }))
+    }
+
+    fn keygen_timed(self: Box<Self>) -> Res<OpFn<'a>> {
+        let ctx = self.keygen_ctx()?;
+        Ok(Box::new(move || self.generate(&ctx).map(drop)))
+    }
+
+    fn sign_internal(&self, private: &[u8], msg: &[u8]) -> Res<Vec<u8>> {
+        let key = self.raw_key(private, true)?;
         let mut sig = vec![0u8; MAX_SIG];
-        let len = self.sign_into(ctx, msg, &mut sig)?;
+        let len = self.sign_into(&self.op_ctx(&key, true, true)?, msg, &mut sig)?;
         sig.truncate(len);
         Ok(sig)
     }
 
-    /// Signing into a buffer the caller keeps (the timed loop allocates nothing); the length.
+    fn verify_internal(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
+        let key = self.raw_key(public, false)?;
+        Ok(self.verify_with(&self.op_ctx(&key, false, true)?, msg, sig))
+    }
+
+    fn verify(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
+        let key = self.raw_key(public, false)?;
+        Ok(self.verify_with(&self.op_ctx(&key, false, false)?, msg, sig))
+    }
+}
+
+impl CtxSign for Dsa<'_> {
     fn sign_into(&self, ctx: &Owned, msg: &[u8], sig: &mut [u8]) -> Res<usize> {
         let mut len = sig.len();
         // SAFETY: `len` is the buffer's size; libcrypto refuses to write past it.
@@ -114,7 +146,7 @@ impl<'a> Dsa<'a> {
         Ok(len)
     }
 
-    fn verify(&self, ctx: &Owned, msg: &[u8], sig: &[u8]) -> bool {
+    fn verify_with(&self, ctx: &Owned, msg: &[u8], sig: &[u8]) -> bool {
         // SAFETY: borrowed buffers for the call.
         let rc = unsafe {
             (self.k.EVP_PKEY_verify)(ctx.ptr, sig.as_ptr(), sig.len(), msg.as_ptr(), msg.len())
@@ -124,142 +156,5 @@ impl<'a> Dsa<'a> {
             unsafe { (self.api.ERR_clear_error)() };
         }
         rc == 1
-    }
-
-    /// Runs one known-answer vector through the timed calls.
-    pub fn known_answer(&self, kat: &Kat) -> Res<()> {
-        match *kat {
-            Kat::SigKeygen { seed, public, .. } => {
-                let got = self.public(&self.key_pair(Some(&unhex(seed)))?)?;
-                let want = unhex(public);
-                (got == want).then_some(()).ok_or_else(|| {
-                    format!(
-                        "public key: got {}, want {}",
-                        hex::encode(&got),
-                        hex::encode(&want)
-                    )
-                })
-            }
-            Kat::SigInternal {
-                private, msg, sig, ..
-            } => {
-                let key = self.raw_key(&unhex(private), true)?;
-                let got = self.sign(&self.op_ctx(&key, true, true)?, &unhex(msg))?;
-                let want = unhex(sig);
-                (got == want).then_some(()).ok_or_else(|| {
-                    format!(
-                        "signature: got {}, want {}",
-                        hex::encode(&got),
-                        hex::encode(&want)
-                    )
-                })
-            }
-            Kat::SigVerifyInternal {
-                public,
-                msg,
-                sig,
-                bad_public,
-                bad_msg,
-                bad_sig,
-                ..
-            } => {
-                let key = self.raw_key(&unhex(public), false)?;
-                let ctx = self.op_ctx(&key, false, true)?;
-                if !self.verify(&ctx, &unhex(msg), &unhex(sig)) {
-                    return Err("the published signature does not verify".into());
-                }
-                let key = self.raw_key(&unhex(bad_public), false)?;
-                let ctx = self.op_ctx(&key, false, true)?;
-                if self.verify(&ctx, &unhex(bad_msg), &unhex(bad_sig)) {
-                    return Err("a signature the vectors reject verifies".into());
-                }
-                Ok(())
-            }
-            ref other => Err(format!("vector {other:?} does not fit a signature")),
-        }
-    }
-
-    /// Signs `msg` with the seed's key: the signature, and the public key.
-    pub fn agree(&self, seed: &[u8], msg: &[u8]) -> Res<AgreementOutput> {
-        let key = self.key_pair(Some(seed))?;
-        let output = self.sign(&self.op_ctx(&key, true, false)?, msg)?;
-        Ok(AgreementOutput {
-            output,
-            public: self.public(&key)?,
-        })
-    }
-
-    /// Whether another library's pure signature (empty context) verifies here.
-    pub fn verifies(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
-        let key = self.raw_key(public, false)?;
-        Ok(self.verify(&self.op_ctx(&key, false, false)?, msg, sig))
-    }
-
-    /// The timed loop of `op`, its key made before timing.
-    pub fn prepare(self, op: Op) -> Res<Box<dyn Timed + 'a>> {
-        let msg = vec![0u8; 32];
-        Ok(match op {
-            Op::Keygen => {
-                let ctx = self.keygen_ctx()?;
-                Box::new(KeygenLoop { ctx, dsa: self })
-            }
-            Op::Sign | Op::Verify => {
-                let key = self.key_pair(None)?;
-                let sign = self.op_ctx(&key, true, false)?;
-                let sig = self.sign(&sign, &msg)?;
-                let ctx = if op == Op::Sign {
-                    sign
-                } else {
-                    self.op_ctx(&key, false, false)?
-                };
-                Box::new(SignLoop {
-                    ctx,
-                    _key: key,
-                    msg,
-                    sig,
-                    out: vec![0; MAX_SIG],
-                    sign: op == Op::Sign,
-                    dsa: self,
-                })
-            }
-            other => return Err(format!("a signature has no {other} operation")),
-        })
-    }
-}
-
-// Fields drop in order: contexts and keys before the table that frees them.
-struct KeygenLoop<'a> {
-    ctx: Owned<'a>,
-    dsa: Dsa<'a>,
-}
-impl Timed for KeygenLoop<'_> {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            drop(self.dsa.generate(&self.ctx)?);
-        }
-        Ok(())
-    }
-}
-
-struct SignLoop<'a> {
-    ctx: Owned<'a>,
-    _key: Owned<'a>,
-    msg: Vec<u8>,
-    sig: Vec<u8>,
-    /// Where signing writes (the loop allocates nothing).
-    out: Vec<u8>,
-    sign: bool,
-    dsa: Dsa<'a>,
-}
-impl Timed for SignLoop<'_> {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            if self.sign {
-                std::hint::black_box(self.dsa.sign_into(&self.ctx, &self.msg, &mut self.out)?);
-            } else if !self.dsa.verify(&self.ctx, &self.msg, &self.sig) {
-                return Err("the signature did not verify".into());
-            }
-        }
-        Ok(())
     }
 }

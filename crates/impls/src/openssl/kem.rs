@@ -14,11 +14,9 @@
 
 use super::ffi::Api;
 use super::pq::{octets, Owned, PqAlg};
-use cryptospeed_catalog::{hybrid, unhex, Algorithm, Curve, Kat, Primitive};
-use cryptospeed_engine::{AgreementOutput, Timed};
-use cryptospeed_model::Op;
-
-type Res<T> = Result<T, String>;
+use super::pq_suite::KemCalls;
+use crate::suite::{DecapsFn, EncapsFn, KemKeygenFn, OpFn, Res};
+use cryptospeed_catalog::{hybrid, Algorithm, Curve, Primitive};
 
 /// One ML-KEM parameter set, or the X25519MLKEM768 hybrid, in one libcrypto.
 pub struct Kem<'a> {
@@ -174,139 +172,62 @@ impl<'a> Kem<'a> {
         self.check(ok, "EVP_PKEY_decapsulate")?;
         Ok(klen)
     }
+}
 
-    /// Runs one known-answer vector through the timed calls.
-    pub fn known_answer(&self, kat: &Kat) -> Res<()> {
-        let same = |what: &str, got: Vec<u8>, want: &str| {
-            let want = unhex(want);
-            (got == want).then_some(()).ok_or_else(|| {
-                format!(
-                    "{what}: got {}, want {}",
-                    hex::encode(&got),
-                    hex::encode(&want)
-                )
-            })
-        };
-        match *kat {
-            Kat::KemKeygen { d, z, ek, .. } => {
-                let pair = self.seeded_pair(&[unhex(d), unhex(z)].concat())?;
-                same("encapsulation key", self.encodings(&pair)?.0, ek)
-            }
-            Kat::KemEncaps { ek, m, c, k, .. } if self.mlkem.is_some() => {
-                let mlkem = self.mlkem.as_deref().ok_or("no ML-KEM-768")?;
-                let (got_c, got_k) = self.hybrid_encaps_answer(mlkem, &unhex(ek), &unhex(m))?;
-                same("ciphertext", got_c, c)?;
-                same("shared secret", got_k, k)
-            }
-            Kat::KemEncaps { ek, m, c, k, .. } => {
-                let (ctx, _key) = self.encaps_ctx(&unhex(ek), Some(&unhex(m)))?;
-                let (got_c, got_k) = self.encapsulate(&ctx)?;
-                same("ciphertext", got_c, c)?;
-                same("shared secret", got_k, k)
-            }
-            Kat::KemDecaps { dk, c, k, .. } => {
-                let (ctx, _key) = self.decaps_ctx(&unhex(dk))?;
-                same("shared secret", self.decapsulate(&ctx, &unhex(c))?, k)
-            }
-            ref other => Err(format!("vector {other:?} does not fit a KEM")),
+impl<'a> KemCalls<'a> for Kem<'a> {
+    fn keygen(self: Box<Self>, seed: Option<&[u8]>) -> Res<KemKeygenFn<'a>> {
+        let seed = seed.map(<[u8]>::to_vec);
+        Ok(Box::new(move || {
+            let pair = match &seed {
+                Some(seed) => self.seeded_pair(seed)?,
+                None => self.key_pair(None)?,
+            };
+            self.encodings(&pair)
+        }))
+    }
+
+    fn encaps(self: Box<Self>, ek: &[u8], m: Option<&[u8]>) -> Res<EncapsFn<'a>> {
+        if let (Some(mlkem), Some(m)) = (&self.mlkem, m) {
+            let answer = self.hybrid_encaps_answer(mlkem, ek, m)?;
+            return Ok(Box::new(move || Ok(answer.clone())));
         }
+        let keep = self.encaps_ctx(ek, m)?;
+        Ok(Box::new(move || {
+            let (ctx, _key) = &keep;
+            self.encapsulate(ctx)
+        }))
     }
 
-    /// Encapsulates to the agreement seed's key: the ciphertext, and the secret as `public`.
-    pub fn agree(&self, seed: &[u8]) -> Res<AgreementOutput> {
-        let (ek, _) = self.encodings(&self.seeded_pair(seed)?)?;
-        let (ctx, _key) = self.encaps_ctx(&ek, None)?;
-        let (output, public) = self.encapsulate(&ctx)?;
-        Ok(AgreementOutput { output, public })
+    fn decaps(self: Box<Self>, dk: &[u8]) -> Res<DecapsFn<'a>> {
+        let keep = self.decaps_ctx(dk)?;
+        Ok(Box::new(move |c| {
+            let (ctx, _key) = &keep;
+            self.decapsulate(ctx, c)
+        }))
     }
 
-    /// Whether decapsulating another library's ciphertext with the seed's key gives its secret.
-    pub fn decapsulates_to(&self, seed: &[u8], secret: &[u8], c: &[u8]) -> Res<bool> {
-        let (_, dk) = self.encodings(&self.seeded_pair(seed)?)?;
-        let (ctx, _key) = self.decaps_ctx(&dk)?;
-        Ok(self.decapsulate(&ctx, c)? == secret)
+    fn keygen_timed(self: Box<Self>) -> Res<OpFn<'a>> {
+        let ctx = self.keygen_ctx()?;
+        Ok(Box::new(move || self.generate(&ctx).map(drop)))
     }
 
-    /// The timed loop of `op`, its keys made before timing.
-    pub fn prepare(self, op: Op) -> Res<Box<dyn Timed + 'a>> {
-        let (ek, dk) = self.encodings(&self.key_pair(None)?)?;
-        Ok(match op {
-            Op::Keygen => {
-                let ctx = self.keygen_ctx()?;
-                Box::new(KeygenLoop { kem: self, ctx })
-            }
-            Op::Encaps => {
-                let (ctx, key) = self.encaps_ctx(&ek, None)?;
-                Box::new(EncapsLoop {
-                    kem: self,
-                    ctx,
-                    _key: key,
-                    c: vec![0; 1568],
-                    k: vec![0; 64],
-                })
-            }
-            Op::Decaps => {
-                let (ectx, _ekey) = self.encaps_ctx(&ek, None)?;
-                let (c, _) = self.encapsulate(&ectx)?;
-                let (ctx, key) = self.decaps_ctx(&dk)?;
-                Box::new(DecapsLoop {
-                    kem: self,
-                    ctx,
-                    _key: key,
-                    c,
-                    k: vec![0; 64],
-                })
-            }
-            other => return Err(format!("a KEM has no {other} operation")),
-        })
+    fn encaps_timed(self: Box<Self>, ek: &[u8]) -> Res<OpFn<'a>> {
+        let keep = self.encaps_ctx(ek, None)?;
+        let (mut c, mut k) = (vec![0u8; 1568], vec![0u8; 64]);
+        Ok(Box::new(move || {
+            let (ctx, _key) = &keep;
+            std::hint::black_box(self.encapsulate_into(ctx, &mut c, &mut k)?);
+            Ok(())
+        }))
     }
-}
 
-// Fields drop in order: the contexts and keys before the table that frees them.
-struct KeygenLoop<'a> {
-    ctx: Owned<'a>,
-    kem: Kem<'a>,
-}
-impl Timed for KeygenLoop<'_> {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            drop(self.kem.generate(&self.ctx)?);
-        }
-        Ok(())
-    }
-}
-
-struct EncapsLoop<'a> {
-    ctx: Owned<'a>,
-    _key: Owned<'a>,
-    c: Vec<u8>,
-    k: Vec<u8>,
-    kem: Kem<'a>,
-}
-impl Timed for EncapsLoop<'_> {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            std::hint::black_box(
-                self.kem
-                    .encapsulate_into(&self.ctx, &mut self.c, &mut self.k)?,
-            );
-        }
-        Ok(())
-    }
-}
-
-struct DecapsLoop<'a> {
-    ctx: Owned<'a>,
-    _key: Owned<'a>,
-    c: Vec<u8>,
-    k: Vec<u8>,
-    kem: Kem<'a>,
-}
-impl Timed for DecapsLoop<'_> {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            std::hint::black_box(self.kem.decapsulate_into(&self.ctx, &self.c, &mut self.k)?);
-        }
-        Ok(())
+    fn decaps_timed(self: Box<Self>, dk: &[u8], c: &[u8]) -> Res<OpFn<'a>> {
+        let keep = self.decaps_ctx(dk)?;
+        let (c, mut k) = (c.to_vec(), vec![0u8; 64]);
+        Ok(Box::new(move || {
+            let (ctx, _key) = &keep;
+            std::hint::black_box(self.decapsulate_into(ctx, &c, &mut k)?);
+            Ok(())
+        }))
     }
 }

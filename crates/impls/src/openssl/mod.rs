@@ -14,8 +14,10 @@ mod ffi;
 mod kem;
 mod pkey;
 mod pq;
+mod pq_suite;
 mod symmetric;
 
+use crate::suite;
 use crate::ImplOptions;
 use cryptospeed_catalog::{Algorithm, Family, Primitive};
 use cryptospeed_engine::{Implementation, Timed};
@@ -54,6 +56,8 @@ pub struct OpenSsl {
     api: Api,
     /// Outcome of loading each provider, for the variant description and unavailability reasons.
     providers: Vec<(String, Result<(), String>)>,
+    /// The post-quantum primitives (`Family::Kem`, `Family::SeededSignature`) as a suite.
+    pq: pq_suite::PqSuite,
     availability: HashMap<&'static str, Result<(), String>>,
 }
 
@@ -92,10 +96,16 @@ pub fn create_as(
         name,
         extra_build_info,
         version_hint,
+        pq: pq_suite::PqSuite::load(name, path)?,
         api,
         providers,
         availability: HashMap::new(),
     }))
+}
+
+/// Whether the primitive is one the post-quantum suite (pq_suite.rs) drives.
+fn is_pq(p: &Primitive) -> bool {
+    matches!(p.family(), Family::Kem | Family::SeededSignature)
 }
 
 fn primary_name(algorithm: &Algorithm) -> Option<&'static str> {
@@ -150,10 +160,7 @@ impl OpenSsl {
             Algorithm::Gmac { .. } => {
                 symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[0; 12]).map(|_| ())
             }
-            _ if primitive.family() == Family::Kem => AnyKem::new(api, primitive).map(|_| ()),
-            _ if primitive.family() == Family::SeededSignature => {
-                AnyDsa::new(api, primitive).map(|_| ())
-            }
+            _ if is_pq(primitive) => suite::probe(&self.pq, primitive),
             // A library may read a key it cannot sign with (BoringSSL parses DSA keys but has
             // no DSA in EVP_PKEY): the signing context is part of the probe.
             Algorithm::Rsa { .. } | Algorithm::Dsa { .. } | Algorithm::Ecdsa { .. } => {
@@ -236,8 +243,7 @@ impl Implementation for OpenSsl {
         self.availability(primitive)?;
         for kat in primitive.kats {
             let r = match primitive.family() {
-                Family::Kem => AnyKem::new(&self.api, primitive)?.known_answer(kat),
-                Family::SeededSignature => AnyDsa::new(&self.api, primitive)?.known_answer(kat),
+                _ if is_pq(primitive) => suite::known_answer(&self.pq, primitive, kat),
                 f if f.has_bytes() => symmetric::known_answer(&self.api, &primitive.algorithm, kat),
                 _ => pkey::known_answer(&self.api, &primitive.algorithm, kat),
             };
@@ -252,12 +258,9 @@ impl Implementation for OpenSsl {
         case: &cryptospeed_catalog::agreement::AgreementCase,
     ) -> Result<cryptospeed_engine::AgreementOutput, String> {
         self.availability(primitive)?;
-        match primitive.family() {
-            Family::Kem => AnyKem::new(&self.api, primitive)?.agree(&case.key),
-            Family::SeededSignature => {
-                AnyDsa::new(&self.api, primitive)?.agree(&case.key, &case.msg)
-            }
-            _ => agree::agree(&self.api, primitive, case),
+        match is_pq(primitive) {
+            true => suite::agree(&self.pq, primitive, case),
+            false => agree::agree(&self.api, primitive, case),
         }
     }
 
@@ -269,15 +272,9 @@ impl Implementation for OpenSsl {
         signature: &[u8],
     ) -> Result<bool, String> {
         self.availability(primitive)?;
-        match primitive.family() {
-            Family::Kem => {
-                let case = primitive.agreement_case().ok_or("no agreement seed")?;
-                AnyKem::new(&self.api, primitive)?.decapsulates_to(&case.key, public, signature)
-            }
-            Family::SeededSignature => {
-                AnyDsa::new(&self.api, primitive)?.verifies(public, msg, signature)
-            }
-            _ => agree::check_signature(&self.api, primitive, public, msg, signature),
+        match is_pq(primitive) {
+            true => suite::check_signature(&self.pq, primitive, public, msg, signature),
+            false => agree::check_signature(&self.api, primitive, public, msg, signature),
         }
     }
 
@@ -286,10 +283,8 @@ impl Implementation for OpenSsl {
         primitive: &Primitive,
         cell: &CellSpec,
     ) -> Result<Box<dyn Timed + '_>, String> {
-        match primitive.family() {
-            Family::Kem => return AnyKem::new(&self.api, primitive)?.prepare(cell.op),
-            Family::SeededSignature => return AnyDsa::new(&self.api, primitive)?.prepare(cell.op),
-            _ => {}
+        if is_pq(primitive) {
+            return suite::prepare(&self.pq, primitive, cell);
         }
         if primitive.has_bytes() {
             let bytes = cell.bytes.ok_or("symmetric cells need a message size")? as usize;
@@ -390,150 +385,6 @@ fn start_background_build(
             log.display()
         ),
         Err(e) => format!("cannot start a build: {e}"),
-    }
-}
-
-/// ML-KEM (and OpenSSL's X25519MLKEM768) through OpenSSL 3.5's calls (kem.rs) or, where the
-/// library lacks them, AWS-LC's own (aws_pq.rs; the hybrid composed from its parts: aws_hybrid.rs)
-/// or BoringSSL's own (bssl_pq.rs; the hybrid: bssl_hybrid.rs).
-enum AnyKem<'a> {
-    Ossl(kem::Kem<'a>),
-    Aws(aws_pq::Kem<'a>),
-    AwsHybrid(aws_hybrid::Hybrid<'a>),
-    Bssl(bssl_pq::Kem<'a>),
-    BsslHybrid(bssl_hybrid::Hybrid<'a>),
-}
-
-impl<'a> AnyKem<'a> {
-    fn new(api: &'a Api, p: &Primitive) -> Result<AnyKem<'a>, String> {
-        let hybrid = matches!(p.algorithm, Algorithm::HybridKem { .. });
-        kem::Kem::new(api, p).map(AnyKem::Ossl).or_else(|e| {
-            let aws = if hybrid {
-                aws_hybrid::Hybrid::new(api, p).map(|h| h.map(AnyKem::AwsHybrid))
-            } else {
-                aws_pq::Kem::new(api, p).map(|k| k.map(AnyKem::Aws))
-            };
-            match aws {
-                Ok(Some(x)) => return Ok(x),
-                Err(e2) => return Err(format!("{e}; nor through AWS-LC's ML-KEM API: {e2}")),
-                Ok(None) => {}
-            }
-            let bssl = if hybrid {
-                bssl_hybrid::Hybrid::new(api, p).map(|h| h.map(AnyKem::BsslHybrid))
-            } else {
-                bssl_pq::Kem::new(api, p).map(|k| k.map(AnyKem::Bssl))
-            };
-            // A BoringSSL's own reason stands alone; a library of neither family (OpenSSL)
-            // keeps OpenSSL's.
-            bssl?.ok_or(e)
-        })
-    }
-
-    fn known_answer(&self, kat: &cryptospeed_catalog::Kat) -> Result<(), String> {
-        match self {
-            AnyKem::Ossl(k) => k.known_answer(kat),
-            AnyKem::Aws(k) => k.known_answer(kat),
-            AnyKem::AwsHybrid(k) => k.known_answer(kat),
-            AnyKem::Bssl(k) => k.known_answer(kat),
-            AnyKem::BsslHybrid(k) => k.known_answer(kat),
-        }
-    }
-
-    fn agree(&self, seed: &[u8]) -> Result<cryptospeed_engine::AgreementOutput, String> {
-        match self {
-            AnyKem::Ossl(k) => k.agree(seed),
-            AnyKem::Aws(k) => k.agree(seed),
-            AnyKem::AwsHybrid(k) => k.agree(seed),
-            AnyKem::Bssl(k) => k.agree(seed),
-            AnyKem::BsslHybrid(k) => k.agree(seed),
-        }
-    }
-
-    fn decapsulates_to(&self, seed: &[u8], secret: &[u8], c: &[u8]) -> Result<bool, String> {
-        match self {
-            AnyKem::Ossl(k) => k.decapsulates_to(seed, secret, c),
-            AnyKem::Aws(k) => k.decapsulates_to(seed, secret, c),
-            AnyKem::AwsHybrid(k) => k.decapsulates_to(seed, secret, c),
-            AnyKem::Bssl(k) => k.decapsulates_to(seed, secret, c),
-            AnyKem::BsslHybrid(k) => k.decapsulates_to(seed, secret, c),
-        }
-    }
-
-    fn prepare(self, op: cryptospeed_model::Op) -> Result<Box<dyn Timed + 'a>, String> {
-        match self {
-            AnyKem::Ossl(k) => k.prepare(op),
-            AnyKem::Aws(k) => k.prepare(op),
-            AnyKem::AwsHybrid(k) => k.prepare(op),
-            AnyKem::Bssl(k) => k.prepare(op),
-            AnyKem::BsslHybrid(k) => k.prepare(op),
-        }
-    }
-}
-
-/// ML-DSA and SLH-DSA through OpenSSL 3.5's calls (dsa.rs) or, where the library lacks them,
-/// AWS-LC's own ML-DSA (aws_pq.rs) or BoringSSL's own ML-DSA (bssl_dsa.rs) and SLH-DSA
-/// (bssl_slh.rs).
-enum AnyDsa<'a> {
-    Ossl(dsa::Dsa<'a>),
-    Aws(aws_pq::Dsa<'a>),
-    Bssl(bssl_dsa::Dsa<'a>),
-    BsslSlh(bssl_slh::Slh<'a>),
-}
-
-impl<'a> AnyDsa<'a> {
-    fn new(api: &'a Api, p: &Primitive) -> Result<AnyDsa<'a>, String> {
-        dsa::Dsa::new(api, p).map(AnyDsa::Ossl).or_else(|e| {
-            match aws_pq::Dsa::new(api, p) {
-                Ok(Some(x)) => Ok(AnyDsa::Aws(x)),
-                Err(e2) => Err(format!("{e}; nor through AWS-LC's ML-DSA API: {e2}")),
-                // A BoringSSL's own reason stands alone; a library of neither family (OpenSSL)
-                // keeps OpenSSL's.
-                Ok(None) if matches!(p.algorithm, Algorithm::SlhDsa { .. }) => {
-                    bssl_slh::Slh::new(api, p)?.map(AnyDsa::BsslSlh).ok_or(e)
-                }
-                Ok(None) => bssl_dsa::Dsa::new(api, p)?.map(AnyDsa::Bssl).ok_or(e),
-            }
-        })
-    }
-
-    fn known_answer(&self, kat: &cryptospeed_catalog::Kat) -> Result<(), String> {
-        match self {
-            AnyDsa::Ossl(d) => d.known_answer(kat),
-            AnyDsa::Aws(d) => d.known_answer(kat),
-            AnyDsa::Bssl(d) => d.known_answer(kat),
-            AnyDsa::BsslSlh(d) => d.known_answer(kat),
-        }
-    }
-
-    fn agree(
-        &self,
-        seed: &[u8],
-        msg: &[u8],
-    ) -> Result<cryptospeed_engine::AgreementOutput, String> {
-        match self {
-            AnyDsa::Ossl(d) => d.agree(seed, msg),
-            AnyDsa::Aws(d) => d.agree(seed, msg),
-            AnyDsa::Bssl(d) => d.agree(seed, msg),
-            AnyDsa::BsslSlh(d) => d.agree(seed, msg),
-        }
-    }
-
-    fn verifies(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Result<bool, String> {
-        match self {
-            AnyDsa::Ossl(d) => d.verifies(public, msg, sig),
-            AnyDsa::Aws(d) => d.verifies(public, msg, sig),
-            AnyDsa::Bssl(d) => d.verifies(public, msg, sig),
-            AnyDsa::BsslSlh(d) => d.verifies(public, msg, sig),
-        }
-    }
-
-    fn prepare(self, op: cryptospeed_model::Op) -> Result<Box<dyn Timed + 'a>, String> {
-        match self {
-            AnyDsa::Ossl(d) => d.prepare(op),
-            AnyDsa::Aws(d) => d.prepare(op),
-            AnyDsa::Bssl(d) => d.prepare(op),
-            AnyDsa::BsslSlh(d) => d.prepare(op),
-        }
     }
 }
 
