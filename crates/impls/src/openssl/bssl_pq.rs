@@ -474,6 +474,7 @@ impl<'a> KemCalls<'a> for Kem<'a> {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::openssl::pq_suite::PqSuite;
     use cryptospeed_catalog::{unhex, Kat};
 
     /// The BoringSSL that tests/boringssl_family.rs builds into the default cache, when it is
@@ -496,21 +497,31 @@ pub(super) mod tests {
         cryptospeed_catalog::lookup(id).unwrap()
     }
 
-    /// The post-quantum suite over the BoringSSL of [`boringssl`].
-    pub(in super::super) fn suite(api: &Api) -> crate::openssl::pq_suite::PqSuite {
-        crate::openssl::pq_suite::PqSuite::load("boringssl", &api.path).unwrap()
+    /// The BoringSSL of [`boringssl`], primitive `id` and the post-quantum suite over that
+    /// library, once every vector of `id` has passed through the suite; `None` (the test
+    /// skipped, saying so) without the library.
+    pub(in super::super) fn passing(
+        id: &str,
+    ) -> Option<(&'static Api, &'static Primitive, PqSuite)> {
+        let Some(api) = boringssl() else {
+            eprintln!("BoringSSL is not built in the default cache; skipped");
+            return None;
+        };
+        let (p, suite) = (
+            primitive(id),
+            PqSuite::load("boringssl", &api.path).unwrap(),
+        );
+        for kat in p.kats {
+            crate::suite::known_answer(&suite, p, kat).unwrap();
+        }
+        Some((api, p, suite))
     }
 
     #[test]
     fn a_wrong_ml_kem_vector_fails_and_a_missing_bcm_entry_point_fails_with_the_reason() {
-        let Some(api) = boringssl() else {
-            eprintln!("BoringSSL is not built in the default cache; skipped");
+        let Some((api, p, suite)) = passing("ml-kem-768") else {
             return;
         };
-        let (p, suite) = (primitive("ml-kem-768"), suite(api));
-        for kat in p.kats {
-            crate::suite::known_answer(&suite, p, kat).unwrap();
-        }
         let Kat::KemEncaps { ek, m, c, .. } = p.kats[1] else {
             panic!("the second ML-KEM vector is encapsulation's");
         };
