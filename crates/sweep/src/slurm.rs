@@ -89,30 +89,6 @@ fn shell_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_script_runs_one_task_per_shard_and_holds_no_password() {
-        let spec = SweepSpec::parse("name = \"it's\"\nprimitives = [\"md5\"]\n").unwrap();
-        let o = ScriptOptions {
-            spec_path: Path::new("s.toml"),
-            db: "postgres://u:secret@h/db",
-            exe: "/opt/cs/cryptospeed",
-            out_dir: Path::new("/tmp"),
-            partition: Some("fast"),
-            time: None,
-        };
-        let text = script(&spec, 4, 24, &o);
-        assert!(text.contains("#SBATCH --array=0-3\n"), "{text}");
-        assert!(text.contains("#SBATCH --exclusive\n"));
-        assert!(text.contains("#SBATCH --partition=fast\n"));
-        assert!(!text.contains("secret"), "{text}");
-        assert!(text.contains(r"'it'\''s' --shard"), "{text}");
-    }
-}
-
 /// The cryptospeed program a job array runs: the sweep file's `[slurm] cryptospeed`, else this
 /// very executable.
 pub fn program(spec: &SweepSpec) -> Result<String> {
@@ -137,4 +113,28 @@ pub fn submit(script: &std::path::Path) -> Result<String> {
         anyhow::bail!("sbatch refused {}: {}", script.display(), why.trim());
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_script_runs_one_task_per_shard_and_holds_no_password() {
+        let spec = SweepSpec::parse("name = \"it's\"\nprimitives = [\"md5\"]\n").unwrap();
+        let o = ScriptOptions {
+            spec_path: Path::new("s.toml"),
+            db: "postgres://u:secret@h/db",
+            exe: "/opt/cs/cryptospeed",
+            out_dir: Path::new("/tmp"),
+            partition: Some("fast"),
+            time: None,
+        };
+        let text = script(&spec, 4, 24, &o);
+        assert!(text.contains("#SBATCH --array=0-3\n"), "{text}");
+        assert!(text.contains("#SBATCH --exclusive\n"));
+        assert!(text.contains("#SBATCH --partition=fast\n"));
+        assert!(!text.contains("secret"), "{text}");
+        assert!(text.contains(r"'it'\''s' --shard"), "{text}");
+    }
 }
