@@ -67,13 +67,12 @@ impl<'a> Hybrid<'a> {
     }
 
     /// The share (ML-KEM-768 encapsulation key ‖ X25519 public key) of a 96-byte seed
-    /// d ‖ z ‖ X25519 private key, and the ML-KEM private key and X25519 private key.
-    fn seeded(&self, seed: &[u8]) -> Res<(Vec<u8>, Opaque, [u8; 32])> {
+    /// d ‖ z ‖ X25519 private key.
+    fn share(&self, seed: &[u8]) -> Res<Vec<u8>> {
         let (dz, xpriv) = split(seed, MLKEM_SEED, "seed")?;
-        let private = self.kem.private_from_seed(&dz)?;
-        let ek = self.kem.encapsulation_key(&private)?;
-        let (xpub, xpriv) = self.x_pair(Some(xpriv));
-        Ok(([ek, xpub.to_vec()].concat(), private, xpriv))
+        let ek = self.kem.encapsulation_key(&self.kem.private_from_seed(&dz)?)?;
+        let (xpub, _) = self.x_pair(Some(xpriv));
+        Ok([ek, xpub.to_vec()].concat())
     }
 
     /// The server's reply to share `ek`; `m` (m ‖ ephemeral X25519 private key) derandomises it.
@@ -118,7 +117,7 @@ impl<'a> KemCalls<'a> for Hybrid<'a> {
     fn keygen(self: Box<Self>, seed: Option<&[u8]>) -> Res<KemKeygenFn<'a>> {
         let seed = seed.map(<[u8]>::to_vec);
         Ok(Box::new(move || match &seed {
-            Some(seed) => Ok((self.seeded(seed)?.0, seed.clone())),
+            Some(seed) => Ok((self.share(seed)?, seed.clone())),
             None => {
                 let (ek, dz) = self.kem.generate();
                 let (xpub, xpriv) = self.x_pair(None);
