@@ -31,6 +31,40 @@ pub struct Hybrid<'a> {
     x: X25519Api,
 }
 
+impl X25519Api {
+    /// An X25519 key pair (public, private): of `private`, or fresh.
+    pub(super) fn pair(&self, private: Option<[u8; 32]>) -> ([u8; 32], [u8; 32]) {
+        let mut public = [0u8; 32];
+        match private {
+            // SAFETY: 32-byte buffers, as the prototypes ask.
+            Some(own) => unsafe {
+                (self.X25519_public_from_private)(public.as_mut_ptr(), own.as_ptr());
+                (public, own)
+            },
+            None => {
+                let mut own = [0u8; 32];
+                // SAFETY: as above.
+                unsafe { (self.X25519_keypair)(public.as_mut_ptr(), own.as_mut_ptr()) };
+                (public, own)
+            }
+        }
+    }
+
+    /// The X25519 secret of `private` and `peer` into `out`.
+    pub(super) fn shared(
+        &self,
+        private: &[u8; 32],
+        peer: &[u8; 32],
+        out: &mut [u8; 32],
+    ) -> Res<()> {
+        // SAFETY: 32-byte buffers; X25519 returns 0 for a low-order peer key.
+        match unsafe { (self.X25519)(out.as_mut_ptr(), private.as_ptr(), peer.as_ptr()) } {
+            1 => Ok(()),
+            _ => Err(format!("{}'s X25519 rejected the peer key", self.path)),
+        }
+    }
+}
+
 pub(super) fn x32(bytes: &[u8]) -> Res<[u8; 32]> {
     bytes
         .try_into()
@@ -49,36 +83,15 @@ impl<'a> Hybrid<'a> {
         }))
     }
 
-    /// An X25519 key pair (public, private): of `private`, or fresh.
-    fn x_pair(&self, private: Option<&[u8]>) -> Res<([u8; 32], [u8; 32])> {
-        let (mut public, mut own) = ([0u8; 32], [0u8; 32]);
-        match private {
-            // SAFETY: 32-byte buffers, as the prototypes ask.
-            Some(k) => unsafe {
-                own = x32(k)?;
-                (self.x.X25519_public_from_private)(public.as_mut_ptr(), own.as_ptr());
-            },
-            // SAFETY: as above.
-            None => unsafe { (self.x.X25519_keypair)(public.as_mut_ptr(), own.as_mut_ptr()) },
-        }
-        Ok((public, own))
-    }
-
-    fn x_shared(&self, private: &[u8; 32], peer: &[u8], out: &mut [u8; 32]) -> Res<()> {
-        let peer = x32(peer)?;
-        // SAFETY: 32-byte buffers; X25519 returns 0 for a low-order peer key.
-        match unsafe { (self.x.X25519)(out.as_mut_ptr(), private.as_ptr(), peer.as_ptr()) } {
-            1 => Ok(()),
-            _ => Err(format!("{}'s X25519 rejected the peer key", self.x.path)),
-        }
-    }
-
     /// (share, private key) of a 96-byte seed d ‖ z ‖ X25519 private key, or fresh.
     fn pair(&self, seed: Option<&[u8]>) -> Res<(Vec<u8>, Vec<u8>)> {
         let (ek, dk) = self
             .kem
             .encodings(seed.map(|s| &s[..MLKEM_SEED.min(s.len())]))?;
-        let (xpub, xpriv) = self.x_pair(seed.map(|s| &s[MLKEM_SEED.min(s.len())..]))?;
+        let (xpub, xpriv) = self.x.pair(
+            seed.map(|s| x32(&s[MLKEM_SEED.min(s.len())..]))
+                .transpose()?,
+        );
         Ok(([ek, xpub.to_vec()].concat(), [dk, xpriv.to_vec()].concat()))
     }
 
@@ -89,9 +102,9 @@ impl<'a> Hybrid<'a> {
         }
         let (ctx, _key) = self.kem.encaps_ctx(&ek[..MLKEM768_EK])?;
         let (c, k) = self.kem.encapsulate(&ctx, m.map(|m| &m[..32]))?;
-        let (epub, epriv) = self.x_pair(m.map(|m| &m[32..]))?;
+        let (epub, epriv) = self.x.pair(m.map(|m| x32(&m[32..])).transpose()?);
         let mut ss = [0u8; 32];
-        self.x_shared(&epriv, &ek[MLKEM768_EK..], &mut ss)?;
+        self.x.shared(&epriv, &x32(&ek[MLKEM768_EK..])?, &mut ss)?;
         Ok(([c, epub.to_vec()].concat(), [k, ss.to_vec()].concat()))
     }
 
@@ -103,7 +116,8 @@ impl<'a> Hybrid<'a> {
         let (ctx, _key) = self.kem.decaps_ctx(&dk[..MLKEM768_DK])?;
         let k = self.kem.decapsulate(&ctx, &c[..MLKEM768_CT])?;
         let mut ss = [0u8; 32];
-        self.x_shared(&x32(&dk[MLKEM768_DK..])?, &c[MLKEM768_CT..], &mut ss)?;
+        let (xpriv, epub) = (x32(&dk[MLKEM768_DK..])?, x32(&c[MLKEM768_CT..])?);
+        self.x.shared(&xpriv, &epub, &mut ss)?;
         Ok([k, ss.to_vec()].concat())
     }
 }
@@ -141,7 +155,7 @@ impl<'a> KemCalls<'a> for Hybrid<'a> {
         let ctx = self.kem.keygen_ctx()?;
         Ok(Box::new(move || {
             drop(self.kem.generate(&ctx)?);
-            std::hint::black_box(self.x_pair(None)?);
+            std::hint::black_box(self.x.pair(None));
             Ok(())
         }))
     }
@@ -155,8 +169,8 @@ impl<'a> KemCalls<'a> for Hybrid<'a> {
         Ok(Box::new(move || {
             let (ctx, _key) = &keep;
             self.kem.encapsulate_into(ctx, None, &mut c, &mut k)?;
-            let (epub, epriv) = self.x_pair(None)?;
-            self.x_shared(&epriv, &peer, &mut ss)?;
+            let (epub, epriv) = self.x.pair(None);
+            self.x.shared(&epriv, &peer, &mut ss)?;
             std::hint::black_box((epub, ss));
             Ok(())
         }))
@@ -171,7 +185,7 @@ impl<'a> KemCalls<'a> for Hybrid<'a> {
         Ok(Box::new(move || {
             let (ctx, _key) = &keep;
             self.kem.decapsulate_into(ctx, &c, &mut k)?;
-            self.x_shared(&xpriv, &epub, &mut ss)?;
+            self.x.shared(&xpriv, &epub, &mut ss)?;
             std::hint::black_box(ss);
             Ok(())
         }))

@@ -40,38 +40,14 @@ impl<'a> Hybrid<'a> {
         }))
     }
 
-    /// An X25519 key pair (public, private): of `private`, or fresh.
-    fn x_pair(&self, private: Option<[u8; 32]>) -> ([u8; 32], [u8; 32]) {
-        let mut public = [0u8; 32];
-        match private {
-            // SAFETY: 32-byte buffers, as the prototypes ask.
-            Some(own) => unsafe {
-                (self.x.X25519_public_from_private)(public.as_mut_ptr(), own.as_ptr());
-                (public, own)
-            },
-            None => {
-                let mut own = [0u8; 32];
-                // SAFETY: as above.
-                unsafe { (self.x.X25519_keypair)(public.as_mut_ptr(), own.as_mut_ptr()) };
-                (public, own)
-            }
-        }
-    }
-
-    fn x_shared(&self, private: &[u8; 32], peer: &[u8; 32], out: &mut [u8; 32]) -> Res<()> {
-        // SAFETY: 32-byte buffers; X25519 returns 0 for a low-order peer key.
-        match unsafe { (self.x.X25519)(out.as_mut_ptr(), private.as_ptr(), peer.as_ptr()) } {
-            1 => Ok(()),
-            _ => Err(format!("{}'s X25519 rejected the peer key", self.x.path)),
-        }
-    }
-
     /// The share (ML-KEM-768 encapsulation key ‖ X25519 public key) of a 96-byte seed
     /// d ‖ z ‖ X25519 private key.
     fn share(&self, seed: &[u8]) -> Res<Vec<u8>> {
         let (dz, xpriv) = split(seed, MLKEM_SEED, "seed")?;
-        let ek = self.kem.encapsulation_key(&self.kem.private_from_seed(&dz)?)?;
-        let (xpub, _) = self.x_pair(Some(xpriv));
+        let ek = self
+            .kem
+            .encapsulation_key(&self.kem.private_from_seed(&dz)?)?;
+        let (xpub, _) = self.x.pair(Some(xpriv));
         Ok([ek, xpub.to_vec()].concat())
     }
 
@@ -81,9 +57,9 @@ impl<'a> Hybrid<'a> {
         let m = m.map(|m| split(m, 32, "message")).transpose()?;
         let public = self.kem.parse_public(&ek)?;
         let (c, k) = self.kem.encap(&public, m.as_ref().map(|m| &m.0[..]))?;
-        let (epub, epriv) = self.x_pair(m.map(|m| m.1));
+        let (epub, epriv) = self.x.pair(m.map(|m| m.1));
         let mut ss = [0u8; 32];
-        self.x_shared(&epriv, &peer, &mut ss)?;
+        self.x.shared(&epriv, &peer, &mut ss)?;
         Ok(([c, epub.to_vec()].concat(), [k, ss.to_vec()].concat()))
     }
 
@@ -92,7 +68,7 @@ impl<'a> Hybrid<'a> {
         let (c, epub) = split(c, MLKEM768_CT, "ciphertext")?;
         let k = self.kem.decap(private, &c)?;
         let mut ss = [0u8; 32];
-        self.x_shared(xpriv, &epub, &mut ss)?;
+        self.x.shared(xpriv, &epub, &mut ss)?;
         Ok([k, ss.to_vec()].concat())
     }
 
@@ -120,7 +96,7 @@ impl<'a> KemCalls<'a> for Hybrid<'a> {
             Some(seed) => Ok((self.share(seed)?, seed.clone())),
             None => {
                 let (ek, dz) = self.kem.generate();
-                let (xpub, xpriv) = self.x_pair(None);
+                let (xpub, xpriv) = self.x.pair(None);
                 Ok(([ek, xpub.to_vec()].concat(), [dz, xpriv.to_vec()].concat()))
             }
         }))
@@ -141,7 +117,7 @@ impl<'a> KemCalls<'a> for Hybrid<'a> {
         let (mut ek, mut private) = (vec![0u8; MLKEM768_EK], self.kem.new_private());
         Ok(Box::new(move || {
             self.kem.generate_into(&mut ek, &mut private);
-            std::hint::black_box((self.x_pair(None), &mut ek));
+            std::hint::black_box((self.x.pair(None), &mut ek));
             Ok(())
         }))
     }
@@ -154,8 +130,8 @@ impl<'a> KemCalls<'a> for Hybrid<'a> {
         Ok(Box::new(move || {
             let mut ss = [0u8; 32];
             self.kem.encap_into(&public, &mut c, &mut k);
-            let (epub, epriv) = self.x_pair(None);
-            self.x_shared(&epriv, &peer, &mut ss)?;
+            let (epub, epriv) = self.x.pair(None);
+            self.x.shared(&epriv, &peer, &mut ss)?;
             std::hint::black_box((epub, &mut k, ss));
             Ok(())
         }))
@@ -169,7 +145,7 @@ impl<'a> KemCalls<'a> for Hybrid<'a> {
         Ok(Box::new(move || {
             let mut ss = [0u8; 32];
             self.kem.decap_into(&private, &c, &mut k)?;
-            self.x_shared(&xpriv, &epub, &mut ss)?;
+            self.x.shared(&xpriv, &epub, &mut ss)?;
             std::hint::black_box((&mut k, ss));
             Ok(())
         }))
