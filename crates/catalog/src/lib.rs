@@ -17,11 +17,14 @@ mod hybrid_vectors;
 mod kem;
 mod kem_vectors;
 mod macs;
+mod modes;
 pub mod named;
 mod pkey;
 pub mod plan;
 mod slh;
 mod slh_vectors;
+
+pub use modes::{ocb_iterated, ocb_iterated_key};
 
 use cryptospeed_model::Op;
 use std::sync::OnceLock;
@@ -207,6 +210,12 @@ pub enum Kat {
         tag: &'static str,
         source: &'static str,
     },
+    /// RFC 7253 appendix A's iterated OCB test ([`ocb_iterated`]): the key length comes from
+    /// the algorithm, the tag length from `out`, the final tag.
+    OcbIterated {
+        out: &'static str,
+        source: &'static str,
+    },
     /// Verify a published signature: `spki` is a DER SubjectPublicKeyInfo, `digest` the hash the
     /// signature is over, or `None` for EdDSA (the message is signed directly).
     SignatureVerify {
@@ -292,6 +301,7 @@ impl Kat {
             | Kat::Mac { source, .. }
             | Kat::Cipher { source, .. }
             | Kat::Aead { source, .. }
+            | Kat::OcbIterated { source, .. }
             | Kat::SignatureVerify { source, .. }
             | Kat::EddsaSign { source, .. }
             | Kat::Agreement { source, .. }
@@ -380,6 +390,7 @@ pub fn all() -> &'static [Primitive] {
         v.extend_from_slice(digests::PRIMITIVES);
         v.extend_from_slice(macs::PRIMITIVES);
         v.extend_from_slice(ciphers::PRIMITIVES);
+        v.extend_from_slice(modes::PRIMITIVES);
         v.extend_from_slice(pkey::PRIMITIVES);
         v.extend_from_slice(kem::PRIMITIVES);
         v.extend_from_slice(dsa::PRIMITIVES);
@@ -596,6 +607,7 @@ mod tests {
             ("SLH-DSA-SHA2-192s", "slh-dsa-sha2-192s", Op::Sign),
             ("X25519MLKEM768", "x25519-mlkem768", Op::Keygen),
             ("AES-128-ECB", "aes-128-ecb", Op::Encrypt),
+            ("AES-192-ECB", "aes-192-ecb", Op::Encrypt),
             ("521 bits ecdh (nistp521)", "ecdh-p521", Op::Derive),
             ("aes-128 ige", "aes-128-ige", Op::Encrypt),
             ("hmac(sha512)", "hmac-sha512", Op::Mac),
@@ -684,6 +696,7 @@ mod tests {
                         tag,
                         ..
                     } => vec![key, nonce, aad, pt, ct, tag],
+                    Kat::OcbIterated { out, .. } => vec![out],
                     Kat::SignatureVerify { spki, msg, sig, .. } => vec![spki, msg, sig],
                     Kat::EddsaSign {
                         private,
