@@ -2,6 +2,7 @@
 //! operation, the same calls `openssl speed` makes) and their known-answer tests, which run
 //! through the very same context set-up and calls.
 
+use super::ae_modes::{self, AeMode};
 use super::ffi::{self, Api, OsslParam, Ptr};
 use crate::buffer::AlignedBuffer;
 use crate::kat::mismatch;
@@ -97,6 +98,17 @@ pub fn fetch_cipher(api: &Api, name: &str) -> Result<Ptr, String> {
 pub struct CipherCtx<'a> {
     api: &'a Api,
     pub ctx: Ptr,
+}
+
+impl<'a> CipherCtx<'a> {
+    /// A fresh context (`EVP_CIPHER_CTX_new`; NULL when out of memory).
+    pub fn new(api: &'a Api) -> CipherCtx<'a> {
+        // SAFETY: plain constructor.
+        CipherCtx {
+            api,
+            ctx: unsafe { (api.EVP_CIPHER_CTX_new)() },
+        }
+    }
 }
 
 impl Drop for CipherCtx<'_> {
@@ -539,7 +551,7 @@ impl Timed for CipherLoop<'_> {
     }
 }
 
-const AAD13: [u8; 13] = [0xcc; 13];
+pub(super) const AAD13: [u8; 13] = [0xcc; 13];
 
 /// Per message: set nonce, 13-byte AAD, encrypt, final (as `openssl speed -aead`).
 struct AeadEncryptLoop<'a> {
@@ -631,7 +643,7 @@ impl Timed for AeadDecryptLoop<'_> {
 
 /// Fixed keys for timing (values do not affect these algorithms' speed); `openssl speed` uses
 /// a similar fixed pattern.
-fn timing_key(len: usize) -> Vec<u8> {
+pub(super) fn timing_key(len: usize) -> Vec<u8> {
     (0..len).map(|i| (0x12 + 0x22 * i) as u8).collect()
 }
 
@@ -647,6 +659,16 @@ pub(super) fn aead_seal(
 ) -> Result<(Vec<u8>, Vec<u8>), String> {
     if uses_evp_aead(api, name) {
         return evp_aead_seal(api, name, key, nonce, aad, pt, tag_len);
+    }
+    if AeMode::of(name).is_some() {
+        let m = ae_modes::Msg {
+            key,
+            nonce,
+            aad,
+            tag_len,
+            tag: None,
+        };
+        return ae_modes::seal(api, name, &m, pt);
     }
     let ctx = cipher_ctx(api, name, key, nonce, true)?;
     let mut out = vec![0u8; pt.len() + 32];
@@ -696,6 +718,16 @@ fn aead_open(
 ) -> Result<Option<Vec<u8>>, String> {
     if uses_evp_aead(api, name) {
         return evp_aead_open(api, name, key, nonce, aad, ct, tag);
+    }
+    if AeMode::of(name).is_some() {
+        let m = ae_modes::Msg {
+            key,
+            nonce,
+            aad,
+            tag_len: tag.len(),
+            tag: Some(tag),
+        };
+        return ae_modes::open(api, name, &m, ct);
     }
     let ctx = cipher_ctx(api, name, key, nonce, false)?;
     let mut out = vec![0u8; ct.len() + 32];
@@ -1010,6 +1042,17 @@ pub fn prepare<'a>(
                 name,
                 key_len,
                 nonce_len,
+                ..
+            },
+            Op::Encrypt | Op::Decrypt,
+        ) if AeMode::of(name).is_some() && !uses_evp_aead(api, name) => {
+            ae_modes::prepare(api, name, timing_key(key_len), vec![0u8; nonce_len], op, msg)?
+        }
+        (
+            Algorithm::Aead {
+                name,
+                key_len,
+                nonce_len,
                 tag_len,
             },
             Op::Encrypt,
@@ -1116,8 +1159,18 @@ pub fn known_answer(api: &Api, algorithm: &Algorithm, kat: &Kat) -> Result<(), S
                 .ok_or_else(|| mismatch("MAC", got, &want))
         }
         (Algorithm::Cipher { name, .. }, Kat::Cipher { .. }) => cipher_known_answer(api, name, kat),
-        (Algorithm::Aead { name, tag_len, .. }, Kat::Aead { .. }) => {
-            aead_known_answer(api, name, tag_len, kat)
+        (Algorithm::Aead { name, .. }, Kat::Aead { .. }) => aead_known_answer(api, name, kat),
+        (Algorithm::Aead { name, key_len, .. }, Kat::OcbIterated { out, .. }) => {
+            let want = unhex(out);
+            let key = cryptospeed_catalog::ocb_iterated_key(key_len, want.len());
+            let got = cryptospeed_catalog::ocb_iterated(|nonce, aad, pt| {
+                let (mut ct, tag) = aead_seal(api, name, &key, nonce, aad, pt, want.len())?;
+                ct.extend(tag);
+                Ok(ct)
+            })?;
+            (got == want)
+                .then_some(())
+                .ok_or_else(|| mismatch("iterated OCB tag", &got, &want))
         }
         (alg, kat) => Err(format!("no way to apply {kat:?} to {alg:?}")),
     }
@@ -1190,7 +1243,7 @@ fn cipher_known_answer(api: &Api, name: &str, kat: &Kat) -> Result<(), String> {
 }
 
 /// An AEAD vector: sealed to the ciphertext and tag, opened back, a corrupted tag refused.
-fn aead_known_answer(api: &Api, name: &str, tag_len: usize, kat: &Kat) -> Result<(), String> {
+fn aead_known_answer(api: &Api, name: &str, kat: &Kat) -> Result<(), String> {
     let Kat::Aead {
         key,
         nonce,
@@ -1211,7 +1264,9 @@ fn aead_known_answer(api: &Api, name: &str, tag_len: usize, kat: &Kat) -> Result
         unhex(ct),
         unhex(tag),
     );
-    let (got_ct, got_tag) = aead_seal(api, name, &key, &nonce, &aad, &pt, tag_len)?;
+    // The vector's tag length: CCM's published examples use shorter tags than the 16 bytes
+    // timed.
+    let (got_ct, got_tag) = aead_seal(api, name, &key, &nonce, &aad, &pt, want_tag.len())?;
     if got_ct != want_ct {
         return Err(mismatch("ciphertext", &got_ct, &want_ct));
     }
