@@ -52,19 +52,26 @@ pub struct Msg<'m> {
 
 /// A context given the cipher and the direction, nothing else yet.
 fn ae_ctx<'a>(api: &'a Api, name: &str, encrypt: bool) -> Result<CipherCtx<'a>, String> {
-    let cipher = fetch_cipher(api, name)?;
+    fresh(api, fetch_cipher(api, name)?, encrypt)
+        .ok_or_else(|| format!("EVP_CipherInit_ex({name}) failed: {}", api.errors()))
+}
+
+/// A new context for `cipher` in one direction.
+fn fresh(api: &Api, cipher: Ptr, encrypt: bool) -> Option<CipherCtx<'_>> {
     let ctx = CipherCtx::new(api);
     // SAFETY: a fresh context and a fetched cipher; no key or IV yet.
-    let ok = unsafe {
-        (api.EVP_CipherInit_ex)(ctx.ctx, cipher, null_mut(), null(), null(), encrypt as c_int)
-    };
-    if ctx.ctx.is_null() || ok != 1 {
-        return Err(format!(
-            "EVP_CipherInit_ex({name}) failed: {}",
-            api.errors()
-        ));
-    }
-    Ok(ctx)
+    let ok = !ctx.ctx.is_null()
+        && unsafe {
+            (api.EVP_CipherInit_ex)(
+                ctx.ctx,
+                cipher,
+                null_mut(),
+                null(),
+                null(),
+                encrypt as c_int,
+            )
+        } == 1;
+    ok.then_some(ctx)
 }
 
 /// `EVP_EncryptUpdate` or `EVP_DecryptUpdate`, which OpenSSL 3 keeps apart by direction.
@@ -121,13 +128,34 @@ unsafe fn message(
 unsafe fn begin(api: &Api, ctx: Ptr, mode: AeMode, m: &Msg, len: usize) -> bool {
     let ctrl = api.EVP_CIPHER_CTX_ctrl;
     let encrypt = m.tag.is_none();
-    ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, m.nonce.len() as c_int, null_mut()) == 1
+    ctrl(
+        ctx,
+        EVP_CTRL_AEAD_SET_IVLEN,
+        m.nonce.len() as c_int,
+        null_mut(),
+    ) == 1
         && (mode == AeMode::GcmSiv
-            || ctrl(ctx, ffi::EVP_CTRL_AEAD_SET_TAG, m.tag_len as c_int, null_mut()) == 1)
-        && (api.EVP_CipherInit_ex)(ctx, null_mut(), null_mut(), m.key.as_ptr(), m.nonce.as_ptr(), -1)
-            == 1
+            || ctrl(
+                ctx,
+                ffi::EVP_CTRL_AEAD_SET_TAG,
+                m.tag_len as c_int,
+                null_mut(),
+            ) == 1)
+        && (api.EVP_CipherInit_ex)(
+            ctx,
+            null_mut(),
+            null_mut(),
+            m.key.as_ptr(),
+            m.nonce.as_ptr(),
+            -1,
+        ) == 1
         && m.tag.is_none_or(|t| {
-            ctrl(ctx, ffi::EVP_CTRL_AEAD_SET_TAG, t.len() as c_int, t.as_ptr() as *mut _) == 1
+            ctrl(
+                ctx,
+                ffi::EVP_CTRL_AEAD_SET_TAG,
+                t.len() as c_int,
+                t.as_ptr() as *mut _,
+            ) == 1
         })
         && (mode != AeMode::Ccm || update(api, ctx, encrypt, null_mut(), null(), len).is_some())
         && (m.aad.is_empty()
@@ -172,7 +200,10 @@ pub fn open(api: &Api, name: &str, m: &Msg, ct: &[u8]) -> Result<Option<Vec<u8>>
         }
         let written = message(api, ctx.ctx, false, out.as_mut_ptr(), ct.as_ptr(), ct.len());
         if written.is_some_and(|n| n != ct.len()) {
-            return Err(format!("{name} decryption wrote {written:?} bytes of {}", ct.len()));
+            return Err(format!(
+                "{name} decryption wrote {written:?} bytes of {}",
+                ct.len()
+            ));
         }
         let authentic = written.is_some();
         (api.ERR_clear_error)();
@@ -183,9 +214,12 @@ pub fn open(api: &Api, name: &str, m: &Msg, ct: &[u8]) -> Result<Option<Vec<u8>>
 
 /// The timed loop: per message [`begin`], the message (in place when encrypting, from the kept
 /// ciphertext into `out` when decrypting, as `openssl speed` does with its second buffer),
-/// final.
+/// final. GCM-SIV gets a fresh context per message: OpenSSL's keeps appending each message's
+/// AAD to the last one's on a reused context (openssl speed 3.5 -aead then hashes ever more
+/// AAD, and decryption stops authenticating), so an application must start over each time.
 struct AeLoop<'a> {
     api: &'a Api,
+    cipher: Ptr,
     ctx: CipherCtx<'a>,
     mode: AeMode,
     key: Vec<u8>,
@@ -207,7 +241,12 @@ impl Timed for AeLoop<'_> {
         };
         let (src, n) = (self.input.ptr(), self.input.len());
         let dst = self.out.as_mut().map_or(src, |o| o.ptr());
+        let mut ctx = ctx;
         for _ in 0..iters {
+            if self.mode == AeMode::GcmSiv {
+                self.ctx = fresh(a, self.cipher, encrypt).ok_or("EVP_CIPHER_CTX_new failed")?;
+                ctx = self.ctx.ctx;
+            }
             // SAFETY: the buffers hold n bytes and a block of slack; the context is this mode's.
             let ok = unsafe {
                 begin(a, ctx, self.mode, &m, n) && message(a, ctx, encrypt, dst, src, n).is_some()
@@ -246,8 +285,10 @@ pub fn prepare<'a>(
         tag = Some(t);
         out = Some(AlignedBuffer::new(input.len(), 64, 0));
     }
+    let cipher = fetch_cipher(api, name)?;
     Ok(Box::new(AeLoop {
         api,
+        cipher,
         ctx: ae_ctx(api, name, encrypt)?,
         mode,
         key,

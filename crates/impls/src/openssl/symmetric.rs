@@ -1045,9 +1045,14 @@ pub fn prepare<'a>(
                 ..
             },
             Op::Encrypt | Op::Decrypt,
-        ) if AeMode::of(name).is_some() && !uses_evp_aead(api, name) => {
-            ae_modes::prepare(api, name, timing_key(key_len), vec![0u8; nonce_len], op, msg)?
-        }
+        ) if AeMode::of(name).is_some() && !uses_evp_aead(api, name) => ae_modes::prepare(
+            api,
+            name,
+            timing_key(key_len),
+            vec![0u8; nonce_len],
+            op,
+            msg,
+        )?,
         (
             Algorithm::Aead {
                 name,
