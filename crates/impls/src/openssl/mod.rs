@@ -14,7 +14,7 @@ mod pq;
 mod symmetric;
 
 use crate::ImplOptions;
-use cryptospeed_catalog::{Algorithm, Primitive};
+use cryptospeed_catalog::{Algorithm, Family, Primitive};
 use cryptospeed_engine::{Implementation, Timed};
 use cryptospeed_model::{CellSpec, Variant};
 use ffi::Api;
@@ -150,10 +150,8 @@ impl OpenSsl {
             Algorithm::Gmac { .. } => {
                 symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[0; 12]).map(|_| ())
             }
-            Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } => {
-                AnyKem::new(api, primitive).map(|_| ())
-            }
-            Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } => {
+            _ if primitive.family() == Family::Kem => AnyKem::new(api, primitive).map(|_| ()),
+            _ if primitive.family() == Family::SeededSignature => {
                 AnyDsa::new(api, primitive).map(|_| ())
             }
             // A library may read a key it cannot sign with (BoringSSL parses DSA keys but has
@@ -237,16 +235,11 @@ impl Implementation for OpenSsl {
     fn known_answer_test(&mut self, primitive: &Primitive) -> Result<(), String> {
         self.availability(primitive)?;
         for kat in primitive.kats {
-            let r = if let Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } =
-                primitive.algorithm
-            {
-                AnyKem::new(&self.api, primitive)?.known_answer(kat)
-            } else if let Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } = primitive.algorithm {
-                AnyDsa::new(&self.api, primitive)?.known_answer(kat)
-            } else if primitive.has_bytes() {
-                symmetric::known_answer(&self.api, &primitive.algorithm, kat)
-            } else {
-                pkey::known_answer(&self.api, &primitive.algorithm, kat)
+            let r = match primitive.family() {
+                Family::Kem => AnyKem::new(&self.api, primitive)?.known_answer(kat),
+                Family::SeededSignature => AnyDsa::new(&self.api, primitive)?.known_answer(kat),
+                f if f.has_bytes() => symmetric::known_answer(&self.api, &primitive.algorithm, kat),
+                _ => pkey::known_answer(&self.api, &primitive.algorithm, kat),
             };
             r.map_err(|e| format!("{} ({})", e, kat.source()))?;
         }
@@ -259,13 +252,13 @@ impl Implementation for OpenSsl {
         case: &cryptospeed_catalog::agreement::AgreementCase,
     ) -> Result<cryptospeed_engine::AgreementOutput, String> {
         self.availability(primitive)?;
-        if let Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } = primitive.algorithm {
-            return AnyKem::new(&self.api, primitive)?.agree(&case.key);
+        match primitive.family() {
+            Family::Kem => AnyKem::new(&self.api, primitive)?.agree(&case.key),
+            Family::SeededSignature => {
+                AnyDsa::new(&self.api, primitive)?.agree(&case.key, &case.msg)
+            }
+            _ => agree::agree(&self.api, primitive, case),
         }
-        if let Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } = primitive.algorithm {
-            return AnyDsa::new(&self.api, primitive)?.agree(&case.key, &case.msg);
-        }
-        agree::agree(&self.api, primitive, case)
     }
 
     fn check_signature(
@@ -276,15 +269,16 @@ impl Implementation for OpenSsl {
         signature: &[u8],
     ) -> Result<bool, String> {
         self.availability(primitive)?;
-        if let Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } = primitive.algorithm {
-            let case = primitive.agreement_case().ok_or("no agreement seed")?;
-            return AnyKem::new(&self.api, primitive)?
-                .decapsulates_to(&case.key, public, signature);
+        match primitive.family() {
+            Family::Kem => {
+                let case = primitive.agreement_case().ok_or("no agreement seed")?;
+                AnyKem::new(&self.api, primitive)?.decapsulates_to(&case.key, public, signature)
+            }
+            Family::SeededSignature => {
+                AnyDsa::new(&self.api, primitive)?.verifies(public, msg, signature)
+            }
+            _ => agree::check_signature(&self.api, primitive, public, msg, signature),
         }
-        if let Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } = primitive.algorithm {
-            return AnyDsa::new(&self.api, primitive)?.verifies(public, msg, signature);
-        }
-        agree::check_signature(&self.api, primitive, public, msg, signature)
     }
 
     fn prepare(
@@ -292,11 +286,10 @@ impl Implementation for OpenSsl {
         primitive: &Primitive,
         cell: &CellSpec,
     ) -> Result<Box<dyn Timed + '_>, String> {
-        if let Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } = primitive.algorithm {
-            return AnyKem::new(&self.api, primitive)?.prepare(cell.op);
-        }
-        if let Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } = primitive.algorithm {
-            return AnyDsa::new(&self.api, primitive)?.prepare(cell.op);
+        match primitive.family() {
+            Family::Kem => return AnyKem::new(&self.api, primitive)?.prepare(cell.op),
+            Family::SeededSignature => return AnyDsa::new(&self.api, primitive)?.prepare(cell.op),
+            _ => {}
         }
         if primitive.has_bytes() {
             let bytes = cell.bytes.ok_or("symmetric cells need a message size")? as usize;
