@@ -639,6 +639,12 @@ mod tests {
             ("ffdh2048", "ffdh-2048"),
             ("Ed25519", "ed25519"),
             ("camellia-128 cbc", "camellia-128-cbc"),
+            ("AES-128-CCM", "aes-128-ccm"),
+            ("id-aes256-CCM", "aes-256-ccm"),
+            ("AES-256-GCM-SIV", "aes-256-gcm-siv"),
+            ("AES-128-XTS", "aes-128-xts"),
+            ("SM3", "sm3"),
+            ("sm4", "sm4-cbc"),
         ] {
             assert_eq!(lookup(spelling).map(|p| p.id), Some(id), "{spelling}");
         }

@@ -298,3 +298,17 @@ pub fn prepare<'a>(
         out,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::AeMode;
+
+    #[test]
+    fn modes_are_told_by_their_openssl_names() {
+        assert_eq!(AeMode::of("AES-128-CCM"), Some(AeMode::Ccm));
+        assert_eq!(AeMode::of("aes-256-ocb"), Some(AeMode::Ocb));
+        assert_eq!(AeMode::of("AES-256-GCM-SIV"), Some(AeMode::GcmSiv));
+        assert_eq!(AeMode::of("AES-128-GCM"), None);
+        assert_eq!(AeMode::of("ChaCha20-Poly1305"), None);
+    }
+}
