@@ -3,7 +3,7 @@
 //! reproduce before a cell of it is timed.
 //!
 //! Adding a primitive is one entry in one of the family files (`digests.rs`, `ciphers.rs`,
-//! `macs.rs`, `pkey.rs`, `kem.rs`, `dsa.rs`, `slh.rs`, `hybrid.rs`); implementations interpret
+//! `modes.rs`, `macs.rs`, `pkey.rs`, `kem.rs`, `dsa.rs`, `slh.rs`, `hybrid.rs`); implementations interpret
 //! [`Algorithm`] generically. A new algorithm is a variant of [`Algorithm`] with its arms in
 //! `family.rs`; code outside the catalog matches on its [`Family`]. Primitives known by name only
 //! (legacy curves no implementation here measures) are one line in `named.rs`; [`resolve`] finds

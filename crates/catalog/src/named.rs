@@ -1,6 +1,6 @@
 //! Primitives the catalog knows by name but no implementation measures yet: post-quantum KEMs and
 //! signatures (ML-KEM, ML-DSA, SLH-DSA, hybrid groups), and the legacy or rare rows `openssl speed`
-//! printed between 0.9.6 and 3.6 (binary curves, brainpool, AES-IGE, ECB, SM2/3/4 …).
+//! printed between 0.9.6 and 3.6 (binary curves, brainpool, AES-IGE, AES-192-ECB, SM2 …).
 //!
 //! They exist so an imported log files its figures under a canonical id and the right operation
 //! instead of the log's own spelling. A name-only entry has no algorithm parameters, no known-answer
