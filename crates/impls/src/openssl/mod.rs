@@ -6,6 +6,9 @@ mod ae_modes;
 mod agree;
 mod aws_hybrid;
 mod aws_pq;
+mod bssl_dsa;
+mod bssl_hybrid;
+mod bssl_pq;
 mod dsa;
 mod ffi;
 mod kem;
@@ -394,27 +397,38 @@ fn start_background_build(
 }
 
 /// ML-KEM (and OpenSSL's X25519MLKEM768) through OpenSSL 3.5's calls (kem.rs) or, where the
-/// library lacks them, AWS-LC's own (aws_pq.rs; the hybrid composed from its parts: aws_hybrid.rs).
+/// library lacks them, AWS-LC's own (aws_pq.rs; the hybrid composed from its parts: aws_hybrid.rs)
+/// or BoringSSL's own (bssl_pq.rs; the hybrid: bssl_hybrid.rs).
 enum AnyKem<'a> {
     Ossl(kem::Kem<'a>),
     Aws(aws_pq::Kem<'a>),
     AwsHybrid(aws_hybrid::Hybrid<'a>),
+    Bssl(bssl_pq::Kem<'a>),
+    BsslHybrid(bssl_hybrid::Hybrid<'a>),
 }
 
 impl<'a> AnyKem<'a> {
     fn new(api: &'a Api, p: &Primitive) -> Result<AnyKem<'a>, String> {
+        let hybrid = matches!(p.algorithm, Algorithm::HybridKem { .. });
         kem::Kem::new(api, p).map(AnyKem::Ossl).or_else(|e| {
-            let aws = if let Algorithm::HybridKem { .. } = p.algorithm {
+            let aws = if hybrid {
                 aws_hybrid::Hybrid::new(api, p).map(|h| h.map(AnyKem::AwsHybrid))
             } else {
                 aws_pq::Kem::new(api, p).map(|k| k.map(AnyKem::Aws))
             };
-            // A library without AWS-LC's calls (OpenSSL) keeps OpenSSL's reason alone.
             match aws {
-                Ok(Some(x)) => Ok(x),
-                Ok(None) => Err(e),
-                Err(e2) => Err(format!("{e}; nor through AWS-LC's ML-KEM API: {e2}")),
+                Ok(Some(x)) => return Ok(x),
+                Err(e2) => return Err(format!("{e}; nor through AWS-LC's ML-KEM API: {e2}")),
+                Ok(None) => {}
             }
+            let bssl = if hybrid {
+                bssl_hybrid::Hybrid::new(api, p).map(|h| h.map(AnyKem::BsslHybrid))
+            } else {
+                bssl_pq::Kem::new(api, p).map(|k| k.map(AnyKem::Bssl))
+            };
+            // A BoringSSL's own reason stands alone; a library of neither family (OpenSSL)
+            // keeps OpenSSL's.
+            bssl?.ok_or(e)
         })
     }
 
@@ -423,6 +437,8 @@ impl<'a> AnyKem<'a> {
             AnyKem::Ossl(k) => k.known_answer(kat),
             AnyKem::Aws(k) => k.known_answer(kat),
             AnyKem::AwsHybrid(k) => k.known_answer(kat),
+            AnyKem::Bssl(k) => k.known_answer(kat),
+            AnyKem::BsslHybrid(k) => k.known_answer(kat),
         }
     }
 
@@ -431,6 +447,8 @@ impl<'a> AnyKem<'a> {
             AnyKem::Ossl(k) => k.agree(seed),
             AnyKem::Aws(k) => k.agree(seed),
             AnyKem::AwsHybrid(k) => k.agree(seed),
+            AnyKem::Bssl(k) => k.agree(seed),
+            AnyKem::BsslHybrid(k) => k.agree(seed),
         }
     }
 
@@ -439,6 +457,8 @@ impl<'a> AnyKem<'a> {
             AnyKem::Ossl(k) => k.decapsulates_to(seed, secret, c),
             AnyKem::Aws(k) => k.decapsulates_to(seed, secret, c),
             AnyKem::AwsHybrid(k) => k.decapsulates_to(seed, secret, c),
+            AnyKem::Bssl(k) => k.decapsulates_to(seed, secret, c),
+            AnyKem::BsslHybrid(k) => k.decapsulates_to(seed, secret, c),
         }
     }
 
@@ -447,25 +467,29 @@ impl<'a> AnyKem<'a> {
             AnyKem::Ossl(k) => k.prepare(op),
             AnyKem::Aws(k) => k.prepare(op),
             AnyKem::AwsHybrid(k) => k.prepare(op),
+            AnyKem::Bssl(k) => k.prepare(op),
+            AnyKem::BsslHybrid(k) => k.prepare(op),
         }
     }
 }
 
 /// ML-DSA through OpenSSL 3.5's calls (dsa.rs) or, where the library lacks them, AWS-LC's own
-/// (aws_pq.rs).
+/// (aws_pq.rs) or BoringSSL's own (bssl_dsa.rs).
 enum AnyDsa<'a> {
     Ossl(dsa::Dsa<'a>),
     Aws(aws_pq::Dsa<'a>),
+    Bssl(bssl_dsa::Dsa<'a>),
 }
 
 impl<'a> AnyDsa<'a> {
     fn new(api: &'a Api, p: &Primitive) -> Result<AnyDsa<'a>, String> {
         dsa::Dsa::new(api, p).map(AnyDsa::Ossl).or_else(|e| {
-            // A library without AWS-LC's calls (OpenSSL) keeps OpenSSL's reason alone.
             match aws_pq::Dsa::new(api, p) {
                 Ok(Some(x)) => Ok(AnyDsa::Aws(x)),
-                Ok(None) => Err(e),
                 Err(e2) => Err(format!("{e}; nor through AWS-LC's ML-DSA API: {e2}")),
+                // A BoringSSL's own reason stands alone; a library of neither family (OpenSSL)
+                // keeps OpenSSL's.
+                Ok(None) => bssl_dsa::Dsa::new(api, p)?.map(AnyDsa::Bssl).ok_or(e),
             }
         })
     }
@@ -474,6 +498,7 @@ impl<'a> AnyDsa<'a> {
         match self {
             AnyDsa::Ossl(d) => d.known_answer(kat),
             AnyDsa::Aws(d) => d.known_answer(kat),
+            AnyDsa::Bssl(d) => d.known_answer(kat),
         }
     }
 
@@ -485,6 +510,7 @@ impl<'a> AnyDsa<'a> {
         match self {
             AnyDsa::Ossl(d) => d.agree(seed, msg),
             AnyDsa::Aws(d) => d.agree(seed, msg),
+            AnyDsa::Bssl(d) => d.agree(seed, msg),
         }
     }
 
@@ -492,6 +518,7 @@ impl<'a> AnyDsa<'a> {
         match self {
             AnyDsa::Ossl(d) => d.verifies(public, msg, sig),
             AnyDsa::Aws(d) => d.verifies(public, msg, sig),
+            AnyDsa::Bssl(d) => d.verifies(public, msg, sig),
         }
     }
 
@@ -499,6 +526,7 @@ impl<'a> AnyDsa<'a> {
         match self {
             AnyDsa::Ossl(d) => d.prepare(op),
             AnyDsa::Aws(d) => d.prepare(op),
+            AnyDsa::Bssl(d) => d.prepare(op),
         }
     }
 }
