@@ -149,6 +149,51 @@ impl Gcrypt {
     }
 }
 
+/// libgcrypt's algorithm and mode of a cipher primitive.
+fn cipher_of(id: &str) -> Option<(c_int, c_int)> {
+    Some(match id {
+        "des-cbc" => (302, MODE_CBC),
+        "des-ede3-cbc" => (2, MODE_CBC),
+        "idea-cbc" => (1, MODE_CBC),
+        "seed-cbc" => (309, MODE_CBC),
+        "rc2-cbc" => (308, MODE_CBC),
+        "bf-cbc" => (4, MODE_CBC),
+        "cast-cbc" => (3, MODE_CBC),
+        "aes-128-cbc" => (7, MODE_CBC),
+        "aes-192-cbc" => (8, MODE_CBC),
+        "aes-256-cbc" => (9, MODE_CBC),
+        "camellia-128-cbc" => (310, MODE_CBC),
+        "camellia-192-cbc" => (311, MODE_CBC),
+        "camellia-256-cbc" => (312, MODE_CBC),
+        "aes-128-ctr" => (7, MODE_CTR),
+        "aes-128-ecb" => (AES128, MODE_ECB),
+        "aes-256-ecb" => (AES256, MODE_ECB),
+        "aes-128-xts" => (AES128, MODE_XTS),
+        "aes-256-xts" => (AES256, MODE_XTS),
+        "sm4-cbc" => (SM4, MODE_CBC),
+        "sm4-ecb" => (SM4, MODE_ECB),
+        "rc4" => (301, MODE_STREAM),
+        _ => return None,
+    })
+}
+
+/// The unit a call's length is rounded down to: the block for CBC (from the vector's IV) and
+/// ECB, none for stream-like modes and XTS (which steals ciphertext for a partial block).
+fn whole_units(p: &Primitive, mode: c_int) -> usize {
+    match mode {
+        MODE_CBC => p
+            .kats
+            .iter()
+            .find_map(|k| match k {
+                cryptospeed_catalog::Kat::Cipher { iv, .. } => Some(iv.len() / 2),
+                _ => None,
+            })
+            .unwrap_or(16),
+        MODE_ECB => 16,
+        _ => 1,
+    }
+}
+
 impl Suite for Gcrypt {
     fn name(&self) -> &'static str {
         "libgcrypt"
@@ -270,30 +315,8 @@ impl Suite for Gcrypt {
         }))
     }
     fn cipher(&self, p: &Primitive, key: &[u8], iv: &[u8], encrypt: bool) -> Res<CipherFn> {
-        let (algo, mode): (c_int, c_int) = match p.id {
-            "des-cbc" => (302, MODE_CBC),
-            "des-ede3-cbc" => (2, MODE_CBC),
-            "idea-cbc" => (1, MODE_CBC),
-            "seed-cbc" => (309, MODE_CBC),
-            "rc2-cbc" => (308, MODE_CBC),
-            "bf-cbc" => (4, MODE_CBC),
-            "cast-cbc" => (3, MODE_CBC),
-            "aes-128-cbc" => (7, MODE_CBC),
-            "aes-192-cbc" => (8, MODE_CBC),
-            "aes-256-cbc" => (9, MODE_CBC),
-            "camellia-128-cbc" => (310, MODE_CBC),
-            "camellia-192-cbc" => (311, MODE_CBC),
-            "camellia-256-cbc" => (312, MODE_CBC),
-            "aes-128-ctr" => (7, MODE_CTR),
-            "aes-128-ecb" => (AES128, MODE_ECB),
-            "aes-256-ecb" => (AES256, MODE_ECB),
-            "aes-128-xts" => (AES128, MODE_XTS),
-            "aes-256-xts" => (AES256, MODE_XTS),
-            "sm4-cbc" => (SM4, MODE_CBC),
-            "sm4-ecb" => (SM4, MODE_ECB),
-            "rc4" => (301, MODE_STREAM),
-            _ => return Err(format!("libgcrypt does not offer {}", p.id)),
-        };
+        let (algo, mode) =
+            cipher_of(p.id).ok_or_else(|| format!("libgcrypt does not offer {}", p.id))?;
         let c = self.open_cipher(algo, mode, key)?;
         // SAFETY: IV/counter buffer with its length, on the open handle.
         unsafe {
@@ -314,18 +337,7 @@ impl Suite for Gcrypt {
         } else {
             c.api.gcry_cipher_decrypt
         };
-        let block = match mode {
-            MODE_CBC => p
-                .kats
-                .iter()
-                .find_map(|k| match k {
-                    cryptospeed_catalog::Kat::Cipher { iv, .. } => Some(iv.len() / 2),
-                    _ => None,
-                })
-                .unwrap_or(16),
-            MODE_ECB => 16,
-            _ => 1,
-        };
+        let block = whole_units(p, mode);
         // XTS: each call is one data unit under the same tweak, as in OpenSSL (libgcrypt would
         // go on from the last call's tweak).
         let tweak = (mode == MODE_XTS).then(|| iv.to_vec());

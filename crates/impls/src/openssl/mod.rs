@@ -121,38 +121,7 @@ impl OpenSsl {
     fn check(&mut self, primitive: &Primitive) -> Result<(), String> {
         let api = &self.api;
         let probe = match primitive.algorithm {
-            Algorithm::Digest { name } => symmetric::fetch_md(api, name).map(|_| ()),
-            Algorithm::Xof { name, .. } => match api.EVP_DigestFinalXOF {
-                Some(_) => symmetric::fetch_md(api, name).map(|_| ()),
-                None => Err("this libcrypto has no EVP_DigestFinalXOF".into()),
-            },
-            Algorithm::Cipher {
-                name,
-                key_len,
-                iv_len,
-            } => {
-                // A key whose halves differ: OpenSSL 3 refuses XTS keys with equal halves.
-                let key = symmetric::timing_key(key_len);
-                symmetric::cipher_ctx(api, name, &key, &vec![0; iv_len], true).map(|_| ())
-            }
-            Algorithm::Aead {
-                name,
-                key_len,
-                nonce_len,
-                tag_len,
-            } => symmetric::cipher_ctx(api, name, &vec![1; key_len], &vec![0; nonce_len], true)
-                .map(|_| ())
-                .or_else(|e| {
-                    symmetric::aead_ctx(api, name, &vec![1; key_len], tag_len)
-                        .map(|_| ())
-                        .map_err(|e2| format!("{e}; {e2}"))
-                }),
-            Algorithm::Hmac { .. } | Algorithm::Cmac { .. } => {
-                symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[]).map(|_| ())
-            }
-            Algorithm::Gmac { .. } => {
-                symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[0; 12]).map(|_| ())
-            }
+            _ if primitive.has_bytes() => symmetric::probe(api, &primitive.algorithm),
             _ if primitive.family() == Family::Kem => AnyKem::new(api, primitive).map(|_| ()),
             _ if primitive.family() == Family::SeededSignature => {
                 AnyDsa::new(api, primitive).map(|_| ())

@@ -641,9 +641,46 @@ impl Timed for AeadDecryptLoop<'_> {
     }
 }
 
+/// Whether a symmetric primitive can be set up: its digest, cipher or MAC context.
+pub fn probe(api: &Api, algorithm: &Algorithm) -> Result<(), String> {
+    match *algorithm {
+        Algorithm::Digest { name } => fetch_md(api, name).map(|_| ()),
+        Algorithm::Xof { name, .. } => match api.EVP_DigestFinalXOF {
+            Some(_) => fetch_md(api, name).map(|_| ()),
+            None => Err("this libcrypto has no EVP_DigestFinalXOF".into()),
+        },
+        Algorithm::Cipher {
+            name,
+            key_len,
+            iv_len,
+        } => {
+            // A key whose halves differ: OpenSSL 3 refuses XTS keys with equal halves.
+            let key = timing_key(key_len);
+            cipher_ctx(api, name, &key, &vec![0; iv_len], true).map(|_| ())
+        }
+        Algorithm::Aead {
+            name,
+            key_len,
+            nonce_len,
+            tag_len,
+        } => cipher_ctx(api, name, &vec![1; key_len], &vec![0; nonce_len], true)
+            .map(|_| ())
+            .or_else(|e| {
+                aead_ctx(api, name, &vec![1; key_len], tag_len)
+                    .map(|_| ())
+                    .map_err(|e2| format!("{e}; {e2}"))
+            }),
+        Algorithm::Hmac { .. } | Algorithm::Cmac { .. } => {
+            mac_ctx(api, algorithm, &[1; 16], &[]).map(|_| ())
+        }
+        Algorithm::Gmac { .. } => mac_ctx(api, algorithm, &[1; 16], &[0; 12]).map(|_| ()),
+        _ => Err(format!("{algorithm:?} is not a symmetric primitive")),
+    }
+}
+
 /// Fixed keys for timing (values do not affect these algorithms' speed); `openssl speed` uses
 /// a similar fixed pattern.
-pub(super) fn timing_key(len: usize) -> Vec<u8> {
+fn timing_key(len: usize) -> Vec<u8> {
     (0..len).map(|i| (0x12 + 0x22 * i) as u8).collect()
 }
 
@@ -1037,90 +1074,83 @@ pub fn prepare<'a>(
             )?;
             Box::new(CipherLoop { api, ctx, msg })
         }
-        (
-            Algorithm::Aead {
-                name,
-                key_len,
-                nonce_len,
-                ..
-            },
-            Op::Encrypt | Op::Decrypt,
-        ) if AeMode::of(name).is_some() && !uses_evp_aead(api, name) => ae_modes::prepare(
-            api,
-            name,
-            timing_key(key_len),
-            vec![0u8; nonce_len],
-            op,
-            msg,
-        )?,
-        (
-            Algorithm::Aead {
-                name,
-                key_len,
-                nonce_len,
-                tag_len,
-            },
-            Op::Encrypt,
-        ) if uses_evp_aead(api, name) => Box::new(AeadSealLoop {
-            ctx: aead_ctx(api, name, &timing_key(key_len), tag_len)?,
-            nonce: vec![0u8; nonce_len],
-            msg,
-        }),
-        (
-            Algorithm::Aead {
-                name,
-                key_len,
-                nonce_len,
-                ..
-            },
-            Op::Encrypt,
-        ) => {
-            let nonce = vec![0u8; nonce_len];
-            let ctx = cipher_ctx(api, name, &timing_key(key_len), &nonce, true)?;
-            Box::new(AeadEncryptLoop {
-                api,
-                ctx,
-                nonce,
-                msg,
-            })
-        }
-        (
-            Algorithm::Aead {
-                name,
-                key_len,
-                nonce_len,
-                tag_len,
-            },
-            Op::Decrypt,
-        ) => {
-            let nonce = vec![0u8; nonce_len];
-            let key = timing_key(key_len);
-            let (ct, tag) = aead_seal(api, name, &key, &nonce, &AAD13, msg.as_slice(), tag_len)?;
-            if uses_evp_aead(api, name) {
-                let mut sealed = AlignedBuffer::new(bytes + tag_len, 64, misalign);
-                sealed.as_mut_slice()[..bytes].copy_from_slice(&ct);
-                sealed.as_mut_slice()[bytes..].copy_from_slice(&tag);
-                return Ok(Box::new(AeadOpenLoop {
-                    ctx: aead_ctx(api, name, &key, tag_len)?,
-                    nonce,
-                    sealed,
-                    out: AlignedBuffer::new(bytes + tag_len, 64, 0),
-                }));
-            }
-            let mut ciphertext = AlignedBuffer::new(bytes, 64, misalign);
-            ciphertext.as_mut_slice().copy_from_slice(&ct);
-            let ctx = cipher_ctx(api, name, &key, &nonce, false)?;
-            Box::new(AeadDecryptLoop {
-                api,
-                ctx,
-                nonce,
-                ciphertext,
-                tag,
-                out: AlignedBuffer::new(bytes, 64, 0),
-            })
+        (Algorithm::Aead { .. }, Op::Encrypt | Op::Decrypt) => {
+            aead_loop(api, algorithm, op, msg, misalign)?
         }
         (alg, op) => return Err(format!("{op} is not an operation of {alg:?}")),
     })
+}
+
+/// The timed loop of an AEAD: CCM, OCB and GCM-SIV in [`ae_modes`], BoringSSL's `EVP_AEAD`
+/// where a library offers the AEAD only there, else `EVP_CIPHER` as `openssl speed -aead`.
+fn aead_loop<'a>(
+    api: &'a Api,
+    algorithm: &Algorithm,
+    op: Op,
+    msg: AlignedBuffer,
+    misalign: usize,
+) -> Result<Box<dyn Timed + 'a>, String> {
+    let Algorithm::Aead {
+        name,
+        key_len,
+        nonce_len,
+        tag_len,
+    } = *algorithm
+    else {
+        return Err(format!("{algorithm:?} is not an AEAD"));
+    };
+    let (key, nonce) = (timing_key(key_len), vec![0u8; nonce_len]);
+    let evp_aead = uses_evp_aead(api, name);
+    Ok(match op {
+        _ if AeMode::of(name).is_some() && !evp_aead => {
+            ae_modes::prepare(api, name, key, nonce, op, msg)?
+        }
+        Op::Encrypt if evp_aead => Box::new(AeadSealLoop {
+            ctx: aead_ctx(api, name, &key, tag_len)?,
+            nonce,
+            msg,
+        }),
+        Op::Encrypt => Box::new(AeadEncryptLoop {
+            api,
+            ctx: cipher_ctx(api, name, &key, &nonce, true)?,
+            nonce,
+            msg,
+        }),
+        _ => aead_decrypt_loop(api, name, (key, nonce, tag_len), msg, misalign)?,
+    })
+}
+
+/// AEAD decryption of a message sealed before timing: `(key, nonce, tag length)`.
+fn aead_decrypt_loop<'a>(
+    api: &'a Api,
+    name: &str,
+    (key, nonce, tag_len): (Vec<u8>, Vec<u8>, usize),
+    msg: AlignedBuffer,
+    misalign: usize,
+) -> Result<Box<dyn Timed + 'a>, String> {
+    let bytes = msg.len();
+    let (ct, tag) = aead_seal(api, name, &key, &nonce, &AAD13, msg.as_slice(), tag_len)?;
+    if uses_evp_aead(api, name) {
+        let mut sealed = AlignedBuffer::new(bytes + tag_len, 64, misalign);
+        sealed.as_mut_slice()[..bytes].copy_from_slice(&ct);
+        sealed.as_mut_slice()[bytes..].copy_from_slice(&tag);
+        return Ok(Box::new(AeadOpenLoop {
+            ctx: aead_ctx(api, name, &key, tag_len)?,
+            nonce,
+            sealed,
+            out: AlignedBuffer::new(bytes + tag_len, 64, 0),
+        }));
+    }
+    let mut ciphertext = AlignedBuffer::new(bytes, 64, misalign);
+    ciphertext.as_mut_slice().copy_from_slice(&ct);
+    Ok(Box::new(AeadDecryptLoop {
+        api,
+        ctx: cipher_ctx(api, name, &key, &nonce, false)?,
+        nonce,
+        ciphertext,
+        tag,
+        out: AlignedBuffer::new(bytes, 64, 0),
+    }))
 }
 
 /// Runs one symmetric known-answer vector.
@@ -1166,19 +1196,28 @@ pub fn known_answer(api: &Api, algorithm: &Algorithm, kat: &Kat) -> Result<(), S
         (Algorithm::Cipher { name, .. }, Kat::Cipher { .. }) => cipher_known_answer(api, name, kat),
         (Algorithm::Aead { name, .. }, Kat::Aead { .. }) => aead_known_answer(api, name, kat),
         (Algorithm::Aead { name, key_len, .. }, Kat::OcbIterated { out, .. }) => {
-            let want = unhex(out);
-            let key = cryptospeed_catalog::ocb_iterated_key(key_len, want.len());
-            let got = cryptospeed_catalog::ocb_iterated(|nonce, aad, pt| {
-                let (mut ct, tag) = aead_seal(api, name, &key, nonce, aad, pt, want.len())?;
-                ct.extend(tag);
-                Ok(ct)
-            })?;
-            (got == want)
-                .then_some(())
-                .ok_or_else(|| mismatch("iterated OCB tag", &got, &want))
+            ocb_iterated_known_answer(api, name, key_len, &unhex(out))
         }
         (alg, kat) => Err(format!("no way to apply {kat:?} to {alg:?}")),
     }
+}
+
+/// RFC 7253's iterated OCB vector: 385 sealings under one key, the last tag compared.
+fn ocb_iterated_known_answer(
+    api: &Api,
+    name: &str,
+    key_len: usize,
+    want: &[u8],
+) -> Result<(), String> {
+    let key = cryptospeed_catalog::ocb_iterated_key(key_len, want.len());
+    let got = cryptospeed_catalog::ocb_iterated(|nonce, aad, pt| {
+        let (mut ct, tag) = aead_seal(api, name, &key, nonce, aad, pt, want.len())?;
+        ct.extend(tag);
+        Ok(ct)
+    })?;
+    (got == want)
+        .then_some(())
+        .ok_or_else(|| mismatch("iterated OCB tag", &got, want))
 }
 
 /// A digest vector through `EVP_Digest`.
