@@ -140,3 +140,41 @@ fn openssl_3_5_passes_gcm_siv_ccm_xts_and_ecb_and_agrees_with_rustcrypto() {
         );
     }
 }
+
+#[test]
+fn aws_lc_and_boringssl_pass_and_time_the_modes_they_have() {
+    for name in ["aws-lc", "boringssl"] {
+        // Built once into the default cache (tests/boringssl_family.rs builds the same).
+        let out = bin()
+            .args(["variant", "build-library", name])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let ids = "aes-128-ecb,aes-256-ecb,aes-128-ccm,aes-256-ccm,aes-256-xts,aes-128-gcm-siv,\
+               aes-256-gcm-siv";
+    let verified = ok(bin().args(["verify", "--impl", "aws-lc,boringssl,rustcrypto", "-a", ids]));
+    assert!(verified.contains(" 0 problems"), "{verified}");
+    for id in ["aes-128-ecb", "aes-256-xts", "aes-256-gcm-siv"] {
+        let r = row(&verified, id);
+        assert_eq!(r.matches("agrees").count(), 3, "{r}");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mut options = quick(&tmp.path().join("r.db"));
+    let at = options.iter().position(|o| o == "--max-time").unwrap();
+    options[at + 1] = "0.05".into();
+    // XTS there takes one data unit per IV: the loop sets it again before each call.
+    let out = ok(bin()
+        .args(["run", "--impl", "aws-lc,boringssl", "-a", ids])
+        .args(["-b", "16,1024", "--ops", "all", "--format", "csv"])
+        .args(options));
+    let rows: Vec<&str> = out.lines().filter(|l| l.contains(",aes-")).collect();
+    assert!(rows
+        .iter()
+        .any(|r| r.contains(",boringssl,") && r.contains(",aes-256-xts,")));
+    assert!(!rows.iter().any(|r| r.contains("failed")), "{rows:?}");
+}

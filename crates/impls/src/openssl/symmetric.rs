@@ -531,6 +531,9 @@ struct CipherLoop<'a> {
     api: &'a Api,
     ctx: CipherCtx<'a>,
     msg: AlignedBuffer,
+    /// The IV to set again before each call, for an XTS that takes one data unit per IV
+    /// (AWS-LC's and BoringSSL's refuse a second `EVP_Cipher`; OpenSSL's goes on unasked).
+    reiv: Option<Vec<u8>>,
 }
 
 impl Timed for CipherLoop<'_> {
@@ -541,14 +544,46 @@ impl Timed for CipherLoop<'_> {
             self.msg.ptr(),
             self.msg.len() as c_uint,
         );
+        let init = self.api.EVP_CipherInit_ex;
         for _ in 0..iters {
-            // SAFETY: in-place operation on an owned buffer of n bytes (plus a block of slack).
-            if unsafe { f(ctx, p, p, n) } <= 0 {
+            // SAFETY: in-place operation on an owned buffer of n bytes (plus a block of slack);
+            // the IV, when set again, has the cipher's IV length.
+            let ok = unsafe {
+                self.reiv.as_ref().is_none_or(|iv| {
+                    init(
+                        ctx,
+                        null_mut(),
+                        null_mut(),
+                        std::ptr::null(),
+                        iv.as_ptr(),
+                        -1,
+                    ) == 1
+                }) && f(ctx, p, p, n) > 0
+            };
+            if !ok {
                 return Err(format!("EVP_Cipher failed: {}", self.api.errors()));
             }
         }
         Ok(())
     }
+}
+
+/// Whether `EVP_Cipher` takes a second message on a context without the IV set again: XTS in
+/// the BoringSSL family does not. Tried on a scratch context with two 16-byte data units.
+fn needs_iv_per_call(api: &Api, name: &str, key: &[u8], iv: &[u8]) -> Result<bool, String> {
+    if !name.to_ascii_uppercase().ends_with("-XTS") {
+        return Ok(false);
+    }
+    let ctx = cipher_ctx(api, name, key, iv, true)?;
+    let mut buf = [0u8; 48];
+    // SAFETY: two in-place calls on 16 bytes of a 48-byte buffer.
+    let twice = unsafe {
+        (api.EVP_Cipher)(ctx.ctx, buf.as_mut_ptr(), buf.as_ptr(), 16) > 0
+            && (api.EVP_Cipher)(ctx.ctx, buf.as_mut_ptr(), buf.as_ptr(), 16) > 0
+    };
+    // SAFETY: clears what a refused call leaves.
+    unsafe { (api.ERR_clear_error)() };
+    Ok(!twice)
 }
 
 pub(super) const AAD13: [u8; 13] = [0xcc; 13];
@@ -1065,14 +1100,15 @@ pub fn prepare<'a>(
             },
             Op::Encrypt | Op::Decrypt,
         ) => {
-            let ctx = cipher_ctx(
+            let (key, iv) = (timing_key(key_len), vec![0u8; iv_len]);
+            let reiv = needs_iv_per_call(api, name, &key, &iv)?.then(|| iv.clone());
+            let ctx = cipher_ctx(api, name, &key, &iv, op == Op::Encrypt)?;
+            Box::new(CipherLoop {
                 api,
-                name,
-                &timing_key(key_len),
-                &vec![0u8; iv_len],
-                op == Op::Encrypt,
-            )?;
-            Box::new(CipherLoop { api, ctx, msg })
+                ctx,
+                msg,
+                reiv,
+            })
         }
         (Algorithm::Aead { .. }, Op::Encrypt | Op::Decrypt) => {
             aead_loop(api, algorithm, op, msg, misalign)?
