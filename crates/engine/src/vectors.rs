@@ -136,6 +136,11 @@ fn kat_vector(kat: &Kat) -> KatVector {
             tag: clean(tag),
             ..v
         },
+        Kat::OcbIterated { out, .. } => KatVector {
+            kind: "ocb-iterated".into(),
+            out: clean(out),
+            ..v
+        },
         Kat::SignatureVerify {
             spki,
             digest,

@@ -2,6 +2,7 @@
 //! `openssl speed` drives it, with the legacy provider loaded beside the default one so the old
 //! algorithms (MD4, Whirlpool, DES, Blowfish, CAST, SEED, RC2, RC4) are reachable.
 
+mod ae_modes;
 mod agree;
 mod aws_hybrid;
 mod aws_pq;
@@ -131,35 +132,7 @@ impl OpenSsl {
     fn check(&mut self, primitive: &Primitive) -> Result<(), String> {
         let api = &self.api;
         let probe = match primitive.algorithm {
-            Algorithm::Digest { name } => symmetric::fetch_md(api, name).map(|_| ()),
-            Algorithm::Xof { name, .. } => match api.EVP_DigestFinalXOF {
-                Some(_) => symmetric::fetch_md(api, name).map(|_| ()),
-                None => Err("this libcrypto has no EVP_DigestFinalXOF".into()),
-            },
-            Algorithm::Cipher {
-                name,
-                key_len,
-                iv_len,
-            } => symmetric::cipher_ctx(api, name, &vec![1; key_len], &vec![0; iv_len], true)
-                .map(|_| ()),
-            Algorithm::Aead {
-                name,
-                key_len,
-                nonce_len,
-                tag_len,
-            } => symmetric::cipher_ctx(api, name, &vec![1; key_len], &vec![0; nonce_len], true)
-                .map(|_| ())
-                .or_else(|e| {
-                    symmetric::aead_ctx(api, name, &vec![1; key_len], tag_len)
-                        .map(|_| ())
-                        .map_err(|e2| format!("{e}; {e2}"))
-                }),
-            Algorithm::Hmac { .. } | Algorithm::Cmac { .. } => {
-                symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[]).map(|_| ())
-            }
-            Algorithm::Gmac { .. } => {
-                symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[0; 12]).map(|_| ())
-            }
+            _ if primitive.has_bytes() => symmetric::probe(api, &primitive.algorithm),
             _ if is_pq(primitive) => suite::probe(&self.pq, primitive),
             // A library may read a key it cannot sign with (BoringSSL parses DSA keys but has
             // no DSA in EVP_PKEY): the signing context is part of the probe.

@@ -372,6 +372,7 @@ pub(crate) fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<(
         }
         (_, Kat::Cipher { .. }) => cipher_known_answer(suite, p, kat),
         (_, Kat::Aead { .. }) => aead_known_answer(suite, p, kat),
+        (_, Kat::OcbIterated { .. }) => ocb_iterated_known_answer(suite, p, kat),
         (_, Kat::SignatureVerify { .. }) => signature_verify_known_answer(suite, p, kat),
         (_, Kat::EddsaSign { .. }) => eddsa_sign_known_answer(suite, p, kat),
         (
@@ -433,6 +434,25 @@ pub(crate) fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<(
         (_, Kat::CrossCheck { how }) => Err(format!("no generic check for: {how}")),
         (alg, k) => Err(format!("vector {k:?} does not fit {alg:?}")),
     }
+}
+
+/// RFC 7253's iterated OCB vector: 385 sealings under one key, the last tag compared.
+fn ocb_iterated_known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
+    let (Algorithm::Aead { key_len, .. }, Kat::OcbIterated { out, .. }) = (p.algorithm, *kat)
+    else {
+        return Err(format!("vector {kat:?} does not fit {:?}", p.algorithm));
+    };
+    let want = unhex(out);
+    let key = cryptospeed_catalog::ocb_iterated_key(key_len, want.len());
+    let mut seal = suite.aead(p, &key, true)?;
+    let got = cryptospeed_catalog::ocb_iterated(|nonce, aad, pt| {
+        let mut buf = pt.to_vec();
+        let mut tag = vec![0u8; want.len()];
+        seal(nonce, aad, &mut buf, &mut tag)?;
+        buf.extend(tag);
+        Ok(buf)
+    })?;
+    expect_eq("iterated OCB tag", &got, &want)
 }
 
 /// A cipher vector: the ciphertext, and the plaintext back.
