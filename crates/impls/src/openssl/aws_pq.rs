@@ -20,8 +20,8 @@
 #![allow(non_snake_case)]
 
 use super::ffi::{Api, Ptr};
-use super::pq::{CtxSign, CtxSigner, Owned};
-use super::pq_suite::{KemCalls, SigCalls};
+use super::pq::Owned;
+use super::pq_suite::{KemCalls, KeySigner, SigCalls, SignWith};
 use crate::suite::{DecapsFn, EncapsFn, KemKeygenFn, OpFn, Res, Signer};
 use cryptospeed_catalog::{Algorithm, Primitive};
 use std::os::raw::c_int;
@@ -498,10 +498,9 @@ impl<'a> SigCalls<'a> for Dsa<'a> {
         };
         let public = self.lib.raw(&key, false)?;
         let (sign, verify) = (self.md_ctx(&key, true)?, self.md_ctx(&key, false)?);
-        Ok(Box::new(CtxSigner {
-            sign,
-            verify,
-            _key: key,
+        Ok(Box::new(KeySigner {
+            signing: (sign, key),
+            verifying: verify,
             public,
             out: vec![0; 4627],
             dsa: *self,
@@ -559,12 +558,16 @@ impl<'a> SigCalls<'a> for Dsa<'a> {
 
     fn verify(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
         let key = self.raw_key(public, false)?;
-        Ok(self.verify_with(&self.md_ctx(&key, false)?, msg, sig))
+        self.verify_with(&self.md_ctx(&key, false)?, msg, sig)
     }
 }
 
-impl CtxSign for Dsa<'_> {
-    fn sign_into(&self, ctx: &Owned, msg: &[u8], sig: &mut [u8]) -> Res<usize> {
+impl<'a> SignWith for Dsa<'a> {
+    /// The signing context, and the key it was made for (kept as long).
+    type Signing = (Owned<'a>, Owned<'a>);
+    type Verifying = Owned<'a>;
+
+    fn sign_into(&self, (ctx, _key): &Self::Signing, msg: &[u8], sig: &mut [u8]) -> Res<usize> {
         let mut len = sig.len();
         // SAFETY: the buffer holds the largest ML-DSA signature.
         let rc = unsafe {
@@ -580,7 +583,7 @@ impl CtxSign for Dsa<'_> {
         Ok(len)
     }
 
-    fn verify_with(&self, ctx: &Owned, msg: &[u8], sig: &[u8]) -> bool {
+    fn verify_with(&self, ctx: &Owned<'a>, msg: &[u8], sig: &[u8]) -> Res<bool> {
         // SAFETY: borrowed buffers for the call.
         let rc = unsafe {
             (self.lib.k.EVP_DigestVerify)(ctx.ptr, sig.as_ptr(), sig.len(), msg.as_ptr(), msg.len())
@@ -589,6 +592,6 @@ impl CtxSign for Dsa<'_> {
             // SAFETY: a rejected signature leaves errors behind.
             unsafe { (self.lib.api.ERR_clear_error)() };
         }
-        rc == 1
+        Ok(rc == 1)
     }
 }

@@ -5,7 +5,7 @@
 
 use super::bssl_pq::{bcm_names, bcm_ok, mangled, FromSeed, Lib, Marshal, Opaque, Parse};
 use super::ffi::Api;
-use super::pq_suite::SigCalls;
+use super::pq_suite::{KeySigner, SigCalls, SignWith};
 use crate::suite::{OpFn, Res, Signer};
 use cryptospeed_catalog::{Algorithm, Primitive};
 use std::os::raw::{c_int, c_void};
@@ -179,46 +179,6 @@ impl<'a> Dsa<'a> {
         }
     }
 
-    /// Signs into a buffer of the signature's size (pure ML-DSA, empty context, hedged).
-    fn sign_into(&self, private: &Opaque, msg: &[u8], sig: &mut [u8]) -> Res<()> {
-        assert!(sig.len() >= self.set.sig);
-        // SAFETY: a buffer of the signature's size, a private key, the message borrowed.
-        let rc = unsafe {
-            (self.f.sign)(
-                sig.as_mut_ptr(),
-                private.ptr(),
-                msg.as_ptr(),
-                msg.len(),
-                std::ptr::null(),
-                0,
-            )
-        };
-        match rc {
-            1 => Ok(()),
-            _ => Err(format!("MLDSA{}_sign failed", self.set.level)),
-        }
-    }
-
-    fn verify_with(&self, public: &Opaque, msg: &[u8], sig: &[u8]) -> bool {
-        // SAFETY: a parsed public key; the signature and message borrowed with their lengths.
-        let rc = unsafe {
-            (self.f.verify)(
-                public.ptr(),
-                sig.as_ptr(),
-                sig.len(),
-                msg.as_ptr(),
-                msg.len(),
-                std::ptr::null(),
-                0,
-            )
-        };
-        if rc != 1 {
-            // SAFETY: a rejected signature may leave errors behind.
-            unsafe { (self.lib.api.ERR_clear_error)() };
-        }
-        rc == 1
-    }
-
     fn missing(&self, what: &str) -> String {
         format!(
             "BoringSSL's mldsa.h has no internal-interface (M') or deterministic signing nor an \
@@ -305,10 +265,10 @@ impl<'a> SigCalls<'a> for Dsa<'a> {
             None => self.generate()?,
         };
         let public = self.parse_public(&pk)?;
-        Ok(Box::new(DsaSigner {
-            pk,
-            public,
-            private,
+        Ok(Box::new(KeySigner {
+            signing: private,
+            verifying: public,
+            public: pk,
             out: vec![0; self.set.sig],
             dsa: *self,
         }))
@@ -338,39 +298,54 @@ impl<'a> SigCalls<'a> for Dsa<'a> {
     }
 
     fn verify(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
-        Ok(self.verify_with(&self.parse_public(public)?, msg, sig))
+        self.verify_with(&self.parse_public(public)?, msg, sig)
     }
 }
 
-/// A key pair as BoringSSL's structs, made and parsed once.
-struct DsaSigner<'a> {
-    pk: Vec<u8>,
-    public: Opaque,
-    private: Opaque,
-    /// Where timed signing writes (nothing allocated per call).
-    out: Vec<u8>,
-    dsa: Dsa<'a>,
-}
+impl SignWith for Dsa<'_> {
+    /// The private key struct.
+    type Signing = Opaque;
+    /// The parsed public key struct.
+    type Verifying = Opaque;
 
-impl Signer for DsaSigner<'_> {
-    fn sign(&mut self, msg: &[u8]) -> Res<Vec<u8>> {
-        let mut sig = vec![0u8; self.dsa.set.sig];
-        self.dsa.sign_into(&self.private, msg, &mut sig)?;
-        Ok(sig)
+    /// Signs into a buffer of the signature's size (pure ML-DSA, empty context, hedged).
+    fn sign_into(&self, private: &Opaque, msg: &[u8], sig: &mut [u8]) -> Res<usize> {
+        assert!(sig.len() >= self.set.sig);
+        // SAFETY: a buffer of the signature's size, a private key, the message borrowed.
+        let rc = unsafe {
+            (self.f.sign)(
+                sig.as_mut_ptr(),
+                private.ptr(),
+                msg.as_ptr(),
+                msg.len(),
+                std::ptr::null(),
+                0,
+            )
+        };
+        match rc {
+            1 => Ok(self.set.sig),
+            _ => Err(format!("MLDSA{}_sign failed", self.set.level)),
+        }
     }
 
-    fn verify(&mut self, msg: &[u8], sig: &[u8]) -> Res<bool> {
-        Ok(self.dsa.verify_with(&self.public, msg, sig))
-    }
-
-    fn sign_timed(&mut self, msg: &[u8]) -> Res<()> {
-        self.dsa.sign_into(&self.private, msg, &mut self.out)?;
-        std::hint::black_box(&mut self.out);
-        Ok(())
-    }
-
-    fn public(&self) -> Vec<u8> {
-        self.pk.clone()
+    fn verify_with(&self, public: &Opaque, msg: &[u8], sig: &[u8]) -> Res<bool> {
+        // SAFETY: a parsed public key; the signature and message borrowed with their lengths.
+        let rc = unsafe {
+            (self.f.verify)(
+                public.ptr(),
+                sig.as_ptr(),
+                sig.len(),
+                msg.as_ptr(),
+                msg.len(),
+                std::ptr::null(),
+                0,
+            )
+        };
+        if rc != 1 {
+            // SAFETY: a rejected signature may leave errors behind.
+            unsafe { (self.lib.api.ERR_clear_error)() };
+        }
+        Ok(rc == 1)
     }
 }
 

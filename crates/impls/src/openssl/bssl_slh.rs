@@ -16,7 +16,7 @@
 
 use super::bssl_pq::{bcm_names, bcm_ok, Lib};
 use super::ffi::Api;
-use super::pq_suite::SigCalls;
+use super::pq_suite::{KeySigner, SigCalls, SignWith};
 use crate::suite::{OpFn, Res, Signer};
 use cryptospeed_catalog::{Algorithm, Primitive};
 use std::os::raw::c_int;
@@ -132,50 +132,6 @@ impl<'a> Slh<'a> {
         Ok((pk, sk))
     }
 
-    /// Signs into a buffer of the signature's size (pure, empty context, hedged).
-    fn sign_into(&self, sk: &[u8; PRIVATE], msg: &[u8], sig: &mut [u8]) -> Res<()> {
-        assert!(sig.len() >= SIG);
-        let null = std::ptr::null();
-        // SAFETY: a buffer of the signature's size, a 64-byte private key, the message borrowed.
-        match unsafe {
-            (self.f.sign)(
-                sig.as_mut_ptr(),
-                sk.as_ptr(),
-                msg.as_ptr(),
-                msg.len(),
-                null,
-                0,
-            )
-        } {
-            1 => Ok(()),
-            _ => Err("SLHDSA_SHA2_128S_sign failed".into()),
-        }
-    }
-
-    /// Whether `sig` over `msg` (pure, empty context) verifies under the 32-byte `pk`.
-    fn verify_with(&self, pk: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
-        if pk.len() != PUBLIC {
-            return Err(format!(
-                "an SLH-DSA-SHA2-128s public key is 32 bytes, not {}",
-                pk.len()
-            ));
-        }
-        let null = std::ptr::null();
-        // SAFETY: the signature and message borrowed with their lengths, a 32-byte public key.
-        let rc = unsafe {
-            (self.f.verify)(
-                sig.as_ptr(),
-                sig.len(),
-                pk.as_ptr(),
-                msg.as_ptr(),
-                msg.len(),
-                null,
-                0,
-            )
-        };
-        Ok(rc == 1)
-    }
-
     fn missing(&self, what: &str) -> String {
         format!(
             "BoringSSL's slhdsa.h has no internal-interface (M') or deterministic signing, and {} \
@@ -247,11 +203,12 @@ impl<'a> Slh<'a> {
 impl<'a> SigCalls<'a> for Slh<'a> {
     fn signer(self: Box<Self>, seed: Option<&[u8]>) -> Res<Box<dyn Signer + 'a>> {
         let (pk, sk) = self.key_pair(seed)?;
-        Ok(Box::new(SlhSigner {
-            pk,
-            sk,
+        Ok(Box::new(KeySigner {
+            signing: sk,
+            verifying: pk,
+            public: pk.to_vec(),
             out: vec![0; SIG],
-            slh: *self,
+            dsa: *self,
         }))
     }
 
@@ -275,38 +232,58 @@ impl<'a> SigCalls<'a> for Slh<'a> {
     }
 
     fn verify(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
-        self.verify_with(public, msg, sig)
+        let pk = public.try_into().map_err(|_| {
+            format!(
+                "an SLH-DSA-SHA2-128s public key is 32 bytes, not {}",
+                public.len()
+            )
+        })?;
+        self.verify_with(&pk, msg, sig)
     }
 }
 
-/// A key pair (FIPS 205 byte strings), made once.
-struct SlhSigner<'a> {
-    pk: [u8; PUBLIC],
-    sk: [u8; PRIVATE],
-    /// Where timed signing writes (nothing allocated per call).
-    out: Vec<u8>,
-    slh: Slh<'a>,
-}
+impl SignWith for Slh<'_> {
+    /// The 64-byte private key.
+    type Signing = [u8; PRIVATE];
+    /// The 32-byte public key.
+    type Verifying = [u8; PUBLIC];
 
-impl Signer for SlhSigner<'_> {
-    fn sign(&mut self, msg: &[u8]) -> Res<Vec<u8>> {
-        let mut sig = vec![0u8; SIG];
-        self.slh.sign_into(&self.sk, msg, &mut sig)?;
-        Ok(sig)
+    /// Signs into a buffer of the signature's size (pure, empty context, hedged).
+    fn sign_into(&self, sk: &[u8; PRIVATE], msg: &[u8], sig: &mut [u8]) -> Res<usize> {
+        assert!(sig.len() >= SIG);
+        let null = std::ptr::null();
+        // SAFETY: a buffer of the signature's size, a 64-byte private key, the message borrowed.
+        match unsafe {
+            (self.f.sign)(
+                sig.as_mut_ptr(),
+                sk.as_ptr(),
+                msg.as_ptr(),
+                msg.len(),
+                null,
+                0,
+            )
+        } {
+            1 => Ok(SIG),
+            _ => Err("SLHDSA_SHA2_128S_sign failed".into()),
+        }
     }
 
-    fn verify(&mut self, msg: &[u8], sig: &[u8]) -> Res<bool> {
-        self.slh.verify_with(&self.pk, msg, sig)
-    }
-
-    fn sign_timed(&mut self, msg: &[u8]) -> Res<()> {
-        self.slh.sign_into(&self.sk, msg, &mut self.out)?;
-        std::hint::black_box(&mut self.out);
-        Ok(())
-    }
-
-    fn public(&self) -> Vec<u8> {
-        self.pk.to_vec()
+    /// Whether `sig` over `msg` (pure, empty context) verifies under `pk`.
+    fn verify_with(&self, pk: &[u8; PUBLIC], msg: &[u8], sig: &[u8]) -> Res<bool> {
+        let null = std::ptr::null();
+        // SAFETY: the signature and message borrowed with their lengths, a 32-byte public key.
+        let rc = unsafe {
+            (self.f.verify)(
+                sig.as_ptr(),
+                sig.len(),
+                pk.as_ptr(),
+                msg.as_ptr(),
+                msg.len(),
+                null,
+                0,
+            )
+        };
+        Ok(rc == 1)
     }
 }
 

@@ -6,8 +6,8 @@
 //! imported with `EVP_PKEY_new_raw_*_key_ex`.
 
 use super::ffi::Api;
-use super::pq::{int_param, CtxSign, CtxSigner, Owned, PqAlg};
-use super::pq_suite::SigCalls;
+use super::pq::{int_param, Owned, PqAlg};
+use super::pq_suite::{KeySigner, SigCalls, SignWith};
 use crate::suite::{OpFn, Res, Signer};
 use cryptospeed_catalog::{Algorithm, Primitive};
 use std::os::raw::c_int;
@@ -101,10 +101,9 @@ impl<'a> SigCalls<'a> for Dsa<'a> {
         let public = self.public(&key)?;
         let sign = self.op_ctx(&key, true, false)?;
         let verify = self.op_ctx(&key, false, false)?;
-        Ok(Box::new(CtxSigner {
-            sign,
-            verify,
-            _key: key,
+        Ok(Box::new(KeySigner {
+            signing: (sign, key),
+            verifying: verify,
             public,
             out: vec![0; MAX_SIG],
             dsa: *self,
@@ -118,25 +117,30 @@ impl<'a> SigCalls<'a> for Dsa<'a> {
 
     fn sign_internal(&self, private: &[u8], msg: &[u8]) -> Res<Vec<u8>> {
         let key = self.raw_key(private, true)?;
+        let ctx = self.op_ctx(&key, true, true)?;
         let mut sig = vec![0u8; MAX_SIG];
-        let len = self.sign_into(&self.op_ctx(&key, true, true)?, msg, &mut sig)?;
+        let len = self.sign_into(&(ctx, key), msg, &mut sig)?;
         sig.truncate(len);
         Ok(sig)
     }
 
     fn verify_internal(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
         let key = self.raw_key(public, false)?;
-        Ok(self.verify_with(&self.op_ctx(&key, false, true)?, msg, sig))
+        self.verify_with(&self.op_ctx(&key, false, true)?, msg, sig)
     }
 
     fn verify(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
         let key = self.raw_key(public, false)?;
-        Ok(self.verify_with(&self.op_ctx(&key, false, false)?, msg, sig))
+        self.verify_with(&self.op_ctx(&key, false, false)?, msg, sig)
     }
 }
 
-impl CtxSign for Dsa<'_> {
-    fn sign_into(&self, ctx: &Owned, msg: &[u8], sig: &mut [u8]) -> Res<usize> {
+impl<'a> SignWith for Dsa<'a> {
+    /// The signing context, and the key it was made for (kept as long).
+    type Signing = (Owned<'a>, Owned<'a>);
+    type Verifying = Owned<'a>;
+
+    fn sign_into(&self, (ctx, _key): &Self::Signing, msg: &[u8], sig: &mut [u8]) -> Res<usize> {
         let mut len = sig.len();
         // SAFETY: `len` is the buffer's size; libcrypto refuses to write past it.
         let rc = unsafe {
@@ -146,7 +150,7 @@ impl CtxSign for Dsa<'_> {
         Ok(len)
     }
 
-    fn verify_with(&self, ctx: &Owned, msg: &[u8], sig: &[u8]) -> bool {
+    fn verify_with(&self, ctx: &Owned<'a>, msg: &[u8], sig: &[u8]) -> Res<bool> {
         // SAFETY: borrowed buffers for the call.
         let rc = unsafe {
             (self.k.EVP_PKEY_verify)(ctx.ptr, sig.as_ptr(), sig.len(), msg.as_ptr(), msg.len())
@@ -155,6 +159,6 @@ impl CtxSign for Dsa<'_> {
             // SAFETY: a rejected signature leaves errors behind.
             unsafe { (self.api.ERR_clear_error)() };
         }
-        rc == 1
+        Ok(rc == 1)
     }
 }

@@ -1,11 +1,9 @@
 //! What the post-quantum modules (kem.rs, dsa.rs) share: the EVP_PKEY calls OpenSSL 3 added for
 //! them (their own table, loaded from the same library, so a libcrypto without them still serves
-//! every other primitive), owned handles, OSSL_PARAM builders, and the signer over contexts made
-//! once per key that dsa.rs and aws_pq.rs both hand the suite.
+//! every other primitive), owned handles, and OSSL_PARAM builders.
 #![allow(non_snake_case)]
 
 use super::ffi::{Api, OsslParam, Ptr, OSSL_PARAM_OCTET_STRING};
-use crate::suite::Signer;
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int};
 
@@ -199,48 +197,5 @@ impl<'a> PqAlg<'a> {
             )
         };
         self.own(pkey, self.k.EVP_PKEY_free, "importing the key")
-    }
-}
-
-/// Signing and verifying on a context made for one key (OpenSSL 3.5's `EVP_PKEY_sign` /
-/// `EVP_PKEY_verify`, AWS-LC's `EVP_DigestSign` / `EVP_DigestVerify`).
-pub trait CtxSign {
-    /// Signs into `sig` (the caller's buffer, allocated once); the length written.
-    fn sign_into(&self, ctx: &Owned, msg: &[u8], sig: &mut [u8]) -> Res<usize>;
-    fn verify_with(&self, ctx: &Owned, msg: &[u8], sig: &[u8]) -> bool;
-}
-
-/// A key pair with its signing and verifying contexts, made once (pure, empty context, hedged).
-// Fields drop in order: contexts and key before the table that frees them.
-pub struct CtxSigner<'a, D> {
-    pub sign: Owned<'a>,
-    pub verify: Owned<'a>,
-    pub _key: Owned<'a>,
-    pub public: Vec<u8>,
-    /// Where timed signing writes (nothing allocated per call), as long as the longest
-    /// signature.
-    pub out: Vec<u8>,
-    pub dsa: D,
-}
-
-impl<D: CtxSign> Signer for CtxSigner<'_, D> {
-    fn sign(&mut self, msg: &[u8]) -> Res<Vec<u8>> {
-        let mut sig = vec![0u8; self.out.len()];
-        let len = self.dsa.sign_into(&self.sign, msg, &mut sig)?;
-        sig.truncate(len);
-        Ok(sig)
-    }
-
-    fn verify(&mut self, msg: &[u8], sig: &[u8]) -> Res<bool> {
-        Ok(self.dsa.verify_with(&self.verify, msg, sig))
-    }
-
-    fn sign_timed(&mut self, msg: &[u8]) -> Res<()> {
-        std::hint::black_box(self.dsa.sign_into(&self.sign, msg, &mut self.out)?);
-        Ok(())
-    }
-
-    fn public(&self) -> Vec<u8> {
-        self.public.clone()
     }
 }

@@ -46,6 +46,52 @@ pub(super) trait SigCalls<'a> {
     fn verify(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool>;
 }
 
+/// Signing and verifying with what a signature backend made once for a key pair.
+pub(super) trait SignWith {
+    /// What signing takes: a context (and the key it was made for), or a private key.
+    type Signing;
+    /// What verifying takes: a context, or a parsed public key.
+    type Verifying;
+    /// Signs into `sig` (room for the longest signature); the length written.
+    fn sign_into(&self, key: &Self::Signing, msg: &[u8], sig: &mut [u8]) -> Res<usize>;
+    fn verify_with(&self, key: &Self::Verifying, msg: &[u8], sig: &[u8]) -> Res<bool>;
+}
+
+/// A key pair made once, as the suite's [`Signer`] (pure signing, empty context, hedged).
+// Fields drop in order: contexts and keys before the backend whose table frees them.
+pub(super) struct KeySigner<D: SignWith> {
+    pub(super) signing: D::Signing,
+    pub(super) verifying: D::Verifying,
+    /// The encoded public key.
+    pub(super) public: Vec<u8>,
+    /// Where timed signing writes (nothing allocated per call), as long as the longest
+    /// signature.
+    pub(super) out: Vec<u8>,
+    pub(super) dsa: D,
+}
+
+impl<D: SignWith> Signer for KeySigner<D> {
+    fn sign(&mut self, msg: &[u8]) -> Res<Vec<u8>> {
+        let mut sig = vec![0u8; self.out.len()];
+        let len = self.dsa.sign_into(&self.signing, msg, &mut sig)?;
+        sig.truncate(len);
+        Ok(sig)
+    }
+
+    fn verify(&mut self, msg: &[u8], sig: &[u8]) -> Res<bool> {
+        self.dsa.verify_with(&self.verifying, msg, sig)
+    }
+
+    fn sign_timed(&mut self, msg: &[u8]) -> Res<()> {
+        std::hint::black_box(self.dsa.sign_into(&self.signing, msg, &mut self.out)?);
+        Ok(())
+    }
+
+    fn public(&self) -> Vec<u8> {
+        self.public.clone()
+    }
+}
+
 type AnyKem<'a> = Box<dyn KemCalls<'a> + 'a>;
 type AnySig<'a> = Box<dyn SigCalls<'a> + 'a>;
 
