@@ -317,9 +317,13 @@ fn a_column_not_built_yet_says_how_to_build_it() {
     assert_eq!(built, 0);
 }
 
+/// The one SLH-DSA set BoringSSL's slhdsa.h offers of the catalog's three.
+const SLH: &str = "slh-dsa-sha2-128s";
+
 #[test]
 fn boringssl_runs_ml_kem_ml_dsa_and_the_hybrid_through_its_own_api() {
-    // BoringSSL has them only outside EVP (mlkem.h, mldsa.h): bssl_pq.rs and bssl_hybrid.rs.
+    // BoringSSL has them only outside EVP (mlkem.h, mldsa.h, slhdsa.h): bssl_pq.rs, bssl_dsa.rs,
+    // bssl_slh.rs and bssl_hybrid.rs.
     // Their vectors run through its seeded calls and the BCM entry points it exports; a
     // ciphertext or signature from it is checked by AWS-LC and RustCrypto, and theirs by it.
     let _one = serial();
@@ -328,7 +332,7 @@ fn boringssl_runs_ml_kem_ml_dsa_and_the_hybrid_through_its_own_api() {
     let pq = "ml-kem-768,ml-kem-1024,ml-dsa-44,ml-dsa-65,ml-dsa-87,x25519-mlkem768";
     let out = bin()
         .args(["verify", "--impl", "boringssl,aws-lc,rustcrypto", "-a"])
-        .arg(format!("{pq},ml-kem-512"))
+        .arg(format!("{pq},{SLH},ml-kem-512,slh-dsa-sha2-128f"))
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -344,7 +348,13 @@ fn boringssl_runs_ml_kem_ml_dsa_and_the_hybrid_through_its_own_api() {
             .unwrap_or_else(|| panic!("no {id} row in\n{text}"));
         assert_eq!(row.matches("agrees").count(), 3, "{row}");
     }
-    // BoringSSL has no ML-KEM-512, and says so.
+    // AWS-LC has no SLH-DSA: BoringSSL's agrees with RustCrypto's.
+    let row = text
+        .lines()
+        .find(|l| l.starts_with(" slh-dsa-sha2-128s "))
+        .unwrap();
+    assert_eq!(row.matches("agrees").count(), 2, "{row}");
+    // BoringSSL has no ML-KEM-512 and of the SLH-DSA sets only SHA2-128s, and says so.
     let list = bin()
         .args(["list", "--impl", "boringssl"])
         .output()
@@ -355,10 +365,16 @@ fn boringssl_runs_ml_kem_ml_dsa_and_the_hybrid_through_its_own_api() {
         .find(|l| l.starts_with(" ml-kem-512 "))
         .unwrap();
     assert!(row.contains("BoringSSL has no ML-KEM-512"), "{row}");
+    let row = list
+        .lines()
+        .find(|l| l.starts_with(" slh-dsa-sha2-128f "))
+        .unwrap();
+    assert!(row.contains("BoringSSL has no SLH-DSA-SHA2-128f"), "{row}");
     // A short run has a number in each of their cells.
     let dir = tempfile::tempdir().unwrap();
     let out = bin()
-        .args(["run", "--impl", "boringssl", "-a", pq, "--format", "json"])
+        .args(["run", "--impl", "boringssl", "-a", &format!("{pq},{SLH}")])
+        .args(["--format", "json"])
         .args(quick(&dir.path().join("r.db")))
         .output()
         .unwrap();
@@ -372,6 +388,6 @@ fn boringssl_runs_ml_kem_ml_dsa_and_the_hybrid_through_its_own_api() {
         assert_ne!(r["status"], "failed", "{r}");
         assert!(r["ns_per_op"].as_f64().is_some_and(|v| v > 0.0), "{r}");
     }
-    // Three operations for each of the six primitives.
-    assert_eq!(rows.len(), 18, "{rows:?}");
+    // Three operations for each of the seven primitives.
+    assert_eq!(rows.len(), 21, "{rows:?}");
 }
