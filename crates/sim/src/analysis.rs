@@ -2,8 +2,10 @@
 //! behind fixed first-level caches), every branch predictor, and the ILP grid. Work items run on
 //! all CPUs. The caches go one line size at a time: the region becomes three block streams of
 //! that line size (cache/blocks.rs), configurations that never evict are answered from the
-//! streams' first uses, LRU configurations of one set count share one stack pass (cache/stack.rs)
-//! and the rest replay in groups that read each piece of a stream once.
+//! streams' first uses, and the rest go by set count: the stream filtered for that set count
+//! (lookups of the block their set looked up last left out, `BlockStream::for_sets`), replayed
+//! by one LRU stack pass for every associativity (cache/stack.rs) and by each FIFO and Random
+//! configuration, all reading each piece of the filtered stream once.
 
 use crate::branches::{BranchCounts, BranchSim, Outcome, Resolver};
 use crate::cache::blocks::{self, BlockStream, Counts, Replay};
@@ -229,9 +231,13 @@ fn block_streams(
         (i.join().expect("the I1 stream builder panicked"), d)
     });
     let mut l2 = BlockStream::new(line);
+    let mut counting = false;
     for (a, counted) in l2_input {
         if *counted {
             l2.start_counting();
+            counting = true;
+        } else if counting {
+            break; // past the measured part (as for the first-level streams)
         }
         l2.push(a.addr, a.size, 1);
     }
@@ -263,9 +269,16 @@ fn run_parallel<T: Sync, R: Send>(items: Vec<T>, f: impl Fn(&T) -> R + Sync) -> 
     r.into_iter().map(|(_, r)| r).collect()
 }
 
-/// Simulators that replay one level's block stream together (see [`blocks::replay_group`]):
-/// each with the configurations its counts belong to.
-type Group = (Level, Vec<Vec<CacheConfig>>);
+/// Simulators that replay one level's stream filtered for one set count together (see
+/// [`BlockStream::for_sets`] and [`blocks::replay_group`]): each member with the configurations
+/// its counts belong to.
+struct SetGroup {
+    sets: usize,
+    members: Vec<Vec<CacheConfig>>,
+}
+
+/// Set groups of one level, by ascending set count: one chain of filters.
+type Group = (Level, Vec<SetGroup>);
 
 enum Work {
     Caches(Group),
@@ -282,9 +295,9 @@ enum Done {
     Timing(Vec<TimingRun>),
 }
 
-/// Members per group: enough to read each piece of a stream from memory once for several
-/// simulators, few enough that the groups still spread over the CPUs.
-const GROUP: usize = 6;
+/// Set counts per chain: each chain filters the whole stream once and then each smaller result
+/// again; short enough that the chains spread over the CPUs.
+const CHAIN: usize = 3;
 
 fn level_index(level: Level) -> usize {
     match level {
@@ -310,15 +323,16 @@ fn cache_result(level: Level, config: &CacheConfig, c: Counts) -> CacheResult {
 
 /// The cache work of one line size: configurations of a stack-property policy (LRU) as one
 /// member per (level, set count) holding every associativity, every other configuration as a
-/// member of its own; members of a level in groups of [`GROUP`].
-/// A configuration that never evicts is answered at once and not replayed (pushed to `done`).
+/// member of its own; the members of a level grouped by set count, the set counts in chains of
+/// [`CHAIN`]. A configuration that never evicts is answered at once and not replayed (pushed to
+/// `done`).
 fn cache_work(
     grid: &Grid,
     line: u64,
     streams: &[BlockStream; 3],
     done: &mut Vec<CacheResult>,
 ) -> Vec<Work> {
-    let mut members: BTreeMap<(Level, usize, String), Vec<CacheConfig>> = BTreeMap::new();
+    let mut members: BTreeMap<(Level, usize, usize, String), Vec<CacheConfig>> = BTreeMap::new();
     for (k, (level, c)) in grid.cache_configs().into_iter().enumerate() {
         if c.line != line {
             continue;
@@ -329,20 +343,29 @@ fn cache_work(
             continue;
         }
         let key = if cache::policy_named(&c.policy).is_some_and(|p| p.stack_property) {
-            (level, c.shape().0, c.policy.clone())
+            (level, sets, 0, c.policy.clone())
         } else {
-            (level, usize::MAX - k, String::new())
+            (level, sets, k + 1, String::new())
         };
         members.entry(key).or_default().push(c);
     }
-    let mut by_level: BTreeMap<Level, Vec<Vec<CacheConfig>>> = BTreeMap::new();
-    for ((level, _, _), configs) in members {
-        by_level.entry(level).or_default().push(configs);
+    let mut by_level: BTreeMap<Level, Vec<SetGroup>> = BTreeMap::new();
+    for ((level, sets, _, _), configs) in members {
+        let groups = by_level.entry(level).or_default();
+        match groups.last_mut() {
+            Some(g) if g.sets == sets => g.members.push(configs),
+            _ => groups.push(SetGroup {
+                sets,
+                members: vec![configs],
+            }),
+        }
     }
     let mut work = Vec::new();
-    for (level, members) in by_level {
-        for chunk in members.chunks(GROUP) {
-            work.push(Work::Caches((level, chunk.to_vec())));
+    for (level, groups) in by_level {
+        let mut groups = groups.into_iter().peekable();
+        while groups.peek().is_some() {
+            let chain: Vec<SetGroup> = groups.by_ref().take(CHAIN).collect();
+            work.push(Work::Caches((level, chain)));
         }
     }
     work
@@ -359,22 +382,34 @@ fn replayer(member: &[CacheConfig]) -> Box<dyn Replay> {
     }
 }
 
-fn run_caches((level, members): &Group, streams: &[BlockStream; 3]) -> Vec<CacheResult> {
-    let mut group: Vec<Box<dyn Replay>> = members.iter().map(|m| replayer(m)).collect();
-    let mut counts = Vec::new();
+/// One chain: the level's stream filtered for each set count in turn (each from the one
+/// before), every member of that set count replaying the filtered stream.
+fn run_caches((level, chain): &Group, streams: &[BlockStream; 3]) -> Vec<CacheResult> {
     let stream = &streams[level_index(*level)];
-    blocks::replay_group(&mut group, stream);
-    for (m, r) in members.iter().zip(group.iter_mut()) {
-        let by = r.counts();
-        for c in m {
-            // A stack member counts every associativity up to its largest, in order.
-            let k = if by.len() == 1 {
-                0
-            } else {
-                c.assoc as usize - 1
-            };
-            counts.push(cache_result(*level, c, by[k]));
+    let accesses = stream.counted().accesses;
+    let mut counts = Vec::new();
+    let mut filtered: Option<BlockStream> = None;
+    for g in chain {
+        let f = filtered.as_ref().unwrap_or(stream).for_sets(g.sets);
+        let mut group: Vec<Box<dyn Replay>> = g.members.iter().map(|m| replayer(m)).collect();
+        blocks::replay_group(&mut group, &f);
+        for (m, r) in g.members.iter().zip(group.iter_mut()) {
+            let by = r.counts();
+            for c in m {
+                // A stack member counts every associativity up to its largest, in order.
+                let k = if by.len() == 1 {
+                    0
+                } else {
+                    c.assoc as usize - 1
+                };
+                let got = Counts {
+                    accesses,
+                    misses: by[k].misses,
+                };
+                counts.push(cache_result(*level, c, got));
+            }
         }
+        filtered = Some(f);
     }
     counts
 }
@@ -553,3 +588,6 @@ fn predictor_result(name: &str, outcomes: &[(Outcome, bool)]) -> PredictorResult
         },
     }
 }
+
+#[cfg(test)]
+mod tests;
