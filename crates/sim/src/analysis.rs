@@ -70,6 +70,11 @@ impl Grid {
     /// The architecture study's grid: L1 4 KB–256 KB, L2 128 KB–2 MB, lines 8–64 B, 1–16 ways,
     /// LRU/FIFO/Random; windows 1–256, widths 1–16; every predictor.
     pub fn full() -> Grid {
+        Grid::full_for(&timing::TimingConfig::default())
+    }
+
+    /// [`Grid::full`] with the timing sweeps around `core` (timing/cores.rs).
+    pub fn full_for(core: &timing::TimingConfig) -> Grid {
         Grid {
             l1_sizes: (12..=18).map(|b| 1u64 << b).collect(),
             l2_sizes: (17..=21).map(|b| 1u64 << b).collect(),
@@ -85,7 +90,7 @@ impl Grid {
             widths: vec![1, 2, 4, 8, 16],
             predictors: predict::names().iter().map(|s| s.to_string()).collect(),
             ilp_limit: 4_000_000,
-            timing: sweeps::study(),
+            timing: sweeps::study(core),
             timing_limit: 1_000_000,
         }
     }
@@ -93,6 +98,11 @@ impl Grid {
     /// One cache configuration per level (32 KB 8-way 64 B LRU L1s, 1 MB 16-way L2), every
     /// predictor, ILP at window 256 / width 4 only.
     pub fn single() -> Grid {
+        Grid::single_for(&timing::TimingConfig::default())
+    }
+
+    /// [`Grid::single`] timing `core` only.
+    pub fn single_for(core: &timing::TimingConfig) -> Grid {
         Grid {
             l1_sizes: vec![32768],
             l2_sizes: vec![1 << 20],
@@ -101,8 +111,8 @@ impl Grid {
             policies: vec!["lru".into()],
             windows: vec![256],
             widths: vec![4],
-            timing: sweeps::default_only(),
-            ..Grid::full()
+            timing: sweeps::default_only(core),
+            ..Grid::full_for(core)
         }
     }
 
@@ -225,11 +235,20 @@ fn block_streams(
         s.start_counting();
         s
     };
+    if cpus_reserved() > 0 {
+        let (i, d) = (one(true), one(false));
+        return [i, d, l2_block_stream(l2_input, line)];
+    }
     let (i, d) = std::thread::scope(|scope| {
         let i = scope.spawn(|| one(true));
         let d = one(false);
         (i.join().expect("the I1 stream builder panicked"), d)
     });
+    [i, d, l2_block_stream(l2_input, line)]
+}
+
+/// The L2's block stream: the first-level misses up to the end of the measured part.
+fn l2_block_stream(l2_input: &[(DataAccess, bool)], line: u64) -> BlockStream {
     let mut l2 = BlockStream::new(line);
     let mut counting = false;
     for (a, counted) in l2_input {
@@ -242,7 +261,42 @@ fn block_streams(
         l2.push(a.addr, a.size, 1);
     }
     l2.start_counting();
-    [i, d, l2]
+    l2
+}
+
+/// CPUs the analysis leaves alone for now (see [`reserve_cpu`]).
+static RESERVED: AtomicUsize = AtomicUsize::new(0);
+
+/// While the guard lives, an analysis running beside (on other threads) uses one worker thread
+/// fewer (always at least one), from its next work item on: a timed native run started next
+/// to a profile's analysis gets a CPU of its own instead of sharing one with two workers.
+pub fn reserve_cpu() -> CpuReserved {
+    RESERVED.fetch_add(1, Ordering::SeqCst);
+    CpuReserved(())
+}
+
+pub struct CpuReserved(());
+
+impl Drop for CpuReserved {
+    fn drop(&mut self) {
+        RESERVED.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+fn cpus_reserved() -> usize {
+    RESERVED.load(Ordering::SeqCst)
+}
+
+/// Worker `w` of `threads` waits while CPUs are reserved for someone else (worker 0 never
+/// does); false once there is nothing left to take.
+fn may_take(w: usize, threads: usize, next: &AtomicUsize, len: usize) -> bool {
+    while w > 0 && w >= threads.saturating_sub(cpus_reserved()) {
+        if next.load(Ordering::Relaxed) >= len {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    true
 }
 
 fn run_parallel<T: Sync, R: Send>(items: Vec<T>, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
@@ -253,8 +307,12 @@ fn run_parallel<T: Sync, R: Send>(items: Vec<T>, f: impl Fn(&T) -> R + Sync) -> 
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<(usize, R)>> = Mutex::new(Vec::new());
     std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
+        for w in 0..threads {
+            let (next, results, f, items) = (&next, &results, &f, &items);
+            s.spawn(move || loop {
+                if !may_take(w, threads, next, items.len()) {
+                    break;
+                }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 if i >= items.len() {
                     break;
