@@ -25,6 +25,7 @@
 //! cycles exactly.
 
 mod config;
+pub mod cores;
 mod frontend;
 mod memory;
 mod slots;
