@@ -61,8 +61,8 @@ pub fn core_named(name: &str) -> Result<TimingConfig, String> {
 /// Not from a source, and said so: the model has no L3, so `memory_latency` stands for Zen 3's
 /// 32 MB L3 (about 46 cycles) rather than DRAM, since a cell that leaves the 512 KB L2 stays in
 /// it; the predictor is the model's best (tournament) for TAGE; the BTB is one direct-mapped
-/// level of 8192 entries for the two levels (1 K + 6.5 K); divide latency and the fetch-queue
-/// depth are estimates.
+/// level of 8192 entries for the two levels (1 K + 6.5 K); divide latency, the store-to-load
+/// forwarding latency (7) and the fetch-queue depth are estimates.
 pub fn zen3() -> TimingConfig {
     let l1 = CacheConfig::new(32768, 64, 8, "lru").expect("a valid cache");
     TimingConfig {
@@ -88,6 +88,7 @@ pub fn zen3() -> TimingConfig {
         d1: l1,
         l2: CacheConfig::new(512 << 10, 64, 8, "lru").expect("a valid cache"),
         l1_latency: 4,
+        store_forward_latency: 7,
         l2_latency: 12,
         memory_latency: 46,
         predictor: "tournament".into(),
