@@ -355,7 +355,7 @@ enum Done {
 
 /// Set counts per chain: each chain filters the whole stream once and then each smaller result
 /// again; short enough that the chains spread over the CPUs.
-const CHAIN: usize = 3;
+const CHAIN: usize = 6;
 
 fn level_index(level: Level) -> usize {
     match level {
