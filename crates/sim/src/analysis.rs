@@ -511,6 +511,7 @@ pub fn analyse(
         }
         &m[..end]
     };
+    let branches = warm_branches(grid, events, &measured, decoded);
     let work = model_work(grid);
     let mut done = run_parallel(work, |w| match w {
         Work::Timing(points) => Done::Timing(timing_runs(
@@ -519,6 +520,11 @@ pub fn analyse(
             &measured,
             decoded,
             grid.timing_limit,
+            // A copy: a predictor is not shared between threads.
+            &branches[&points[0].config.branch_key()]
+                .lock()
+                .unwrap()
+                .clone(),
         )),
         Work::Predictor(name) => Done::Predictor(predictor_result(name, &outcomes)),
         Work::Ilp(cfg) => Done::Ilp(ilp::simulate(ilp_events, decoded, *cfg)),
@@ -601,14 +607,39 @@ fn collect(grid: &Grid, done: Vec<Done>) -> Analysis {
     a
 }
 
+/// The timing cores' branch units after the warm-up, one per distinct predictor and BTB
+/// (the study's 26 memory systems share 6), warmed on all CPUs.
+fn warm_branches(
+    grid: &Grid,
+    events: &[u64],
+    measured: &std::ops::Range<usize>,
+    decoded: &Decoded,
+) -> HashMap<(String, u32), Mutex<timing::WarmBranches>> {
+    let mut cores: Vec<&timing::TimingConfig> = Vec::new();
+    for p in &grid.timing {
+        if !cores
+            .iter()
+            .any(|c| c.branch_key() == p.config.branch_key())
+        {
+            cores.push(&p.config);
+        }
+    }
+    let warmed = run_parallel(cores.clone(), |c| {
+        timing::warm_branches(events, measured, decoded, c).expect("sweep points are valid cores")
+    });
+    let warmed = warmed.into_iter().map(Mutex::new);
+    cores.iter().map(|c| c.branch_key()).zip(warmed).collect()
+}
+
 fn timing_runs(
     points: &[TimingPoint],
     events: &[u64],
     measured: &std::ops::Range<usize>,
     decoded: &Decoded,
     limit: usize,
+    branches: &timing::WarmBranches,
 ) -> Vec<TimingRun> {
-    let warmed = timing::warm(events, measured, decoded, &points[0].config)
+    let warmed = timing::warm_with(events, measured, decoded, &points[0].config, branches)
         .expect("sweep points are valid cores");
     points
         .iter()

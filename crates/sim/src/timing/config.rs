@@ -113,6 +113,11 @@ impl TimingConfig {
         )
     }
 
+    /// What the warm-up's branch unit depends on (part of [`TimingConfig::warm_key`]).
+    pub fn branch_key(&self) -> (String, u32) {
+        (self.predictor.clone(), self.btb_entries)
+    }
+
     pub fn check(&self) -> Result<(), String> {
         let widths = [
             ("fetch_width", self.fetch_width),

@@ -185,11 +185,16 @@ impl<'c> Core<'c> {
         })
     }
 
-    /// Warm-up: caches and predictors see the instruction, nothing is timed.
-    fn warm(&mut self, info: &InstrInfo, data: &[DataAccess]) {
+    /// Warm-up of the branch unit: it learns where the previous branch went, nothing is timed.
+    fn warm_branch(&mut self, info: &InstrInfo) {
         if let Some(p) = self.pending.take() {
             self.resolve(&p, info.addr);
         }
+        self.pending = pending_branch(info, 0, 0);
+    }
+
+    /// Warm-up of the caches: they see the instruction's fetch and data, nothing is timed.
+    fn warm_memory(&mut self, info: &InstrInfo, data: &[DataAccess]) {
         let line = info.addr >> self.cfg.i1.line.trailing_zeros();
         if line != self.last_fetch_line {
             self.mem.fetch(info.addr, info.len as u32);
@@ -198,7 +203,6 @@ impl<'c> Core<'c> {
         for a in data {
             self.mem.data(a);
         }
-        self.pending = pending_branch(info, 0, 0);
     }
 
     /// Tells the branch unit where the previous branch went, and moves fetch accordingly.
@@ -459,29 +463,68 @@ pub struct Warmed {
     instructions: u64,
 }
 
-/// Replays everything before the measured part (the warm-up calls) through `cfg`'s caches and
-/// predictors, untimed. All of it: a cell streams its buffers once per call, so only a whole
+/// The branch unit after the warm-up part: cores with the same predictor and BTB share it,
+/// whatever their caches (the two halves of a warm-up do not affect each other).
+#[derive(Clone)]
+pub struct WarmBranches {
+    branches: BranchUnit,
+    pending: Option<Pending>,
+}
+
+/// Replays the branches before the measured part through `cfg`'s predictor and BTB, untimed.
+pub fn warm_branches(
+    events: &[u64],
+    measured: &std::ops::Range<usize>,
+    decoded: &Decoded,
+    cfg: &TimingConfig,
+) -> Result<WarmBranches, String> {
+    let mut core = Core::new(cfg)?;
+    each_instruction(&events[..measured.start], decoded, |info, _| {
+        core.warm_branch(info);
+        true
+    });
+    Ok(WarmBranches {
+        branches: core.branches,
+        pending: core.pending,
+    })
+}
+
+/// Replays everything before the measured part (the warm-up calls) through `cfg`'s caches,
+/// untimed, and takes the branch unit from `branches` (warmed on a core with the same
+/// predictor and BTB). All of it: a cell streams its buffers once per call, so only a whole
 /// call before leaves the L2 holding what the timed instructions read.
+pub fn warm_with(
+    events: &[u64],
+    measured: &std::ops::Range<usize>,
+    decoded: &Decoded,
+    cfg: &TimingConfig,
+    branches: &WarmBranches,
+) -> Result<Warmed, String> {
+    let mut core = Core::new(cfg)?;
+    let mut n = 0u64;
+    each_instruction(&events[..measured.start], decoded, |info, data| {
+        core.warm_memory(info, data);
+        n += 1;
+        true
+    });
+    Ok(Warmed {
+        mem: core.mem,
+        branches: branches.branches.clone(),
+        last_fetch_line: core.last_fetch_line,
+        pending: branches.pending.clone(),
+        instructions: n,
+    })
+}
+
+/// [`warm_branches`] and [`warm_with`] for one core.
 pub fn warm(
     events: &[u64],
     measured: &std::ops::Range<usize>,
     decoded: &Decoded,
     cfg: &TimingConfig,
 ) -> Result<Warmed, String> {
-    let mut core = Core::new(cfg)?;
-    let mut n = 0u64;
-    each_instruction(&events[..measured.start], decoded, |info, data| {
-        core.warm(info, data);
-        n += 1;
-        true
-    });
-    Ok(Warmed {
-        mem: core.mem,
-        branches: core.branches,
-        last_fetch_line: core.last_fetch_line,
-        pending: core.pending,
-        instructions: n,
-    })
+    let branches = warm_branches(events, measured, decoded, cfg)?;
+    warm_with(events, measured, decoded, cfg, &branches)
 }
 
 /// Times the first `limit` instructions of the measured part on the core of `cfg`, starting
