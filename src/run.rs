@@ -5,7 +5,7 @@ use crate::args;
 use crate::session::{db_location, emit, interrupt_flag, StoreArgs};
 use anyhow::Result;
 use clap::Args;
-use cryptospeed_catalog::plan::{self, CellRef};
+use cryptospeed_catalog::plan;
 use cryptospeed_model::CellSpec;
 use cryptospeed_report::{Format, Options};
 use cryptospeed_runner::{Progress, RunMeta, RunRequest, Schedule};
@@ -147,17 +147,14 @@ pub fn run(a: RunArgs) -> Result<i32> {
 
 /// `run`, also returning the id of the stored run.
 pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
-    let ops = plan::parse_ops(&a.ops)?;
-    let cells = if a.cells.is_empty() {
-        let primitives = plan::select_list(&a.algorithms)?;
-        plan::cells(&primitives, &plan::parse_sizes(&a.bytes)?, &ops, a.misalign)
-    } else {
-        let named = CellRef::parse_list(&a.cells).map_err(|e| anyhow::anyhow!("--cells: {e}"))?;
-        named
-            .iter()
-            .flat_map(|c| c.cells(&ops, a.misalign))
-            .collect()
-    };
+    let cells = plan::Selection {
+        algorithms: &a.algorithms,
+        sizes: &a.bytes,
+        cells: &a.cells,
+        ops: &a.ops,
+        misalign: a.misalign,
+    }
+    .plan()?;
     let request = RunRequest {
         cells,
         precision: a.precision,
@@ -277,16 +274,7 @@ pub struct MachinesArgs {
 pub fn show(a: ShowArgs) -> Result<i32> {
     let store = cryptospeed_store::open(&db_location(&a.store.db))?;
     let mut record = store.load_run(&a.run)?;
-    // Stored as they finished; shown in the catalog's order.
-    record.measurements.sort_by_key(|vm| {
-        let c = &vm.measurement.cell;
-        let op = cryptospeed_model::Op::ALL.iter().position(|o| *o == c.op);
-        (
-            cryptospeed_compare::cell_key(&c.primitive, c.op, c.bytes).order,
-            op,
-            c.bytes,
-        )
-    });
+    cryptospeed_query::in_catalog_order(&mut record);
     emit(
         &a.output.render_for(&record, record.variants.len()),
         &a.output.output,

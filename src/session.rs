@@ -85,11 +85,3 @@ pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
     std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }
-
-/// A plain text table with this header, as the listing commands print them.
-pub fn table(header: &[&str]) -> comfy_table::Table {
-    let mut t = comfy_table::Table::new();
-    t.load_preset(comfy_table::presets::NOTHING);
-    t.set_header(header.to_vec());
-    t
-}

@@ -3,7 +3,7 @@
 //! command-line options), parsed here by the same parser as the commands themselves.
 
 use crate::session::db_location;
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, Result};
 use clap::{Args, Parser, Subcommand};
 use cryptospeed_store::redact;
 use cryptospeed_sweep::{slurm, ShardRunner};
@@ -132,7 +132,7 @@ fn plan(a: PlanArgs) -> Result<i32> {
     let db = db_location(&a.store.db);
     let mut store = cryptospeed_store::open(&db)?;
     let (spec, shards, new) = cryptospeed_sweep::store_plan(&a.spec, store.as_mut(), &Commands)?;
-    let mut table = crate::session::table(&["shard", "cells", "first", "last"]);
+    let mut table = cryptospeed_query::listing::table(&["shard", "cells", "first", "last"]);
     for (k, cells) in shards.iter().enumerate() {
         let (first, last) = (&cells[0], &cells[cells.len() - 1]);
         table.add_row(vec![
@@ -187,13 +187,7 @@ fn write_slurm(a: SlurmArgs) -> Result<i32> {
     }
     let mut store = cryptospeed_store::open(&db)?;
     let (spec, shards, _) = cryptospeed_sweep::store_plan(&a.spec, store.as_mut(), &Commands)?;
-    let exe = match &spec.slurm.cryptospeed {
-        Some(p) => p.clone(),
-        None => std::env::current_exe()?
-            .canonicalize()?
-            .to_string_lossy()
-            .into_owned(),
-    };
+    let exe = slurm::program(&spec)?;
     let out_dir = match a.output.parent().filter(|p| !p.as_os_str().is_empty()) {
         Some(p) => p.canonicalize()?,
         None => std::env::current_dir()?,
@@ -219,26 +213,14 @@ fn write_slurm(a: SlurmArgs) -> Result<i32> {
         a.output.display()
     );
     if a.submit {
-        submit(&a.output, &spec.name)?;
+        let job = slurm::submit(&a.output)?;
+        println!("{job}");
+        eprintln!(
+            "cryptospeed: submitted job {job}; `cryptospeed sweep status {}` shows progress",
+            spec.name
+        );
     }
     Ok(0)
-}
-
-/// `sbatch --parsable SCRIPT`; prints the job id.
-fn submit(script: &std::path::Path, name: &str) -> Result<()> {
-    let out = std::process::Command::new("sbatch")
-        .arg("--parsable")
-        .arg(script)
-        .output()
-        .map_err(|e| anyhow!("cannot run sbatch ({e}); is Slurm installed here?"))?;
-    if !out.status.success() {
-        let why = String::from_utf8_lossy(&out.stderr);
-        bail!("sbatch refused {}: {}", script.display(), why.trim());
-    }
-    let job = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    println!("{job}");
-    eprintln!("cryptospeed: submitted job {job}; `cryptospeed sweep status {name}` shows progress");
-    Ok(())
 }
 
 #[cfg(test)]

@@ -1,16 +1,10 @@
-//! `cryptospeed trace -- COMMAND`: run any program under cstrace and simulate one cache
-//! hierarchy and one branch predictor over its whole execution, printed the way cachegrind
-//! prints its summary. It is how the simulator is checked against cachegrind and callgrind
-//! (same program, same environment), and a quick way to try a configuration.
+//! `cryptospeed trace -- COMMAND`'s arguments: run any program under cstrace and simulate one
+//! cache hierarchy and one branch predictor over its whole execution, printed the way cachegrind
+//! prints its summary (runner::profile::whole_program does the work).
 
 use anyhow::Result;
 use clap::Args;
-use cryptospeed_runner::profile::valgrind as traced;
-use cryptospeed_sim::branches::BranchSim;
-use cryptospeed_sim::cache::CacheConfig;
-use cryptospeed_sim::hierarchy::Hierarchy;
-use cryptospeed_sim::predict;
-use std::time::Instant;
+use cryptospeed_runner::profile::whole_program::WholeProgram;
 
 #[derive(Args)]
 pub struct TraceArgs {
@@ -35,72 +29,11 @@ pub struct TraceArgs {
 }
 
 pub fn trace(args: TraceArgs) -> Result<i32> {
-    let i1 = CacheConfig::parse(&args.i1).map_err(anyhow::Error::msg)?;
-    let d1 = CacheConfig::parse(&args.d1).map_err(anyhow::Error::msg)?;
-    let ll = CacheConfig::parse(&args.ll).map_err(anyhow::Error::msg)?;
-    let predictor = predict::create(&args.predictor).map_err(anyhow::Error::msg)?;
-    let sink = (Hierarchy::new(&i1, &d1, &ll), BranchSim::new(predictor));
-    let started = Instant::now();
-    let traced = traced::trace_program(&args.command, sink)?;
-    let ((h, b), totals, status) = (traced.sink, traced.totals, traced.status);
-    let secs = started.elapsed().as_secs_f64();
-    let c = h.counts;
-    if args.json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "command": args.command, "exit": status.code(),
-                "I1": i1, "D1": d1, "LL": ll, "predictor": args.predictor,
-                "caches": c, "branches": b.counts,
-                "trace_bytes": totals.bytes, "seconds": secs,
-                "instructions": totals.instructions,
-                "valgrind_lib": traced.valgrind_lib,
-            })
-        );
-    } else {
-        println!("I1 {} · D1 {} · LL {}", i1.label(), d1.label(), ll.label());
-        println!("I   refs:      {:>14}", c.ir);
-        println!("I1  misses:    {:>14}", c.i1mr);
-        println!("LLi misses:    {:>14}", c.ilmr);
-        println!(
-            "D   refs:      {:>14}  ({} rd + {} wr)",
-            c.dr + c.dw,
-            c.dr,
-            c.dw
-        );
-        println!(
-            "D1  misses:    {:>14}  ({} rd + {} wr)",
-            c.d1mr + c.d1mw,
-            c.d1mr,
-            c.d1mw
-        );
-        println!(
-            "LLd misses:    {:>14}  ({} rd + {} wr)",
-            c.dlmr + c.dlmw,
-            c.dlmr,
-            c.dlmw
-        );
-        let bc = b.counts;
-        println!(
-            "Branches:      {:>14}  ({} cond + {} ind)   predictor: {}",
-            bc.conditional + bc.indirect,
-            bc.conditional,
-            bc.indirect,
-            args.predictor
-        );
-        println!(
-            "Mispredicts:   {:>14}  ({} cond + {} ind)",
-            bc.conditional_mispredicted + bc.indirect_mispredicted,
-            bc.conditional_mispredicted,
-            bc.indirect_mispredicted
-        );
-        println!(
-            "traced {} instructions in {:.2} s ({:.1} M instructions/s, {} MB of trace)",
-            totals.instructions,
-            secs,
-            totals.instructions as f64 / secs / 1e6,
-            totals.bytes >> 20
-        );
+    let config = WholeProgram::parse(&args.i1, &args.d1, &args.ll, &args.predictor)?;
+    let run = config.trace(&args.command)?;
+    match args.json {
+        true => println!("{}", config.json(&args.command, &run)),
+        false => print!("{}", config.text(&run)),
     }
-    Ok(if status.success() { 0 } else { 1 })
+    Ok(if run.traced.status.success() { 0 } else { 1 })
 }

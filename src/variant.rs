@@ -241,7 +241,7 @@ fn list(json: bool, c: &CacheArgs) -> Result<i32> {
         );
         return Ok(0);
     }
-    let mut table = crate::session::table(Manifest::COLUMNS);
+    let mut table = cryptospeed_query::listing::table(Manifest::COLUMNS);
     for e in &entries {
         table.add_row(e.manifest.row());
     }

@@ -3,7 +3,8 @@
 //! own worker and driven by the `openssl` module's EVP calls. They exist to show that both
 //! libraries offer what the issue asks (≥ 40 and ≥ 35 primitives), pass every known-answer test
 //! and agree byte for byte with OpenSSL, have a number in every cell they offer, that BoringSSL's
-//! figures line up with its own `bssl_bench` on the same build, and that a machine without cmake
+//! figures line up with its own `bssl_bench` on the same build, that BoringSSL's ML-KEM, ML-DSA
+//! and X25519MLKEM768 (its own non-EVP API) pass their vectors and agree, and that a machine without cmake
 //! gets an "unavailable" column with the reason instead of a failure.
 //!
 //! The first test to need a library builds it (`cryptospeed variant build-library`, into the
@@ -314,4 +315,63 @@ fn a_column_not_built_yet_says_how_to_build_it() {
         .map(|d| d.flatten().filter(|e| e.path().is_dir()).count())
         .unwrap_or(0);
     assert_eq!(built, 0);
+}
+
+#[test]
+fn boringssl_runs_ml_kem_ml_dsa_and_the_hybrid_through_its_own_api() {
+    // BoringSSL has them only outside EVP (mlkem.h, mldsa.h): bssl_pq.rs and bssl_hybrid.rs.
+    // Their vectors run through its seeded calls and the BCM entry points it exports; a
+    // ciphertext or signature from it is checked by AWS-LC and RustCrypto, and theirs by it.
+    let _one = serial();
+    built("aws-lc");
+    built("boringssl");
+    let pq = "ml-kem-768,ml-kem-1024,ml-dsa-44,ml-dsa-65,ml-dsa-87,x25519-mlkem768";
+    let out = bin()
+        .args(["verify", "--impl", "boringssl,aws-lc,rustcrypto", "-a"])
+        .arg(format!("{pq},ml-kem-512"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains(", 0 problems across 3 implementations"),
+        "{text}"
+    );
+    for id in pq.split(',') {
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(&format!(" {id} ")))
+            .unwrap_or_else(|| panic!("no {id} row in\n{text}"));
+        assert_eq!(row.matches("agrees").count(), 3, "{row}");
+    }
+    // BoringSSL has no ML-KEM-512, and says so.
+    let list = bin()
+        .args(["list", "--impl", "boringssl"])
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&list.stdout);
+    let row = list
+        .lines()
+        .find(|l| l.starts_with(" ml-kem-512 "))
+        .unwrap();
+    assert!(row.contains("BoringSSL has no ML-KEM-512"), "{row}");
+    // A short run has a number in each of their cells.
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args(["run", "--impl", "boringssl", "-a", pq, "--format", "json"])
+        .args(quick(&dir.path().join("r.db")))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    for r in &rows {
+        assert_ne!(r["status"], "failed", "{r}");
+        assert!(r["ns_per_op"].as_f64().is_some_and(|v| v > 0.0), "{r}");
+    }
+    // Three operations for each of the six primitives.
+    assert_eq!(rows.len(), 18, "{rows:?}");
 }

@@ -246,6 +246,24 @@ func cbc(block cipher.Block, err error, iv []byte, encrypt bool) (cipherFn, erro
 	}, nil
 }
 
+// ecb is Go's only way to ECB (it has no ECB mode): the block cipher's Encrypt or Decrypt over
+// each whole block of the message.
+func ecb(b cipher.Block, err error, encrypt bool) (cipherFn, error) {
+	if err != nil {
+		return nil, err
+	}
+	f := b.Decrypt
+	if encrypt {
+		f = b.Encrypt
+	}
+	bs := b.BlockSize()
+	return func(buf []byte) {
+		for i := 0; i+bs <= len(buf); i += bs {
+			f(buf[i:i+bs], buf[i:i+bs])
+		}
+	}, nil
+}
+
 func stream(s cipher.Stream) cipherFn {
 	return func(buf []byte) { s.XORKeyStream(buf, buf) }
 }
@@ -273,6 +291,9 @@ func cipherOf(p *prim, key, iv []byte, encrypt bool) (cipherFn, error) {
 			return nil, err
 		}
 		return stream(cipher.NewCTR(b, iv)), nil
+	case "aes-128-ecb", "aes-256-ecb":
+		b, err := aes.NewCipher(key)
+		return ecb(b, err, encrypt)
 	case "rc4":
 		c, err := rc4.NewCipher(key)
 		if err != nil {

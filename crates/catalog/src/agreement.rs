@@ -111,12 +111,9 @@ impl Primitive {
     /// with per-library groups; DSA, whose parameters differ between libraries).
     pub fn agreement_kind(&self) -> Option<AgreementKind> {
         match self.algorithm {
-            Algorithm::Ecdsa { .. }
-            | Algorithm::MlKem { .. }
-            | Algorithm::MlDsa { .. }
-            | Algorithm::SlhDsa { .. }
-            | Algorithm::HybridKem { .. } => Some(AgreementKind::CrossVerify),
             Algorithm::Dsa { .. } | Algorithm::Ffdh { .. } => None,
+            Algorithm::Ecdsa { .. } => Some(AgreementKind::CrossVerify),
+            _ if self.family().is_seeded() => Some(AgreementKind::CrossVerify),
             _ => Some(AgreementKind::SameBytes),
         }
     }
@@ -191,11 +188,13 @@ impl Primitive {
                 case.peer = peer;
             }
             Algorithm::Ecdsa { .. } => {}
-            Algorithm::MlKem { .. } => case.key = pattern(64, 7),
-            Algorithm::MlDsa { .. } => case.key = pattern(32, 8),
-            Algorithm::SlhDsa { .. } => case.key = pattern(48, 9),
-            Algorithm::HybridKem { .. } => case.key = pattern(96, 10),
             Algorithm::Dsa { .. } | Algorithm::Ffdh { .. } => return None,
+            // The seeded families: the key pair from a seed of the algorithm's length (the
+            // length also tells the patterns of the families apart).
+            _ => {
+                let seed_len = self.algorithm.key_seed_len()?;
+                case.key = pattern(seed_len, seed_len as u8);
+            }
         }
         Some(case)
     }

@@ -132,6 +132,19 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
         semantics: HASH,
     },
     Primitive {
+        id: "sm3",
+        aliases: &["sm3-256"],
+        algorithm: Digest { name: "SM3" },
+        speed: Symmetric { index: 25, name: "sm3" },
+        kats: &[Kat::Digest {
+            msg: ABC,
+            out: "66c7f0f462eeedd9d1f2d46bdc10e4e24167c4875cf2f7a2297da02b8f4ba8e0",
+            source: "GB/T 32905-2016 appendix A example 1 (\"abc\")",
+        }],
+        groups: &["digests", "sm"],
+        semantics: HASH,
+    },
+    Primitive {
         id: "shake128",
         aliases: &["shake-128"],
         algorithm: Xof { name: "SHAKE128", out_len: 32 },

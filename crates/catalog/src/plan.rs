@@ -148,6 +148,39 @@ pub fn cells(
     out
 }
 
+/// A selection as the `run` options give it: the cells named by `cells` (`PRIMITIVE@SIZE`
+/// lists) when there are any, else `algorithms` × `sizes`; each with the operations `ops` names
+/// (or the primitive's default ones).
+pub struct Selection<'a> {
+    pub algorithms: &'a [String],
+    pub sizes: &'a [String],
+    pub cells: &'a [String],
+    pub ops: &'a [String],
+    pub misalign: u32,
+}
+
+impl Selection<'_> {
+    /// The selection's cells, or why it cannot be planned.
+    pub fn plan(&self) -> Result<Vec<CellSpec>, PlanError> {
+        let ops = parse_ops(self.ops)?;
+        if self.cells.is_empty() {
+            let primitives = select_list(self.algorithms)?;
+            return Ok(cells(
+                &primitives,
+                &parse_sizes(self.sizes)?,
+                &ops,
+                self.misalign,
+            ));
+        }
+        let named =
+            CellRef::parse_list(self.cells).map_err(|e| PlanError(format!("--cells: {e}")))?;
+        Ok(named
+            .iter()
+            .flat_map(|c| c.cells(&ops, self.misalign))
+            .collect())
+    }
+}
+
 /// One named cell: a primitive and, for bulk primitives, a message size (`PRIMITIVE@SIZE`, or
 /// `PRIMITIVE` for public-key ones). Written and read as that text, which is how sweep shards
 /// store their cells.

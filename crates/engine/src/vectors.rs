@@ -136,6 +136,11 @@ fn kat_vector(kat: &Kat) -> KatVector {
             tag: clean(tag),
             ..v
         },
+        Kat::OcbIterated { out, .. } => KatVector {
+            kind: "ocb-iterated".into(),
+            out: clean(out),
+            ..v
+        },
         Kat::SignatureVerify {
             spki,
             digest,
@@ -252,52 +257,23 @@ pub fn of(p: &Primitive) -> PrimitiveVectors {
         id: p.id.to_string(),
         ..Default::default()
     };
-    let (family, name) = match p.algorithm {
-        Algorithm::Digest { name } => ("digest", name.to_string()),
-        Algorithm::Xof { name, out_len } => {
-            v.out_len = out_len;
-            ("xof", name.to_string())
-        }
-        Algorithm::Hmac { digest } => ("hmac", digest.to_string()),
-        Algorithm::Cmac { cipher } => ("cmac", cipher.to_string()),
-        Algorithm::Gmac { cipher } => ("gmac", cipher.to_string()),
+    match p.algorithm {
+        Algorithm::Xof { out_len, .. } => v.out_len = out_len,
         Algorithm::Cipher {
-            name,
-            key_len,
-            iv_len,
-        } => {
-            (v.key_len, v.iv_len) = (key_len, iv_len);
-            ("cipher", name.to_string())
-        }
+            key_len, iv_len, ..
+        } => (v.key_len, v.iv_len) = (key_len, iv_len),
         Algorithm::Aead {
-            name,
             key_len,
             nonce_len,
             tag_len,
-        } => {
-            (v.key_len, v.iv_len, v.tag_len) = (key_len, nonce_len, tag_len);
-            ("aead", name.to_string())
+            ..
+        } => (v.key_len, v.iv_len, v.tag_len) = (key_len, nonce_len, tag_len),
+        Algorithm::Rsa { bits } | Algorithm::Dsa { bits } | Algorithm::Ffdh { bits, .. } => {
+            v.bits = bits
         }
-        Algorithm::Rsa { bits } => {
-            v.bits = bits;
-            ("rsa", String::new())
-        }
-        Algorithm::Dsa { bits } => {
-            v.bits = bits;
-            ("dsa", String::new())
-        }
-        Algorithm::Ecdsa { curve } => ("ecdsa", curve.name().to_string()),
-        Algorithm::Ecdh { curve } => ("ecdh", curve.name().to_string()),
-        Algorithm::Eddsa { curve } => ("eddsa", curve.name().to_string()),
-        Algorithm::Ffdh { group, bits } => {
-            v.bits = bits;
-            ("ffdh", group.to_string())
-        }
-        Algorithm::MlKem { level } => ("ml-kem", format!("ML-KEM-{level}")),
-        Algorithm::MlDsa { level } => ("ml-dsa", format!("ML-DSA-{level}")),
-        Algorithm::SlhDsa { name } => ("slh-dsa", name.to_string()),
-        Algorithm::HybridKem { name } => ("hybrid-kem", name.to_string()),
-    };
+        _ => {}
+    }
+    let (family, name) = p.algorithm.protocol_name();
     v.family = family.into();
     v.name = name;
     v.signature_digest = signature_digest(&p.algorithm).unwrap_or("").to_string();

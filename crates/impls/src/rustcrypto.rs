@@ -1,7 +1,8 @@
 //! `rustcrypto`: the RustCrypto project's pure-Rust crates (crates.io), legacy ones included:
 //! MD2, MD4, MD5, SHA-1/2/3, BLAKE2, RIPEMD-160, Whirlpool; HMAC, CMAC, GMAC (AES-GCM over
 //! associated data only); DES, 3DES, IDEA, RC2, RC4, Blowfish, CAST5, AES, Camellia in CBC, AES
-//! in CTR; AES-GCM, ChaCha20-Poly1305; RSA, ECDSA P-256/P-384, Ed25519, ECDH P-256/P-384 and
+//! in CTR, AES in ECB (`ecb`) and XTS (`xts-mode`), SM4 in CBC and ECB (`sm4`), SM3; AES-GCM,
+//! AES-CCM (`ccm`), AES-OCB (`ocb3`), AES-GCM-SIV (`aes-gcm-siv`), ChaCha20-Poly1305; RSA, ECDSA P-256/P-384, Ed25519, ECDH P-256/P-384 and
 //! X25519; ML-KEM-512/768/1024 (the `ml-kem` crate, rustcrypto_kem.rs), ML-DSA (`ml-dsa`,
 //! rustcrypto_dsa.rs), SLH-DSA (`slh-dsa`, rustcrypto_slh.rs) and X25519MLKEM768 composed from
 //! `ml-kem` and `x25519-dalek` (hybrid_kem.rs). SEED, RC5, MDC-2, DSA,
@@ -17,7 +18,11 @@ use crate::suite::{
 };
 use crate::ImplOptions;
 use cipher::block_padding::NoPadding;
-use cipher::{BlockCipher, BlockDecryptMut, BlockEncryptMut, KeyInit, KeyIvInit, StreamCipher};
+use cipher::consts::U16;
+use cipher::{
+    BlockCipher, BlockDecrypt, BlockDecryptMut, BlockEncrypt, BlockEncryptMut, BlockSizeUser,
+    KeyInit, KeyIvInit, StreamCipher,
+};
 use cryptospeed_catalog::{Algorithm, Curve, Primitive};
 use cryptospeed_engine::Implementation;
 use cryptospeed_model::Variant;
@@ -138,6 +143,80 @@ where
             Ok(())
         }))
     }
+}
+
+/// ECB without padding (the `ecb` crate): whole blocks only, no state between calls.
+fn ecb_of<C>(key: &[u8], encrypt: bool) -> Res<CipherFn>
+where
+    C: BlockCipher + BlockEncryptMut + BlockDecryptMut + KeyInit + Clone + 'static,
+{
+    let bs = C::block_size();
+    let whole = move |buf: &mut [u8]| buf.len() / bs * bs;
+    if encrypt {
+        let e = ecb::Encryptor::<C>::new_from_slice(key).map_err(|e| e.to_string())?;
+        Ok(Box::new(move |buf| {
+            let n = whole(buf);
+            e.clone()
+                .encrypt_padded_mut::<NoPadding>(&mut buf[..n], n)
+                .map_err(|e| e.to_string())?;
+            Ok(())
+        }))
+    } else {
+        let d = ecb::Decryptor::<C>::new_from_slice(key).map_err(|e| e.to_string())?;
+        Ok(Box::new(move |buf| {
+            let n = whole(buf);
+            d.clone()
+                .decrypt_padded_mut::<NoPadding>(&mut buf[..n])
+                .map_err(|e| e.to_string())?;
+            Ok(())
+        }))
+    }
+}
+
+/// XTS (the `xts-mode` crate): the key is two cipher keys, each call one data unit under the
+/// tweak `iv`, with ciphertext stealing for a partial last block.
+fn xts_of<C>(key: &[u8], iv: &[u8], encrypt: bool) -> Res<CipherFn>
+where
+    C: BlockCipher + BlockEncrypt + BlockDecrypt + KeyInit + 'static,
+{
+    let (k1, k2) = key.split_at(key.len() / 2);
+    let new = |k: &[u8]| C::new_from_slice(k).map_err(|e| e.to_string());
+    let xts = xts_mode::Xts128::new(new(k1)?, new(k2)?);
+    let tweak: [u8; 16] = iv.try_into().map_err(|_| "the XTS tweak is 16 bytes")?;
+    Ok(Box::new(move |buf| {
+        if buf.len() < 16 {
+            return Err("an XTS data unit is at least 16 bytes".into());
+        }
+        if encrypt {
+            xts.encrypt_sector(buf, tweak);
+        } else {
+            xts.decrypt_sector(buf, tweak);
+        }
+        Ok(())
+    }))
+}
+
+/// CCM for the nonce and tag lengths a call brings: 12/16 (timed, as openssl speed 3.5 does),
+/// and the published vectors' 12/8 (SP 800-38C C.3) and 13/16 (CAVP).
+fn ccm_of<C>(key: &[u8], encrypt: bool) -> Res<AeadFn>
+where
+    C: BlockCipher + BlockSizeUser<BlockSize = U16> + BlockEncrypt + KeyInit + 'static,
+{
+    use cipher::consts::{U12, U13, U8};
+    let mut timed = aead_of::<ccm::Ccm<C, U16, U12>>(key, encrypt)?;
+    let mut short_tag = aead_of::<ccm::Ccm<C, U8, U12>>(key, encrypt)?;
+    let mut long_nonce = aead_of::<ccm::Ccm<C, U16, U13>>(key, encrypt)?;
+    Ok(Box::new(move |nonce, aad, data, tag| {
+        match (nonce.len(), tag.len()) {
+            (12, 16) => timed(nonce, aad, data, tag),
+            (12, 8) => short_tag(nonce, aad, data, tag),
+            (13, 16) => long_nonce(nonce, aad, data, tag),
+            (n, t) => Err(format!(
+                "rustcrypto's CCM is instantiated here for 12/16, 12/8 and 13/16-byte \
+                 nonces/tags, not {n}/{t}"
+            )),
+        }
+    }))
 }
 
 fn stream_of<S: StreamCipher + 'static>(mut s: S) -> CipherFn {
@@ -296,6 +375,7 @@ impl Suite for RustCrypto {
             "blake2b-512" => hash_of::<blake2::Blake2b512>(),
             "ripemd160" => hash_of::<ripemd::Ripemd160>(),
             "whirlpool" => hash_of::<whirlpool::Whirlpool>(),
+            "sm3" => hash_of::<sm3::Sm3>(),
             "shake128" => Box::new(|msg, out| {
                 let mut h = sha3::Shake128::default();
                 h.update(msg);
@@ -336,6 +416,12 @@ impl Suite for RustCrypto {
             "camellia-128-cbc" => cbc_of::<camellia::Camellia128>(key, iv, encrypt),
             "camellia-192-cbc" => cbc_of::<camellia::Camellia192>(key, iv, encrypt),
             "camellia-256-cbc" => cbc_of::<camellia::Camellia256>(key, iv, encrypt),
+            "aes-128-ecb" => ecb_of::<aes::Aes128>(key, encrypt),
+            "aes-256-ecb" => ecb_of::<aes::Aes256>(key, encrypt),
+            "aes-128-xts" => xts_of::<aes::Aes128>(key, iv, encrypt),
+            "aes-256-xts" => xts_of::<aes::Aes256>(key, iv, encrypt),
+            "sm4-cbc" => cbc_of::<sm4::Sm4>(key, iv, encrypt),
+            "sm4-ecb" => ecb_of::<sm4::Sm4>(key, encrypt),
             "aes-128-ctr" => Ok(stream_of(
                 ctr::Ctr128BE::<aes::Aes128>::new_from_slices(key, iv)
                     .map_err(|e| e.to_string())?,
@@ -351,6 +437,12 @@ impl Suite for RustCrypto {
             "aes-128-gcm" => aead_of::<aes_gcm::Aes128Gcm>(key, encrypt),
             "aes-256-gcm" => aead_of::<aes_gcm::Aes256Gcm>(key, encrypt),
             "chacha20-poly1305" => aead_of::<chacha20poly1305::ChaCha20Poly1305>(key, encrypt),
+            "aes-128-ccm" => ccm_of::<aes::Aes128>(key, encrypt),
+            "aes-256-ccm" => ccm_of::<aes::Aes256>(key, encrypt),
+            "aes-128-ocb" => aead_of::<ocb3::Ocb3<aes::Aes128>>(key, encrypt),
+            "aes-256-ocb" => aead_of::<ocb3::Ocb3<aes::Aes256>>(key, encrypt),
+            "aes-128-gcm-siv" => aead_of::<aes_gcm_siv::Aes128GcmSiv>(key, encrypt),
+            "aes-256-gcm-siv" => aead_of::<aes_gcm_siv::Aes256GcmSiv>(key, encrypt),
             _ => Err(format!("rustcrypto has no crate for {}", p.id)),
         }
     }

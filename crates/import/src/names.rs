@@ -192,6 +192,38 @@ mod tests {
     }
 
     #[test]
+    fn the_modes_and_sm_rows_map_onto_their_primitives() {
+        // `-evp` rows as OpenSSL 3 prints them (EVP_CIPHER_get0_name), as 1.1.1 printed them
+        // (OBJ_nid2ln), and Tongsuo's own `sm3`/`sm4` rows.
+        let cases = [
+            ("AES-128-CCM", "aes-128-ccm", Op::Encrypt),
+            ("aes-256-ccm", "aes-256-ccm", Op::Encrypt),
+            ("AES-128-OCB", "aes-128-ocb", Op::Encrypt),
+            ("AES-256-XTS", "aes-256-xts", Op::Encrypt),
+            ("AES-128-GCM-SIV", "aes-128-gcm-siv", Op::Encrypt),
+            ("AES-256-ECB", "aes-256-ecb", Op::Encrypt),
+            ("aes-128 ecb", "aes-128-ecb", Op::Encrypt),
+            ("SM3", "sm3", Op::Hash),
+            ("sm3", "sm3", Op::Hash),
+            ("sm4", "sm4-cbc", Op::Encrypt),
+            ("SM4-CBC", "sm4-cbc", Op::Encrypt),
+            ("SM4-ECB", "sm4-ecb", Op::Encrypt),
+        ];
+        for (printed, id, op) in cases {
+            let (m, o) = symmetric(printed, false);
+            assert_eq!(
+                (m.primitive.as_str(), o, m.mapped),
+                (id, op, true),
+                "{printed}"
+            );
+        }
+        assert_eq!(symmetric("AES-128-CCM", true).1, Op::Decrypt);
+        // Other SM4 modes stay unmapped rather than filed under CBC.
+        let (m, _) = symmetric("SM4-CTR", false);
+        assert_eq!((m.primitive.as_str(), m.mapped), ("sm4-ctr", false));
+    }
+
+    #[test]
     fn unknown_names_are_kept_and_flagged() {
         let (m, op) = symmetric("aes-128 ige", false);
         assert_eq!(

@@ -526,97 +526,10 @@ impl Parser<'_> {
         t: &str,
     ) -> Result<Option<Result<(), ImportError>>, ImportError> {
         let tokens: Vec<&str> = t.split_whitespace().collect();
-        // rsa 2048 bits 0.000241s 0.000016s 4152.0 62365.7 (and the 8-column 3.2+ form)
-        if tokens.len() >= 3 && (tokens[0] == "rsa" || tokens[0] == "dsa") && tokens[2] == "bits" {
-            let bits: u32 = tokens[1].parse().map_err(|_| {
-                ImportError::at(
-                    n,
-                    format!(
-                        "expected '{} BITS bits …', found '{}'",
-                        tokens[0],
-                        shorten(t)
-                    ),
-                )
-            })?;
-            let figures = &tokens[3..];
-            let ops: &[Op] = match figures.len() {
-                4 => &[Op::Sign, Op::Verify],
-                8 if tokens[0] == "rsa" => &[Op::Sign, Op::Verify, Op::Encrypt, Op::Decrypt],
-                _ => {
-                    return Err(ImportError::at(
-                        n,
-                        format!("expected '{} {bits} bits' then times and rates (sign verify sign/s verify/s{}), found {} values — truncated?", tokens[0], if tokens[0] == "rsa" { ", or 3.2's 8-column form" } else { "" }, figures.len()),
-                    ))
-                }
-            };
-            let rates = times_and_rates(n, figures, ops.len())?;
-            let m = names::sized(tokens[0], bits);
-            let printed = format!("{} {bits} bits", tokens[0]);
-            self.public_key_results(n, &printed, &m, ops, &rates)?;
-            return Ok(Some(Ok(())));
-        }
-        // 256 bits ecdsa (nistp256) 0.0000s 0.0001s 51956.6 16892.0   (0.9.8/1.0: "256 bit ecdsa")
-        // 253 bits EdDSA (Ed25519) …, 256 bits SM2 (CurveSM2) …, 256 bits ecdh (nistp256) 0.0000s 22368.7
-        if tokens.len() >= 4
-            && (tokens[1] == "bits" || tokens[1] == "bit")
-            && tokens[0].parse::<u32>().is_ok()
-        {
-            let bits: u32 = tokens[0].parse().unwrap_or(0);
-            let kind = tokens[2].to_ascii_lowercase();
-            if kind == "ffdh" {
-                let rates = times_and_rates(n, &tokens[3..], 1)?;
-                let m = names::sized("ffdh", bits);
-                self.public_key_results(
-                    n,
-                    &format!("{bits} bits ffdh"),
-                    &m,
-                    &[Op::Derive],
-                    &rates,
-                )?;
-                return Ok(Some(Ok(())));
-            }
-            if matches!(kind.as_str(), "ecdsa" | "ecdh" | "eddsa" | "sm2") {
-                let close = t.find(')').ok_or_else(|| {
-                    ImportError::at(
-                        n,
-                        format!(
-                            "expected '{bits} bits {kind} (CURVE) …', found '{}'",
-                            shorten(t)
-                        ),
-                    )
-                })?;
-                let open = t.find('(').filter(|&o| o < close).ok_or_else(|| {
-                    ImportError::at(
-                        n,
-                        format!(
-                            "expected '{bits} bits {kind} (CURVE) …', found '{}'",
-                            shorten(t)
-                        ),
-                    )
-                })?;
-                let curve = t[open + 1..close].trim();
-                let figures: Vec<&str> = t[close + 1..].split_whitespace().collect();
-                let (m, ops): (Mapped, &[Op]) = match kind.as_str() {
-                    "ecdsa" => (names::curve("ecdsa", curve), &[Op::Sign, Op::Verify]),
-                    "ecdh" => (names::curve("ecdh", curve), &[Op::Derive]),
-                    _ => (names::named_scheme(curve), &[Op::Sign, Op::Verify]),
-                };
-                let rates = times_and_rates(n, &figures, ops.len())?;
-                let printed = t[..close + 1].to_string();
-                self.public_key_results(n, &printed, &m, ops, &rates)?;
-                return Ok(Some(Ok(())));
-            }
-        }
-        // 3.4+ KEM and signature tables: NAME 0.000012s 0.000013s 0.000014s 83333.3 76923.1 71428.6
-        if matches!(self.table, Table::Kem | Table::Signature) && tokens.len() == 7 {
-            let ops: &[Op] = if self.table == Table::Kem {
-                &[Op::Keygen, Op::Encaps, Op::Decaps]
-            } else {
-                &[Op::Keygen, Op::Sign, Op::Verify]
-            };
-            let rates = times_and_rates(n, &tokens[1..], 3)?;
-            let m = names::table_scheme(tokens[0], self.table == Table::Kem);
-            self.public_key_results(n, tokens[0], &m, ops, &rates)?;
+        let handled = self.rsa_dsa_row(n, t, &tokens)?
+            || self.curve_row(n, t, &tokens)?
+            || self.scheme_table_row(n, &tokens)?;
+        if handled {
             return Ok(Some(Ok(())));
         }
         let in_table = matches!(
@@ -630,6 +543,103 @@ impl Parser<'_> {
             ));
         }
         Ok(None)
+    }
+
+    /// `rsa 2048 bits 0.000241s 0.000016s 4152.0 62365.7` (and the 8-column 3.2+ form), or
+    /// DSA's; true when the line was one.
+    fn rsa_dsa_row(&mut self, n: usize, t: &str, tokens: &[&str]) -> Result<bool, ImportError> {
+        if tokens.len() < 3 || !(tokens[0] == "rsa" || tokens[0] == "dsa") || tokens[2] != "bits" {
+            return Ok(false);
+        }
+        let bits: u32 = tokens[1].parse().map_err(|_| {
+            ImportError::at(
+                n,
+                format!(
+                    "expected '{} BITS bits …', found '{}'",
+                    tokens[0],
+                    shorten(t)
+                ),
+            )
+        })?;
+        let figures = &tokens[3..];
+        let ops: &[Op] = match figures.len() {
+            4 => &[Op::Sign, Op::Verify],
+            8 if tokens[0] == "rsa" => &[Op::Sign, Op::Verify, Op::Encrypt, Op::Decrypt],
+            _ => {
+                return Err(ImportError::at(
+                    n,
+                    format!("expected '{} {bits} bits' then times and rates (sign verify sign/s verify/s{}), found {} values — truncated?", tokens[0], if tokens[0] == "rsa" { ", or 3.2's 8-column form" } else { "" }, figures.len()),
+                ))
+            }
+        };
+        let rates = times_and_rates(n, figures, ops.len())?;
+        let m = names::sized(tokens[0], bits);
+        let printed = format!("{} {bits} bits", tokens[0]);
+        self.public_key_results(n, &printed, &m, ops, &rates)?;
+        Ok(true)
+    }
+
+    /// `256 bits ecdsa (nistp256) 0.0000s 0.0001s 51956.6 16892.0` (0.9.8/1.0: "256 bit
+    /// ecdsa"), `253 bits EdDSA (Ed25519) …`, `256 bits SM2 (CurveSM2) …`, `256 bits ecdh
+    /// (nistp256) 0.0000s 22368.7`, `2048 bits ffdh 0.0021s 476.2`; true when the line was one.
+    fn curve_row(&mut self, n: usize, t: &str, tokens: &[&str]) -> Result<bool, ImportError> {
+        if tokens.len() < 4
+            || !(tokens[1] == "bits" || tokens[1] == "bit")
+            || tokens[0].parse::<u32>().is_err()
+        {
+            return Ok(false);
+        }
+        let bits: u32 = tokens[0].parse().unwrap_or(0);
+        let kind = tokens[2].to_ascii_lowercase();
+        if kind == "ffdh" {
+            let rates = times_and_rates(n, &tokens[3..], 1)?;
+            let m = names::sized("ffdh", bits);
+            let printed = format!("{bits} bits ffdh");
+            self.public_key_results(n, &printed, &m, &[Op::Derive], &rates)?;
+            return Ok(true);
+        }
+        if !matches!(kind.as_str(), "ecdsa" | "ecdh" | "eddsa" | "sm2") {
+            return Ok(false);
+        }
+        let expected = || {
+            ImportError::at(
+                n,
+                format!(
+                    "expected '{bits} bits {kind} (CURVE) …', found '{}'",
+                    shorten(t)
+                ),
+            )
+        };
+        let close = t.find(')').ok_or_else(expected)?;
+        let open = t.find('(').filter(|&o| o < close).ok_or_else(expected)?;
+        let curve = t[open + 1..close].trim();
+        let figures: Vec<&str> = t[close + 1..].split_whitespace().collect();
+        let (m, ops): (Mapped, &[Op]) = match kind.as_str() {
+            "ecdsa" => (names::curve("ecdsa", curve), &[Op::Sign, Op::Verify]),
+            "ecdh" => (names::curve("ecdh", curve), &[Op::Derive]),
+            _ => (names::named_scheme(curve), &[Op::Sign, Op::Verify]),
+        };
+        let rates = times_and_rates(n, &figures, ops.len())?;
+        let printed = t[..close + 1].to_string();
+        self.public_key_results(n, &printed, &m, ops, &rates)?;
+        Ok(true)
+    }
+
+    /// A row of 3.4+'s KEM or signature table: `NAME 0.000012s 0.000013s 0.000014s 83333.3
+    /// 76923.1 71428.6`; true when the line was one.
+    fn scheme_table_row(&mut self, n: usize, tokens: &[&str]) -> Result<bool, ImportError> {
+        if !matches!(self.table, Table::Kem | Table::Signature) || tokens.len() != 7 {
+            return Ok(false);
+        }
+        let ops: &[Op] = if self.table == Table::Kem {
+            &[Op::Keygen, Op::Encaps, Op::Decaps]
+        } else {
+            &[Op::Keygen, Op::Sign, Op::Verify]
+        };
+        let rates = times_and_rates(n, &tokens[1..], 3)?;
+        let m = names::table_scheme(tokens[0], self.table == Table::Kem);
+        self.public_key_results(n, tokens[0], &m, ops, &rates)?;
+        Ok(true)
     }
 
     fn public_key_results(
@@ -905,122 +915,48 @@ impl Parser<'_> {
         if lines.is_empty() {
             return Ok(());
         }
-        // Before 1.1.0, +F2/+F3/+F4 carried seconds per operation; since, operations per second.
-        // 1.1.0 also added +F6…; 3.2 gave +F2 four values. Without those, RSA verify is faster
-        // than sign (so a larger second value means rates), and times are all below one second.
-        let modern = lines
-            .iter()
-            .any(|l| l.tag >= 6 || (l.tag == 2 && l.values.len() == 4));
-        let rates = modern
-            || match lines.iter().find(|l| l.tag == 2) {
-                Some(rsa) => rsa.values[1] > rsa.values[0],
-                None => !lines
-                    .iter()
-                    .filter(|l| (2..=4).contains(&l.tag))
-                    .all(|l| l.values.iter().all(|v| *v < 1.0)),
-            };
+        let rates = mr_figures_are_rates(&lines);
         if !rates {
             self.seg.run.set(
                 "-mr public-key figures",
                 "seconds per operation (OpenSSL before 1.1.0), converted to rates",
             );
         }
-        let (kem_names, sig_names) = (
-            std::mem::take(&mut self.seg.mr_kem_names),
-            std::mem::take(&mut self.seg.mr_sig_names),
-        );
-        let (mut kems, mut sigs) = (0, 0);
+        let mut schemes = MrSchemeNames {
+            kems: std::mem::take(&mut self.seg.mr_kem_names),
+            signatures: std::mem::take(&mut self.seg.mr_sig_names),
+            kems_seen: 0,
+            signatures_seen: 0,
+        };
         for l in lines {
-            let to_rate = |v: f64| if rates || v == 0.0 { v } else { 1.0 / v };
-            // The n-th +F9 (+F10) line is the n-th KEM (signature) the +R lines named.
-            let named = |names: &[String], nth: &mut usize, kem: bool| {
-                *nth += 1;
-                names.get(*nth - 1).map(|n| names::table_scheme(n, kem))
-            };
-            let (m, printed, ops, values): (Mapped, String, Vec<Op>, Vec<f64>) = match l.tag {
-                2 => {
-                    let ops = if l.values.len() == 4 {
-                        vec![Op::Sign, Op::Verify, Op::Encrypt, Op::Decrypt]
-                    } else {
-                        vec![Op::Sign, Op::Verify]
-                    };
-                    (
-                        names::sized("rsa", l.bits),
-                        format!("rsa {} bits", l.bits),
-                        ops,
-                        l.values.iter().map(|v| to_rate(*v)).collect(),
-                    )
-                }
-                3 => (
-                    names::sized("dsa", l.bits),
-                    format!("dsa {} bits", l.bits),
-                    vec![Op::Sign, Op::Verify],
-                    l.values.iter().map(|v| to_rate(*v)).collect(),
-                ),
-                4 => (
-                    names::curve_by_index("ecdsa", l.index, l.bits),
-                    format!("+F4:{}:{}", l.index, l.bits),
-                    vec![Op::Sign, Op::Verify],
-                    l.values.iter().map(|v| to_rate(*v)).collect(),
-                ),
-                // Time and rate, in an order that changed between versions: the rate is the larger.
-                5 => (
-                    names::curve_by_index("ecdh", l.index, l.bits),
-                    format!("+F5:{}:{}", l.index, l.bits),
-                    vec![Op::Derive],
-                    vec![l.values[0].max(l.values[1])],
-                ),
-                8 => (
-                    names::sized("ffdh", l.bits),
-                    format!("{} bits ffdh", l.bits),
-                    vec![Op::Derive],
-                    vec![l.values[0].max(l.values[1])],
-                ),
-                6 | 7 => (
-                    names::named_scheme(&l.name),
-                    l.name.clone(),
-                    vec![Op::Sign, Op::Verify],
-                    l.values.clone(),
-                ),
-                9 => (
-                    named(&kem_names, &mut kems, true).unwrap_or(Mapped {
-                        primitive: format!("kem-{}", l.index),
-                        mapped: false,
-                    }),
-                    format!("+F9:{}", l.index),
-                    vec![Op::Keygen, Op::Encaps, Op::Decaps],
-                    l.values.clone(),
-                ),
-                _ => (
-                    named(&sig_names, &mut sigs, false).unwrap_or(Mapped {
-                        primitive: format!("signature-{}", l.index),
-                        mapped: false,
-                    }),
-                    format!("+F10:{}", l.index),
-                    vec![Op::Keygen, Op::Sign, Op::Verify],
-                    l.values.clone(),
-                ),
-            };
-            self.seg.public_key_rows += 1;
-            for (op, rate) in ops.into_iter().zip(values) {
-                let key = (m.primitive.clone(), op, None, l.tag.saturating_sub(8));
-                if self.seg.keys.contains(&key) {
-                    return Err(ImportError::at(
-                        l.line,
-                        format!("'{printed}' {op} appears twice in one -mr output"),
-                    ));
-                }
-                self.seg.keys.insert(key);
-                self.seg.run.results.push(ImportedResult {
-                    primitive: m.primitive.clone(),
-                    op,
-                    bytes: None,
-                    rate,
-                    printed_name: printed.clone(),
-                    mapped: m.mapped,
-                    line: l.line,
-                });
+            let row = mr_public_key_row(&l, rates, &mut schemes);
+            self.push_mr_public_key(&l, row)?;
+        }
+        Ok(())
+    }
+
+    /// Records one `-mr` public-key line's results, refusing a second figure for a cell.
+    fn push_mr_public_key(&mut self, l: &MrPublicKey, row: MrRow) -> Result<(), ImportError> {
+        let (m, printed, ops, values) = row;
+        self.seg.public_key_rows += 1;
+        for (op, rate) in ops.into_iter().zip(values) {
+            let key = (m.primitive.clone(), op, None, l.tag.saturating_sub(8));
+            if self.seg.keys.contains(&key) {
+                return Err(ImportError::at(
+                    l.line,
+                    format!("'{printed}' {op} appears twice in one -mr output"),
+                ));
             }
+            self.seg.keys.insert(key);
+            self.seg.run.results.push(ImportedResult {
+                primitive: m.primitive.clone(),
+                op,
+                bytes: None,
+                rate,
+                printed_name: printed.clone(),
+                mapped: m.mapped,
+                line: l.line,
+            });
         }
         Ok(())
     }
@@ -1266,5 +1202,137 @@ fn shorten(t: &str) -> String {
         format!("{}…", t.chars().take(80).collect::<String>())
     } else {
         t.to_string()
+    }
+}
+
+/// An `-mr` public-key line read: the primitive, its printed name, the operations and a rate
+/// for each.
+type MrRow = (Mapped, String, Vec<Op>, Vec<f64>);
+
+/// The KEM and signature names the `+R` lines of 3.5+ gave, in order; the n-th `+F9` (`+F10`)
+/// line is the n-th KEM (signature).
+struct MrSchemeNames {
+    kems: Vec<String>,
+    signatures: Vec<String>,
+    kems_seen: usize,
+    signatures_seen: usize,
+}
+
+impl MrSchemeNames {
+    fn next(&mut self, kem: bool, index: u32) -> Mapped {
+        let (names, seen, fallback) = match kem {
+            true => (&self.kems, &mut self.kems_seen, "kem"),
+            false => (&self.signatures, &mut self.signatures_seen, "signature"),
+        };
+        *seen += 1;
+        names
+            .get(*seen - 1)
+            .map(|n| names::table_scheme(n, kem))
+            .unwrap_or(Mapped {
+                primitive: format!("{fallback}-{index}"),
+                mapped: false,
+            })
+    }
+}
+
+/// Whether an output's `-mr` public-key figures are rates. Before 1.1.0, +F2/+F3/+F4 carried
+/// seconds per operation; since, operations per second. 1.1.0 also added +F6…; 3.2 gave +F2 four
+/// values. Without those, RSA verify is faster than sign (so a larger second value means rates),
+/// and times are all below one second.
+fn mr_figures_are_rates(lines: &[MrPublicKey]) -> bool {
+    let modern = lines
+        .iter()
+        .any(|l| l.tag >= 6 || (l.tag == 2 && l.values.len() == 4));
+    modern
+        || match lines.iter().find(|l| l.tag == 2) {
+            Some(rsa) => rsa.values[1] > rsa.values[0],
+            None => !lines
+                .iter()
+                .filter(|l| (2..=4).contains(&l.tag))
+                .all(|l| l.values.iter().all(|v| *v < 1.0)),
+        }
+}
+
+/// What one `-mr` public-key line (`+F2` … `+F10`) holds.
+fn mr_public_key_row(l: &MrPublicKey, rates: bool, schemes: &mut MrSchemeNames) -> MrRow {
+    let to_rates = || -> Vec<f64> {
+        l.values
+            .iter()
+            .map(|&v| if rates || v == 0.0 { v } else { 1.0 / v })
+            .collect()
+    };
+    // ECDH and FFDH: time and rate, in an order that changed between versions; the rate is
+    // the larger.
+    let larger = || vec![l.values[0].max(l.values[1])];
+    let (sign_verify, keygen) = (vec![Op::Sign, Op::Verify], Op::Keygen);
+    match l.tag {
+        2 => {
+            let mut ops = sign_verify;
+            if l.values.len() == 4 {
+                ops.extend([Op::Encrypt, Op::Decrypt]);
+            }
+            let printed = format!("rsa {} bits", l.bits);
+            (names::sized("rsa", l.bits), printed, ops, to_rates())
+        }
+        3 => {
+            let printed = format!("dsa {} bits", l.bits);
+            (
+                names::sized("dsa", l.bits),
+                printed,
+                sign_verify,
+                to_rates(),
+            )
+        }
+        4 => {
+            let m = names::curve_by_index("ecdsa", l.index, l.bits);
+            (
+                m,
+                format!("+F4:{}:{}", l.index, l.bits),
+                sign_verify,
+                to_rates(),
+            )
+        }
+        5 => {
+            let m = names::curve_by_index("ecdh", l.index, l.bits);
+            (
+                m,
+                format!("+F5:{}:{}", l.index, l.bits),
+                vec![Op::Derive],
+                larger(),
+            )
+        }
+        8 => {
+            let printed = format!("{} bits ffdh", l.bits);
+            (
+                names::sized("ffdh", l.bits),
+                printed,
+                vec![Op::Derive],
+                larger(),
+            )
+        }
+        6 | 7 => (
+            names::named_scheme(&l.name),
+            l.name.clone(),
+            sign_verify,
+            l.values.clone(),
+        ),
+        9 => {
+            let ops = vec![keygen, Op::Encaps, Op::Decaps];
+            (
+                schemes.next(true, l.index),
+                format!("+F9:{}", l.index),
+                ops,
+                l.values.clone(),
+            )
+        }
+        _ => {
+            let ops = vec![keygen, Op::Sign, Op::Verify];
+            (
+                schemes.next(false, l.index),
+                format!("+F10:{}", l.index),
+                ops,
+                l.values.clone(),
+            )
+        }
     }
 }

@@ -182,6 +182,20 @@ pub fn history(
         .collect()
 }
 
+/// A stored run's measurements in the catalog's order (primitive, operation, size) rather than
+/// the order they finished in, as `show` prints them.
+pub fn in_catalog_order(record: &mut RunRecord) {
+    record.measurements.sort_by_key(|vm| {
+        let c = &vm.measurement.cell;
+        let op = cryptospeed_model::Op::ALL.iter().position(|o| *o == c.op);
+        (
+            cryptospeed_compare::cell_key(&c.primitive, c.op, c.bytes).order,
+            op,
+            c.bytes,
+        )
+    });
+}
+
 /// Stored runs by id or label (every run with the label), each `@VARIANT` keeping one variant;
 /// a run named twice comes once. A label that itself contains '@' wins over the LABEL@VARIANT
 /// reading.

@@ -4,7 +4,8 @@
 use cryptospeed_store::{MachineRow, RunRow, ShardRow, SweepRow};
 use std::collections::HashMap;
 
-fn table(header: &[&str]) -> comfy_table::Table {
+/// A plain text table with this header, as the listing commands print them.
+pub fn table(header: &[&str]) -> comfy_table::Table {
     let mut t = comfy_table::Table::new();
     t.load_preset(comfy_table::presets::NOTHING);
     t.set_header(header.to_vec());

@@ -1,8 +1,9 @@
 //! The sbatch script that runs a sweep's shards as a Slurm job array: one array task per shard,
 //! each `cryptospeed sweep run NAME --shard $SLURM_ARRAY_TASK_ID/N`. No password is written into
-//! it: tasks take `$CRYPTOSPEED_DB` from the environment sbatch passes on.
+//! it: tasks take `$CRYPTOSPEED_DB` from the environment sbatch passes on. Also submitting it.
 
 use crate::SweepSpec;
+use anyhow::Result;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -86,6 +87,32 @@ pub fn script(spec: &SweepSpec, shards: usize, cells: usize, o: &ScriptOptions) 
 /// Single-quotes a word for bash.
 fn shell_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+/// The cryptospeed program a job array runs: the sweep file's `[slurm] cryptospeed`, else this
+/// very executable.
+pub fn program(spec: &SweepSpec) -> Result<String> {
+    Ok(match &spec.slurm.cryptospeed {
+        Some(p) => p.clone(),
+        None => std::env::current_exe()?
+            .canonicalize()?
+            .to_string_lossy()
+            .into_owned(),
+    })
+}
+
+/// `sbatch --parsable SCRIPT`; the job id.
+pub fn submit(script: &std::path::Path) -> Result<String> {
+    let out = std::process::Command::new("sbatch")
+        .arg("--parsable")
+        .arg(script)
+        .output()
+        .map_err(|e| anyhow::anyhow!("cannot run sbatch ({e}); is Slurm installed here?"))?;
+    if !out.status.success() {
+        let why = String::from_utf8_lossy(&out.stderr);
+        anyhow::bail!("sbatch refused {}: {}", script.display(), why.trim());
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
 #[cfg(test)]

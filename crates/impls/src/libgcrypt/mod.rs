@@ -1,9 +1,11 @@
 //! `libgcrypt`: GnuPG's libgcrypt (Debian libgcrypt20), loaded at run time. Offers its hashes
 //! (MD4, MD5, SHA-1/256/512, SHA3-256, BLAKE2b-512, RIPEMD-160, Whirlpool), HMAC, CMAC and GMAC
-//! through `gcry_mac`, and its block and stream ciphers through `gcry_cipher` (CBC, CTR, GCM,
-//! ChaCha20-Poly1305); public key, which speaks S-expressions, in [`pkey`].
+//! through `gcry_mac`, and its block and stream ciphers through `gcry_cipher` (CBC, CTR, ECB, XTS,
+//! GCM, ChaCha20-Poly1305; CCM, OCB and GCM-SIV in [`modes`]; SM3 and SM4 too); public key, which
+//! speaks S-expressions, in [`pkey`].
 
 mod ed448;
+mod modes;
 mod pkey;
 
 use crate::suite::{AeadFn, CipherFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
@@ -43,6 +45,7 @@ crate::dynamic_api! {
         gcry_cipher_gettag: fn(Handle, *mut c_void, usize) -> Err;
         gcry_cipher_checktag: fn(Handle, *const c_void, usize) -> Err;
         gcry_cipher_close: fn(Handle);
+        gcry_cipher_ctl: fn(Handle, c_int, *mut c_void, usize) -> Err;
     }
     optional {}
 }
@@ -52,11 +55,17 @@ const GCRYCTL_INITIALIZATION_FINISHED: c_int = 38;
 const GCRYCTL_DISABLE_SECMEM: c_int = 37;
 const GCRYCTL_TEST_ALGO: c_int = 8;
 const GCRYCTL_RESET: c_int = 4;
+const GCRYCTL_FINALIZE: c_int = 5;
+const MODE_ECB: c_int = 1;
 const MODE_STREAM: c_int = 4;
 const MODE_CBC: c_int = 3;
 const MODE_CTR: c_int = 6;
 const MODE_GCM: c_int = 9;
 const MODE_POLY1305: c_int = 10;
+const MODE_XTS: c_int = 13;
+const AES128: c_int = 7;
+const AES256: c_int = 9;
+const SM4: c_int = 318;
 
 pub struct Gcrypt {
     api: Arc<Api>,
@@ -140,6 +149,51 @@ impl Gcrypt {
     }
 }
 
+/// libgcrypt's algorithm and mode of a cipher primitive.
+fn cipher_of(id: &str) -> Option<(c_int, c_int)> {
+    Some(match id {
+        "des-cbc" => (302, MODE_CBC),
+        "des-ede3-cbc" => (2, MODE_CBC),
+        "idea-cbc" => (1, MODE_CBC),
+        "seed-cbc" => (309, MODE_CBC),
+        "rc2-cbc" => (308, MODE_CBC),
+        "bf-cbc" => (4, MODE_CBC),
+        "cast-cbc" => (3, MODE_CBC),
+        "aes-128-cbc" => (7, MODE_CBC),
+        "aes-192-cbc" => (8, MODE_CBC),
+        "aes-256-cbc" => (9, MODE_CBC),
+        "camellia-128-cbc" => (310, MODE_CBC),
+        "camellia-192-cbc" => (311, MODE_CBC),
+        "camellia-256-cbc" => (312, MODE_CBC),
+        "aes-128-ctr" => (7, MODE_CTR),
+        "aes-128-ecb" => (AES128, MODE_ECB),
+        "aes-256-ecb" => (AES256, MODE_ECB),
+        "aes-128-xts" => (AES128, MODE_XTS),
+        "aes-256-xts" => (AES256, MODE_XTS),
+        "sm4-cbc" => (SM4, MODE_CBC),
+        "sm4-ecb" => (SM4, MODE_ECB),
+        "rc4" => (301, MODE_STREAM),
+        _ => return None,
+    })
+}
+
+/// The unit a call's length is rounded down to: the block for CBC (from the vector's IV) and
+/// ECB, none for stream-like modes and XTS (which steals ciphertext for a partial block).
+fn whole_units(p: &Primitive, mode: c_int) -> usize {
+    match mode {
+        MODE_CBC => p
+            .kats
+            .iter()
+            .find_map(|k| match k {
+                cryptospeed_catalog::Kat::Cipher { iv, .. } => Some(iv.len() / 2),
+                _ => None,
+            })
+            .unwrap_or(16),
+        MODE_ECB => 16,
+        _ => 1,
+    }
+}
+
 impl Suite for Gcrypt {
     fn name(&self) -> &'static str {
         "libgcrypt"
@@ -192,6 +246,7 @@ impl Suite for Gcrypt {
             "whirlpool" => 305,
             "sha3-256" => 313,
             "blake2b-512" => 318,
+            "sm3" => 326,
             _ => return Err(format!("libgcrypt does not offer {}", p.id)),
         };
         let api = self.api.clone();
@@ -260,24 +315,8 @@ impl Suite for Gcrypt {
         }))
     }
     fn cipher(&self, p: &Primitive, key: &[u8], iv: &[u8], encrypt: bool) -> Res<CipherFn> {
-        let (algo, mode): (c_int, c_int) = match p.id {
-            "des-cbc" => (302, MODE_CBC),
-            "des-ede3-cbc" => (2, MODE_CBC),
-            "idea-cbc" => (1, MODE_CBC),
-            "seed-cbc" => (309, MODE_CBC),
-            "rc2-cbc" => (308, MODE_CBC),
-            "bf-cbc" => (4, MODE_CBC),
-            "cast-cbc" => (3, MODE_CBC),
-            "aes-128-cbc" => (7, MODE_CBC),
-            "aes-192-cbc" => (8, MODE_CBC),
-            "aes-256-cbc" => (9, MODE_CBC),
-            "camellia-128-cbc" => (310, MODE_CBC),
-            "camellia-192-cbc" => (311, MODE_CBC),
-            "camellia-256-cbc" => (312, MODE_CBC),
-            "aes-128-ctr" => (7, MODE_CTR),
-            "rc4" => (301, MODE_STREAM),
-            _ => return Err(format!("libgcrypt does not offer {}", p.id)),
-        };
+        let (algo, mode) =
+            cipher_of(p.id).ok_or_else(|| format!("libgcrypt does not offer {}", p.id))?;
         let c = self.open_cipher(algo, mode, key)?;
         // SAFETY: IV/counter buffer with its length, on the open handle.
         unsafe {
@@ -298,21 +337,20 @@ impl Suite for Gcrypt {
         } else {
             c.api.gcry_cipher_decrypt
         };
-        let block = if mode == MODE_CBC {
-            p.kats
-                .iter()
-                .find_map(|k| match k {
-                    cryptospeed_catalog::Kat::Cipher { iv, .. } => Some(iv.len() / 2),
-                    _ => None,
-                })
-                .unwrap_or(16)
-        } else {
-            1
-        };
+        let block = whole_units(p, mode);
+        // XTS: each call is one data unit under the same tweak, as in OpenSSL (libgcrypt would
+        // go on from the last call's tweak).
+        let tweak = (mode == MODE_XTS).then(|| iv.to_vec());
         // SAFETY: in-place operation (input NULL) on whole blocks; the IV chains across calls.
         Ok(Box::new(move |buf| {
             // Capture the whole handle (not just its pointer), so it lives as long as the closure.
             let c = &c;
+            if let Some(t) = &tweak {
+                check(
+                    unsafe { (c.api.gcry_cipher_setiv)(c.h, t.as_ptr() as _, t.len()) },
+                    "gcry_cipher_setiv",
+                )?;
+            }
             let n = buf.len() / block * block;
             check(
                 unsafe { run(c.h, buf.as_mut_ptr() as _, n, null(), 0) },
@@ -325,6 +363,12 @@ impl Suite for Gcrypt {
             "aes-128-gcm" => (7, MODE_GCM),
             "aes-256-gcm" => (9, MODE_GCM),
             "chacha20-poly1305" => (316, MODE_POLY1305),
+            "aes-128-ccm" => return self.mode_aead(AES128, modes::MODE_CCM, key, encrypt),
+            "aes-256-ccm" => return self.mode_aead(AES256, modes::MODE_CCM, key, encrypt),
+            "aes-128-ocb" => return self.mode_aead(AES128, modes::MODE_OCB, key, encrypt),
+            "aes-256-ocb" => return self.mode_aead(AES256, modes::MODE_OCB, key, encrypt),
+            "aes-128-gcm-siv" => return self.mode_aead(AES128, modes::MODE_GCM_SIV, key, encrypt),
+            "aes-256-gcm-siv" => return self.mode_aead(AES256, modes::MODE_GCM_SIV, key, encrypt),
             _ => return Err(format!("libgcrypt does not offer {}", p.id)),
         };
         let c = self.open_cipher(algo, mode, key)?;

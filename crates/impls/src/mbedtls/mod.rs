@@ -1,7 +1,7 @@
 //! `mbedtls`: Arm's Mbed TLS crypto library (Debian libmbedtls-dev / libmbedcrypto7, 2.28),
 //! loaded at run time. Hashes and HMAC go through the generic `mbedtls_md` layer, ciphers and
-//! AEADs through the generic `mbedtls_cipher` layer, looked up by Mbed TLS's own names; public
-//! key in [`pkey`].
+//! AEADs through the generic `mbedtls_cipher` layer (AES in CBC, CTR, ECB, XTS, GCM and CCM among
+//! them), looked up by Mbed TLS's own names; public key in [`pkey`].
 
 mod pkey;
 
@@ -31,6 +31,7 @@ crate::dynamic_api! {
         mbedtls_cipher_setkey: fn(Ctx, *const u8, c_int, c_int) -> c_int;
         mbedtls_cipher_set_padding_mode: fn(Ctx, c_int) -> c_int;
         mbedtls_cipher_crypt: fn(Ctx, *const u8, usize, *const u8, usize, *mut u8, *mut usize) -> c_int;
+        mbedtls_cipher_update: fn(Ctx, *const u8, usize, *mut u8, *mut usize) -> c_int;
         mbedtls_cipher_auth_encrypt: fn(Ctx, *const u8, usize, *const u8, usize, *const u8, usize, *mut u8, *mut usize, *mut u8, usize) -> c_int;
         mbedtls_cipher_auth_decrypt: fn(Ctx, *const u8, usize, *const u8, usize, *const u8, usize, *mut u8, *mut usize, *const u8, usize) -> c_int;
     }
@@ -122,6 +123,42 @@ impl MbedTls {
             )?;
             Ok(ctx)
         }
+    }
+}
+
+impl MbedTls {
+    /// AES-ECB: Mbed TLS's ECB takes one block per `mbedtls_cipher_update` (the generic layer
+    /// refuses more), so a message is that call once per 16 bytes.
+    fn ecb(&self, key: &[u8], encrypt: bool) -> Res<CipherFn> {
+        let name = if key.len() == 32 {
+            "AES-256-ECB"
+        } else {
+            "AES-128-ECB"
+        };
+        let op = if encrypt {
+            MBEDTLS_ENCRYPT
+        } else {
+            MBEDTLS_DECRYPT
+        };
+        let mut ctx = self.cipher_ctx(name, key, op)?;
+        Ok(Box::new(move |buf| {
+            let api = ctx.api.clone();
+            for block in buf.chunks_exact_mut(16) {
+                let mut olen = 0usize;
+                // SAFETY: one whole block in place (Mbed TLS allows input == output).
+                let rc = unsafe {
+                    (api.mbedtls_cipher_update)(
+                        ctx.ptr(),
+                        block.as_ptr(),
+                        16,
+                        block.as_mut_ptr(),
+                        &mut olen,
+                    )
+                };
+                check(rc, "mbedtls_cipher_update")?;
+            }
+            Ok(())
+        }))
     }
 }
 
@@ -228,6 +265,10 @@ impl Suite for MbedTls {
             "camellia-192-cbc" => ("CAMELLIA-192-CBC", 16),
             "camellia-256-cbc" => ("CAMELLIA-256-CBC", 16),
             "aes-128-ctr" => ("AES-128-CTR", 1),
+            // One data unit per call, the tweak being the IV.
+            "aes-128-xts" => ("AES-128-XTS", 1),
+            "aes-256-xts" => ("AES-256-XTS", 1),
+            "aes-128-ecb" | "aes-256-ecb" => return self.ecb(key, encrypt),
             _ => return Err(format!("mbedtls does not offer {}", p.id)),
         };
         let op = if encrypt {
@@ -246,11 +287,21 @@ impl Suite for MbedTls {
             )?;
         }
         let iv = iv.to_vec();
+        // Mbed TLS refuses to work in place on a partial block (CTR, XTS with stealing): such a
+        // message goes through `scratch` and is copied back.
+        let mut scratch = Vec::new();
         Ok(Box::new(move |buf| {
             let n = buf.len() / block * block;
             let mut olen = 0usize;
             let api = ctx.api.clone();
-            // SAFETY: in-place on whole blocks (Mbed TLS allows input == output).
+            let partial = n % 16 != 0;
+            scratch.resize(if partial { n } else { 0 }, 0);
+            let out = if partial {
+                scratch.as_mut_ptr()
+            } else {
+                buf.as_mut_ptr()
+            };
+            // SAFETY: whole blocks in place (Mbed TLS allows input == output), or into scratch.
             check(
                 unsafe {
                     (api.mbedtls_cipher_crypt)(
@@ -259,12 +310,16 @@ impl Suite for MbedTls {
                         iv.len(),
                         buf.as_ptr(),
                         n,
-                        buf.as_mut_ptr(),
+                        out,
                         &mut olen,
                     )
                 },
                 "mbedtls_cipher_crypt",
-            )
+            )?;
+            if partial {
+                buf[..n].copy_from_slice(&scratch);
+            }
+            Ok(())
         }))
     }
     fn aead(&self, p: &Primitive, key: &[u8], encrypt: bool) -> Res<AeadFn> {
@@ -272,6 +327,9 @@ impl Suite for MbedTls {
             "aes-128-gcm" => "AES-128-GCM",
             "aes-256-gcm" => "AES-256-GCM",
             "chacha20-poly1305" => "CHACHA20-POLY1305",
+            // Any nonce and tag length CCM allows (mbedtls_ccm_encrypt_and_tag underneath).
+            "aes-128-ccm" => "AES-128-CCM",
+            "aes-256-ccm" => "AES-256-CCM",
             _ => return Err(format!("mbedtls does not offer {}", p.id)),
         };
         let op = if encrypt {

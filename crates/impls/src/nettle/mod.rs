@@ -1,10 +1,12 @@
 //! `nettle`: GNU Nettle and Hogweed (Debian nettle-dev / libnettle8, libhogweed6), loaded at run
 //! time. Nettle publishes tables of its algorithms (`nettle_get_hashes`, `_ciphers`, `_aeads`)
-//! with context sizes and function pointers, so hashes, HMAC over any of them, CBC over any
-//! block cipher and the AEADs are driven generically through those tables; X25519, X448,
+//! with context sizes and function pointers, so hashes (SM3 among them), HMAC over any of them,
+//! CBC and ECB over any block cipher and the AEADs are driven generically through those tables
+//! (AES-XTS and AES-CCM, which have only their own functions, in [`modes`]); X25519, X448,
 //! Ed25519 and Ed448 come from Hogweed; RSA, DSA, ECDSA and ECDH on the NIST curves in
 //! [`pkey`].
 
+mod modes;
 mod pkey;
 
 use crate::suite::{AeadFn, CipherFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
@@ -104,6 +106,8 @@ pub struct Nettle {
     hogweed: Arc<Hogweed6>,
     /// Hogweed's RSA/DSA/ECDSA calls and GMP, or why they could not be loaded.
     pk: Result<Arc<pkey::PkApi>, String>,
+    /// Nettle's XTS and CCM calls (each optional), or why the library could not be opened.
+    modes: Result<Arc<modes::NettleModes>, String>,
 }
 
 pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
@@ -112,10 +116,12 @@ pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> 
     let hogweed = Hogweed6::load("libhogweed.so.6")
         .map_err(|e| format!("{e} (Debian package libhogweed6)"))?;
     let pk = pkey::PkApi::load("libhogweed.so.6").map(Arc::new);
+    let modes = modes::NettleModes::load(path).map(Arc::new);
     Ok(Box::new(SuiteImplementation::new(Nettle {
         api: Arc::new(api),
         hogweed: Arc::new(hogweed),
         pk,
+        modes,
     })))
 }
 
@@ -153,6 +159,7 @@ fn hash_name(id: &str) -> Option<&'static str> {
         "sha256" => "sha256",
         "sha512" => "sha512",
         "sha3-256" => "sha3_256",
+        "sm3" => "sm3",
         _ => return None,
     })
 }
@@ -306,6 +313,12 @@ impl Suite for Nettle {
                 Ok(())
             }));
         }
+        match p.id {
+            "aes-128-ecb" => return self.ecb("aes128", key, encrypt),
+            "aes-256-ecb" => return self.ecb("aes256", key, encrypt),
+            "aes-128-xts" | "aes-256-xts" => return self.xts(key, iv, encrypt),
+            _ => {}
+        }
         let name = match p.id {
             "aes-128-cbc" => "aes128",
             "aes-192-cbc" => "aes192",
@@ -361,6 +374,7 @@ impl Suite for Nettle {
             "aes-128-gcm" => "gcm_aes128",
             "aes-256-gcm" => "gcm_aes256",
             "chacha20-poly1305" => "chacha_poly1305",
+            "aes-128-ccm" | "aes-256-ccm" => return self.ccm(key, encrypt),
             _ => return Err(format!("nettle does not offer {}", p.id)),
         };
         // SAFETY: as in `hash`.

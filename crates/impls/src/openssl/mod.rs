@@ -2,9 +2,13 @@
 //! `openssl speed` drives it, with the legacy provider loaded beside the default one so the old
 //! algorithms (MD4, Whirlpool, DES, Blowfish, CAST, SEED, RC2, RC4) are reachable.
 
+mod ae_modes;
 mod agree;
 mod aws_hybrid;
 mod aws_pq;
+mod bssl_dsa;
+mod bssl_hybrid;
+mod bssl_pq;
 mod dsa;
 mod ffi;
 mod kem;
@@ -13,7 +17,7 @@ mod pq;
 mod symmetric;
 
 use crate::ImplOptions;
-use cryptospeed_catalog::{Algorithm, Primitive};
+use cryptospeed_catalog::{Algorithm, Family, Primitive};
 use cryptospeed_engine::{Implementation, Timed};
 use cryptospeed_model::{CellSpec, Variant};
 use ffi::Api;
@@ -117,39 +121,9 @@ impl OpenSsl {
     fn check(&mut self, primitive: &Primitive) -> Result<(), String> {
         let api = &self.api;
         let probe = match primitive.algorithm {
-            Algorithm::Digest { name } => symmetric::fetch_md(api, name).map(|_| ()),
-            Algorithm::Xof { name, .. } => match api.EVP_DigestFinalXOF {
-                Some(_) => symmetric::fetch_md(api, name).map(|_| ()),
-                None => Err("this libcrypto has no EVP_DigestFinalXOF".into()),
-            },
-            Algorithm::Cipher {
-                name,
-                key_len,
-                iv_len,
-            } => symmetric::cipher_ctx(api, name, &vec![1; key_len], &vec![0; iv_len], true)
-                .map(|_| ()),
-            Algorithm::Aead {
-                name,
-                key_len,
-                nonce_len,
-                tag_len,
-            } => symmetric::cipher_ctx(api, name, &vec![1; key_len], &vec![0; nonce_len], true)
-                .map(|_| ())
-                .or_else(|e| {
-                    symmetric::aead_ctx(api, name, &vec![1; key_len], tag_len)
-                        .map(|_| ())
-                        .map_err(|e2| format!("{e}; {e2}"))
-                }),
-            Algorithm::Hmac { .. } | Algorithm::Cmac { .. } => {
-                symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[]).map(|_| ())
-            }
-            Algorithm::Gmac { .. } => {
-                symmetric::mac_ctx(api, &primitive.algorithm, &[1; 16], &[0; 12]).map(|_| ())
-            }
-            Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } => {
-                AnyKem::new(api, primitive).map(|_| ())
-            }
-            Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } => {
+            _ if primitive.has_bytes() => symmetric::probe(api, &primitive.algorithm),
+            _ if primitive.family() == Family::Kem => AnyKem::new(api, primitive).map(|_| ()),
+            _ if primitive.family() == Family::SeededSignature => {
                 AnyDsa::new(api, primitive).map(|_| ())
             }
             // A library may read a key it cannot sign with (BoringSSL parses DSA keys but has
@@ -233,16 +207,11 @@ impl Implementation for OpenSsl {
     fn known_answer_test(&mut self, primitive: &Primitive) -> Result<(), String> {
         self.availability(primitive)?;
         for kat in primitive.kats {
-            let r = if let Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } =
-                primitive.algorithm
-            {
-                AnyKem::new(&self.api, primitive)?.known_answer(kat)
-            } else if let Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } = primitive.algorithm {
-                AnyDsa::new(&self.api, primitive)?.known_answer(kat)
-            } else if primitive.has_bytes() {
-                symmetric::known_answer(&self.api, &primitive.algorithm, kat)
-            } else {
-                pkey::known_answer(&self.api, &primitive.algorithm, kat)
+            let r = match primitive.family() {
+                Family::Kem => AnyKem::new(&self.api, primitive)?.known_answer(kat),
+                Family::SeededSignature => AnyDsa::new(&self.api, primitive)?.known_answer(kat),
+                f if f.has_bytes() => symmetric::known_answer(&self.api, &primitive.algorithm, kat),
+                _ => pkey::known_answer(&self.api, &primitive.algorithm, kat),
             };
             r.map_err(|e| format!("{} ({})", e, kat.source()))?;
         }
@@ -255,13 +224,13 @@ impl Implementation for OpenSsl {
         case: &cryptospeed_catalog::agreement::AgreementCase,
     ) -> Result<cryptospeed_engine::AgreementOutput, String> {
         self.availability(primitive)?;
-        if let Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } = primitive.algorithm {
-            return AnyKem::new(&self.api, primitive)?.agree(&case.key);
+        match primitive.family() {
+            Family::Kem => AnyKem::new(&self.api, primitive)?.agree(&case.key),
+            Family::SeededSignature => {
+                AnyDsa::new(&self.api, primitive)?.agree(&case.key, &case.msg)
+            }
+            _ => agree::agree(&self.api, primitive, case),
         }
-        if let Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } = primitive.algorithm {
-            return AnyDsa::new(&self.api, primitive)?.agree(&case.key, &case.msg);
-        }
-        agree::agree(&self.api, primitive, case)
     }
 
     fn check_signature(
@@ -272,15 +241,16 @@ impl Implementation for OpenSsl {
         signature: &[u8],
     ) -> Result<bool, String> {
         self.availability(primitive)?;
-        if let Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } = primitive.algorithm {
-            let case = primitive.agreement_case().ok_or("no agreement seed")?;
-            return AnyKem::new(&self.api, primitive)?
-                .decapsulates_to(&case.key, public, signature);
+        match primitive.family() {
+            Family::Kem => {
+                let case = primitive.agreement_case().ok_or("no agreement seed")?;
+                AnyKem::new(&self.api, primitive)?.decapsulates_to(&case.key, public, signature)
+            }
+            Family::SeededSignature => {
+                AnyDsa::new(&self.api, primitive)?.verifies(public, msg, signature)
+            }
+            _ => agree::check_signature(&self.api, primitive, public, msg, signature),
         }
-        if let Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } = primitive.algorithm {
-            return AnyDsa::new(&self.api, primitive)?.verifies(public, msg, signature);
-        }
-        agree::check_signature(&self.api, primitive, public, msg, signature)
     }
 
     fn prepare(
@@ -288,11 +258,10 @@ impl Implementation for OpenSsl {
         primitive: &Primitive,
         cell: &CellSpec,
     ) -> Result<Box<dyn Timed + '_>, String> {
-        if let Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } = primitive.algorithm {
-            return AnyKem::new(&self.api, primitive)?.prepare(cell.op);
-        }
-        if let Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } = primitive.algorithm {
-            return AnyDsa::new(&self.api, primitive)?.prepare(cell.op);
+        match primitive.family() {
+            Family::Kem => return AnyKem::new(&self.api, primitive)?.prepare(cell.op),
+            Family::SeededSignature => return AnyDsa::new(&self.api, primitive)?.prepare(cell.op),
+            _ => {}
         }
         if primitive.has_bytes() {
             let bytes = cell.bytes.ok_or("symmetric cells need a message size")? as usize;
@@ -397,27 +366,38 @@ fn start_background_build(
 }
 
 /// ML-KEM (and OpenSSL's X25519MLKEM768) through OpenSSL 3.5's calls (kem.rs) or, where the
-/// library lacks them, AWS-LC's own (aws_pq.rs; the hybrid composed from its parts: aws_hybrid.rs).
+/// library lacks them, AWS-LC's own (aws_pq.rs; the hybrid composed from its parts: aws_hybrid.rs)
+/// or BoringSSL's own (bssl_pq.rs; the hybrid: bssl_hybrid.rs).
 enum AnyKem<'a> {
     Ossl(kem::Kem<'a>),
     Aws(aws_pq::Kem<'a>),
     AwsHybrid(aws_hybrid::Hybrid<'a>),
+    Bssl(bssl_pq::Kem<'a>),
+    BsslHybrid(bssl_hybrid::Hybrid<'a>),
 }
 
 impl<'a> AnyKem<'a> {
     fn new(api: &'a Api, p: &Primitive) -> Result<AnyKem<'a>, String> {
+        let hybrid = matches!(p.algorithm, Algorithm::HybridKem { .. });
         kem::Kem::new(api, p).map(AnyKem::Ossl).or_else(|e| {
-            let aws = if let Algorithm::HybridKem { .. } = p.algorithm {
+            let aws = if hybrid {
                 aws_hybrid::Hybrid::new(api, p).map(|h| h.map(AnyKem::AwsHybrid))
             } else {
                 aws_pq::Kem::new(api, p).map(|k| k.map(AnyKem::Aws))
             };
-            // A library without AWS-LC's calls (OpenSSL) keeps OpenSSL's reason alone.
             match aws {
-                Ok(Some(x)) => Ok(x),
-                Ok(None) => Err(e),
-                Err(e2) => Err(format!("{e}; nor through AWS-LC's ML-KEM API: {e2}")),
+                Ok(Some(x)) => return Ok(x),
+                Err(e2) => return Err(format!("{e}; nor through AWS-LC's ML-KEM API: {e2}")),
+                Ok(None) => {}
             }
+            let bssl = if hybrid {
+                bssl_hybrid::Hybrid::new(api, p).map(|h| h.map(AnyKem::BsslHybrid))
+            } else {
+                bssl_pq::Kem::new(api, p).map(|k| k.map(AnyKem::Bssl))
+            };
+            // A BoringSSL's own reason stands alone; a library of neither family (OpenSSL)
+            // keeps OpenSSL's.
+            bssl?.ok_or(e)
         })
     }
 
@@ -426,6 +406,8 @@ impl<'a> AnyKem<'a> {
             AnyKem::Ossl(k) => k.known_answer(kat),
             AnyKem::Aws(k) => k.known_answer(kat),
             AnyKem::AwsHybrid(k) => k.known_answer(kat),
+            AnyKem::Bssl(k) => k.known_answer(kat),
+            AnyKem::BsslHybrid(k) => k.known_answer(kat),
         }
     }
 
@@ -434,6 +416,8 @@ impl<'a> AnyKem<'a> {
             AnyKem::Ossl(k) => k.agree(seed),
             AnyKem::Aws(k) => k.agree(seed),
             AnyKem::AwsHybrid(k) => k.agree(seed),
+            AnyKem::Bssl(k) => k.agree(seed),
+            AnyKem::BsslHybrid(k) => k.agree(seed),
         }
     }
 
@@ -442,6 +426,8 @@ impl<'a> AnyKem<'a> {
             AnyKem::Ossl(k) => k.decapsulates_to(seed, secret, c),
             AnyKem::Aws(k) => k.decapsulates_to(seed, secret, c),
             AnyKem::AwsHybrid(k) => k.decapsulates_to(seed, secret, c),
+            AnyKem::Bssl(k) => k.decapsulates_to(seed, secret, c),
+            AnyKem::BsslHybrid(k) => k.decapsulates_to(seed, secret, c),
         }
     }
 
@@ -450,25 +436,29 @@ impl<'a> AnyKem<'a> {
             AnyKem::Ossl(k) => k.prepare(op),
             AnyKem::Aws(k) => k.prepare(op),
             AnyKem::AwsHybrid(k) => k.prepare(op),
+            AnyKem::Bssl(k) => k.prepare(op),
+            AnyKem::BsslHybrid(k) => k.prepare(op),
         }
     }
 }
 
 /// ML-DSA through OpenSSL 3.5's calls (dsa.rs) or, where the library lacks them, AWS-LC's own
-/// (aws_pq.rs).
+/// (aws_pq.rs) or BoringSSL's own (bssl_dsa.rs).
 enum AnyDsa<'a> {
     Ossl(dsa::Dsa<'a>),
     Aws(aws_pq::Dsa<'a>),
+    Bssl(bssl_dsa::Dsa<'a>),
 }
 
 impl<'a> AnyDsa<'a> {
     fn new(api: &'a Api, p: &Primitive) -> Result<AnyDsa<'a>, String> {
         dsa::Dsa::new(api, p).map(AnyDsa::Ossl).or_else(|e| {
-            // A library without AWS-LC's calls (OpenSSL) keeps OpenSSL's reason alone.
             match aws_pq::Dsa::new(api, p) {
                 Ok(Some(x)) => Ok(AnyDsa::Aws(x)),
-                Ok(None) => Err(e),
                 Err(e2) => Err(format!("{e}; nor through AWS-LC's ML-DSA API: {e2}")),
+                // A BoringSSL's own reason stands alone; a library of neither family (OpenSSL)
+                // keeps OpenSSL's.
+                Ok(None) => bssl_dsa::Dsa::new(api, p)?.map(AnyDsa::Bssl).ok_or(e),
             }
         })
     }
@@ -477,6 +467,7 @@ impl<'a> AnyDsa<'a> {
         match self {
             AnyDsa::Ossl(d) => d.known_answer(kat),
             AnyDsa::Aws(d) => d.known_answer(kat),
+            AnyDsa::Bssl(d) => d.known_answer(kat),
         }
     }
 
@@ -488,6 +479,7 @@ impl<'a> AnyDsa<'a> {
         match self {
             AnyDsa::Ossl(d) => d.agree(seed, msg),
             AnyDsa::Aws(d) => d.agree(seed, msg),
+            AnyDsa::Bssl(d) => d.agree(seed, msg),
         }
     }
 
@@ -495,6 +487,7 @@ impl<'a> AnyDsa<'a> {
         match self {
             AnyDsa::Ossl(d) => d.verifies(public, msg, sig),
             AnyDsa::Aws(d) => d.verifies(public, msg, sig),
+            AnyDsa::Bssl(d) => d.verifies(public, msg, sig),
         }
     }
 
@@ -502,6 +495,7 @@ impl<'a> AnyDsa<'a> {
         match self {
             AnyDsa::Ossl(d) => d.prepare(op),
             AnyDsa::Aws(d) => d.prepare(op),
+            AnyDsa::Bssl(d) => d.prepare(op),
         }
     }
 }

@@ -1,11 +1,12 @@
 //! `wolfssl`: wolfSSL's wolfCrypt (Debian libwolfssl-dev / libwolfssl35), loaded at run time.
 //! Offers its one-shot hashes (MD5, SHA-1, SHA-256, SHA-512, SHA3-256), AES-GCM and
-//! ChaCha20-Poly1305, the primitives the Debian build enables that have one-call APIs, and its
-//! public key ([`pkey`]).
+//! ChaCha20-Poly1305, AES in ECB, XTS and CCM ([`modes`]), the primitives the Debian build
+//! enables that have one-call APIs, and its public key ([`pkey`]).
 
+mod modes;
 mod pkey;
 
-use crate::suite::{AeadFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
+use crate::suite::{AeadFn, CipherFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
 use crate::ImplOptions;
 use cryptospeed_catalog::Primitive;
 use cryptospeed_engine::Implementation;
@@ -35,7 +36,18 @@ crate::dynamic_api! {
         wc_ChaCha20Poly1305_Encrypt: fn(*const u8, *const u8, *const u8, u32, *const u8, u32, *mut u8, *mut u8) -> c_int;
         wc_ChaCha20Poly1305_Decrypt: fn(*const u8, *const u8, *const u8, u32, *const u8, u32, *const u8, *mut u8) -> c_int;
     }
-    optional {}
+    optional {
+        wc_AesSetKey: fn(*mut c_void, *const u8, u32, *const u8, c_int) -> c_int;
+        wc_AesEcbEncrypt: fn(*mut c_void, *mut u8, *const u8, u32) -> c_int;
+        wc_AesEcbDecrypt: fn(*mut c_void, *mut u8, *const u8, u32) -> c_int;
+        wc_AesCcmSetKey: fn(*mut c_void, *const u8, u32) -> c_int;
+        wc_AesCcmEncrypt: fn(*mut c_void, *mut u8, *const u8, u32, *const u8, u32, *mut u8, u32, *const u8, u32) -> c_int;
+        wc_AesCcmDecrypt: fn(*mut c_void, *mut u8, *const u8, u32, *const u8, u32, *const u8, u32, *const u8, u32) -> c_int;
+        wc_AesXtsSetKey: fn(*mut c_void, *const u8, u32, c_int, *mut c_void, c_int) -> c_int;
+        wc_AesXtsEncrypt: fn(*mut c_void, *mut u8, *const u8, u32, *const u8, u32) -> c_int;
+        wc_AesXtsDecrypt: fn(*mut c_void, *mut u8, *const u8, u32, *const u8, u32) -> c_int;
+        wc_AesXtsFree: fn(*mut c_void) -> c_int;
+    }
 }
 
 /// wolfCrypt's `INVALID_DEVID`: use the software implementation.
@@ -237,6 +249,14 @@ impl Suite for WolfSsl {
                     }
                 }))
             }
+            "aes-128-ccm" | "aes-256-ccm" => self.ccm(key, encrypt),
+            _ => Err(format!("wolfssl does not offer {}", p.id)),
+        }
+    }
+    fn cipher(&self, p: &Primitive, key: &[u8], iv: &[u8], encrypt: bool) -> Res<CipherFn> {
+        match p.id {
+            "aes-128-ecb" | "aes-256-ecb" => self.ecb(key, encrypt),
+            "aes-128-xts" | "aes-256-xts" => self.xts(key, iv, encrypt),
             _ => Err(format!("wolfssl does not offer {}", p.id)),
         }
     }

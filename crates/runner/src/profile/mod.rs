@@ -7,6 +7,7 @@
 mod same_path;
 mod stored;
 pub mod valgrind;
+pub mod whole_program;
 
 pub use stored::ProfileRun;
 

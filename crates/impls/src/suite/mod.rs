@@ -7,14 +7,16 @@
 //! The timed loops call the closure once per operation; a boxed closure costs one indirect call,
 //! the same as a call through a shared library's PLT, and is negligible beside the work measured.
 
-use crate::buffer::AlignedBuffer;
+mod timed;
+
 use crate::kat::{corrupt, mismatch};
 use cryptospeed_catalog::agreement::{signature_digest, AgreementCase, AgreementKind};
-use cryptospeed_catalog::{unhex, Algorithm, Curve, Kat, Primitive};
+use cryptospeed_catalog::{unhex, Algorithm, Curve, Family, Kat, Primitive};
 use cryptospeed_engine::{AgreementOutput, Implementation, Timed};
-use cryptospeed_model::{CellSpec, Op, Variant};
+use cryptospeed_model::{CellSpec, Variant};
 use num_bigint::BigUint;
 use std::collections::HashMap;
+use timed::timing_signer;
 
 pub type Res<T> = Result<T, String>;
 /// Hashes or MACs a message into `out` (sized by the caller to the output length).
@@ -159,184 +161,8 @@ pub fn field_bytes(curve: Curve) -> usize {
     }
 }
 
-/// Bytes signed per operation in the timed loop, as `openssl speed` does: 36 for RSA, 20
-/// (a SHA-1-sized digest) for the others.
-fn tbs_len(algorithm: &Algorithm) -> usize {
-    match algorithm {
-        Algorithm::Rsa { .. } => 36,
-        Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } => 32,
-        _ => 20,
-    }
-}
-
-/// The timing key pair: the shipped key for RSA/DSA, a fixed seed for EdDSA, a fresh pair
-/// for ECDSA.
-fn timing_signer(suite: &dyn Suite, p: &Primitive) -> Res<Box<dyn Signer>> {
-    match p.algorithm {
-        Algorithm::Rsa { .. } | Algorithm::Dsa { .. } => {
-            let pem = cryptospeed_catalog::agreement::private_key_pem(&p.algorithm)
-                .ok_or("no shipped key of this size")?;
-            suite.signer(p, Some(&cryptospeed_catalog::agreement::pem_to_der(pem)))
-        }
-        Algorithm::Eddsa { .. } => {
-            let case = p.agreement_case().ok_or("no EdDSA seed")?;
-            suite.signer(p, Some(&case.key))
-        }
-        _ => suite.signer(p, None),
-    }
-}
-
-/// Bytes per message: the cell's size, or the fixed length for public key.
-fn timing_key(len: usize) -> Vec<u8> {
-    (0..len).map(|i| (0x12 + 0x22 * i) as u8).collect()
-}
-
-struct HashLoop {
-    f: HashFn,
-    msg: AlignedBuffer,
-    out: Vec<u8>,
-}
-impl Timed for HashLoop {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            (self.f)(self.msg.as_slice(), &mut self.out)?;
-        }
-        Ok(())
-    }
-}
-
-struct CipherLoop {
-    f: CipherFn,
-    buf: AlignedBuffer,
-}
-impl Timed for CipherLoop {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            (self.f)(self.buf.as_mut_slice())?;
-        }
-        Ok(())
-    }
-}
-
-struct AeadSealLoop {
-    f: AeadFn,
-    nonce: Vec<u8>,
-    aad: Vec<u8>,
-    buf: AlignedBuffer,
-    tag: Vec<u8>,
-}
-impl Timed for AeadSealLoop {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            (self.f)(
-                &self.nonce,
-                &self.aad,
-                self.buf.as_mut_slice(),
-                &mut self.tag,
-            )?;
-        }
-        Ok(())
-    }
-}
-
-/// Decryption in place needs a ciphertext whose tag verifies every time. These AEADs are
-/// counter-mode based, so decrypting the plaintext again (as if it were a ciphertext) gives the
-/// ciphertext back: the loop alternates between the two, each with its own precomputed tag.
-struct AeadOpenLoop {
-    f: AeadFn,
-    nonce: Vec<u8>,
-    aad: Vec<u8>,
-    buf: AlignedBuffer,
-    tags: [Vec<u8>; 2],
-    next: usize,
-}
-impl Timed for AeadOpenLoop {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            let tag = &mut self.tags[self.next];
-            if !(self.f)(&self.nonce, &self.aad, self.buf.as_mut_slice(), tag)? {
-                return Err("tag did not authenticate".into());
-            }
-            self.next ^= 1;
-        }
-        Ok(())
-    }
-}
-
-struct SignLoop {
-    signer: Box<dyn Signer>,
-    msg: Vec<u8>,
-}
-impl Timed for SignLoop {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            std::hint::black_box(self.signer.sign(&self.msg)?);
-        }
-        Ok(())
-    }
-}
-
-struct VerifyLoop {
-    signer: Box<dyn Signer>,
-    msg: Vec<u8>,
-    sig: Vec<u8>,
-}
-impl Timed for VerifyLoop {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            if !self.signer.verify(&self.msg, &self.sig)? {
-                return Err("signature did not verify".into());
-            }
-        }
-        Ok(())
-    }
-}
-
-struct DeriveLoop(DeriveFn);
-impl Timed for DeriveLoop {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            std::hint::black_box((self.0)()?);
-        }
-        Ok(())
-    }
-}
-
-struct KemKeygenLoop(KemKeygenFn);
-impl Timed for KemKeygenLoop {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            std::hint::black_box(self.0()?);
-        }
-        Ok(())
-    }
-}
-
-struct EncapsLoop(EncapsFn);
-impl Timed for EncapsLoop {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            std::hint::black_box(self.0()?);
-        }
-        Ok(())
-    }
-}
-
-struct DecapsLoop {
-    f: DecapsFn,
-    c: Vec<u8>,
-}
-impl Timed for DecapsLoop {
-    fn run(&mut self, iters: u64) -> Res<()> {
-        for _ in 0..iters {
-            std::hint::black_box((self.f)(&self.c)?);
-        }
-        Ok(())
-    }
-}
-
 /// Output length of a hash primitive.
-fn digest_len(p: &Primitive) -> Res<usize> {
+pub(super) fn digest_len(p: &Primitive) -> Res<usize> {
     p.kats
         .iter()
         .find_map(|k| match k {
@@ -346,7 +172,7 @@ fn digest_len(p: &Primitive) -> Res<usize> {
         .ok_or_else(|| format!("{} has no digest vector to size its output", p.id))
 }
 
-fn mac_len(p: &Primitive) -> Res<usize> {
+pub(super) fn mac_len(p: &Primitive) -> Res<usize> {
     p.kats
         .iter()
         .find_map(|k| match k {
@@ -356,7 +182,7 @@ fn mac_len(p: &Primitive) -> Res<usize> {
         .ok_or_else(|| format!("{} has no MAC vector to size its output", p.id))
 }
 
-fn aead_tag_len(p: &Primitive) -> usize {
+pub(super) fn aead_tag_len(p: &Primitive) -> usize {
     match p.algorithm {
         Algorithm::Aead { tag_len, .. } => tag_len,
         _ => 16,
@@ -467,7 +293,7 @@ pub(crate) fn ffdh_prime(group: &str) -> Res<BigUint> {
 
 /// The FFDH timing setup, as `openssl speed` has it: two fresh key pairs, the first one's
 /// private exponent and the second one's public value fixed in the derivation.
-fn ffdh_derive(s: &dyn Suite, p: &Primitive) -> Res<DeriveFn> {
+pub(super) fn ffdh_derive(s: &dyn Suite, p: &Primitive) -> Res<DeriveFn> {
     let (a, _) = s.ffdh_keygen(p)?;
     let (_, b) = s.ffdh_keygen(p)?;
     s.derive(p, &a, &b)
@@ -512,6 +338,7 @@ fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
         }
         (_, Kat::Cipher { .. }) => cipher_known_answer(suite, p, kat),
         (_, Kat::Aead { .. }) => aead_known_answer(suite, p, kat),
+        (_, Kat::OcbIterated { .. }) => ocb_iterated_known_answer(suite, p, kat),
         (_, Kat::SignatureVerify { .. }) => signature_verify_known_answer(suite, p, kat),
         (_, Kat::EddsaSign { .. }) => eddsa_sign_known_answer(suite, p, kat),
         (
@@ -573,6 +400,25 @@ fn known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
         (_, Kat::CrossCheck { how }) => Err(format!("no generic check for: {how}")),
         (alg, k) => Err(format!("vector {k:?} does not fit {alg:?}")),
     }
+}
+
+/// RFC 7253's iterated OCB vector: 385 sealings under one key, the last tag compared.
+fn ocb_iterated_known_answer(suite: &dyn Suite, p: &Primitive, kat: &Kat) -> Res<()> {
+    let (Algorithm::Aead { key_len, .. }, Kat::OcbIterated { out, .. }) = (p.algorithm, *kat)
+    else {
+        return Err(format!("vector {kat:?} does not fit {:?}", p.algorithm));
+    };
+    let want = unhex(out);
+    let key = cryptospeed_catalog::ocb_iterated_key(key_len, want.len());
+    let mut seal = suite.aead(p, &key, true)?;
+    let got = cryptospeed_catalog::ocb_iterated(|nonce, aad, pt| {
+        let mut buf = pt.to_vec();
+        let mut tag = vec![0u8; want.len()];
+        seal(nonce, aad, &mut buf, &mut tag)?;
+        buf.extend(tag);
+        Ok(buf)
+    })?;
+    expect_eq("iterated OCB tag", &got, &want)
 }
 
 /// A cipher vector: the ciphertext, and the plaintext back.
@@ -728,6 +574,23 @@ fn sign_verify_round_trip(suite: &dyn Suite, p: &Primitive) -> Res<()> {
     Ok(())
 }
 
+/// A signature for the agreement check: RSA and EdDSA are deterministic, compared as bytes;
+/// ECDSA (any key) and the seeded schemes (the case's seed) report their public key for the
+/// others to verify with.
+fn signature_agreement(s: &dyn Suite, p: &Primitive, case: &AgreementCase) -> Res<AgreementOutput> {
+    let key = match p.algorithm {
+        Algorithm::Ecdsa { .. } => None,
+        _ => Some(case.key.as_slice()),
+    };
+    let mut signer = s.signer(p, key)?;
+    let output = signer.sign(&case.msg)?;
+    let public = match p.agreement_kind() {
+        Some(AgreementKind::CrossVerify) => signer.public(),
+        _ => Vec::new(),
+    };
+    Ok(AgreementOutput { output, public })
+}
+
 /// Any [`Suite`] as an engine implementation.
 pub struct SuiteImplementation<S: Suite> {
     suite: S,
@@ -747,24 +610,17 @@ impl<S: Suite> SuiteImplementation<S> {
     fn probe(&self, p: &Primitive) -> Res<()> {
         let s = &self.suite;
         let case = p.agreement_case().unwrap_or_default();
-        match p.algorithm {
-            Algorithm::Digest { .. } | Algorithm::Xof { .. } => s.hash(p).map(drop),
-            Algorithm::Hmac { .. } | Algorithm::Cmac { .. } | Algorithm::Gmac { .. } => {
-                s.mac(p, &case.key, &case.iv).map(drop)
-            }
-            Algorithm::Cipher { .. } => s.cipher(p, &case.key, &case.iv, true).map(drop),
-            Algorithm::Aead { .. } => s.aead(p, &case.key, true).map(drop),
-            Algorithm::Rsa { .. }
-            | Algorithm::Dsa { .. }
-            | Algorithm::Ecdsa { .. }
-            | Algorithm::Eddsa { .. }
-            | Algorithm::MlDsa { .. }
-            | Algorithm::SlhDsa { .. } => timing_signer(s, p).map(drop),
-            Algorithm::Ecdh { .. } => s.derive(p, &case.key, &case.peer).map(drop),
-            Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } => {
-                s.kem_keygen(p, None).map(drop)
-            }
-            Algorithm::Ffdh { .. } => ffdh_derive(s, p).map(drop),
+        match p.family() {
+            Family::Digest => s.hash(p).map(drop),
+            Family::Mac => s.mac(p, &case.key, &case.iv).map(drop),
+            Family::Cipher => s.cipher(p, &case.key, &case.iv, true).map(drop),
+            Family::Aead => s.aead(p, &case.key, true).map(drop),
+            Family::Signature | Family::SeededSignature => timing_signer(s, p).map(drop),
+            Family::KeyAgreement => match p.algorithm {
+                Algorithm::Ffdh { .. } => ffdh_derive(s, p).map(drop),
+                _ => s.derive(p, &case.key, &case.peer).map(drop),
+            },
+            Family::Kem => s.kem_keygen(p, None).map(drop),
         }
     }
 }
@@ -798,124 +654,7 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
     }
 
     fn prepare(&mut self, p: &Primitive, cell: &CellSpec) -> Res<Box<dyn Timed + '_>> {
-        let s = &self.suite;
-        let bytes = cell.bytes.unwrap_or(0) as usize;
-        let misalign = cell.misalign as usize;
-        let case = p.agreement_case().unwrap_or_default();
-        Ok(match (p.algorithm, cell.op) {
-            (Algorithm::Digest { .. }, Op::Hash) => Box::new(HashLoop {
-                f: s.hash(p)?,
-                msg: AlignedBuffer::new(bytes, 64, misalign),
-                out: vec![0; digest_len(p)?],
-            }),
-            (Algorithm::Xof { out_len, .. }, Op::Hash) => Box::new(HashLoop {
-                f: s.hash(p)?,
-                msg: AlignedBuffer::new(bytes, 64, misalign),
-                out: vec![0; out_len],
-            }),
-            (Algorithm::Hmac { .. } | Algorithm::Cmac { .. } | Algorithm::Gmac { .. }, Op::Mac) => {
-                Box::new(HashLoop {
-                    f: s.mac(p, &timing_key(case.key.len()), &case.iv)?,
-                    msg: AlignedBuffer::new(bytes, 64, misalign),
-                    out: vec![0; mac_len(p)?],
-                })
-            }
-            (
-                Algorithm::Cipher {
-                    key_len, iv_len, ..
-                },
-                Op::Encrypt | Op::Decrypt,
-            ) => Box::new(CipherLoop {
-                f: s.cipher(
-                    p,
-                    &timing_key(key_len),
-                    &vec![0; iv_len],
-                    cell.op == Op::Encrypt,
-                )?,
-                buf: AlignedBuffer::new(bytes, 64, misalign),
-            }),
-            (
-                Algorithm::Aead {
-                    key_len, nonce_len, ..
-                },
-                Op::Encrypt,
-            ) => Box::new(AeadSealLoop {
-                f: s.aead(p, &timing_key(key_len), true)?,
-                nonce: vec![0; nonce_len],
-                aad: vec![0xcc; 13],
-                buf: AlignedBuffer::new(bytes, 64, misalign),
-                tag: vec![0; aead_tag_len(p)],
-            }),
-            (
-                Algorithm::Aead {
-                    key_len, nonce_len, ..
-                },
-                Op::Decrypt,
-            ) => {
-                let key = timing_key(key_len);
-                let (nonce, aad) = (vec![0; nonce_len], vec![0xcc; 13]);
-                let mut seal = s.aead(p, &key, true)?;
-                let mut buf = AlignedBuffer::new(bytes, 64, misalign);
-                let mut tag_pt = vec![0; aead_tag_len(p)];
-                let mut tag_ct = tag_pt.clone();
-                // buf: plaintext -> ciphertext (tag over the ciphertext) -> plaintext again
-                // (its tag is over the plaintext read as a ciphertext).
-                seal(&nonce, &aad, buf.as_mut_slice(), &mut tag_ct)?;
-                let ct = buf.as_slice().to_vec();
-                seal(&nonce, &aad, buf.as_mut_slice(), &mut tag_pt)?;
-                buf.as_mut_slice().copy_from_slice(&ct);
-                Box::new(AeadOpenLoop {
-                    f: s.aead(p, &key, false)?,
-                    nonce,
-                    aad,
-                    buf,
-                    tags: [tag_ct, tag_pt],
-                    next: 0,
-                })
-            }
-            (Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. }, Op::Keygen) => {
-                Box::new(KemKeygenLoop(s.sig_keygen(p)?))
-            }
-            (
-                Algorithm::Rsa { .. }
-                | Algorithm::Dsa { .. }
-                | Algorithm::Ecdsa { .. }
-                | Algorithm::Eddsa { .. }
-                | Algorithm::MlDsa { .. }
-                | Algorithm::SlhDsa { .. },
-                Op::Sign | Op::Verify,
-            ) => {
-                let mut signer = timing_signer(s, p)?;
-                let msg = timing_key(tbs_len(&p.algorithm));
-                if cell.op == Op::Sign {
-                    Box::new(SignLoop { signer, msg })
-                } else {
-                    let sig = signer.sign(&msg)?;
-                    Box::new(VerifyLoop { signer, msg, sig })
-                }
-            }
-            (Algorithm::Ecdh { .. }, Op::Derive) => {
-                Box::new(DeriveLoop(s.derive(p, &case.key, &case.peer)?))
-            }
-            (Algorithm::Ffdh { .. }, Op::Derive) => Box::new(DeriveLoop(ffdh_derive(s, p)?)),
-            (Algorithm::MlKem { .. } | Algorithm::HybridKem { .. }, Op::Keygen) => {
-                Box::new(KemKeygenLoop(s.kem_keygen(p, None)?))
-            }
-            (Algorithm::MlKem { .. } | Algorithm::HybridKem { .. }, Op::Encaps | Op::Decaps) => {
-                // One key pair, made before timing, as openssl speed does.
-                let (ek, dk) = s.kem_keygen(p, None)?()?;
-                let (c, _) = s.kem_encaps(p, &ek, None)?()?;
-                if cell.op == Op::Encaps {
-                    Box::new(EncapsLoop(s.kem_encaps(p, &ek, None)?))
-                } else {
-                    Box::new(DecapsLoop {
-                        f: s.kem_decaps(p, &dk)?,
-                        c,
-                    })
-                }
-            }
-            (_, op) => return Err(format!("{} does not time {} {op}", s.name(), p.id)),
-        })
+        timed::prepare(&self.suite, p, cell)
     }
 
     fn agree(&mut self, p: &Primitive, case: &AgreementCase) -> Res<AgreementOutput> {
@@ -924,62 +663,41 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
             output,
             public: Vec::new(),
         };
-        Ok(match p.algorithm {
-            Algorithm::Digest { .. } => {
-                let mut out = vec![0; digest_len(p)?];
+        Ok(match p.family() {
+            Family::Digest => {
+                let mut out = vec![0; timed::hash_len(p)?];
                 s.hash(p)?(&case.msg, &mut out)?;
                 bytes(out)
             }
-            Algorithm::Xof { out_len, .. } => {
-                let mut out = vec![0; out_len];
-                s.hash(p)?(&case.msg, &mut out)?;
-                bytes(out)
-            }
-            Algorithm::Hmac { .. } | Algorithm::Cmac { .. } | Algorithm::Gmac { .. } => {
+            Family::Mac => {
                 let mut out = vec![0; mac_len(p)?];
                 s.mac(p, &case.key, &case.iv)?(&case.msg, &mut out)?;
                 bytes(out)
             }
-            Algorithm::Cipher { .. } => {
+            Family::Cipher => {
                 let mut buf = case.msg.clone();
                 s.cipher(p, &case.key, &case.iv, true)?(&mut buf)?;
                 bytes(buf)
             }
-            Algorithm::Aead { .. } => {
+            Family::Aead => {
                 let mut buf = case.msg.clone();
                 let mut tag = vec![0; aead_tag_len(p)];
                 s.aead(p, &case.key, true)?(&case.iv, &case.aad, &mut buf, &mut tag)?;
                 buf.extend(tag);
                 bytes(buf)
             }
-            Algorithm::Rsa { .. } | Algorithm::Eddsa { .. } => {
-                bytes(s.signer(p, Some(&case.key))?.sign(&case.msg)?)
+            _ if p.agreement_kind().is_none() => {
+                return Err(format!("{} has no agreement check", p.id))
             }
-            Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } => {
-                let mut signer = s.signer(p, Some(&case.key))?;
-                AgreementOutput {
-                    output: signer.sign(&case.msg)?,
-                    public: signer.public(),
-                }
-            }
-            Algorithm::Ecdsa { .. } => {
-                let mut signer = s.signer(p, None)?;
-                AgreementOutput {
-                    output: signer.sign(&case.msg)?,
-                    public: signer.public(),
-                }
-            }
-            Algorithm::Ecdh { .. } => bytes(s.derive(p, &case.key, &case.peer)?()?),
-            Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } => {
+            Family::Signature | Family::SeededSignature => signature_agreement(s, p, case)?,
+            Family::KeyAgreement => bytes(s.derive(p, &case.key, &case.peer)?()?),
+            Family::Kem => {
                 let (ek, _) = s.kem_keygen(p, Some(&case.key))?()?;
                 let (c, k) = s.kem_encaps(p, &ek, None)?()?;
                 AgreementOutput {
                     output: c,
                     public: k,
                 }
-            }
-            Algorithm::Dsa { .. } | Algorithm::Ffdh { .. } => {
-                return Err(format!("{} has no agreement check", p.id))
             }
         })
     }
@@ -994,7 +712,7 @@ impl<S: Suite> Implementation for SuiteImplementation<S> {
         if p.agreement_kind() != Some(AgreementKind::CrossVerify) {
             return Err(format!("{} signatures are compared as bytes", p.id));
         }
-        if let Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } = p.algorithm {
+        if p.family() == Family::Kem {
             // `signature` is another library's ciphertext to the agreement seed's key, `public`
             // the secret it got: decapsulating must give the same.
             let case = p.agreement_case().ok_or("no agreement seed")?;

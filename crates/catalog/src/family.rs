@@ -1,0 +1,117 @@
+//! The family of an algorithm: the one fact about it that decides its operations, how it is
+//! timed and how implementations are compared. Code outside the catalog matches on [`Family`]
+//! rather than listing [`Algorithm`]s, so a new algorithm of a known kind (another KEM, another
+//! hash-based signature) is an `Algorithm` variant, its arms in this file, and the files of the
+//! implementations that have it: no `match` elsewhere learns its name.
+
+use crate::Algorithm;
+use cryptospeed_model::Op;
+
+/// What kind of primitive an algorithm is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// A hash or an extendable-output function over a message.
+    Digest,
+    /// A keyed MAC over a message (HMAC, CMAC, GMAC).
+    Mac,
+    /// A cipher mode over a message (key and IV, no tag).
+    Cipher,
+    /// An AEAD over a message (key, nonce, AAD, tag).
+    Aead,
+    /// A signature scheme with structured keys (RSA, DSA, ECDSA, EdDSA): sign and verify with
+    /// one key made before timing.
+    Signature,
+    /// Key agreement (ECDH, X25519/X448, FFDH): derive with one key pair made before timing.
+    KeyAgreement,
+    /// A key-encapsulation mechanism whose keys are byte strings made from a seed (ML-KEM, the
+    /// TLS hybrids): keygen, encaps, decaps.
+    Kem,
+    /// A signature scheme whose keys are byte strings made from a seed (ML-DSA, SLH-DSA):
+    /// keygen, sign, verify.
+    SeededSignature,
+}
+
+impl Family {
+    /// True for families whose cells have a message size.
+    pub fn has_bytes(self) -> bool {
+        matches!(
+            self,
+            Family::Digest | Family::Mac | Family::Cipher | Family::Aead
+        )
+    }
+
+    /// Operations timed by default, in `openssl speed`'s order.
+    pub fn default_ops(self) -> &'static [Op] {
+        match self {
+            Family::Digest => &[Op::Hash],
+            Family::Mac => &[Op::Mac],
+            Family::Cipher | Family::Aead => &[Op::Encrypt],
+            Family::Signature => &[Op::Sign, Op::Verify],
+            Family::KeyAgreement => &[Op::Derive],
+            Family::Kem => &[Op::Keygen, Op::Encaps, Op::Decaps],
+            Family::SeededSignature => &[Op::Keygen, Op::Sign, Op::Verify],
+        }
+    }
+
+    /// True for the post-quantum-style families whose keys are byte strings from a seed.
+    pub fn is_seeded(self) -> bool {
+        matches!(self, Family::Kem | Family::SeededSignature)
+    }
+}
+
+impl Algorithm {
+    /// The algorithm's family.
+    pub fn family(&self) -> Family {
+        match self {
+            Algorithm::Digest { .. } | Algorithm::Xof { .. } => Family::Digest,
+            Algorithm::Hmac { .. } | Algorithm::Cmac { .. } | Algorithm::Gmac { .. } => Family::Mac,
+            Algorithm::Cipher { .. } => Family::Cipher,
+            Algorithm::Aead { .. } => Family::Aead,
+            Algorithm::Rsa { .. }
+            | Algorithm::Dsa { .. }
+            | Algorithm::Ecdsa { .. }
+            | Algorithm::Eddsa { .. } => Family::Signature,
+            Algorithm::Ecdh { .. } | Algorithm::Ffdh { .. } => Family::KeyAgreement,
+            Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } => Family::Kem,
+            Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } => Family::SeededSignature,
+        }
+    }
+
+    /// The kind and parameter name the worker protocol's vectors carry (`("ml-kem",
+    /// "ML-KEM-768")`, `("cipher", "AES-128-CBC")`); see engine::vectors.
+    pub fn protocol_name(&self) -> (&'static str, String) {
+        match *self {
+            Algorithm::Digest { name } => ("digest", name.into()),
+            Algorithm::Xof { name, .. } => ("xof", name.into()),
+            Algorithm::Hmac { digest } => ("hmac", digest.into()),
+            Algorithm::Cmac { cipher } => ("cmac", cipher.into()),
+            Algorithm::Gmac { cipher } => ("gmac", cipher.into()),
+            Algorithm::Cipher { name, .. } => ("cipher", name.into()),
+            Algorithm::Aead { name, .. } => ("aead", name.into()),
+            Algorithm::Rsa { .. } => ("rsa", String::new()),
+            Algorithm::Dsa { .. } => ("dsa", String::new()),
+            Algorithm::Ecdsa { curve } => ("ecdsa", curve.name().into()),
+            Algorithm::Ecdh { curve } => ("ecdh", curve.name().into()),
+            Algorithm::Eddsa { curve } => ("eddsa", curve.name().into()),
+            Algorithm::Ffdh { group, .. } => ("ffdh", group.into()),
+            Algorithm::MlKem { level } => ("ml-kem", format!("ML-KEM-{level}")),
+            Algorithm::MlDsa { level } => ("ml-dsa", format!("ML-DSA-{level}")),
+            Algorithm::SlhDsa { name } => ("slh-dsa", name.into()),
+            Algorithm::HybridKem { name } => ("hybrid-kem", name.into()),
+        }
+    }
+
+    /// Length of the seed a seeded family's key pair is made from (ML-KEM's d ‖ z, ML-DSA's ξ,
+    /// SLH-DSA's SK.seed ‖ SK.prf ‖ PK.seed, the hybrid's d ‖ z ‖ X25519 key); `None` for the
+    /// other families.
+    pub fn key_seed_len(&self) -> Option<usize> {
+        match *self {
+            Algorithm::MlKem { .. } => Some(64),
+            Algorithm::MlDsa { .. } => Some(32),
+            // n = 16 in the 128-bit sets the catalog has (24 and 32 at 192 and 256 bits).
+            Algorithm::SlhDsa { name } if name.contains("-128") => Some(48),
+            Algorithm::HybridKem { .. } => Some(96),
+            _ => None,
+        }
+    }
+}
