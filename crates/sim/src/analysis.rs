@@ -486,31 +486,8 @@ pub fn analyse(
         &grid.l2_front_i1,
         &grid.l2_front_d1,
     );
-    // Branch outcomes once; every predictor replays them.
-    let mut resolver = Resolver::default();
-    let mut outcomes = Vec::new();
-    for (k, w) in events.iter().enumerate() {
-        if let Event::Instr(ix) = unpack(*w) {
-            if let Some(o) = resolver.next(decoded.info(ix)) {
-                outcomes.push((o, measured.contains(&k)));
-            }
-        }
-    }
-    let ilp_events = {
-        let m = &events[measured.clone()];
-        let mut n = 0usize;
-        let mut end = m.len();
-        for (k, w) in m.iter().enumerate() {
-            if matches!(unpack(*w), Event::Instr(_)) {
-                if n == grid.ilp_limit {
-                    end = k;
-                    break;
-                }
-                n += 1;
-            }
-        }
-        &m[..end]
-    };
+    let outcomes = branch_outcomes(events, &measured, decoded);
+    let ilp_events = first_instructions(&events[measured.clone()], grid.ilp_limit);
     let branches = warm_branches(grid, events, &measured, decoded);
     let work = model_work(grid);
     let mut done = run_parallel(work, |w| match w {
@@ -543,6 +520,38 @@ pub fn analyse(
         done.extend(results.into_iter().map(Done::Caches));
     }
     collect(grid, done)
+}
+
+/// Branch outcomes, once (every predictor replays them), with whether each is counted.
+fn branch_outcomes(
+    events: &[u64],
+    measured: &std::ops::Range<usize>,
+    decoded: &Decoded,
+) -> Vec<(Outcome, bool)> {
+    let mut resolver = Resolver::default();
+    let mut outcomes = Vec::new();
+    for (k, w) in events.iter().enumerate() {
+        if let Event::Instr(ix) = unpack(*w) {
+            if let Some(o) = resolver.next(decoded.info(ix)) {
+                outcomes.push((o, measured.contains(&k)));
+            }
+        }
+    }
+    outcomes
+}
+
+/// The events of the first `limit` instructions of `events`.
+fn first_instructions(events: &[u64], limit: usize) -> &[u64] {
+    let mut n = 0usize;
+    for (k, w) in events.iter().enumerate() {
+        if matches!(unpack(*w), Event::Instr(_)) {
+            if n == limit {
+                return &events[..k];
+            }
+            n += 1;
+        }
+    }
+    events
 }
 
 /// The non-cache work: the timing model's cores first (the longest), grouped by what their
