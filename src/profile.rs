@@ -1,15 +1,18 @@
 //! `cryptospeed profile`: explain a primitive's speed from a trace of the real code. The options
 //! become a `cryptospeed_runner::profile::ProfileRequest`; each cell is profiled by the runner
-//! (native run, traced run, simulators); this command stores each profile as it is done and
-//! prints them in the chosen format.
+//! (native run, traced run, simulators), one cell's simulators beside the next cell's runs; this
+//! command stores each profile as it is done and prints them in the chosen format.
 
 use crate::session;
 use anyhow::{bail, Result};
 use clap::Args;
 use cryptospeed_catalog::plan::CellRef;
-use cryptospeed_model::RunStatus;
-use cryptospeed_runner::profile::{profile_cell, valgrind, ProfileRequest, ProfileRun};
+use cryptospeed_model::{Measurement, RunStatus, Variant};
+use cryptospeed_runner::profile::{
+    analyse_cell, trace_cell, valgrind, ProfileRequest, ProfileRun, TracedCell,
+};
 use cryptospeed_sim::analysis::Grid;
+use cryptospeed_sim::profile::ProfileDocument;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -42,6 +45,10 @@ pub struct ProfileArgs {
     /// `single` (one configuration per level; fast).
     #[arg(long, default_value = "full")]
     grid: String,
+    /// The core the timing model times and its sweeps vary: `generic` (a 4-wide core of about
+    /// 2010) or `zen3` (AMD Zen 3 from published figures); docs/profile.md has both.
+    #[arg(long, default_value = "generic")]
+    core: String,
     /// Trace with `cstrace` (our valgrind tool), `lackey` (slow, always there) or `auto`.
     #[arg(long, default_value = "auto")]
     tracer: String,
@@ -73,9 +80,11 @@ pub fn profile(args: ProfileArgs) -> Result<i32> {
 
 /// `profile`, also returning the id of the stored run (none with `--no-store`).
 pub fn profile_stored(args: ProfileArgs) -> Result<(i32, Option<i64>)> {
+    let core = cryptospeed_sim::timing::cores::core_named(&args.core)
+        .map_err(|e| anyhow::anyhow!("--core: {e}"))?;
     let grid = match args.grid.as_str() {
-        "full" => Grid::full(),
-        "single" => Grid::single(),
+        "full" => Grid::full_for(&core),
+        "single" => Grid::single_for(&core),
         g => bail!("unknown --grid '{g}'; use full or single"),
     };
     if !cryptospeed_report::profile::NAMES.contains(&args.format.as_str()) {
@@ -121,24 +130,7 @@ pub fn profile_stored(args: ProfileArgs) -> Result<(i32, Option<i64>)> {
                 .transpose()?,
         )?),
     };
-    for cell in &cells {
-        let (profile, variant, native) = match profile_cell(&request, cell, &tracer, &cancel) {
-            Ok(r) => r,
-            Err(e) => {
-                if let Some(run) = stored.take() {
-                    let interrupted = cancel.load(std::sync::atomic::Ordering::SeqCst);
-                    let status = match interrupted {
-                        true => RunStatus::Interrupted,
-                        false => RunStatus::Failed,
-                    };
-                    let said = run.finish(status)?;
-                    if !profiles.is_empty() {
-                        eprintln!("cryptospeed: {said}");
-                    }
-                }
-                return Err(e);
-            }
-        };
+    let mut keep = |(profile, variant, native): Analysed| -> Result<()> {
         if let Err(e) = &profile.counters {
             counters_notice.get_or_insert(e.clone());
         }
@@ -146,6 +138,21 @@ pub fn profile_stored(args: ProfileArgs) -> Result<(i32, Option<i64>)> {
             run.add(&profile, &variant, native.as_ref())?;
         }
         profiles.push(profile);
+        Ok(())
+    };
+    if let Err(e) = pipeline(&cells, &request, &tracer, &cancel, &mut keep) {
+        if let Some(run) = stored.take() {
+            let interrupted = cancel.load(std::sync::atomic::Ordering::SeqCst);
+            let status = match interrupted {
+                true => RunStatus::Interrupted,
+                false => RunStatus::Failed,
+            };
+            let said = run.finish(status)?;
+            if !profiles.is_empty() {
+                eprintln!("cryptospeed: {said}");
+            }
+        }
+        return Err(e);
     }
     let run_id = stored.as_ref().map(|r| r.run);
     if let Some(run) = stored {
@@ -158,4 +165,37 @@ pub fn profile_stored(args: ProfileArgs) -> Result<(i32, Option<i64>)> {
         .expect("the format was checked above");
     session::emit(&text, &args.output)?;
     Ok((0, run_id))
+}
+
+type Analysed = (ProfileDocument, Variant, Option<Measurement>);
+
+/// Profiles the cells in order, each handed to `keep` as soon as it is analysed. One cell's
+/// analysis runs on other threads while the next cell is measured natively and traced (the
+/// analysis keeps a CPU free during native runs), so the simulators fill the CPUs valgrind and
+/// the native runs leave idle. The first error stops it, after the cell in flight is kept.
+fn pipeline(
+    cells: &[CellRef],
+    request: &ProfileRequest,
+    tracer: &valgrind::Tracer,
+    cancel: &std::sync::atomic::AtomicBool,
+    keep: &mut dyn FnMut(Analysed) -> Result<()>,
+) -> Result<()> {
+    std::thread::scope(|scope| {
+        let mut in_flight: Option<std::thread::ScopedJoinHandle<Analysed>> = None;
+        let join = |h: std::thread::ScopedJoinHandle<Analysed>| {
+            h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
+        };
+        for cell in cells {
+            let traced = trace_cell(request, cell, tracer, cancel);
+            if let Some(h) = in_flight.take() {
+                keep(join(h))?;
+            }
+            let traced: TracedCell = traced?;
+            in_flight = Some(scope.spawn(move || analyse_cell(traced)));
+        }
+        match in_flight {
+            Some(h) => keep(join(h)),
+            None => Ok(()),
+        }
+    })
 }

@@ -2,8 +2,10 @@
 //! behind fixed first-level caches), every branch predictor, and the ILP grid. Work items run on
 //! all CPUs. The caches go one line size at a time: the region becomes three block streams of
 //! that line size (cache/blocks.rs), configurations that never evict are answered from the
-//! streams' first uses, LRU configurations of one set count share one stack pass (cache/stack.rs)
-//! and the rest replay in groups that read each piece of a stream once.
+//! streams' first uses, and the rest go by set count: the stream filtered for that set count
+//! (lookups of the block their set looked up last left out, `BlockStream::for_sets`), replayed
+//! by one LRU stack pass for every associativity (cache/stack.rs) and by each FIFO and Random
+//! configuration, all reading each piece of the filtered stream once.
 
 use crate::branches::{BranchCounts, BranchSim, Outcome, Resolver};
 use crate::cache::blocks::{self, BlockStream, Counts, Replay};
@@ -68,6 +70,11 @@ impl Grid {
     /// The architecture study's grid: L1 4 KB–256 KB, L2 128 KB–2 MB, lines 8–64 B, 1–16 ways,
     /// LRU/FIFO/Random; windows 1–256, widths 1–16; every predictor.
     pub fn full() -> Grid {
+        Grid::full_for(&timing::TimingConfig::default())
+    }
+
+    /// [`Grid::full`] with the timing sweeps around `core` (timing/cores.rs).
+    pub fn full_for(core: &timing::TimingConfig) -> Grid {
         Grid {
             l1_sizes: (12..=18).map(|b| 1u64 << b).collect(),
             l2_sizes: (17..=21).map(|b| 1u64 << b).collect(),
@@ -83,7 +90,7 @@ impl Grid {
             widths: vec![1, 2, 4, 8, 16],
             predictors: predict::names().iter().map(|s| s.to_string()).collect(),
             ilp_limit: 4_000_000,
-            timing: sweeps::study(),
+            timing: sweeps::study(core),
             timing_limit: 1_000_000,
         }
     }
@@ -91,6 +98,11 @@ impl Grid {
     /// One cache configuration per level (32 KB 8-way 64 B LRU L1s, 1 MB 16-way L2), every
     /// predictor, ILP at window 256 / width 4 only.
     pub fn single() -> Grid {
+        Grid::single_for(&timing::TimingConfig::default())
+    }
+
+    /// [`Grid::single`] timing `core` only.
+    pub fn single_for(core: &timing::TimingConfig) -> Grid {
         Grid {
             l1_sizes: vec![32768],
             l2_sizes: vec![1 << 20],
@@ -99,8 +111,8 @@ impl Grid {
             policies: vec!["lru".into()],
             windows: vec![256],
             widths: vec![4],
-            timing: sweeps::default_only(),
-            ..Grid::full()
+            timing: sweeps::default_only(core),
+            ..Grid::full_for(core)
         }
     }
 
@@ -223,20 +235,68 @@ fn block_streams(
         s.start_counting();
         s
     };
+    if cpus_reserved() > 0 {
+        let (i, d) = (one(true), one(false));
+        return [i, d, l2_block_stream(l2_input, line)];
+    }
     let (i, d) = std::thread::scope(|scope| {
         let i = scope.spawn(|| one(true));
         let d = one(false);
         (i.join().expect("the I1 stream builder panicked"), d)
     });
+    [i, d, l2_block_stream(l2_input, line)]
+}
+
+/// The L2's block stream: the first-level misses up to the end of the measured part.
+fn l2_block_stream(l2_input: &[(DataAccess, bool)], line: u64) -> BlockStream {
     let mut l2 = BlockStream::new(line);
+    let mut counting = false;
     for (a, counted) in l2_input {
         if *counted {
             l2.start_counting();
+            counting = true;
+        } else if counting {
+            break; // past the measured part (as for the first-level streams)
         }
         l2.push(a.addr, a.size, 1);
     }
     l2.start_counting();
-    [i, d, l2]
+    l2
+}
+
+/// CPUs the analysis leaves alone for now (see [`reserve_cpu`]).
+static RESERVED: AtomicUsize = AtomicUsize::new(0);
+
+/// While the guard lives, an analysis running beside (on other threads) uses one worker thread
+/// fewer (always at least one), from its next work item on: a timed native run started next
+/// to a profile's analysis gets a CPU of its own instead of sharing one with two workers.
+pub fn reserve_cpu() -> CpuReserved {
+    RESERVED.fetch_add(1, Ordering::SeqCst);
+    CpuReserved(())
+}
+
+pub struct CpuReserved(());
+
+impl Drop for CpuReserved {
+    fn drop(&mut self) {
+        RESERVED.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+fn cpus_reserved() -> usize {
+    RESERVED.load(Ordering::SeqCst)
+}
+
+/// Worker `w` of `threads` waits while CPUs are reserved for someone else (worker 0 never
+/// does); false once there is nothing left to take.
+fn may_take(w: usize, threads: usize, next: &AtomicUsize, len: usize) -> bool {
+    while w > 0 && w >= threads.saturating_sub(cpus_reserved()) {
+        if next.load(Ordering::Relaxed) >= len {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    true
 }
 
 fn run_parallel<T: Sync, R: Send>(items: Vec<T>, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
@@ -247,8 +307,12 @@ fn run_parallel<T: Sync, R: Send>(items: Vec<T>, f: impl Fn(&T) -> R + Sync) -> 
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<(usize, R)>> = Mutex::new(Vec::new());
     std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
+        for w in 0..threads {
+            let (next, results, f, items) = (&next, &results, &f, &items);
+            s.spawn(move || loop {
+                if !may_take(w, threads, next, items.len()) {
+                    break;
+                }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 if i >= items.len() {
                     break;
@@ -263,9 +327,16 @@ fn run_parallel<T: Sync, R: Send>(items: Vec<T>, f: impl Fn(&T) -> R + Sync) -> 
     r.into_iter().map(|(_, r)| r).collect()
 }
 
-/// Simulators that replay one level's block stream together (see [`blocks::replay_group`]):
-/// each with the configurations its counts belong to.
-type Group = (Level, Vec<Vec<CacheConfig>>);
+/// Simulators that replay one level's stream filtered for one set count together (see
+/// [`BlockStream::for_sets`] and [`blocks::replay_group`]): each member with the configurations
+/// its counts belong to.
+struct SetGroup {
+    sets: usize,
+    members: Vec<Vec<CacheConfig>>,
+}
+
+/// Set groups of one level, by ascending set count: one chain of filters.
+type Group = (Level, Vec<SetGroup>);
 
 enum Work {
     Caches(Group),
@@ -282,9 +353,9 @@ enum Done {
     Timing(Vec<TimingRun>),
 }
 
-/// Members per group: enough to read each piece of a stream from memory once for several
-/// simulators, few enough that the groups still spread over the CPUs.
-const GROUP: usize = 6;
+/// Set counts per chain: each chain filters the whole stream once and then each smaller result
+/// again; short enough that the chains spread over the CPUs.
+const CHAIN: usize = 6;
 
 fn level_index(level: Level) -> usize {
     match level {
@@ -310,15 +381,16 @@ fn cache_result(level: Level, config: &CacheConfig, c: Counts) -> CacheResult {
 
 /// The cache work of one line size: configurations of a stack-property policy (LRU) as one
 /// member per (level, set count) holding every associativity, every other configuration as a
-/// member of its own; members of a level in groups of [`GROUP`].
-/// A configuration that never evicts is answered at once and not replayed (pushed to `done`).
+/// member of its own; the members of a level grouped by set count, the set counts in chains of
+/// [`CHAIN`]. A configuration that never evicts is answered at once and not replayed (pushed to
+/// `done`).
 fn cache_work(
     grid: &Grid,
     line: u64,
     streams: &[BlockStream; 3],
     done: &mut Vec<CacheResult>,
 ) -> Vec<Work> {
-    let mut members: BTreeMap<(Level, usize, String), Vec<CacheConfig>> = BTreeMap::new();
+    let mut members: BTreeMap<(Level, usize, usize, String), Vec<CacheConfig>> = BTreeMap::new();
     for (k, (level, c)) in grid.cache_configs().into_iter().enumerate() {
         if c.line != line {
             continue;
@@ -329,20 +401,29 @@ fn cache_work(
             continue;
         }
         let key = if cache::policy_named(&c.policy).is_some_and(|p| p.stack_property) {
-            (level, c.shape().0, c.policy.clone())
+            (level, sets, 0, c.policy.clone())
         } else {
-            (level, usize::MAX - k, String::new())
+            (level, sets, k + 1, String::new())
         };
         members.entry(key).or_default().push(c);
     }
-    let mut by_level: BTreeMap<Level, Vec<Vec<CacheConfig>>> = BTreeMap::new();
-    for ((level, _, _), configs) in members {
-        by_level.entry(level).or_default().push(configs);
+    let mut by_level: BTreeMap<Level, Vec<SetGroup>> = BTreeMap::new();
+    for ((level, sets, _, _), configs) in members {
+        let groups = by_level.entry(level).or_default();
+        match groups.last_mut() {
+            Some(g) if g.sets == sets => g.members.push(configs),
+            _ => groups.push(SetGroup {
+                sets,
+                members: vec![configs],
+            }),
+        }
     }
     let mut work = Vec::new();
-    for (level, members) in by_level {
-        for chunk in members.chunks(GROUP) {
-            work.push(Work::Caches((level, chunk.to_vec())));
+    for (level, groups) in by_level {
+        let mut groups = groups.into_iter().peekable();
+        while groups.peek().is_some() {
+            let chain: Vec<SetGroup> = groups.by_ref().take(CHAIN).collect();
+            work.push(Work::Caches((level, chain)));
         }
     }
     work
@@ -359,22 +440,34 @@ fn replayer(member: &[CacheConfig]) -> Box<dyn Replay> {
     }
 }
 
-fn run_caches((level, members): &Group, streams: &[BlockStream; 3]) -> Vec<CacheResult> {
-    let mut group: Vec<Box<dyn Replay>> = members.iter().map(|m| replayer(m)).collect();
-    let mut counts = Vec::new();
+/// One chain: the level's stream filtered for each set count in turn (each from the one
+/// before), every member of that set count replaying the filtered stream.
+fn run_caches((level, chain): &Group, streams: &[BlockStream; 3]) -> Vec<CacheResult> {
     let stream = &streams[level_index(*level)];
-    blocks::replay_group(&mut group, stream);
-    for (m, r) in members.iter().zip(group.iter_mut()) {
-        let by = r.counts();
-        for c in m {
-            // A stack member counts every associativity up to its largest, in order.
-            let k = if by.len() == 1 {
-                0
-            } else {
-                c.assoc as usize - 1
-            };
-            counts.push(cache_result(*level, c, by[k]));
+    let accesses = stream.counted().accesses;
+    let mut counts = Vec::new();
+    let mut filtered: Option<BlockStream> = None;
+    for g in chain {
+        let f = filtered.as_ref().unwrap_or(stream).for_sets(g.sets);
+        let mut group: Vec<Box<dyn Replay>> = g.members.iter().map(|m| replayer(m)).collect();
+        blocks::replay_group(&mut group, &f);
+        for (m, r) in g.members.iter().zip(group.iter_mut()) {
+            let by = r.counts();
+            for c in m {
+                // A stack member counts every associativity up to its largest, in order.
+                let k = if by.len() == 1 {
+                    0
+                } else {
+                    c.assoc as usize - 1
+                };
+                let got = Counts {
+                    accesses,
+                    misses: by[k].misses,
+                };
+                counts.push(cache_result(*level, c, got));
+            }
         }
+        filtered = Some(f);
     }
     counts
 }
@@ -393,31 +486,9 @@ pub fn analyse(
         &grid.l2_front_i1,
         &grid.l2_front_d1,
     );
-    // Branch outcomes once; every predictor replays them.
-    let mut resolver = Resolver::default();
-    let mut outcomes = Vec::new();
-    for (k, w) in events.iter().enumerate() {
-        if let Event::Instr(ix) = unpack(*w) {
-            if let Some(o) = resolver.next(decoded.info(ix)) {
-                outcomes.push((o, measured.contains(&k)));
-            }
-        }
-    }
-    let ilp_events = {
-        let m = &events[measured.clone()];
-        let mut n = 0usize;
-        let mut end = m.len();
-        for (k, w) in m.iter().enumerate() {
-            if matches!(unpack(*w), Event::Instr(_)) {
-                if n == grid.ilp_limit {
-                    end = k;
-                    break;
-                }
-                n += 1;
-            }
-        }
-        &m[..end]
-    };
+    let outcomes = branch_outcomes(events, &measured, decoded);
+    let ilp_events = first_instructions(&events[measured.clone()], grid.ilp_limit);
+    let branches = warm_branches(grid, events, &measured, decoded);
     let work = model_work(grid);
     let mut done = run_parallel(work, |w| match w {
         Work::Timing(points) => Done::Timing(timing_runs(
@@ -426,6 +497,11 @@ pub fn analyse(
             &measured,
             decoded,
             grid.timing_limit,
+            // A copy: a predictor is not shared between threads.
+            &branches[&points[0].config.branch_key()]
+                .lock()
+                .unwrap()
+                .clone(),
         )),
         Work::Predictor(name) => Done::Predictor(predictor_result(name, &outcomes)),
         Work::Ilp(cfg) => Done::Ilp(ilp::simulate(ilp_events, decoded, *cfg)),
@@ -444,6 +520,38 @@ pub fn analyse(
         done.extend(results.into_iter().map(Done::Caches));
     }
     collect(grid, done)
+}
+
+/// Branch outcomes, once (every predictor replays them), with whether each is counted.
+fn branch_outcomes(
+    events: &[u64],
+    measured: &std::ops::Range<usize>,
+    decoded: &Decoded,
+) -> Vec<(Outcome, bool)> {
+    let mut resolver = Resolver::default();
+    let mut outcomes = Vec::new();
+    for (k, w) in events.iter().enumerate() {
+        if let Event::Instr(ix) = unpack(*w) {
+            if let Some(o) = resolver.next(decoded.info(ix)) {
+                outcomes.push((o, measured.contains(&k)));
+            }
+        }
+    }
+    outcomes
+}
+
+/// The events of the first `limit` instructions of `events`.
+fn first_instructions(events: &[u64], limit: usize) -> &[u64] {
+    let mut n = 0usize;
+    for (k, w) in events.iter().enumerate() {
+        if matches!(unpack(*w), Event::Instr(_)) {
+            if n == limit {
+                return &events[..k];
+            }
+            n += 1;
+        }
+    }
+    events
 }
 
 /// The non-cache work: the timing model's cores first (the longest), grouped by what their
@@ -508,14 +616,39 @@ fn collect(grid: &Grid, done: Vec<Done>) -> Analysis {
     a
 }
 
+/// The timing cores' branch units after the warm-up, one per distinct predictor and BTB
+/// (the study's 26 memory systems share 6), warmed on all CPUs.
+fn warm_branches(
+    grid: &Grid,
+    events: &[u64],
+    measured: &std::ops::Range<usize>,
+    decoded: &Decoded,
+) -> HashMap<(String, u32), Mutex<timing::WarmBranches>> {
+    let mut cores: Vec<&timing::TimingConfig> = Vec::new();
+    for p in &grid.timing {
+        if !cores
+            .iter()
+            .any(|c| c.branch_key() == p.config.branch_key())
+        {
+            cores.push(&p.config);
+        }
+    }
+    let warmed = run_parallel(cores.clone(), |c| {
+        timing::warm_branches(events, measured, decoded, c).expect("sweep points are valid cores")
+    });
+    let warmed = warmed.into_iter().map(Mutex::new);
+    cores.iter().map(|c| c.branch_key()).zip(warmed).collect()
+}
+
 fn timing_runs(
     points: &[TimingPoint],
     events: &[u64],
     measured: &std::ops::Range<usize>,
     decoded: &Decoded,
     limit: usize,
+    branches: &timing::WarmBranches,
 ) -> Vec<TimingRun> {
-    let warmed = timing::warm(events, measured, decoded, &points[0].config)
+    let warmed = timing::warm_with(events, measured, decoded, &points[0].config, branches)
         .expect("sweep points are valid cores");
     points
         .iter()
@@ -553,3 +686,6 @@ fn predictor_result(name: &str, outcomes: &[(Outcome, bool)]) -> PredictorResult
         },
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -328,6 +328,24 @@ fn read_lackey(
     Ok((decoded, recorder, totals))
 }
 
+/// A cell measured natively and traced, waiting for the simulators ([`analyse_cell`]). A
+/// command profiling several cells analyses one on other threads while it traces the next.
+pub struct TracedCell {
+    primitive: String,
+    implementation: String,
+    cell: CellSpec,
+    warmup: u64,
+    iters: u64,
+    grid: Grid,
+    tracer: String,
+    native_variant: Option<Variant>,
+    native_measurement: Option<Measurement>,
+    counters: Result<CounterValues, String>,
+    traced: Traced,
+    trace_seconds: f64,
+    same_path: Option<same_path::SamePath>,
+}
+
 /// Profiles one primitive: the native run, the traced run, the analysis. Returns the profile,
 /// the variant it ran (the native worker's, else the traced one's) and the native measurement.
 pub fn profile_cell(
@@ -336,6 +354,28 @@ pub fn profile_cell(
     tracer: &Tracer,
     cancel: &AtomicBool,
 ) -> Result<(ProfileDocument, Variant, Option<Measurement>)> {
+    Ok(analyse_cell(trace_cell(req, cell, tracer, cancel)?))
+}
+
+/// A native run timed while an analysis may be running beside it: the analysis keeps a CPU
+/// free meanwhile (`analysis::reserve_cpu`).
+fn native_alone(
+    choice: &ImplChoice,
+    cell: &CellSpec,
+    cancel: &AtomicBool,
+) -> Result<(Variant, Measurement, Result<CounterValues, String>)> {
+    let _cpu = analysis::reserve_cpu();
+    native(choice, cell, cancel)
+}
+
+/// The first stage of a profile: the implementation chosen, the native run, the traced run and,
+/// when valgrind's CPU hides extensions, the native run again on the traced path.
+pub fn trace_cell(
+    req: &ProfileRequest,
+    cell: &CellRef,
+    tracer: &Tracer,
+    cancel: &AtomicBool,
+) -> Result<TracedCell> {
     let p = cell.primitive;
     let choice = choice_for(req, p.id, cancel)?;
     let cell = cell_for(p, cell.bytes.unwrap_or(0));
@@ -357,52 +397,65 @@ pub fn profile_cell(
             Err("native run skipped (--no-native)".to_string()),
         )
     } else {
-        let (v, m, k) = native(&choice, &cell, cancel)?;
+        let (v, m, k) = native_alone(&choice, &cell, cancel)?;
         (Some(v), Some(m), k)
     };
     let native_caps = native_variant.as_ref().map(|v| v.capabilities.clone());
     let started = Instant::now();
     let t = traced(tracer, &choice, &cell, req, cancel)?;
     let trace_seconds = started.elapsed().as_secs_f64();
+    let same_path = match (&native_caps, req.mask.is_none()) {
+        (Some(n), true) if *n != t.caps => {
+            let _cpu = analysis::reserve_cpu();
+            same_path_native(&choice, &cell, n, &t.caps, cancel)?
+        }
+        _ => None,
+    };
+    Ok(TracedCell {
+        primitive: p.id.to_string(),
+        implementation: choice.display(),
+        cell,
+        warmup: req.warmup,
+        iters: req.iters,
+        grid: req.grid.clone(),
+        tracer: tracer.name().to_string(),
+        native_variant,
+        native_measurement,
+        counters,
+        traced: t,
+        trace_seconds,
+        same_path,
+    })
+}
+
+/// The second stage: the recorded region through the simulators, and the profile document.
+pub fn analyse_cell(c: TracedCell) -> (ProfileDocument, Variant, Option<Measurement>) {
+    let t = c.traced;
     let started = Instant::now();
     let a = analysis::analyse(
         &t.recorder.events,
         t.recorder.measured_range(),
         &t.decoded,
-        &req.grid,
+        &c.grid,
     );
     let simulate_seconds = started.elapsed().as_secs_f64();
-    let same_path = match (&native_caps, req.mask.is_none()) {
-        (Some(n), true) if *n != t.caps => same_path_native(&choice, &cell, n, &t.caps, cancel)?,
-        _ => None,
-    };
+    let cell = &c.cell;
+    let same_path = &c.same_path;
+    let native_caps = c.native_variant.as_ref().map(|v| v.capabilities.clone());
     let per_byte = |m: &Measurement| m.tsc_per_op.map(|c| c / cell.bytes.unwrap_or(1) as f64);
-    let unmasked = native_measurement.as_ref().and_then(per_byte);
-    // Under the derived mask every extension OpenSSL's dispatch reads agrees with valgrind's
-    // CPU; other bits of the vectors (vendor, cache hints) may still differ.
-    let shown_caps = match &same_path {
-        Some(s) if traced_path_mask(&s.variant.capabilities, &t.caps).is_none() => None,
-        Some(s) => Some(&s.variant.capabilities),
-        None => native_caps.as_ref(),
-    };
-    let path_warning = match shown_caps {
-        Some(n) if *n != t.caps => Some(format!(
-            "valgrind's synthetic CPU differs from this one, so the traced code path may not be the native one: natively {n}, under valgrind {} (valgrind hides AVX-512 and SHA-NI; use --mask to study a path both share)",
-            t.caps
-        )),
-        _ => None,
-    };
+    let unmasked = c.native_measurement.as_ref().and_then(per_byte);
+    let path_warning = path_warning(same_path.as_ref(), native_caps.as_ref(), &t.caps);
     if let Some(w) = &path_warning {
-        eprintln!("cryptospeed: warning: {w}");
+        eprintln!("cryptospeed: warning: {}: {w}", c.primitive);
     }
-    let processed = cell.bytes.unwrap_or(1) * req.iters;
+    let processed = cell.bytes.unwrap_or(1) * c.iters;
     let profile = ProfileDocument {
-        primitive: p.id.to_string(),
-        implementation: choice.display(),
+        primitive: c.primitive,
+        implementation: c.implementation,
         bytes: cell.bytes.unwrap_or(0),
-        warmup: req.warmup,
-        iters: req.iters,
-        tracer: tracer.name().to_string(),
+        warmup: c.warmup,
+        iters: c.iters,
+        tracer: c.tracer,
         capabilities_native: native_caps,
         capabilities_traced: t.caps,
         path_warning,
@@ -412,17 +465,38 @@ pub fn profile_cell(
         instructions: t.recorder.mix.instructions,
         bytes_processed: processed,
         instructions_per_byte: t.recorder.mix.instructions as f64 / processed as f64,
-        tsc_cycles_per_byte: match &same_path {
+        tsc_cycles_per_byte: match same_path {
             Some(s) => per_byte(&s.measurement),
             None => unmasked,
         },
-        counters,
+        counters: c.counters,
         mix: t.recorder.mix.clone(),
         analysis: a,
         trace_instructions_total: t.total_instructions,
-        trace_seconds,
+        trace_seconds: c.trace_seconds,
         simulate_seconds,
     };
-    let variant = native_variant.unwrap_or(t.variant);
-    Ok((profile, variant, native_measurement))
+    let variant = c.native_variant.unwrap_or(t.variant);
+    (profile, variant, c.native_measurement)
+}
+
+/// Why the traced code path may not be the native one, if the capability vectors say so. Under
+/// the derived mask every extension OpenSSL's dispatch reads agrees with valgrind's CPU; other
+/// bits of the vectors (vendor, cache hints) may still differ.
+fn path_warning(
+    same_path: Option<&same_path::SamePath>,
+    native_caps: Option<&String>,
+    traced_caps: &str,
+) -> Option<String> {
+    let shown_caps = match same_path {
+        Some(s) if traced_path_mask(&s.variant.capabilities, traced_caps).is_none() => None,
+        Some(s) => Some(&s.variant.capabilities),
+        None => native_caps,
+    };
+    match shown_caps {
+        Some(n) if n != traced_caps => Some(format!(
+            "valgrind's synthetic CPU differs from this one, so the traced code path may not be the native one: natively {n}, under valgrind {traced_caps} (valgrind hides AVX-512 and SHA-NI; use --mask to study a path both share)"
+        )),
+        _ => None,
+    }
 }

@@ -37,6 +37,8 @@ pub struct BlockStream {
     counted_from: Option<usize>,
     last_block: u64,
     ids: FxHashMap<u64, u32>,
+    /// Distinct blocks of the stream this one was made from (ids are below it).
+    blocks: usize,
     /// Each id's low bits (its set).
     id_low: Vec<u32>,
     /// Counted accesses, and those of them that look up a block for the first time.
@@ -53,6 +55,7 @@ impl BlockStream {
             counted_from: None,
             last_block: u64::MAX,
             ids: FxHashMap::default(),
+            blocks: 0,
             id_low: Vec::new(),
             counted: Counts::default(),
         }
@@ -68,7 +71,12 @@ impl BlockStream {
 
     /// Distinct blocks (the largest dense id + 1).
     pub fn blocks(&self) -> usize {
-        self.ids.len()
+        self.blocks
+    }
+
+    /// Counted accesses (every configuration of the level counts the same ones) and first uses.
+    pub fn counted(&self) -> Counts {
+        self.counted
     }
 
     /// The word of `block`, and whether this is its first use.
@@ -79,6 +87,7 @@ impl BlockStream {
         let new = id == next;
         if new {
             assert!(id as u64 <= ID_MASK, "more than 2^28 distinct blocks");
+            self.blocks += 1;
             self.id_low.push((block & LOW_MASK) as u32);
         }
         ((block & LOW_MASK) | ((id as u64) << LOW_BITS), new)
@@ -86,9 +95,11 @@ impl BlockStream {
 
     /// The counts of a cache of `sets` × `ways` that never has to evict (no set is ever asked
     /// to hold more distinct blocks than it has ways), whatever its policy: its only misses are
-    /// first uses. None if some set would have to evict.
+    /// first uses. None if some set would have to evict. (A whole stream only, not one made
+    /// by [`BlockStream::for_sets`].)
     pub fn without_evictions(&self, sets: usize, ways: usize) -> Option<Counts> {
-        if self.ids.len() > sets * ways {
+        assert_eq!(self.id_low.len(), self.blocks, "a whole stream");
+        if self.blocks > sets * ways {
             return None;
         }
         let mut held = vec![0usize; sets];
@@ -172,6 +183,54 @@ impl BlockStream {
 
     pub fn is_empty(&self) -> bool {
         self.words.is_empty()
+    }
+
+    /// The part of this stream a cache of `sets` sets (any associativity, any policy) has to
+    /// replay. A lookup of the block its set looked up last hits and changes no policy's state:
+    /// nothing entered the set since, so the block is still there and, for LRU, already the
+    /// most recent. Such words are left out (an access whose first word goes keeps its miss
+    /// on the next word left in, which starts it instead). Accesses are not counted in the
+    /// result: take them from [`BlockStream::counted`]. Filtering composes: the result for
+    /// `2 × sets` made from this result equals the one made from the whole stream, since a
+    /// set of the larger cache only sees lookups of one set of the smaller.
+    pub fn for_sets(&self, sets: usize) -> BlockStream {
+        assert!(sets.is_power_of_two() && sets <= MAX_SETS);
+        let mask = sets as u64 - 1;
+        let mut last = vec![u32::MAX; sets];
+        let mut words = Vec::with_capacity(self.words.len() / 4);
+        let from = self.counted_from;
+        let mut counted_from = None;
+        // The access in progress lost its first word: the next word kept starts it.
+        let mut promote = false;
+        for (k, &w) in self.words.iter().enumerate() {
+            if from == Some(k) {
+                counted_from = Some(words.len());
+            }
+            if w & CONTINUES == 0 {
+                promote = false;
+            }
+            let id = ((w >> LOW_BITS) & ID_MASK) as u32;
+            let seen = &mut last[(w & mask) as usize];
+            if *seen == id {
+                promote |= w & CONTINUES == 0;
+                continue;
+            }
+            *seen = id;
+            let mut kept = w & !(REPEAT_MAX << REPEAT_SHIFT);
+            if promote {
+                kept &= !CONTINUES;
+                promote = false;
+            }
+            words.push(kept);
+        }
+        let counted_from = from.map(|_| counted_from.unwrap_or(words.len()));
+        BlockStream {
+            words,
+            counted_from,
+            ids: FxHashMap::default(),
+            id_low: Vec::new(),
+            ..*self
+        }
     }
 }
 
@@ -363,6 +422,63 @@ mod tests {
                 let big = CacheConfig::new(1 << 20, line, 16, policy).unwrap();
                 let (sets, ways) = big.shape();
                 assert_eq!(s.without_evictions(sets, ways), Some(replay(&big, &s)));
+            }
+        }
+    }
+
+    /// A stream filtered for a set count (directly, or from a filter for fewer sets) gives every
+    /// cache of that set count the misses of the whole stream, for every policy.
+    #[test]
+    fn a_stream_filtered_for_a_set_count_misses_like_the_whole_stream() {
+        let mut x = 0x2545_f491_u64;
+        let mut s = BlockStream::new(16);
+        for k in 0..40_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if k == 9_000 {
+                s.start_counting();
+            }
+            // A hot table, a sliding buffer and far jumps; straddles of 16-byte lines.
+            let addr = match k % 5 {
+                0 => x % 32768,
+                1 | 2 => 0x8000 + (x % 1024),
+                _ => 0x10000 + (k * 4) % 4096,
+            };
+            s.push(
+                addr,
+                [1, 4, 8, 16][(x % 4) as usize],
+                1 + (k % 7 == 0) as u64,
+            );
+        }
+        let mut chained = s.for_sets(1);
+        for sets in [1usize, 2, 4, 16, 64, 256] {
+            chained = chained.for_sets(sets);
+            let direct = s.for_sets(sets);
+            assert!(
+                direct.len() <= s.len(),
+                "{sets} sets: {} of {} words",
+                direct.len(),
+                s.len()
+            );
+            assert!(
+                sets < 256 || direct.len() < s.len() * 3 / 4,
+                "{sets} sets: {} of {}",
+                direct.len(),
+                s.len()
+            );
+            assert_eq!(
+                direct.words, chained.words,
+                "{sets} sets: filtering composes"
+            );
+            for policy in ["lru", "fifo", "random"] {
+                for ways in [1u64, 2, 4, 8] {
+                    let cfg = CacheConfig::new(sets as u64 * ways * 16, 16, ways, policy).unwrap();
+                    let want = replay(&cfg, &s);
+                    let got = replay(&cfg, &chained);
+                    assert_eq!(got.misses, want.misses, "{sets} sets {ways} ways {policy}");
+                    assert_eq!(s.counted().accesses, want.accesses);
+                }
             }
         }
     }

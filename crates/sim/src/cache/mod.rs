@@ -6,7 +6,8 @@
 //! Adding a policy: one file in this folder implementing [`ReplacementPolicy`] and one line in
 //! [`POLICIES`]. A grid of configurations is replayed through [`blocks`] (one block stream per
 //! line size, shared by every configuration of that line size) and, for policies with the stack
-//! property (LRU), through [`stack`] (one pass for every associativity of a set count).
+//! property (LRU), through [`stack`] (one pass for every associativity of a set count); every
+//! configuration of a set count replays the stream filtered for it (`BlockStream::for_sets`).
 
 pub mod blocks;
 mod fifo;

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 /// of about 2010 (fetch/decode/issue/commit 4 per cycle, 16-entry fetch queue, 128-entry reorder
 /// window, 64-entry load/store queue, 4 integer ALUs, 1 multiplier/divider, 2 memory ports, 2
 /// SIMD units, 1 crypto unit; 32 KB 8-way L1s, a 1 MB 16-way L2, 4/14/200-cycle load-to-use
-/// latencies; a tournament predictor, 14-cycle mispredict penalty, 4096-entry BTB).
+/// latencies, store-to-load forwarding in 4; a tournament predictor, 14-cycle mispredict
+/// penalty, 4096-entry BTB).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TimingConfig {
@@ -47,6 +48,9 @@ pub struct TimingConfig {
     pub l2: CacheConfig,
     /// Load-to-use cycles of an L1 hit (an I1 hit costs nothing beyond the front end).
     pub l1_latency: u32,
+    /// Cycles from an in-flight (not yet committed) store's data to a later load of the same
+    /// bytes that takes it from the store queue instead of the cache.
+    pub store_forward_latency: u32,
     pub l2_latency: u32,
     pub memory_latency: u32,
     /// Conditional branch predictor (predict::PREDICTORS); indirect targets use cachegrind's
@@ -86,6 +90,7 @@ impl Default for TimingConfig {
             d1: l1,
             l2: CacheConfig::new(1 << 20, 64, 16, "lru").expect("a valid cache"),
             l1_latency: 4,
+            store_forward_latency: 4,
             l2_latency: 14,
             memory_latency: 200,
             predictor: "tournament".into(),
@@ -106,6 +111,11 @@ impl TimingConfig {
             self.predictor.clone(),
             self.btb_entries,
         )
+    }
+
+    /// What the warm-up's branch unit depends on (part of [`TimingConfig::warm_key`]).
+    pub fn branch_key(&self) -> (String, u32) {
+        (self.predictor.clone(), self.btb_entries)
     }
 
     pub fn check(&self) -> Result<(), String> {

@@ -11,7 +11,8 @@
 //! (renamed: true dependences only, RFLAGS as one register, stack-pointer updates of push/pop/
 //! call/ret free) and a unit of its kind are ready; a memory read first waits for its address
 //! registers and any earlier store to the same 8-byte granule, then for the D1/L2/memory
-//! latency; commit is in order, `commit_width` a cycle. A mispredicted branch (wrong direction,
+//! latency, or for `store_forward_latency` when stores not yet committed hold every granule it
+//! reads (store-to-load forwarding); commit is in order, `commit_width` a cycle. A mispredicted branch (wrong direction,
 //! or wrong indirect target) restarts fetch `mispredict_penalty` cycles after it executes; a
 //! taken branch whose target the BTB lacks costs `btb_miss_penalty`. Not modelled: wrong-path
 //! instructions (they would pollute caches and predictors), memory bandwidth and MSHR limits,
@@ -25,6 +26,7 @@
 //! cycles exactly.
 
 mod config;
+pub mod cores;
 mod frontend;
 mod memory;
 mod slots;
@@ -136,6 +138,8 @@ struct Core<'c> {
     reg_ready: Vec<u64>,
     mem_tag: Vec<u64>,
     mem_ready: Vec<u64>,
+    /// The commit cycle of the last store to each granule: in flight before it.
+    mem_commit: Vec<u64>,
     /// Cycles the last `fetch_queue` instructions left the fetch queue, commit cycles of the last `rob`
     /// instructions and of the last `lsq` memory instructions (rings).
     dispatched: Vec<u64>,
@@ -166,6 +170,7 @@ impl<'c> Core<'c> {
             reg_ready: vec![0; REG_SLOTS],
             mem_tag: vec![u64::MAX; 1 << MEM_BITS],
             mem_ready: vec![0; 1 << MEM_BITS],
+            mem_commit: vec![0; 1 << MEM_BITS],
             dispatched: vec![0; cfg.fetch_queue as usize],
             committed: vec![0; cfg.rob as usize],
             mem_committed: vec![0; cfg.lsq as usize],
@@ -180,11 +185,16 @@ impl<'c> Core<'c> {
         })
     }
 
-    /// Warm-up: caches and predictors see the instruction, nothing is timed.
-    fn warm(&mut self, info: &InstrInfo, data: &[DataAccess]) {
+    /// Warm-up of the branch unit: it learns where the previous branch went, nothing is timed.
+    fn warm_branch(&mut self, info: &InstrInfo) {
         if let Some(p) = self.pending.take() {
             self.resolve(&p, info.addr);
         }
+        self.pending = pending_branch(info, 0, 0);
+    }
+
+    /// Warm-up of the caches: they see the instruction's fetch and data, nothing is timed.
+    fn warm_memory(&mut self, info: &InstrInfo, data: &[DataAccess]) {
         let line = info.addr >> self.cfg.i1.line.trailing_zeros();
         if line != self.last_fetch_line {
             self.mem.fetch(info.addr, info.len as u32);
@@ -193,7 +203,6 @@ impl<'c> Core<'c> {
         for a in data {
             self.mem.data(a);
         }
-        self.pending = pending_branch(info, 0, 0);
     }
 
     /// Tells the branch unit where the previous branch went, and moves fetch accordingly.
@@ -319,16 +328,13 @@ impl Core<'_> {
             if a.access == Access::Write {
                 continue;
             }
-            let mut after = addr_ready.max(earliest);
-            for g in granules(a) {
-                let k = (g as usize) & ((1 << MEM_BITS) - 1);
-                if self.mem_tag[k] == g {
-                    after = after.max(self.mem_ready[k]);
-                }
-            }
+            let (after, forwarded) = self.older_stores(a, addr_ready.max(earliest));
             let port = self.units.reserve(UnitKind::Mem, after, 0);
-            let value = port + self.mem.latency(served) as u64;
-            let missed = served != Served::L1;
+            let (latency, missed) = match forwarded {
+                true => (self.cfg.store_forward_latency, false),
+                false => (self.mem.latency(served), served != Served::L1),
+            };
+            let value = port + latency as u64;
             loaded = Some(match loaded {
                 Some((v, m)) if v >= value => (v, m),
                 _ => (value, missed),
@@ -369,6 +375,25 @@ impl Core<'_> {
         (done, cause)
     }
 
+    /// When a read at `after` can start, given the earlier stores to its granules (their data
+    /// must be ready), and whether stores in flight (committing no earlier than the read: a
+    /// store writes the cache only once committed) hold all of its granules: then it takes the
+    /// value from the store queue (store-to-load forwarding), not from the cache.
+    fn older_stores(&self, a: &DataAccess, mut after: u64) -> (u64, bool) {
+        let mut in_flight = true;
+        let mut last_commit = u64::MAX;
+        for g in granules(a) {
+            let k = (g as usize) & ((1 << MEM_BITS) - 1);
+            if self.mem_tag[k] == g {
+                after = after.max(self.mem_ready[k]);
+                last_commit = last_commit.min(self.mem_commit[k]);
+            } else {
+                in_flight = false;
+            }
+        }
+        (after, in_flight && last_commit >= after)
+    }
+
     /// One timed instruction through every stage.
     fn step(&mut self, info: &InstrInfo, data: &[DataAccess]) {
         let memory = !data.is_empty();
@@ -385,6 +410,11 @@ impl Core<'_> {
         self.last_commit = c;
         let rob = self.cfg.rob as u64;
         self.committed[(self.n % rob) as usize] = c;
+        for a in data.iter().filter(|a| a.access != Access::Read) {
+            for g in granules(a) {
+                self.mem_commit[(g as usize) & ((1 << MEM_BITS) - 1)] = c;
+            }
+        }
         if memory {
             let lsq = self.cfg.lsq as u64;
             self.mem_committed[(self.n_mem % lsq) as usize] = c;
@@ -433,29 +463,68 @@ pub struct Warmed {
     instructions: u64,
 }
 
-/// Replays everything before the measured part (the warm-up calls) through `cfg`'s caches and
-/// predictors, untimed. All of it: a cell streams its buffers once per call, so only a whole
+/// The branch unit after the warm-up part: cores with the same predictor and BTB share it,
+/// whatever their caches (the two halves of a warm-up do not affect each other).
+#[derive(Clone)]
+pub struct WarmBranches {
+    branches: BranchUnit,
+    pending: Option<Pending>,
+}
+
+/// Replays the branches before the measured part through `cfg`'s predictor and BTB, untimed.
+pub fn warm_branches(
+    events: &[u64],
+    measured: &std::ops::Range<usize>,
+    decoded: &Decoded,
+    cfg: &TimingConfig,
+) -> Result<WarmBranches, String> {
+    let mut core = Core::new(cfg)?;
+    each_instruction(&events[..measured.start], decoded, |info, _| {
+        core.warm_branch(info);
+        true
+    });
+    Ok(WarmBranches {
+        branches: core.branches,
+        pending: core.pending,
+    })
+}
+
+/// Replays everything before the measured part (the warm-up calls) through `cfg`'s caches,
+/// untimed, and takes the branch unit from `branches` (warmed on a core with the same
+/// predictor and BTB). All of it: a cell streams its buffers once per call, so only a whole
 /// call before leaves the L2 holding what the timed instructions read.
+pub fn warm_with(
+    events: &[u64],
+    measured: &std::ops::Range<usize>,
+    decoded: &Decoded,
+    cfg: &TimingConfig,
+    branches: &WarmBranches,
+) -> Result<Warmed, String> {
+    let mut core = Core::new(cfg)?;
+    let mut n = 0u64;
+    each_instruction(&events[..measured.start], decoded, |info, data| {
+        core.warm_memory(info, data);
+        n += 1;
+        true
+    });
+    Ok(Warmed {
+        mem: core.mem,
+        branches: branches.branches.clone(),
+        last_fetch_line: core.last_fetch_line,
+        pending: branches.pending.clone(),
+        instructions: n,
+    })
+}
+
+/// [`warm_branches`] and [`warm_with`] for one core.
 pub fn warm(
     events: &[u64],
     measured: &std::ops::Range<usize>,
     decoded: &Decoded,
     cfg: &TimingConfig,
 ) -> Result<Warmed, String> {
-    let mut core = Core::new(cfg)?;
-    let mut n = 0u64;
-    each_instruction(&events[..measured.start], decoded, |info, data| {
-        core.warm(info, data);
-        n += 1;
-        true
-    });
-    Ok(Warmed {
-        mem: core.mem,
-        branches: core.branches,
-        last_fetch_line: core.last_fetch_line,
-        pending: core.pending,
-        instructions: n,
-    })
+    let branches = warm_branches(events, measured, decoded, cfg)?;
+    warm_with(events, measured, decoded, cfg, &branches)
 }
 
 /// Times the first `limit` instructions of the measured part on the core of `cfg`, starting

@@ -1,6 +1,7 @@
 //! The architecture study's timing sweeps: IPC against integer ALUs, fetch-queue size, both
 //! together ("ILP"), and the branch predictor; cycles against I1, D1 and L2 size, line size,
-//! associativity and replacement policy. Each point is the default core with one thing changed.
+//! associativity and replacement policy. Each point is the base core (the default, or the one
+//! `--core` names) with one thing changed.
 
 use super::{TimingConfig, TimingResult};
 use crate::cache::{human_size, CacheConfig};
@@ -31,16 +32,16 @@ fn point(sweep: &str, x: impl ToString, config: TimingConfig) -> TimingPoint {
     }
 }
 
-/// Only the default core.
-pub fn default_only() -> Vec<TimingPoint> {
-    vec![point("default", "default", TimingConfig::default())]
+/// Only the base core (the sweep and point are called "default" whichever core it is).
+pub fn default_only(base: &TimingConfig) -> Vec<TimingPoint> {
+    vec![point("default", "default", base.clone())]
 }
 
-/// Every sweep of the study (52 points).
-pub fn study() -> Vec<TimingPoint> {
-    let mut out = default_only();
-    out.extend(core_sweeps(&TimingConfig::default()));
-    out.extend(memory_sweeps(&TimingConfig::default()));
+/// Every sweep of the study around `base` (52 points).
+pub fn study(base: &TimingConfig) -> Vec<TimingPoint> {
+    let mut out = default_only(base);
+    out.extend(core_sweeps(base));
+    out.extend(memory_sweeps(base));
     out
 }
 
