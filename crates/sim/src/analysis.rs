@@ -448,9 +448,17 @@ fn run_caches((level, chain): &Group, streams: &[BlockStream; 3]) -> Vec<CacheRe
     let mut counts = Vec::new();
     let mut filtered: Option<BlockStream> = None;
     for g in chain {
-        let f = filtered.as_ref().unwrap_or(stream).for_sets(g.sets);
+        // The first set count filters the stream into this thread's spare buffer; each next
+        // one refines that in place.
+        let f = match filtered.as_mut() {
+            Some(f) => {
+                f.refine(g.sets);
+                f
+            }
+            None => filtered.insert(stream.for_sets_into(g.sets, SPARE_WORDS.take())),
+        };
         let mut group: Vec<Box<dyn Replay>> = g.members.iter().map(|m| replayer(m)).collect();
-        blocks::replay_group(&mut group, &f);
+        blocks::replay_group(&mut group, f);
         for (m, r) in g.members.iter().zip(group.iter_mut()) {
             let by = r.counts();
             for c in m {
@@ -467,9 +475,16 @@ fn run_caches((level, chain): &Group, streams: &[BlockStream; 3]) -> Vec<CacheRe
                 counts.push(cache_result(*level, c, got));
             }
         }
-        filtered = Some(f);
+    }
+    if let Some(f) = filtered {
+        SPARE_WORDS.set(f.into_words());
     }
     counts
+}
+
+thread_local! {
+    /// The buffer a thread's last chain filtered into, kept for its next chain.
+    static SPARE_WORDS: std::cell::Cell<Vec<u64>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// Replays `events` (with `measured` the counted part) through everything in `grid`.

@@ -194,43 +194,98 @@ impl BlockStream {
     /// `2 × sets` made from this result equals the one made from the whole stream, since a
     /// set of the larger cache only sees lookups of one set of the smaller.
     pub fn for_sets(&self, sets: usize) -> BlockStream {
-        assert!(sets.is_power_of_two() && sets <= MAX_SETS);
-        let mask = sets as u64 - 1;
-        let mut last = vec![u32::MAX; sets];
-        let mut words = Vec::with_capacity(self.words.len() / 4);
-        let from = self.counted_from;
+        self.for_sets_into(sets, Vec::new())
+    }
+
+    /// [`BlockStream::for_sets`] into the buffer `words` (emptied first): a buffer reused from
+    /// one filtering to the next keeps its pages, which a fresh allocation of hundreds of MB
+    /// would fault in (and the kernel zero) again.
+    pub fn for_sets_into(&self, sets: usize, mut words: Vec<u64>) -> BlockStream {
+        let mut filter = SetFilter::new(sets);
+        // Room for every word: pages never written are never touched, and the vector never
+        // grows by copying.
+        words.clear();
+        words.reserve(self.words.len());
         let mut counted_from = None;
-        // The access in progress lost its first word: the next word kept starts it.
-        let mut promote = false;
         for (k, &w) in self.words.iter().enumerate() {
-            if from == Some(k) {
+            if self.counted_from == Some(k) {
                 counted_from = Some(words.len());
             }
-            if w & CONTINUES == 0 {
-                promote = false;
-            }
-            let id = ((w >> LOW_BITS) & ID_MASK) as u32;
-            let seen = &mut last[(w & mask) as usize];
-            if *seen == id {
-                promote |= w & CONTINUES == 0;
-                continue;
-            }
-            *seen = id;
-            let mut kept = w & !(REPEAT_MAX << REPEAT_SHIFT);
-            if promote {
-                kept &= !CONTINUES;
-                promote = false;
-            }
-            words.push(kept);
+            words.extend(filter.keep(w));
         }
-        let counted_from = from.map(|_| counted_from.unwrap_or(words.len()));
         BlockStream {
+            counted_from: self
+                .counted_from
+                .map(|_| counted_from.unwrap_or(words.len())),
             words,
-            counted_from,
             ids: FxHashMap::default(),
             id_low: Vec::new(),
             ..*self
         }
+    }
+
+    /// The stream's words, to reuse their buffer ([`BlockStream::for_sets_into`]).
+    pub fn into_words(self) -> Vec<u64> {
+        self.words
+    }
+
+    /// This stream filtered for `sets` sets in place, as [`BlockStream::for_sets`] filters a
+    /// copy: a chain of set counts refines one buffer instead of allocating one per set count.
+    pub fn refine(&mut self, sets: usize) {
+        let mut filter = SetFilter::new(sets);
+        let (mut kept, mut counted_from) = (0, None);
+        for k in 0..self.words.len() {
+            if self.counted_from == Some(k) {
+                counted_from = Some(kept);
+            }
+            if let Some(w) = filter.keep(self.words[k]) {
+                // kept <= k: the word overwritten was read already.
+                self.words[kept] = w;
+                kept += 1;
+            }
+        }
+        self.words.truncate(kept);
+        self.counted_from = self.counted_from.map(|_| counted_from.unwrap_or(kept));
+    }
+}
+
+/// The state of filtering a stream for a set count ([`BlockStream::for_sets`]): each set's last
+/// block, and whether the access in progress lost its first word (the next word kept then
+/// starts it).
+struct SetFilter {
+    mask: u64,
+    last: Vec<u32>,
+    promote: bool,
+}
+
+impl SetFilter {
+    fn new(sets: usize) -> SetFilter {
+        assert!(sets.is_power_of_two() && sets <= MAX_SETS);
+        SetFilter {
+            mask: sets as u64 - 1,
+            last: vec![u32::MAX; sets],
+            promote: false,
+        }
+    }
+
+    /// The word to keep for `w`, or `None` when its lookup repeats its set's last block.
+    fn keep(&mut self, w: u64) -> Option<u64> {
+        if w & CONTINUES == 0 {
+            self.promote = false;
+        }
+        let id = ((w >> LOW_BITS) & ID_MASK) as u32;
+        let seen = &mut self.last[(w & self.mask) as usize];
+        if *seen == id {
+            self.promote |= w & CONTINUES == 0;
+            return None;
+        }
+        *seen = id;
+        let mut kept = w & !(REPEAT_MAX << REPEAT_SHIFT);
+        if self.promote {
+            kept &= !CONTINUES;
+            self.promote = false;
+        }
+        Some(kept)
     }
 }
 
