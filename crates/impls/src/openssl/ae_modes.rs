@@ -6,8 +6,8 @@
 //! lengths, the key and nonce (so the key schedule is timed too), the 13-byte AAD, the message,
 //! final.
 
+use super::fetch::{fetch_cipher, CipherCtx, AAD13};
 use super::ffi::{self, Api, Ptr};
-use super::symmetric::{fetch_cipher, CipherCtx};
 use crate::buffer::AlignedBuffer;
 use cryptospeed_engine::Timed;
 use cryptospeed_model::Op;
@@ -235,7 +235,7 @@ impl Timed for AeLoop<'_> {
         let m = Msg {
             key: &self.key,
             nonce: &self.nonce,
-            aad: &super::symmetric::AAD13,
+            aad: &AAD13,
             tag_len: 16,
             tag: self.tag.as_deref(),
         };
@@ -276,7 +276,7 @@ pub fn prepare<'a>(
         let m = Msg {
             key: &key,
             nonce: &nonce,
-            aad: &super::symmetric::AAD13,
+            aad: &AAD13,
             tag_len: 16,
             tag: None,
         };

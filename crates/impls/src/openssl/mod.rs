@@ -11,6 +11,7 @@ mod bssl_hybrid;
 mod bssl_pq;
 mod bssl_slh;
 mod dsa;
+mod fetch;
 mod ffi;
 mod kem;
 mod pkey;
