@@ -169,10 +169,12 @@ pub fn profile_stored(args: ProfileArgs) -> Result<(i32, Option<i64>)> {
 
 type Analysed = (ProfileDocument, Variant, Option<Measurement>);
 
-/// Profiles the cells in order, each handed to `keep` as soon as it is analysed. One cell's
-/// analysis runs on other threads while the next cell is measured natively and traced (the
-/// analysis keeps a CPU free during native runs), so the simulators fill the CPUs valgrind and
-/// the native runs leave idle. The first error stops it, after the cell in flight is kept.
+/// Profiles the cells in order, each handed to `keep` as soon as it is analysed. The analyses run
+/// one after another on a thread of their own (each on its worker threads), while this thread
+/// goes on measuring and tracing the next cells, up to [`TRACED_AHEAD`] of them waiting: a long
+/// analysis (3DES's) no longer holds the cells after it back, and the analyses after it run
+/// back to back. A native run keeps a CPU free of analysis while it is timed. The first error
+/// stops the tracing; the cells already traced are still analysed and kept.
 fn pipeline(
     cells: &[CellRef],
     request: &ProfileRequest,
@@ -180,22 +182,45 @@ fn pipeline(
     cancel: &std::sync::atomic::AtomicBool,
     keep: &mut dyn FnMut(Analysed) -> Result<()>,
 ) -> Result<()> {
+    use std::sync::mpsc;
     std::thread::scope(|scope| {
-        let mut in_flight: Option<std::thread::ScopedJoinHandle<Analysed>> = None;
-        let join = |h: std::thread::ScopedJoinHandle<Analysed>| {
-            h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
-        };
-        for cell in cells {
-            let traced = trace_cell(request, cell, tracer, cancel);
-            if let Some(h) = in_flight.take() {
-                keep(join(h))?;
+        let (to_analyse, traced_cells) = mpsc::sync_channel::<TracedCell>(TRACED_AHEAD);
+        let (to_keep, analysed) = mpsc::channel::<Analysed>();
+        let analyser = scope.spawn(move || {
+            for traced in traced_cells {
+                if to_keep.send(analyse_cell(traced)).is_err() {
+                    break; // keeping failed: nothing more to analyse for
+                }
             }
-            let traced: TracedCell = traced?;
-            in_flight = Some(scope.spawn(move || analyse_cell(traced)));
+        });
+        let mut outcome = Ok(());
+        for cell in cells {
+            match trace_cell(request, cell, tracer, cancel) {
+                Ok(traced) => {
+                    if to_analyse.send(traced).is_err() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    outcome = Err(e);
+                    break;
+                }
+            }
+            while let Ok(done) = analysed.try_recv() {
+                keep(done)?;
+            }
         }
-        match in_flight {
-            Some(h) => keep(join(h)),
-            None => Ok(()),
+        drop(to_analyse);
+        for done in analysed {
+            keep(done)?;
         }
+        analyser
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        outcome
     })
 }
+
+/// Traced cells waiting for their analysis, at most (each holds its trace in memory: up to
+/// 1.6 GB).
+const TRACED_AHEAD: usize = 2;

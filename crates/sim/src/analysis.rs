@@ -506,18 +506,23 @@ pub fn analyse(
     let branches = warm_branches(grid, events, &measured, decoded);
     let work = model_work(grid);
     let mut done = run_parallel(work, |w| match w {
-        Work::Timing(points) => Done::Timing(timing_runs(
-            points,
-            events,
-            &measured,
-            decoded,
-            grid.timing_limit,
-            // A copy: a predictor is not shared between threads.
-            &branches[&points[0].config.branch_key()]
+        Work::Timing(points) => {
+            // A copy, made in a statement of its own so the lock is not held while the group
+            // runs (a guard in the call's arguments would live to the end of the arm): a
+            // predictor is not shared between threads.
+            let warmed = branches[&points[0].config.branch_key()]
                 .lock()
                 .unwrap()
-                .clone(),
-        )),
+                .clone();
+            Done::Timing(timing_runs(
+                points,
+                events,
+                &measured,
+                decoded,
+                grid.timing_limit,
+                &warmed,
+            ))
+        }
         Work::Predictor(name) => Done::Predictor(predictor_result(name, &outcomes)),
         Work::Ilp(cfg) => Done::Ilp(ilp::simulate(ilp_events, decoded, *cfg)),
         _ => Done::Caches(vec![]),
