@@ -108,8 +108,11 @@ impl Algorithm {
         match *self {
             Algorithm::MlKem { .. } => Some(64),
             Algorithm::MlDsa { .. } => Some(32),
-            // n = 16 in the 128-bit sets the catalog has (24 and 32 at 192 and 256 bits).
-            Algorithm::SlhDsa { name } if name.contains("-128") => Some(48),
+            // Three n-byte values; n = 16, 24, 32 at the 128-, 192- and 256-bit sets.
+            Algorithm::SlhDsa { name } => ["-128", "-192", "-256"]
+                .iter()
+                .position(|level| name.contains(level))
+                .map(|i| 3 * (16 + 8 * i)),
             Algorithm::HybridKem { .. } => Some(96),
             _ => None,
         }
