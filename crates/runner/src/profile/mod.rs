@@ -500,3 +500,62 @@ fn path_warning(
         _ => None,
     }
 }
+
+/// A cell profiled: its document, the variant it ran on, the native measurement.
+pub type Analysed = (ProfileDocument, Variant, Option<Measurement>);
+
+/// Profiles the cells in order, each handed to `keep` as soon as it is analysed. The analyses run
+/// one after another on a thread of their own (each on its worker threads), while this thread
+/// goes on measuring and tracing the next cells, up to [`TRACED_AHEAD`] of them waiting: a long
+/// analysis (3DES's) no longer holds the cells after it back, and the analyses after it run
+/// back to back. A native run keeps a CPU free of analysis while it is timed. The first error
+/// stops the tracing; the cells already traced are still analysed and kept.
+pub fn pipeline(
+    cells: &[CellRef],
+    request: &ProfileRequest,
+    tracer: &Tracer,
+    cancel: &AtomicBool,
+    keep: &mut dyn FnMut(Analysed) -> Result<()>,
+) -> Result<()> {
+    use std::sync::mpsc;
+    std::thread::scope(|scope| {
+        let (to_analyse, traced_cells) = mpsc::sync_channel::<TracedCell>(TRACED_AHEAD);
+        let (to_keep, analysed) = mpsc::channel::<Analysed>();
+        let analyser = scope.spawn(move || {
+            for traced in traced_cells {
+                if to_keep.send(analyse_cell(traced)).is_err() {
+                    break; // keeping failed: nothing more to analyse for
+                }
+            }
+        });
+        let mut outcome = Ok(());
+        for cell in cells {
+            match trace_cell(request, cell, tracer, cancel) {
+                Ok(traced) => {
+                    if to_analyse.send(traced).is_err() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    outcome = Err(e);
+                    break;
+                }
+            }
+            while let Ok(done) = analysed.try_recv() {
+                keep(done)?;
+            }
+        }
+        drop(to_analyse);
+        for done in analysed {
+            keep(done)?;
+        }
+        analyser
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        outcome
+    })
+}
+
+/// Traced cells waiting for their analysis, at most (each holds its trace in memory: up to
+/// 1.6 GB).
+const TRACED_AHEAD: usize = 2;
