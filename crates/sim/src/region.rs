@@ -84,6 +84,15 @@ pub struct Recorder {
     pub overflowed: bool,
 }
 
+/// Room for `limit` events, reserved up front where the system grants the address space: pages
+/// are touched only as events arrive, and the region never grows by copying (3DES's is 1.5 GB).
+/// Under strict overcommit the reservation may be refused; the vector then grows as it fills.
+fn reserved(limit: usize) -> Vec<u64> {
+    let mut events = Vec::new();
+    let _ = events.try_reserve_exact(limit);
+    events
+}
+
 impl Recorder {
     pub fn new(whole_program: bool, limit_events: usize) -> Recorder {
         Recorder {
@@ -93,9 +102,7 @@ impl Recorder {
                 Phase::BeforeWarmup
             },
             whole_program,
-            // Address space for the whole limit up front: pages are touched only as events
-            // arrive, and the region never grows by copying (3DES's is 1.5 GB).
-            events: Vec::with_capacity(limit_events),
+            events: reserved(limit_events),
             measured_from: 0,
             measured_to: usize::MAX,
             mix: Mix::default(),
