@@ -15,7 +15,17 @@ use common::{bin, ok, quick, test_cache, OPENSSL_CRATE, SMALL_BUILD as SMALL};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 
-const LABEL: &str = "cs-test-i386";
+/// The variant's label, which names the C worker's source: a build made from an older worker.c
+/// keeps its own label in the shared test cache instead of refusing this one's.
+fn label() -> &'static str {
+    static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        include_str!("../workers/c/worker.c").hash(&mut h);
+        format!("cs-test-i386-{:08x}", h.finish() as u32)
+    })
+}
 
 /// The small i386 build with assembly (built once, then found in the cache).
 fn i386_build() -> serde_json::Value {
@@ -28,7 +38,7 @@ fn i386_build() -> serde_json::Value {
         "--arch",
         "i386",
     ])
-    .args(["--cflags", "-O1", "--label", LABEL])
+    .args(["--cflags", "-O1", "--label", label()])
     .env("CRYPTOSPEED_CACHE", test_cache());
     for o in SMALL {
         cmd.args(["--configure-arg", o]);
@@ -49,7 +59,7 @@ fn i386_build() -> serde_json::Value {
     all.as_array()
         .unwrap()
         .iter()
-        .find(|m| m["label"] == LABEL)
+        .find(|m| m["label"] == label())
         .expect("listed")
         .clone()
 }
@@ -100,7 +110,7 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
             "--target",
             "linux-elf",
         ])
-        .args(["--cflags", "-O1", "--label", LABEL])
+        .args(["--cflags", "-O1", "--label", label()])
         .env("CRYPTOSPEED_CACHE", test_cache());
     for o in SMALL {
         again.args(["--configure-arg", o]);
@@ -117,14 +127,14 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("r.db");
     let out = ok(bin()
-        .args(["run", "--variant", &format!("{LABEL},system")])
+        .args(["run", "--variant", &format!("{},system", label())])
         .args(["-a", "sha256,aes-128-cbc,rsa2048", "-b", "1024"])
         .args(["--format", "json", "--label", "bits"])
         .args(quick(&db))
         .env("CRYPTOSPEED_CACHE", test_cache()));
     let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
     let rows = rows.as_array().unwrap();
-    let mine: Vec<_> = rows.iter().filter(|r| r["variant"] == LABEL).collect();
+    let mine: Vec<_> = rows.iter().filter(|r| r["variant"] == label()).collect();
     assert_eq!(
         mine.len(),
         4,
@@ -138,7 +148,9 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
     let per_second = |mine: bool| {
         rows.iter()
             .find(|r| {
-                r["primitive"] == "rsa-2048" && r["op"] == "sign" && (r["variant"] == LABEL) == mine
+                r["primitive"] == "rsa-2048"
+                    && r["op"] == "sign"
+                    && (r["variant"] == label()) == mine
             })
             .map(|r| r["median"].as_f64().unwrap())
             .unwrap()
@@ -147,7 +159,7 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
         per_second(false) > 2.0 * per_second(true),
         "signatures per second: {rows:?}"
     );
-    let system = rows.iter().find(|r| r["variant"] != LABEL).unwrap()["variant"]
+    let system = rows.iter().find(|r| r["variant"] != label()).unwrap()["variant"]
         .as_str()
         .unwrap()
         .to_string();
@@ -155,7 +167,7 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
     let info: String = conn
         .query_row(
             "SELECT build_info FROM variant WHERE label = ?1",
-            [LABEL],
+            [label()],
             |r| r.get(0),
         )
         .unwrap();
@@ -178,7 +190,7 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
     let table = ok(bin()
         .args(["compare", "bits", "--percent", "--baseline", &system])
         .args(["--db", db.to_str().unwrap()]));
-    assert!(table.contains(LABEL), "{table}");
+    assert!(table.contains(label()), "{table}");
     assert!(
         table.contains("rsa-2048") && table.contains("aes-128-cbc"),
         "{table}"
@@ -220,7 +232,7 @@ fn a_patched_i386_build_fails_its_known_answer_tests_and_is_never_timed() {
 
     let db = tmp.path().join("r.db");
     let refused = bin()
-        .args(["run", "--variant", LABEL, "-a", "sha256,aes-128-cbc"])
+        .args(["run", "--variant", label(), "-a", "sha256,aes-128-cbc"])
         .args(quick(&db))
         .env("CRYPTOSPEED_CACHE", &cache)
         .output()
@@ -231,7 +243,7 @@ fn a_patched_i386_build_fails_its_known_answer_tests_and_is_never_timed() {
     assert!(stderr.contains("sha256:"), "{stderr}");
     assert!(!db.exists(), "nothing is stored for a refused run");
     let shown = ok(bin()
-        .args(["variant", "show", LABEL])
+        .args(["variant", "show", label()])
         .env("CRYPTOSPEED_CACHE", &cache));
     assert!(shown.contains("status    broken"), "{shown}");
     // Only what the constant feeds fails: SHA-256 and what is built on it (and SHA-512, whose
