@@ -629,6 +629,44 @@ static const char *unavailable(prim *p) {
     return p->unavailable;
 }
 
+/* RFC 7253 appendix A's iterated OCB test (crates/catalog/src/modes.rs ocb_iterated): under the
+ * key of zeros ending in the tag length in bits, for i = 0 … 127 and S = i zero bytes, append
+ * the sealings of (AAD, message) = (S, S), (none, S), (S, none) with nonces 3i+1, 3i+2, 3i+3
+ * (96-bit big-endian); the answer is the tag of sealing nothing under all of that as AAD, nonce
+ * 385. */
+static char *ocb_iterated(const prim *p, const kat *k) {
+    static const unsigned char zeros[128];
+    unsigned char key[32] = {0}, nonce_b[12] = {0}, tag[16], *all;
+    size_t tag_n = k->out.n, all_n = 0, ct_n = 0, i, j;
+    bytes key_b = {key, p->key_len}, nonce = {nonce_b, 12};
+    char *err = NULL;
+    if (tag_n == 0 || tag_n > sizeof tag || p->key_len > sizeof key || p->key_len == 0)
+        return fmt("an iterated OCB vector with a %u-byte tag and a %u-byte key",
+                   (unsigned)tag_n, (unsigned)p->key_len);
+    key[p->key_len - 1] = (unsigned char)(tag_n * 8);
+    all = xrealloc(NULL, 128 * (2 * 128 + 3 * sizeof tag) + 64);
+    for (i = 0; i < 128 && !err; i++) {
+        for (j = 1; j <= 3 && !err; j++) {
+            uint32_t n = (uint32_t)(3 * i + j);
+            size_t aad_n = j == 2 ? 0 : i, pt_n = j == 3 ? 0 : i;
+            nonce_b[8] = (unsigned char)(n >> 24), nonce_b[9] = (unsigned char)(n >> 16);
+            nonce_b[10] = (unsigned char)(n >> 8), nonce_b[11] = (unsigned char)n;
+            if (aead_seal(p, &key_b, &nonce, zeros, aad_n, zeros, pt_n, all + all_n, &ct_n, tag,
+                          tag_n, &err)) {
+                memcpy(all + all_n + ct_n, tag, tag_n);
+                all_n += ct_n + tag_n;
+            }
+        }
+    }
+    nonce_b[8] = 0, nonce_b[9] = 0, nonce_b[10] = 385 >> 8, nonce_b[11] = 385 & 0xff;
+    if (!err && aead_seal(p, &key_b, &nonce, all, all_n, zeros, 0, all + all_n, &ct_n, tag, tag_n,
+                          &err) &&
+        memcmp(tag, k->out.p, tag_n) != 0)
+        err = mismatch("iterated OCB tag", tag, tag_n, k->out.p, k->out.n);
+    free(all);
+    return err;
+}
+
 static char *known_answer(const prim *p, const kat *k) {
     char *err = NULL;
     if (strcmp(k->kind, "digest") == 0 && (is(p, "digest") || is(p, "xof"))) {
@@ -723,6 +761,7 @@ static char *known_answer(const prim *p, const kat *k) {
         free(pt);
         return err;
     }
+    if (strcmp(k->kind, "ocb-iterated") == 0 && is(p, "aead")) return ocb_iterated(p, k);
     if (strcmp(k->kind, "cross-check") == 0 && is(p, "rsa")) return rsa_cross_check(p);
     return fmt("vector kind %s does not fit %s", k->kind, p->family);
 }

@@ -165,8 +165,9 @@ type digest struct {
 	timed func(msg []byte)
 }
 
-// summed is a package's Sum function (md5.Sum, sha256.Sum256, ...) as a digest.
-func summed[D any](sum func([]byte) D) digest {
+// summed is a package's Sum function (md5.Sum, sha256.Sum256, ...) as a digest; D, a byte array,
+// is copied out as the bytes it is.
+func summed[D ~[16]byte | ~[20]byte | ~[32]byte | ~[64]byte](sum func([]byte) D) digest {
 	return digest{
 		into: func(msg, out []byte) {
 			d := sum(msg)
