@@ -12,9 +12,10 @@
  * readings of its own clocks (CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID, RDTSC). The timed calls
  * are those of the Rust openssl implementation (crates/impls/src/openssl): EVP_Digest one-shot,
  * EVP_MAC init+update+final (GMAC update only), EVP_Cipher in place on one keyed context, the
- * `openssl speed -aead` sequence, and RSA PKCS#1 v1.5 sign/verify of 36 raw bytes and
- * encrypt/decrypt of 32. Families it does not time (DSA, ECDSA, EdDSA, ECDH, FFDH, ML-KEM …)
- * are answered "unavailable" with that reason, never timed.
+ * `openssl speed -aead` sequence, RSA PKCS#1 v1.5 sign/verify of 36 raw bytes and
+ * encrypt/decrypt of 32, and (pkey.h) DSA, ECDSA and EdDSA sign/verify of 20 bytes and ECDH
+ * derive. Families it does not time (FFDH, ML-KEM, ML-DSA, SLH-DSA …) are answered
+ * "unavailable" with that reason, never timed.
  *
  * Test hooks as in the Rust worker: CRYPTOSPEED_FAULT=kat:ID fails ID's known-answer test,
  * crash:ID dies of SIGSEGV when ID is sampled. CRYPTOSPEED_LAYOUT=SEED[:buffers] varies the heap
@@ -45,6 +46,7 @@ typedef struct {
 
 typedef struct {
     char kind[24];
+    char digest[32]; /* the hash a published (EC)DSA signature is over */
     bytes key, iv, msg, aad, out, tag, public_;
     char *source;
 } kat;
@@ -382,9 +384,10 @@ static EVP_PKEY *private_key(const prim *p, char **err) {
     return k;
 }
 
-enum pk_op { PK_SIGN, PK_VERIFY, PK_ENCRYPT, PK_DECRYPT };
+enum pk_op { PK_SIGN, PK_VERIFY, PK_ENCRYPT, PK_DECRYPT, PK_DERIVE };
 
-static EVP_PKEY_CTX *rsa_ctx(EVP_PKEY *k, enum pk_op op, char **err) {
+/* A context for op with k; an RSA key's gets PKCS#1 v1.5 padding, as openssl speed's. */
+static EVP_PKEY_CTX *pkey_ctx(EVP_PKEY *k, enum pk_op op, char **err) {
     EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_pkey(NULL, k, NULL);
     int ok = ctx != NULL;
     if (ok) {
@@ -393,11 +396,13 @@ static EVP_PKEY_CTX *rsa_ctx(EVP_PKEY *k, enum pk_op op, char **err) {
         case PK_VERIFY: ok = EVP_PKEY_verify_init(ctx) == 1; break;
         case PK_ENCRYPT: ok = EVP_PKEY_encrypt_init(ctx) == 1; break;
         case PK_DECRYPT: ok = EVP_PKEY_decrypt_init(ctx) == 1; break;
+        case PK_DERIVE: ok = EVP_PKEY_derive_init(ctx) == 1; break;
         }
     }
-    ok = ok && EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PADDING) == 1;
+    ok = ok && (!EVP_PKEY_is_a(k, "RSA") ||
+                EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PADDING) == 1);
     if (!ok) {
-        *err = fmt("cannot set an RSA context up: %s", ssl_errors());
+        *err = fmt("cannot set a public-key context up: %s", ssl_errors());
         EVP_PKEY_CTX_free(ctx);
         return NULL;
     }
@@ -511,7 +516,7 @@ static char *rsa_cross_check(const prim *p) {
         return fmt("unexpected RSA modulus of %u bytes", (unsigned)klen);
     }
     for (i = 0; i < 36; i++) tbs[i] = (unsigned char)i;
-    if (!(s = rsa_ctx(k, PK_SIGN, &err))) goto done;
+    if (!(s = pkey_ctx(k, PK_SIGN, &err))) goto done;
     if (!rsa_sign(s, tbs, 36, sig, &sig_n)) {
         err = fmt("EVP_PKEY_sign failed: %s", ssl_errors());
         goto done;
@@ -549,7 +554,7 @@ static char *rsa_cross_check(const prim *p) {
             goto done;
         }
     }
-    if (!(v = rsa_ctx(k, PK_VERIFY, &err))) goto done;
+    if (!(v = pkey_ctx(k, PK_VERIFY, &err))) goto done;
     if (!rsa_verify(v, tbs, 36, sig, sig_n)) {
         err = fmt("own signature rejected");
         goto done;
@@ -560,7 +565,7 @@ static char *rsa_cross_check(const prim *p) {
         goto done;
     }
     memset(msg, 0x5a, sizeof msg);
-    if (!(e = rsa_ctx(k, PK_ENCRYPT, &err)) || !(d = rsa_ctx(k, PK_DECRYPT, &err))) goto done;
+    if (!(e = pkey_ctx(k, PK_ENCRYPT, &err)) || !(d = pkey_ctx(k, PK_DECRYPT, &err))) goto done;
     if (EVP_PKEY_encrypt(e, ct, &ct_n, msg, sizeof msg) <= 0 ||
         EVP_PKEY_decrypt(d, pt, &pt_n, ct, ct_n) <= 0) {
         err = fmt("encryption round trip failed: %s", ssl_errors());
@@ -580,8 +585,10 @@ done:
 /* ---------------------------------------------------------------------------------------- */
 /* availability and known answers */
 
-static const char *const TIMED_FAMILIES[] = {"digest", "xof",    "hmac", "cmac",
-                                             "gmac",   "cipher", "aead", "rsa"};
+#include "pkey.h"
+
+static const char *const TIMED_FAMILIES[] = {"digest", "xof", "hmac", "cmac",  "gmac", "cipher",
+                                             "aead",   "rsa", "dsa",  "ecdsa", "eddsa", "ecdh"};
 
 static char *probe(const prim *p) {
     char *err = NULL;
@@ -592,7 +599,7 @@ static char *probe(const prim *p) {
         if (is(p, TIMED_FAMILIES[i])) timed = 1;
     if (!timed)
         return fmt("the 32-bit C worker times the EVP families digest, xof, hmac, cmac, gmac, "
-                   "cipher, aead and rsa; not %s",
+                   "cipher, aead, rsa, dsa, ecdsa, eddsa and ecdh; not %s",
                    p->family);
     memset(key, 1, sizeof key);
     if (is(p, "digest") || is(p, "xof")) {
@@ -608,8 +615,8 @@ static char *probe(const prim *p) {
     } else if (is(p, "hmac") || is(p, "cmac") || is(p, "gmac")) {
         EVP_MAC_CTX *m = mac_ctx(p, key, 16, iv, is(p, "gmac") ? 12 : 0, &err);
         EVP_MAC_CTX_free(m);
-    } else if (is(p, "rsa")) {
-        EVP_PKEY *k = private_key(p, &err);
+    } else {
+        EVP_PKEY *k = timing_pkey(p, &err);
         EVP_PKEY_free(k);
     }
     ERR_clear_error();
@@ -763,6 +770,8 @@ static char *known_answer(const prim *p, const kat *k) {
     }
     if (strcmp(k->kind, "ocb-iterated") == 0 && is(p, "aead")) return ocb_iterated(p, k);
     if (strcmp(k->kind, "cross-check") == 0 && is(p, "rsa")) return rsa_cross_check(p);
+    if (is(p, "dsa") || is(p, "ecdsa") || is(p, "eddsa") || is(p, "ecdh"))
+        return pkey_known_answer(p, k);
     return fmt("vector kind %s does not fit %s", k->kind, p->family);
 }
 
@@ -796,7 +805,7 @@ static const char *verify(prim *p) {
 
 enum loop {
     L_DIGEST, L_XOF, L_MAC, L_GMAC, L_CIPHER, L_AEAD_ENC, L_AEAD_DEC, L_AE_MODE,
-    L_RSA_SIGN, L_RSA_VERIFY, L_RSA_ENC, L_RSA_DEC
+    L_PK_SIGN, L_PK_VERIFY, L_RSA_ENC, L_RSA_DEC, L_EDDSA_SIGN, L_EDDSA_VERIFY, L_DERIVE
 };
 
 typedef struct cell {
@@ -811,12 +820,47 @@ typedef struct cell {
     EVP_MD_CTX *mdctx;
     EVP_MAC_CTX *mac;
     EVP_CIPHER_CTX *cipher;
-    EVP_PKEY *pkey;
+    EVP_PKEY *pkey, *peer, *reinit;
     EVP_PKEY_CTX *pctx;
     struct cell *next;
 } cell;
 
 static cell *cells;
+
+/* A DSA, ECDSA, EdDSA or ECDH cell (pkey.h): the 20-byte message 0, 1, 2 … openssl speed signs,
+ * its signature kept for verify; or a second key pair, the fixed peer to derive with. */
+static void prepare_pkey(cell *c, const prim *p, const char *op, char **err) {
+    int sign = strcmp(op, "sign") == 0, verify = strcmp(op, "verify") == 0;
+    unsigned i;
+    if (is(p, "ecdh") ? strcmp(op, "derive") != 0 : !sign && !verify) {
+        *err = fmt("%s is not an operation of %s", op, p->id);
+        return;
+    }
+    if (!(c->pkey = timing_pkey(p, err))) return;
+    if (is(p, "ecdh")) {
+        if (!(c->peer = timing_pkey(p, err)) || !(c->pctx = pkey_ctx(c->pkey, PK_DERIVE, err)))
+            return;
+        if (EVP_PKEY_derive_set_peer(c->pctx, c->peer) != 1)
+            *err = fmt("EVP_PKEY_derive_set_peer failed: %s", ssl_errors());
+        c->loop = L_DERIVE;
+        return;
+    }
+    c->n = 20;
+    for (i = 0; i < 20; i++) c->msg[i] = (unsigned char)i;
+    c->ct = xrealloc(NULL, 1024);
+    if (!pk_sign(p, c->pkey, c->msg, 20, c->ct, &c->ct_n)) {
+        *err = fmt("cannot prepare the %s cell: %s", p->id, ssl_errors());
+    } else if (is(p, "eddsa")) {
+        if (!(c->mdctx = eddsa_ctx(c->pkey, sign)))
+            *err = fmt("EdDSA initialisation failed: %s", ssl_errors());
+        else
+            c->reinit = eddsa_reinit_key(c->mdctx, c->pkey, sign, c->msg, 20, c->ct, c->ct_n);
+        c->loop = sign ? L_EDDSA_SIGN : L_EDDSA_VERIFY;
+    } else {
+        c->pctx = pkey_ctx(c->pkey, sign ? PK_SIGN : PK_VERIFY, err);
+        c->loop = sign ? L_PK_SIGN : L_PK_VERIFY;
+    }
+}
 
 static cell *prepare(prim *p, const char *op, size_t n, size_t misalign, char **err) {
     cell *c = xrealloc(NULL, sizeof *c);
@@ -881,11 +925,13 @@ static cell *prepare(prim *p, const char *op, size_t n, size_t misalign, char **
         }
         if (!*err) c->cipher = cipher_ctx(p->name, key, p->key_len, c->nonce, p->iv_len, enc, err);
         c->loop = enc ? L_AEAD_ENC : L_AEAD_DEC;
+    } else if (is(p, "dsa") || is(p, "ecdsa") || is(p, "eddsa") || is(p, "ecdh")) {
+        prepare_pkey(c, p, op, err);
     } else if (is(p, "rsa")) {
         enum pk_op pk;
         unsigned i;
-        if (strcmp(op, "sign") == 0) pk = PK_SIGN, c->loop = L_RSA_SIGN;
-        else if (strcmp(op, "verify") == 0) pk = PK_VERIFY, c->loop = L_RSA_VERIFY;
+        if (strcmp(op, "sign") == 0) pk = PK_SIGN, c->loop = L_PK_SIGN;
+        else if (strcmp(op, "verify") == 0) pk = PK_VERIFY, c->loop = L_PK_VERIFY;
         else if (strcmp(op, "encrypt") == 0) pk = PK_ENCRYPT, c->loop = L_RSA_ENC;
         else if (strcmp(op, "decrypt") == 0) pk = PK_DECRYPT, c->loop = L_RSA_DEC;
         else {
@@ -903,7 +949,7 @@ static cell *prepare(prim *p, const char *op, size_t n, size_t misalign, char **
             memset(c->msg, 0x5a, 32);
         }
         if (pk == PK_VERIFY || pk == PK_DECRYPT) {
-            EVP_PKEY_CTX *pre = rsa_ctx(c->pkey, pk == PK_VERIFY ? PK_SIGN : PK_ENCRYPT, err);
+            EVP_PKEY_CTX *pre = pkey_ctx(c->pkey, pk == PK_VERIFY ? PK_SIGN : PK_ENCRYPT, err);
             size_t len = 4096;
             int ok = pre && (pk == PK_VERIFY ? rsa_sign(pre, c->msg, 36, c->ct, &len)
                                              : EVP_PKEY_encrypt(pre, c->ct, &len, c->msg, 32) > 0);
@@ -911,7 +957,7 @@ static cell *prepare(prim *p, const char *op, size_t n, size_t misalign, char **
             if (!*err && !ok) *err = fmt("cannot prepare the RSA cell: %s", ssl_errors());
             c->ct_n = len;
         }
-        if (!*err) c->pctx = rsa_ctx(c->pkey, pk, err);
+        if (!*err) c->pctx = pkey_ctx(c->pkey, pk, err);
     } else {
         *err = fmt("the C worker does not time %s %s", p->id, op);
     }
@@ -997,17 +1043,38 @@ static char *run(cell *c, unsigned long long iters) {
         break;
     case L_AE_MODE:
         return run_ae_mode(c, iters);
-    case L_RSA_SIGN:
+    case L_PK_SIGN:
         for (i = 0; i < iters; i++) {
             size_t len = 4096;
             if (EVP_PKEY_sign(c->pctx, o, &len, p, n) != 1)
                 return fmt("EVP_PKEY_sign failed: %s", ssl_errors());
         }
         break;
-    case L_RSA_VERIFY:
+    case L_PK_VERIFY:
         for (i = 0; i < iters; i++)
             if (EVP_PKEY_verify(c->pctx, c->ct, c->ct_n, p, n) != 1)
                 return fmt("signature did not verify: %s", ssl_errors());
+        break;
+    case L_EDDSA_SIGN:
+        for (i = 0; i < iters; i++) {
+            size_t len = 4096;
+            if (EVP_DigestSignInit(c->mdctx, NULL, NULL, NULL, c->reinit) != 1 ||
+                EVP_DigestSign(c->mdctx, o, &len, p, n) != 1)
+                return fmt("EdDSA signing failed: %s", ssl_errors());
+        }
+        break;
+    case L_EDDSA_VERIFY:
+        for (i = 0; i < iters; i++)
+            if (EVP_DigestVerifyInit(c->mdctx, NULL, NULL, NULL, c->reinit) != 1 ||
+                EVP_DigestVerify(c->mdctx, c->ct, c->ct_n, p, n) != 1)
+                return fmt("EdDSA signature did not verify: %s", ssl_errors());
+        break;
+    case L_DERIVE:
+        for (i = 0; i < iters; i++) {
+            size_t len = 4096;
+            if (EVP_PKEY_derive(c->pctx, o, &len) != 1)
+                return fmt("EVP_PKEY_derive failed: %s", ssl_errors());
+        }
         break;
     case L_RSA_ENC:
         for (i = 0; i < iters; i++) {
@@ -1071,6 +1138,7 @@ static int load_vectors(const jval *list) {
             bytes_field(k, "out", &v->out);
             bytes_field(k, "tag", &v->tag);
             bytes_field(k, "public", &v->public_);
+            snprintf(v->digest, sizeof v->digest, "%s", jstr(k, "digest"));
             v->source = xstrdup(jstr(k, "source"));
         }
     }

@@ -13,6 +13,7 @@ use std::process::Command;
 pub const SOURCES: &[(&str, &str)] = &[
     ("worker.c", include_str!("../../../workers/c/worker.c")),
     ("json.h", include_str!("../../../workers/c/json.h")),
+    ("pkey.h", include_str!("../../../workers/c/pkey.h")),
 ];
 
 /// A hash of the worker's source: part of a 32-bit variant's cache key, so a changed worker is a
