@@ -15,8 +15,9 @@ use common::{bin, ok, quick, small_build_keeping, test_cache, OPENSSL_CRATE};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 
-/// The variant's label, which names the C worker's source: a build made from an older worker.c
-/// keeps its own label in the shared test cache instead of refusing this one's.
+/// The variant's label, which names the C worker's source and the build's options: a build made
+/// from an older worker.c or other options keeps its own label in the shared test cache instead
+/// of refusing this one's.
 fn label() -> &'static str {
     static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     NAME.get_or_init(|| {
@@ -24,13 +25,15 @@ fn label() -> &'static str {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         include_str!("../workers/c/worker.c").hash(&mut h);
         include_str!("../workers/c/pkey.h").hash(&mut h);
+        small().hash(&mut h);
         format!("cs-test-i386-{:08x}", h.finish() as u32)
     })
 }
 
-/// The small build's options, with elliptic curves and DSA kept: the C worker times them too.
+/// The small build's options, with elliptic curves, DSA and OCB kept: the C worker times them
+/// too.
 fn small() -> Vec<&'static str> {
-    small_build_keeping(&["no-ec", "no-ecx", "no-dsa"])
+    small_build_keeping(&["no-ec", "no-ecx", "no-dsa", "no-ocb"])
 }
 
 /// The small i386 build with assembly (built once, then found in the cache).
@@ -99,6 +102,9 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
         "aes-128-cbc",
         "aes-256-gcm",
         "hmac-sha256",
+        "aes-128-ccm",
+        "aes-256-ocb",
+        "aes-128-gcm-siv",
         "rsa-2048",
         "dsa-2048",
         "ecdsa-p256",
