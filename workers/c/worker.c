@@ -14,7 +14,7 @@
  * EVP_MAC init+update+final (GMAC update only), EVP_Cipher in place on one keyed context, the
  * `openssl speed -aead` sequence, RSA PKCS#1 v1.5 sign/verify of 36 raw bytes and
  * encrypt/decrypt of 32, and (pkey.h) DSA, ECDSA and EdDSA sign/verify of 20 bytes and ECDH
- * derive. Families it does not time (FFDH, ML-KEM, ML-DSA, SLH-DSA …) are answered
+ * and FFDH derive. Families it does not time (ML-KEM, ML-DSA, SLH-DSA …) are answered
  * "unavailable" with that reason, never timed.
  *
  * Test hooks as in the Rust worker: CRYPTOSPEED_FAULT=kat:ID fails ID's known-answer test,
@@ -286,19 +286,30 @@ static EVP_CIPHER_CTX *ae_ctx(const EVP_CIPHER *cipher, int enc) {
     return NULL;
 }
 
+/* EVP_EncryptUpdate or EVP_DecryptUpdate, as the Rust worker calls them, by direction. */
+static int ae_update(EVP_CIPHER_CTX *ctx, int enc, unsigned char *out, int *outl,
+                     const unsigned char *in, size_t n) {
+    return (enc ? EVP_EncryptUpdate(ctx, out, outl, in, (int)n)
+                : EVP_DecryptUpdate(ctx, out, outl, in, (int)n)) == 1;
+}
+
+static int ae_final(EVP_CIPHER_CTX *ctx, int enc, unsigned char *out, int *outl) {
+    return (enc ? EVP_EncryptFinal_ex(ctx, out, outl) : EVP_DecryptFinal_ex(ctx, out, outl)) == 1;
+}
+
 /* Arms a context from ae_ctx for one message of len bytes; tag is the expected tag when
  * decrypting, NULL when encrypting. */
 static int ae_begin(EVP_CIPHER_CTX *ctx, enum ae_mode mode, const unsigned char *key,
                     const unsigned char *nonce, size_t nonce_n, const unsigned char *tag,
                     size_t tag_n, const unsigned char *aad, size_t aad_n, size_t len) {
-    int outl = 0;
+    int outl = 0, enc = tag == NULL;
     return EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, (int)nonce_n, NULL) == 1 &&
            (mode == AE_GCM_SIV ||
             EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, (int)tag_n, NULL) == 1) &&
            EVP_CipherInit_ex(ctx, NULL, NULL, key, nonce, -1) == 1 &&
            (!tag || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, (int)tag_n, (void *)tag) == 1) &&
-           (mode != AE_CCM || EVP_CipherUpdate(ctx, NULL, &outl, NULL, (int)len) == 1) &&
-           (aad_n == 0 || EVP_CipherUpdate(ctx, NULL, &outl, aad, (int)aad_n) == 1);
+           (mode != AE_CCM || ae_update(ctx, enc, NULL, &outl, NULL, len)) &&
+           (aad_n == 0 || ae_update(ctx, enc, NULL, &outl, aad, aad_n));
 }
 
 /* The context an AEAD's known-answer test starts from: an AE mode's keyless, armed by
@@ -479,6 +490,22 @@ static void num_mulmod(num *r, const num *a, const num *b, const num *m) {
     }
 }
 
+/* base^exp mod m (base < m, both of m's size), square and multiply from exp's top bit. */
+static num num_modexp(const num *base, const num *exp, const num *m) {
+    num acc = num_from((const unsigned char *)"\x01", 1, m->n), tmp = num_from(NULL, 0, m->n), t;
+    size_t i;
+    for (i = exp->n * 32; i--;) {
+        num_mulmod(&tmp, &acc, &acc, m);
+        t = acc, acc = tmp, tmp = t;
+        if ((exp->w[i / 32] >> (i % 32)) & 1) {
+            num_mulmod(&tmp, &acc, base, m);
+            t = acc, acc = tmp, tmp = t;
+        }
+    }
+    free(tmp.w);
+    return acc;
+}
+
 static int bn_param(EVP_PKEY *k, const char *name, unsigned char *out, size_t len) {
     BIGNUM *bn = NULL;
     int ok = EVP_PKEY_get_bn_param(k, name, &bn) == 1 && BN_bn2binpad(bn, out, (int)len) > 0;
@@ -508,7 +535,7 @@ static char *rsa_cross_check(const prim *p) {
     unsigned char tbs[36], sig[2048], em[2048], nb[2048], eb[8], ct[2048], pt[2048];
     unsigned char msg[32];
     size_t sig_n = sizeof sig, klen, words, i, ct_n = sizeof ct, pt_n = sizeof pt;
-    num n, ev, base, acc, tmp;
+    num n, ev, base, acc;
     if (!k) return err;
     klen = (size_t)EVP_PKEY_get_size(k);
     if (klen > sizeof sig || klen < 48) {
@@ -529,17 +556,7 @@ static char *rsa_cross_check(const prim *p) {
     n = num_from(nb, klen, words);
     ev = num_from(eb, sizeof eb, 3);
     base = num_from(sig, sig_n, words);
-    acc = num_from((const unsigned char *)"\x01", 1, words);
-    tmp = num_from(NULL, 0, words);
-    for (i = ev.n * 32; i--;) {
-        num t;
-        num_mulmod(&tmp, &acc, &acc, &n);
-        t = acc, acc = tmp, tmp = t;
-        if ((ev.w[i / 32] >> (i % 32)) & 1) {
-            num_mulmod(&tmp, &acc, &base, &n);
-            t = acc, acc = tmp, tmp = t;
-        }
-    }
+    acc = num_modexp(&base, &ev, &n);
     em[0] = 0, em[1] = 1;
     memset(em + 2, 0xff, klen - 3 - 36);
     em[klen - 37] = 0;
@@ -548,7 +565,7 @@ static char *rsa_cross_check(const prim *p) {
         num want = num_from(em, klen, words);
         int same = memcmp(want.w, acc.w, words * sizeof *acc.w) == 0;
         free(want.w);
-        free(n.w), free(ev.w), free(base.w), free(acc.w), free(tmp.w);
+        free(n.w), free(ev.w), free(base.w), free(acc.w);
         if (!same) {
             err = fmt("s^e mod n is not the PKCS#1 v1.5 encoding of the message");
             goto done;
@@ -588,7 +605,7 @@ done:
 #include "pkey.h"
 
 static const char *const TIMED_FAMILIES[] = {"digest", "xof", "hmac", "cmac",  "gmac", "cipher",
-                                             "aead",   "rsa", "dsa",  "ecdsa", "eddsa", "ecdh"};
+                                             "aead",   "rsa", "dsa",  "ecdsa", "eddsa", "ecdh", "ffdh"};
 
 static char *probe(const prim *p) {
     char *err = NULL;
@@ -599,7 +616,7 @@ static char *probe(const prim *p) {
         if (is(p, TIMED_FAMILIES[i])) timed = 1;
     if (!timed)
         return fmt("the 32-bit C worker times the EVP families digest, xof, hmac, cmac, gmac, "
-                   "cipher, aead, rsa, dsa, ecdsa, eddsa and ecdh; not %s",
+                   "cipher, aead, rsa, dsa, ecdsa, eddsa, ecdh and ffdh; not %s",
                    p->family);
     memset(key, 1, sizeof key);
     if (is(p, "digest") || is(p, "xof")) {
@@ -770,7 +787,7 @@ static char *known_answer(const prim *p, const kat *k) {
     }
     if (strcmp(k->kind, "ocb-iterated") == 0 && is(p, "aead")) return ocb_iterated(p, k);
     if (strcmp(k->kind, "cross-check") == 0 && is(p, "rsa")) return rsa_cross_check(p);
-    if (is(p, "dsa") || is(p, "ecdsa") || is(p, "eddsa") || is(p, "ecdh"))
+    if (is(p, "dsa") || is(p, "ecdsa") || is(p, "eddsa") || is(p, "ecdh") || is(p, "ffdh"))
         return pkey_known_answer(p, k);
     return fmt("vector kind %s does not fit %s", k->kind, p->family);
 }
@@ -827,17 +844,18 @@ typedef struct cell {
 
 static cell *cells;
 
-/* A DSA, ECDSA, EdDSA or ECDH cell (pkey.h): the 20-byte message 0, 1, 2 … openssl speed signs,
- * its signature kept for verify; or a second key pair, the fixed peer to derive with. */
+/* A DSA, ECDSA, EdDSA, ECDH or FFDH cell (pkey.h): the 20-byte message 0, 1, 2 … openssl speed
+ * signs, its signature kept for verify; or a second key pair, the fixed peer to derive with. */
 static void prepare_pkey(cell *c, const prim *p, const char *op, char **err) {
     int sign = strcmp(op, "sign") == 0, verify = strcmp(op, "verify") == 0;
     unsigned i;
-    if (is(p, "ecdh") ? strcmp(op, "derive") != 0 : !sign && !verify) {
+    int agree = is(p, "ecdh") || is(p, "ffdh");
+    if (agree ? strcmp(op, "derive") != 0 : !sign && !verify) {
         *err = fmt("%s is not an operation of %s", op, p->id);
         return;
     }
     if (!(c->pkey = timing_pkey(p, err))) return;
-    if (is(p, "ecdh")) {
+    if (agree) {
         if (!(c->peer = timing_pkey(p, err)) || !(c->pctx = pkey_ctx(c->pkey, PK_DERIVE, err)))
             return;
         if (EVP_PKEY_derive_set_peer(c->pctx, c->peer) != 1)
@@ -925,7 +943,7 @@ static cell *prepare(prim *p, const char *op, size_t n, size_t misalign, char **
         }
         if (!*err) c->cipher = cipher_ctx(p->name, key, p->key_len, c->nonce, p->iv_len, enc, err);
         c->loop = enc ? L_AEAD_ENC : L_AEAD_DEC;
-    } else if (is(p, "dsa") || is(p, "ecdsa") || is(p, "eddsa") || is(p, "ecdh")) {
+    } else if (is(p, "dsa") || is(p, "ecdsa") || is(p, "eddsa") || is(p, "ecdh") || is(p, "ffdh")) {
         prepare_pkey(c, p, op, err);
     } else if (is(p, "rsa")) {
         enum pk_op pk;
@@ -975,13 +993,15 @@ static char *run_ae_mode(cell *c, unsigned long long iters) {
     int outl = 0, fin = 0;
     for (i = 0; i < iters; i++) {
         if (c->ae == AE_GCM_SIV) {
+            EVP_CIPHER_CTX *fresh = ae_ctx(c->evp, c->enc);
+            if (!fresh) return fmt("EVP_CIPHER_CTX_new failed");
             EVP_CIPHER_CTX_free(c->cipher);
-            if (!(c->cipher = ae_ctx(c->evp, c->enc))) return fmt("EVP_CIPHER_CTX_new failed");
+            c->cipher = fresh;
         }
         if (!(ae_begin(c->cipher, c->ae, c->key_bytes, c->nonce, c->nonce_n, c->enc ? NULL : c->tag,
                        c->tag_n, AAD13, 13, c->n) &&
-              EVP_CipherUpdate(c->cipher, dst, &outl, src, (int)c->n) == 1 &&
-              EVP_CipherFinal_ex(c->cipher, dst + outl, &fin) == 1))
+              ae_update(c->cipher, c->enc, dst, &outl, src, c->n) &&
+              ae_final(c->cipher, c->enc, dst + outl, &fin)))
             return fmt("AE-mode message failed: %s", ssl_errors());
     }
     return NULL;

@@ -331,10 +331,14 @@ pub fn build(
     cancel: &AtomicBool,
 ) -> Result<BuildOutcome> {
     let (source, compiler, target, key) = plan(req)?;
-    let label = req
-        .label
-        .clone()
-        .unwrap_or_else(|| default_label(&source.info, &compiler, req));
+    let label = match &req.label {
+        Some(chosen) => chosen.clone(),
+        None => {
+            let label = default_label(&source.info, &compiler, req);
+            retire_default_label(cache, &label, &key, progress)?;
+            label
+        }
+    };
     check_label(cache, &label, &key)?;
     let _lock = lock_key(cache, &key)?;
     let final_dir = cache.dir_for(&key);
@@ -397,6 +401,34 @@ pub fn build(
         }
         .into()),
     }
+}
+
+/// A default label that names a build of another key (made by an earlier cryptospeed's C worker,
+/// or an earlier version of the same compiler: what the label does not spell) passes to the new
+/// build; the older one keeps its place in the cache under its label with its key's first eight
+/// digits added, and the user is told. A label the user chose never moves (check_label refuses).
+fn retire_default_label(
+    cache: &Cache,
+    label: &str,
+    key: &str,
+    progress: &dyn Fn(&str),
+) -> Result<()> {
+    for mut older in cache.list()? {
+        if older.manifest.label != label || older.manifest.key == key {
+            continue;
+        }
+        let kept = format!(
+            "{label}-{}",
+            &older.manifest.key[..older.manifest.key.len().min(8)]
+        );
+        older.manifest.label = kept.clone();
+        save_manifest(&older.dir, &older.manifest)?;
+        progress(&format!(
+            "the label {label} named an older build of this variant ({}); it is now {kept}",
+            older.manifest.key
+        ));
+    }
+    Ok(())
 }
 
 /// A label has no spaces, commas or slashes, and names no other variant.
@@ -704,5 +736,56 @@ mod tests {
         req.c_worker = true;
         assert!(default_label(&source, &cc, &req).ends_with("-cworker"));
         assert_ne!(plain, variant_key(&source, &cc, &req, "linux-x86_64"));
+    }
+
+    #[test]
+    fn a_default_label_passes_to_the_new_build_and_the_older_keeps_a_name() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cache = Cache::open(Some(tmp.path().to_path_buf()));
+        let older = Manifest {
+            key: "0123456789abcdef".into(),
+            label: "openssl-3.5.5-gcc-O3-i386".into(),
+            status: BuildStatus::Ready,
+            detail: String::new(),
+            source: source::SourceInfo {
+                kind: "openssl-src crate".into(),
+                given: "3.5".into(),
+                location: "x".into(),
+                version: "3.5.5".into(),
+                sha256: "ab".repeat(32),
+            },
+            compiler: CompilerInfo {
+                name: "gcc".into(),
+                path: "/usr/bin/gcc".into(),
+                version: "gcc 12".into(),
+            },
+            cflags: vec![],
+            no_asm: false,
+            configure_args: vec![],
+            target: "linux-x86".into(),
+            arch: "i386".into(),
+            worker: None,
+            configure_command: vec![],
+            library: "w".into(),
+            build_seconds: 1.0,
+            built_at: "2026-11-26T00:00:00Z".into(),
+            kats: vec![],
+        };
+        let dir = cache.dir_for(&older.key);
+        std::fs::create_dir_all(&dir).unwrap();
+        save_manifest(&dir, &older).unwrap();
+        let said = std::cell::RefCell::new(Vec::new());
+        let progress = |m: &str| said.borrow_mut().push(m.to_string());
+        // The same key keeps its label; another key takes it over.
+        retire_default_label(&cache, &older.label, &older.key, &progress).unwrap();
+        assert!(said.borrow().is_empty());
+        retire_default_label(&cache, &older.label, "fedcba9876543210", &progress).unwrap();
+        let kept = crate::cache::load_manifest(&dir).unwrap();
+        assert_eq!(kept.label, "openssl-3.5.5-gcc-O3-i386-01234567");
+        assert!(said.borrow()[0].contains("it is now openssl-3.5.5-gcc-O3-i386-01234567"));
+        check_label(&cache, &older.label, "fedcba9876543210").unwrap();
+        // A label the user chose is refused instead, as before.
+        let e = check_label(&cache, &kept.label, "fedcba9876543210").unwrap_err();
+        assert!(e.to_string().contains("already names variant"), "{e}");
     }
 }
