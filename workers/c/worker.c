@@ -691,100 +691,115 @@ static char *ocb_iterated(const prim *p, const kat *k) {
     return err;
 }
 
-static char *known_answer(const prim *p, const kat *k) {
-    char *err = NULL;
-    if (strcmp(k->kind, "digest") == 0 && (is(p, "digest") || is(p, "xof"))) {
-        unsigned char got[256];
-        unsigned int len = 0;
-        EVP_MD *md = EVP_MD_fetch(NULL, p->name, NULL);
-        int ok;
-        if (!md) return fmt("no provider offers digest %s", p->name);
-        if (k->out.n > sizeof got) {
-            EVP_MD_free(md);
-            return fmt("digest vector longer than this worker handles");
-        }
-        if (is(p, "xof")) {
-            EVP_MD_CTX *c = EVP_MD_CTX_new();
-            ok = EVP_DigestInit_ex(c, md, NULL) == 1 &&
-                 EVP_DigestUpdate(c, k->msg.p, k->msg.n) == 1 &&
-                 EVP_DigestFinalXOF(c, got, k->out.n) == 1;
-            len = (unsigned)k->out.n;
-            EVP_MD_CTX_free(c);
-        } else {
-            ok = EVP_Digest(k->msg.p, k->msg.n, got, &len, md, NULL) == 1;
-        }
+/* A digest's or XOF's output for the vector's message. */
+static char *digest_kat(const prim *p, const kat *k) {
+    unsigned char got[256];
+    unsigned int len = 0;
+    EVP_MD *md = EVP_MD_fetch(NULL, p->name, NULL);
+    int ok;
+    if (!md) return fmt("no provider offers digest %s", p->name);
+    if (k->out.n > sizeof got) {
         EVP_MD_free(md);
-        if (!ok) return fmt("EVP_Digest failed: %s", ssl_errors());
-        if (len != k->out.n || memcmp(got, k->out.p, len) != 0)
-            return mismatch(is(p, "xof") ? "XOF output" : "digest", got, len, k->out.p, k->out.n);
-        return NULL;
+        return fmt("digest vector longer than this worker handles");
     }
-    if (strcmp(k->kind, "mac") == 0) {
-        unsigned char got[64];
-        size_t len = 0;
-        EVP_MAC_CTX *m = mac_ctx(p, k->key.p, k->key.n, k->iv.p, k->iv.n, &err);
-        int ok;
-        if (!m) return err;
-        ok = EVP_MAC_update(m, k->msg.p, k->msg.n) == 1 &&
-             EVP_MAC_final(m, got, &len, sizeof got) == 1;
-        EVP_MAC_CTX_free(m);
-        if (!ok) return fmt("MAC computation failed: %s", ssl_errors());
-        if (len != k->out.n || memcmp(got, k->out.p, len) != 0)
-            return mismatch("MAC", got, len, k->out.p, k->out.n);
-        return NULL;
+    if (is(p, "xof")) {
+        EVP_MD_CTX *c = EVP_MD_CTX_new();
+        ok = EVP_DigestInit_ex(c, md, NULL) == 1 &&
+             EVP_DigestUpdate(c, k->msg.p, k->msg.n) == 1 &&
+             EVP_DigestFinalXOF(c, got, k->out.n) == 1;
+        len = (unsigned)k->out.n;
+        EVP_MD_CTX_free(c);
+    } else {
+        ok = EVP_Digest(k->msg.p, k->msg.n, got, &len, md, NULL) == 1;
     }
-    if (strcmp(k->kind, "cipher") == 0) {
-        int enc;
-        for (enc = 1; enc >= 0; enc--) {
-            const bytes *in = enc ? &k->msg : &k->out, *want = enc ? &k->out : &k->msg;
-            unsigned char *out = xrealloc(NULL, in->n + 32);
-            EVP_CIPHER_CTX *c = cipher_ctx(p->name, k->key.p, k->key.n, k->iv.p, k->iv.n, enc, &err);
-            if (!c) {
-                free(out);
-                return err;
-            }
-            if (EVP_Cipher(c, out, in->p, (unsigned)in->n) <= 0) {
-                err = fmt("EVP_Cipher failed: %s", ssl_errors());
-            } else if (want->n != in->n || memcmp(out, want->p, in->n) != 0) {
-                err = mismatch(enc ? "ciphertext" : "decrypted plaintext", out, in->n, want->p,
-                               want->n);
-            }
-            EVP_CIPHER_CTX_free(c);
+    EVP_MD_free(md);
+    if (!ok) return fmt("EVP_Digest failed: %s", ssl_errors());
+    if (len != k->out.n || memcmp(got, k->out.p, len) != 0)
+        return mismatch(is(p, "xof") ? "XOF output" : "digest", got, len, k->out.p, k->out.n);
+    return NULL;
+}
+
+/* A MAC of the vector's message under its key (and GMAC's IV). */
+static char *mac_kat(const prim *p, const kat *k) {
+    char *err = NULL;
+    unsigned char got[64];
+    size_t len = 0;
+    EVP_MAC_CTX *m = mac_ctx(p, k->key.p, k->key.n, k->iv.p, k->iv.n, &err);
+    int ok;
+    if (!m) return err;
+    ok = EVP_MAC_update(m, k->msg.p, k->msg.n) == 1 &&
+         EVP_MAC_final(m, got, &len, sizeof got) == 1;
+    EVP_MAC_CTX_free(m);
+    if (!ok) return fmt("MAC computation failed: %s", ssl_errors());
+    if (len != k->out.n || memcmp(got, k->out.p, len) != 0)
+        return mismatch("MAC", got, len, k->out.p, k->out.n);
+    return NULL;
+}
+
+/* A cipher's ciphertext, and the plaintext back. */
+static char *cipher_kat(const prim *p, const kat *k) {
+    char *err = NULL;
+    int enc;
+    for (enc = 1; enc >= 0; enc--) {
+        const bytes *in = enc ? &k->msg : &k->out, *want = enc ? &k->out : &k->msg;
+        unsigned char *out = xrealloc(NULL, in->n + 32);
+        EVP_CIPHER_CTX *c = cipher_ctx(p->name, k->key.p, k->key.n, k->iv.p, k->iv.n, enc, &err);
+        if (!c) {
             free(out);
-            if (err) return err;
+            return err;
         }
-        return NULL;
-    }
-    if (strcmp(k->kind, "aead") == 0) {
-        unsigned char *ct = xrealloc(NULL, k->msg.n + 32), *pt = xrealloc(NULL, k->out.n + 32);
-        unsigned char tag[64], bad[64];
-        size_t ct_n = 0, pt_n = 0;
-        int r;
-        /* the vector's tag length: CCM's published vectors have 4- to 16-byte tags */
-        if (k->tag.n == 0 || k->tag.n > 16) {
-            err = fmt("a tag of %u bytes (1 to 16 are possible)", (unsigned)k->tag.n);
-        } else if (!aead_seal(p, &k->key, &k->iv, k->aad.p, k->aad.n, k->msg.p, k->msg.n, ct,
-                              &ct_n, tag, k->tag.n, &err)) {
-        } else if (ct_n != k->out.n || memcmp(ct, k->out.p, ct_n) != 0) {
-            err = mismatch("ciphertext", ct, ct_n, k->out.p, k->out.n);
-        } else if (memcmp(tag, k->tag.p, k->tag.n) != 0) {
-            err = mismatch("tag", tag, k->tag.n, k->tag.p, k->tag.n);
-        } else if ((r = aead_open(p, &k->key, &k->iv, &k->aad, &k->out, k->tag.p, k->tag.n, pt,
-                                  &pt_n, &err)) < 0) {
-        } else if (r == 0) {
-            err = fmt("a valid tag was rejected on decryption");
-        } else if (pt_n != k->msg.n || memcmp(pt, k->msg.p, pt_n) != 0) {
-            err = mismatch("decrypted plaintext", pt, pt_n, k->msg.p, k->msg.n);
-        } else {
-            memcpy(bad, k->tag.p, k->tag.n);
-            bad[0] ^= 1;
-            r = aead_open(p, &k->key, &k->iv, &k->aad, &k->out, bad, k->tag.n, pt, &pt_n, &err);
-            if (r > 0) err = fmt("a corrupted tag was accepted");
+        if (EVP_Cipher(c, out, in->p, (unsigned)in->n) <= 0) {
+            err = fmt("EVP_Cipher failed: %s", ssl_errors());
+        } else if (want->n != in->n || memcmp(out, want->p, in->n) != 0) {
+            err = mismatch(enc ? "ciphertext" : "decrypted plaintext", out, in->n, want->p,
+                           want->n);
         }
-        free(ct);
-        free(pt);
-        return err;
+        EVP_CIPHER_CTX_free(c);
+        free(out);
+        if (err) return err;
     }
+    return NULL;
+}
+
+/* An AEAD's ciphertext and tag (the vector's tag length), the plaintext back under the valid
+ * tag, and a corrupted tag rejected. */
+static char *aead_kat(const prim *p, const kat *k) {
+    char *err = NULL;
+    unsigned char *ct = xrealloc(NULL, k->msg.n + 32), *pt = xrealloc(NULL, k->out.n + 32);
+    unsigned char tag[64], bad[64];
+    size_t ct_n = 0, pt_n = 0;
+    int r;
+    /* the vector's tag length: CCM's published vectors have 4- to 16-byte tags */
+    if (k->tag.n == 0 || k->tag.n > 16) {
+        err = fmt("a tag of %u bytes (1 to 16 are possible)", (unsigned)k->tag.n);
+    } else if (!aead_seal(p, &k->key, &k->iv, k->aad.p, k->aad.n, k->msg.p, k->msg.n, ct,
+                          &ct_n, tag, k->tag.n, &err)) {
+    } else if (ct_n != k->out.n || memcmp(ct, k->out.p, ct_n) != 0) {
+        err = mismatch("ciphertext", ct, ct_n, k->out.p, k->out.n);
+    } else if (memcmp(tag, k->tag.p, k->tag.n) != 0) {
+        err = mismatch("tag", tag, k->tag.n, k->tag.p, k->tag.n);
+    } else if ((r = aead_open(p, &k->key, &k->iv, &k->aad, &k->out, k->tag.p, k->tag.n, pt,
+                              &pt_n, &err)) < 0) {
+    } else if (r == 0) {
+        err = fmt("a valid tag was rejected on decryption");
+    } else if (pt_n != k->msg.n || memcmp(pt, k->msg.p, pt_n) != 0) {
+        err = mismatch("decrypted plaintext", pt, pt_n, k->msg.p, k->msg.n);
+    } else {
+        memcpy(bad, k->tag.p, k->tag.n);
+        bad[0] ^= 1;
+        r = aead_open(p, &k->key, &k->iv, &k->aad, &k->out, bad, k->tag.n, pt, &pt_n, &err);
+        if (r > 0) err = fmt("a corrupted tag was accepted");
+    }
+    free(ct);
+    free(pt);
+    return err;
+}
+
+static char *known_answer(const prim *p, const kat *k) {
+    if (strcmp(k->kind, "digest") == 0 && (is(p, "digest") || is(p, "xof"))) return digest_kat(p, k);
+    if (strcmp(k->kind, "mac") == 0) return mac_kat(p, k);
+    if (strcmp(k->kind, "cipher") == 0) return cipher_kat(p, k);
+    if (strcmp(k->kind, "aead") == 0) return aead_kat(p, k);
     if (strcmp(k->kind, "ocb-iterated") == 0 && is(p, "aead")) return ocb_iterated(p, k);
     if (strcmp(k->kind, "cross-check") == 0 && is(p, "rsa")) return rsa_cross_check(p);
     if (is(p, "dsa") || is(p, "ecdsa") || is(p, "eddsa") || is(p, "ecdh") || is(p, "ffdh"))
@@ -880,6 +895,81 @@ static void prepare_pkey(cell *c, const prim *p, const char *op, char **err) {
     }
 }
 
+/* An AEAD cell: the timing key, a zero nonce, openssl speed's tag (16 bytes for every AE mode in
+ * 3.5); decryption opens the ciphertext of the message buffer, sealed here once. */
+static void prepare_aead(cell *c, const prim *p, const char *op, size_t misalign, char **err) {
+    unsigned char key[64];
+    size_t n = c->n;
+    bytes k, nonce;
+    int enc = strcmp(op, "encrypt") == 0;
+    timing_key(key, p->key_len);
+    c->nonce = xrealloc(NULL, p->iv_len + 1);
+    memset(c->nonce, 0, p->iv_len + 1);
+    k.p = key, k.n = p->key_len, nonce.p = c->nonce, nonce.n = p->iv_len;
+    /* openssl speed 3.5 gives every AE mode a 16-byte tag */
+    c->ae = ae_mode_of(p->name);
+    c->tag_n = c->ae ? 16 : p->tag_len;
+    c->tag = xrealloc(NULL, c->tag_n + 64);
+    if (!enc) {
+        /* the ciphertext of the message buffer, with its tag, opened every call */
+        size_t ct_n = 0;
+        unsigned char *ct = xrealloc(NULL, n + 64);
+        if (aead_seal(p, &k, &nonce, AAD13, 13, c->msg, n, ct, &ct_n, c->tag, c->tag_n, err)) {
+            c->ct = aligned(n, 64, misalign);
+            memcpy(c->ct, ct, n);
+        }
+        free(ct);
+    }
+    if (c->ae) {
+        c->enc = enc, c->nonce_n = p->iv_len;
+        c->key_bytes = xrealloc(NULL, p->key_len);
+        memcpy(c->key_bytes, key, p->key_len);
+        if (!*err && !(c->evp = EVP_CIPHER_fetch(NULL, p->name, NULL)))
+            *err = fmt("no provider offers cipher %s (%s)", p->name, ssl_errors());
+        if (!*err && !(c->cipher = ae_ctx(c->evp, enc)))
+            *err = fmt("EVP_CipherInit_ex(%s) failed: %s", p->name, ssl_errors());
+        c->loop = L_AE_MODE;
+        return;
+    }
+    if (!*err) c->cipher = cipher_ctx(p->name, key, p->key_len, c->nonce, p->iv_len, enc, err);
+    c->loop = enc ? L_AEAD_ENC : L_AEAD_DEC;
+}
+
+/* An RSA cell with the shipped key: the 36 bytes 0, 1, 2 … openssl speed signs (the signature
+ * kept for verify), or 32 bytes of 0x5a to encrypt (the ciphertext kept for decrypt). */
+static void prepare_rsa(cell *c, const prim *p, const char *op, char **err) {
+    enum pk_op pk;
+    unsigned i;
+    if (strcmp(op, "sign") == 0) pk = PK_SIGN, c->loop = L_PK_SIGN;
+    else if (strcmp(op, "verify") == 0) pk = PK_VERIFY, c->loop = L_PK_VERIFY;
+    else if (strcmp(op, "encrypt") == 0) pk = PK_ENCRYPT, c->loop = L_RSA_ENC;
+    else if (strcmp(op, "decrypt") == 0) pk = PK_DECRYPT, c->loop = L_RSA_DEC;
+    else {
+        *err = fmt("%s is not an operation of %s", op, p->id);
+        return;
+    }
+    if (!(c->pkey = private_key(p, err))) return;
+    /* the message: 36 bytes 0, 1, 2 … to sign, 32 bytes of 0x5a to encrypt */
+    c->ct = xrealloc(NULL, 4096);
+    if (pk == PK_SIGN || pk == PK_VERIFY) {
+        c->n = 36;
+        for (i = 0; i < 36; i++) c->msg[i] = (unsigned char)i;
+    } else {
+        c->n = 32;
+        memset(c->msg, 0x5a, 32);
+    }
+    if (pk == PK_VERIFY || pk == PK_DECRYPT) {
+        EVP_PKEY_CTX *pre = pkey_ctx(c->pkey, pk == PK_VERIFY ? PK_SIGN : PK_ENCRYPT, err);
+        size_t len = 4096;
+        int ok = pre && (pk == PK_VERIFY ? rsa_sign(pre, c->msg, 36, c->ct, &len)
+                                         : EVP_PKEY_encrypt(pre, c->ct, &len, c->msg, 32) > 0);
+        EVP_PKEY_CTX_free(pre);
+        if (!*err && !ok) *err = fmt("cannot prepare the RSA cell: %s", ssl_errors());
+        c->ct_n = len;
+    }
+    if (!*err) c->pctx = pkey_ctx(c->pkey, pk, err);
+}
+
 static cell *prepare(prim *p, const char *op, size_t n, size_t misalign, char **err) {
     cell *c = xrealloc(NULL, sizeof *c);
     unsigned char key[64];
@@ -910,72 +1000,11 @@ static cell *prepare(prim *p, const char *op, size_t n, size_t misalign, char **
                                err);
         c->loop = L_CIPHER;
     } else if (is(p, "aead") && (strcmp(op, "encrypt") == 0 || strcmp(op, "decrypt") == 0)) {
-        bytes k, nonce;
-        int enc = strcmp(op, "encrypt") == 0;
-        timing_key(key, p->key_len);
-        c->nonce = xrealloc(NULL, p->iv_len + 1);
-        memset(c->nonce, 0, p->iv_len + 1);
-        k.p = key, k.n = p->key_len, nonce.p = c->nonce, nonce.n = p->iv_len;
-        /* openssl speed 3.5 gives every AE mode a 16-byte tag */
-        c->ae = ae_mode_of(p->name);
-        c->tag_n = c->ae ? 16 : p->tag_len;
-        c->tag = xrealloc(NULL, c->tag_n + 64);
-        if (!enc) {
-            /* the ciphertext of the message buffer, with its tag, opened every call */
-            size_t ct_n = 0;
-            unsigned char *ct = xrealloc(NULL, n + 64);
-            if (aead_seal(p, &k, &nonce, AAD13, 13, c->msg, n, ct, &ct_n, c->tag, c->tag_n, err)) {
-                c->ct = aligned(n, 64, misalign);
-                memcpy(c->ct, ct, n);
-            }
-            free(ct);
-        }
-        if (c->ae) {
-            c->enc = enc, c->nonce_n = p->iv_len;
-            c->key_bytes = xrealloc(NULL, p->key_len);
-            memcpy(c->key_bytes, key, p->key_len);
-            if (!*err && !(c->evp = EVP_CIPHER_fetch(NULL, p->name, NULL)))
-                *err = fmt("no provider offers cipher %s (%s)", p->name, ssl_errors());
-            if (!*err && !(c->cipher = ae_ctx(c->evp, enc)))
-                *err = fmt("EVP_CipherInit_ex(%s) failed: %s", p->name, ssl_errors());
-            c->loop = L_AE_MODE;
-            return c;
-        }
-        if (!*err) c->cipher = cipher_ctx(p->name, key, p->key_len, c->nonce, p->iv_len, enc, err);
-        c->loop = enc ? L_AEAD_ENC : L_AEAD_DEC;
+        prepare_aead(c, p, op, misalign, err);
     } else if (is(p, "dsa") || is(p, "ecdsa") || is(p, "eddsa") || is(p, "ecdh") || is(p, "ffdh")) {
         prepare_pkey(c, p, op, err);
     } else if (is(p, "rsa")) {
-        enum pk_op pk;
-        unsigned i;
-        if (strcmp(op, "sign") == 0) pk = PK_SIGN, c->loop = L_PK_SIGN;
-        else if (strcmp(op, "verify") == 0) pk = PK_VERIFY, c->loop = L_PK_VERIFY;
-        else if (strcmp(op, "encrypt") == 0) pk = PK_ENCRYPT, c->loop = L_RSA_ENC;
-        else if (strcmp(op, "decrypt") == 0) pk = PK_DECRYPT, c->loop = L_RSA_DEC;
-        else {
-            *err = fmt("%s is not an operation of %s", op, p->id);
-            return c;
-        }
-        if (!(c->pkey = private_key(p, err))) return c;
-        /* the message: 36 bytes 0, 1, 2 … to sign, 32 bytes of 0x5a to encrypt */
-        c->ct = xrealloc(NULL, 4096);
-        if (pk == PK_SIGN || pk == PK_VERIFY) {
-            c->n = 36;
-            for (i = 0; i < 36; i++) c->msg[i] = (unsigned char)i;
-        } else {
-            c->n = 32;
-            memset(c->msg, 0x5a, 32);
-        }
-        if (pk == PK_VERIFY || pk == PK_DECRYPT) {
-            EVP_PKEY_CTX *pre = pkey_ctx(c->pkey, pk == PK_VERIFY ? PK_SIGN : PK_ENCRYPT, err);
-            size_t len = 4096;
-            int ok = pre && (pk == PK_VERIFY ? rsa_sign(pre, c->msg, 36, c->ct, &len)
-                                             : EVP_PKEY_encrypt(pre, c->ct, &len, c->msg, 32) > 0);
-            EVP_PKEY_CTX_free(pre);
-            if (!*err && !ok) *err = fmt("cannot prepare the RSA cell: %s", ssl_errors());
-            c->ct_n = len;
-        }
-        if (!*err) c->pctx = pkey_ctx(c->pkey, pk, err);
+        prepare_rsa(c, p, op, err);
     } else {
         *err = fmt("the C worker does not time %s %s", p->id, op);
     }
@@ -1003,6 +1032,66 @@ static char *run_ae_mode(cell *c, unsigned long long iters) {
               ae_update(c->cipher, c->enc, dst, &outl, src, c->n) &&
               ae_final(c->cipher, c->enc, dst + outl, &fin)))
             return fmt("AE-mode message failed: %s", ssl_errors());
+    }
+    return NULL;
+}
+
+/* The public-key loops: sign, verify, derive, RSA encrypt and decrypt. */
+static char *run_pkey(cell *c, unsigned long long iters) {
+    unsigned long long i;
+    const unsigned char *p = c->msg;
+    unsigned char *o = c->out;
+    size_t n = c->n;
+    switch (c->loop) {
+    case L_PK_SIGN:
+        for (i = 0; i < iters; i++) {
+            size_t len = 4096;
+            if (EVP_PKEY_sign(c->pctx, o, &len, p, n) != 1)
+                return fmt("EVP_PKEY_sign failed: %s", ssl_errors());
+        }
+        break;
+    case L_PK_VERIFY:
+        for (i = 0; i < iters; i++)
+            if (EVP_PKEY_verify(c->pctx, c->ct, c->ct_n, p, n) != 1)
+                return fmt("signature did not verify: %s", ssl_errors());
+        break;
+    case L_EDDSA_SIGN:
+        for (i = 0; i < iters; i++) {
+            size_t len = 4096;
+            if (EVP_DigestSignInit(c->mdctx, NULL, NULL, NULL, c->reinit) != 1 ||
+                EVP_DigestSign(c->mdctx, o, &len, p, n) != 1)
+                return fmt("EdDSA signing failed: %s", ssl_errors());
+        }
+        break;
+    case L_EDDSA_VERIFY:
+        for (i = 0; i < iters; i++)
+            if (EVP_DigestVerifyInit(c->mdctx, NULL, NULL, NULL, c->reinit) != 1 ||
+                EVP_DigestVerify(c->mdctx, c->ct, c->ct_n, p, n) != 1)
+                return fmt("EdDSA signature did not verify: %s", ssl_errors());
+        break;
+    case L_DERIVE:
+        for (i = 0; i < iters; i++) {
+            size_t len = 4096;
+            if (EVP_PKEY_derive(c->pctx, o, &len) != 1)
+                return fmt("EVP_PKEY_derive failed: %s", ssl_errors());
+        }
+        break;
+    case L_RSA_ENC:
+        for (i = 0; i < iters; i++) {
+            size_t len = 4096;
+            if (EVP_PKEY_encrypt(c->pctx, o, &len, p, n) <= 0)
+                return fmt("EVP_PKEY_encrypt failed: %s", ssl_errors());
+        }
+        break;
+    case L_RSA_DEC:
+        for (i = 0; i < iters; i++) {
+            size_t len = 4096;
+            if (EVP_PKEY_decrypt(c->pctx, o, &len, c->ct, c->ct_n) <= 0)
+                return fmt("EVP_PKEY_decrypt failed: %s", ssl_errors());
+        }
+        break;
+    default:
+        return fmt("not a public-key loop");
     }
     return NULL;
 }
@@ -1064,52 +1153,13 @@ static char *run(cell *c, unsigned long long iters) {
     case L_AE_MODE:
         return run_ae_mode(c, iters);
     case L_PK_SIGN:
-        for (i = 0; i < iters; i++) {
-            size_t len = 4096;
-            if (EVP_PKEY_sign(c->pctx, o, &len, p, n) != 1)
-                return fmt("EVP_PKEY_sign failed: %s", ssl_errors());
-        }
-        break;
     case L_PK_VERIFY:
-        for (i = 0; i < iters; i++)
-            if (EVP_PKEY_verify(c->pctx, c->ct, c->ct_n, p, n) != 1)
-                return fmt("signature did not verify: %s", ssl_errors());
-        break;
     case L_EDDSA_SIGN:
-        for (i = 0; i < iters; i++) {
-            size_t len = 4096;
-            if (EVP_DigestSignInit(c->mdctx, NULL, NULL, NULL, c->reinit) != 1 ||
-                EVP_DigestSign(c->mdctx, o, &len, p, n) != 1)
-                return fmt("EdDSA signing failed: %s", ssl_errors());
-        }
-        break;
     case L_EDDSA_VERIFY:
-        for (i = 0; i < iters; i++)
-            if (EVP_DigestVerifyInit(c->mdctx, NULL, NULL, NULL, c->reinit) != 1 ||
-                EVP_DigestVerify(c->mdctx, c->ct, c->ct_n, p, n) != 1)
-                return fmt("EdDSA signature did not verify: %s", ssl_errors());
-        break;
     case L_DERIVE:
-        for (i = 0; i < iters; i++) {
-            size_t len = 4096;
-            if (EVP_PKEY_derive(c->pctx, o, &len) != 1)
-                return fmt("EVP_PKEY_derive failed: %s", ssl_errors());
-        }
-        break;
     case L_RSA_ENC:
-        for (i = 0; i < iters; i++) {
-            size_t len = 4096;
-            if (EVP_PKEY_encrypt(c->pctx, o, &len, p, n) <= 0)
-                return fmt("EVP_PKEY_encrypt failed: %s", ssl_errors());
-        }
-        break;
     case L_RSA_DEC:
-        for (i = 0; i < iters; i++) {
-            size_t len = 4096;
-            if (EVP_PKEY_decrypt(c->pctx, o, &len, c->ct, c->ct_n) <= 0)
-                return fmt("EVP_PKEY_decrypt failed: %s", ssl_errors());
-        }
-        break;
+        return run_pkey(c, iters);
     }
     return NULL;
 }
