@@ -778,6 +778,20 @@ pub fn aead_ctx<'a>(
     Ok(AeadCtx { api, ctx, tag_len })
 }
 
+/// `EVP_AEAD_CTX_seal` and `EVP_AEAD_CTX_open`, which share one signature.
+type AeadCall = unsafe extern "C" fn(
+    Ptr,
+    *mut u8,
+    *mut usize,
+    usize,
+    *const u8,
+    usize,
+    *const u8,
+    usize,
+    *const u8,
+    usize,
+) -> std::os::raw::c_int;
+
 impl AeadCtx<'_> {
     /// Seals `len` bytes at `input` into `out` (room for `len + tag_len`); the sealed length.
     #[inline]
@@ -789,24 +803,19 @@ impl AeadCtx<'_> {
         len: usize,
         aad: &[u8],
     ) -> Option<usize> {
-        let seal = self.api.EVP_AEAD_CTX_seal?;
-        let mut out_len = 0usize;
+        let max_out = len + self.tag_len;
         // SAFETY: out has room for len + tag_len bytes; input may equal out (in place).
-        let ok = unsafe {
-            seal(
-                self.ctx,
+        unsafe {
+            self.call(
+                self.api.EVP_AEAD_CTX_seal?,
                 out,
-                &mut out_len,
-                len + self.tag_len,
-                nonce.as_ptr(),
-                nonce.len(),
+                max_out,
+                nonce,
                 input,
                 len,
-                aad.as_ptr(),
-                aad.len(),
+                aad,
             )
-        };
-        (ok == 1).then_some(out_len)
+        }
     }
 
     /// Opens `len` sealed bytes (ciphertext and tag) into `out`; `None` when they do not
@@ -820,23 +829,49 @@ impl AeadCtx<'_> {
         len: usize,
         aad: &[u8],
     ) -> Option<usize> {
-        let open = self.api.EVP_AEAD_CTX_open?;
-        let mut out_len = 0usize;
         // SAFETY: out has room for len bytes.
-        let ok = unsafe {
-            open(
-                self.ctx,
+        unsafe {
+            self.call(
+                self.api.EVP_AEAD_CTX_open?,
                 out,
-                &mut out_len,
                 len,
-                nonce.as_ptr(),
-                nonce.len(),
+                nonce,
                 input,
                 len,
-                aad.as_ptr(),
-                aad.len(),
+                aad,
             )
-        };
+        }
+    }
+
+    /// One seal or open: the bytes written, or `None` when the call fails.
+    ///
+    /// # Safety
+    /// `out` has room for `max_out` bytes and `input` holds `len`.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn call(
+        &self,
+        f: AeadCall,
+        out: *mut u8,
+        max_out: usize,
+        nonce: &[u8],
+        input: *const u8,
+        len: usize,
+        aad: &[u8],
+    ) -> Option<usize> {
+        let mut out_len = 0usize;
+        let ok = f(
+            self.ctx,
+            out,
+            &mut out_len,
+            max_out,
+            nonce.as_ptr(),
+            nonce.len(),
+            input,
+            len,
+            aad.as_ptr(),
+            aad.len(),
+        );
         (ok == 1).then_some(out_len)
     }
 }
