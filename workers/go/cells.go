@@ -220,6 +220,33 @@ func threadCPU() uint64 {
 	return uint64(ts.Sec)*1e9 + uint64(ts.Nsec)
 }
 
+// settle runs a cell just set up until this process is in the steady state a long benchmark
+// sees. A fresh Go process grows its heap to its working size in its first collections, and a
+// cell that allocates is slow meanwhile (ECDSA P-256 signing: the first 5 ms sample after the
+// orchestrator's warm-up read 34% slow, the next few 5%; the C libraries' cells do not do this:
+// docs/PERFORMANCE.md). So a cell that allocates runs until the collector has finished two
+// cycles since it began, for 150 ms at most; one that allocates nothing is steady at once.
+func settle(c *cell) error {
+	var before, now runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := c.run(1); err != nil {
+		return err
+	}
+	runtime.ReadMemStats(&now)
+	if now.Mallocs == before.Mallocs {
+		return nil
+	}
+	for start := time.Now(); now.NumGC < before.NumGC+2 && time.Since(start) < 150*time.Millisecond; {
+		for batch := time.Now(); time.Since(batch) < 2*time.Millisecond; {
+			if err := c.run(1); err != nil {
+				return err
+			}
+		}
+		runtime.ReadMemStats(&now)
+	}
+	return nil
+}
+
 // sample times one batch: the cell's known-answer tests must have passed, it is set up on
 // first use, and only the calls lie between the clock readings.
 func (w *worker) sample(c *cellSpec, iters uint64) (*sample, error) {
@@ -236,6 +263,9 @@ func (w *worker) sample(c *cellSpec, iters uint64) (*sample, error) {
 		var err error
 		if prepared, err = w.prepare(c); err != nil {
 			return nil, fmt.Errorf("cannot set the cell up: %v", err)
+		}
+		if err := settle(prepared); err != nil {
+			return nil, err
 		}
 		w.cells[key] = prepared
 	}
