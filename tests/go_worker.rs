@@ -228,7 +228,8 @@ fn the_go_worker_speaks_the_protocol_and_its_clocks_agree_with_ours() {
         "{reply:?}"
     );
     // A batch the Go worker times against the same batch size seen from outside: the worker's
-    // wall time is inside the request's round trip, and its CPU time is at most its wall time.
+    // wall time is inside the request's round trip, and its CPU time (its thread's: a cell that
+    // allocates nothing is not preempted by the collector) is at most its wall time.
     let iters = 20_000;
     let outside = std::time::Instant::now();
     let reply = w

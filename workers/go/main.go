@@ -215,6 +215,9 @@ func (w *worker) handle(r *request) map[string]any {
 		for _, p := range list {
 			w.catalog[p.ID] = p
 		}
+		// Reading the vectors leaves megabytes of garbage; collect it now rather than beside a
+		// timed batch later.
+		runtime.GC()
 		return map[string]any{"reply": "vectors", "count": len(list)}
 	case "availability":
 		var ids []string
