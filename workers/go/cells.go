@@ -233,7 +233,10 @@ func markCPU() cpuMark {
 // that thread's CPU time, as the other workers report.
 func cpuSince(m cpuMark) uint64 {
 	if syscall.Gettid() == m.tid {
-		return cpuClock(3) - m.thread
+		// A move between reading the thread id and the clock would read another thread's.
+		if now := cpuClock(3); now >= m.thread {
+			return now - m.thread
+		}
 	}
 	return cpuClock(2) - m.whole
 }
