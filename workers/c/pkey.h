@@ -10,8 +10,8 @@
  * library, pub_b^priv_a mod p with worker.c's schoolbook arithmetic.
  *
  * Included by worker.c after its RSA section, whose helpers (fmt, ssl_errors, mismatch, is,
- * private_key, pkey_ctx, num_modexp, bn_param) it uses; a header of static functions, as json.h
- * is. */
+ * private_key, pkey_ctx, sign_with, verify_with, num_modexp, bn_param) it uses; a header of
+ * static functions, as json.h is. */
 #include <openssl/param_build.h>
 
 static const unsigned char NO_BYTES[1];
@@ -20,6 +20,11 @@ static const unsigned char NO_BYTES[1];
 static const unsigned char *bytes_ptr(const bytes *b) { return b->p ? b->p : NO_BYTES; }
 
 static int is_nist_curve(const prim *p) { return strncmp(p->name, "P-", 2) == 0; }
+
+/* The families this file serves. */
+static int is_pkey_family(const prim *p) {
+    return is(p, "dsa") || is(p, "ecdsa") || is(p, "eddsa") || is(p, "ecdh") || is(p, "ffdh");
+}
 
 /* A fresh key in the named RFC 7919 group (ffdhe2048 …). */
 static EVP_PKEY *ffdh_key(const char *group) {
@@ -81,7 +86,7 @@ static int pk_sign(const prim *p, EVP_PKEY *k, const unsigned char *tbs, size_t 
     *sig_n = 1024;
     if (is(p, "eddsa")) return eddsa_sign(k, tbs, n, sig, sig_n);
     c = pkey_ctx(k, PK_SIGN, &err);
-    ok = c && EVP_PKEY_sign(c, sig, sig_n, tbs, n) == 1;
+    ok = c && sign_with(c, tbs, n, sig, sig_n);
     EVP_PKEY_CTX_free(c);
     free(err);
     return ok;
@@ -95,9 +100,8 @@ static int pk_verify(const prim *p, EVP_PKEY *k, const unsigned char *tbs, size_
     int ok;
     if (is(p, "eddsa")) return eddsa_verify(k, tbs, n, sig, sig_n);
     c = pkey_ctx(k, PK_VERIFY, &err);
-    ok = c && EVP_PKEY_verify(c, sig, sig_n, tbs, n) == 1;
+    ok = c && verify_with(c, tbs, n, sig, sig_n);
     EVP_PKEY_CTX_free(c);
-    ERR_clear_error();
     free(err);
     return ok;
 }

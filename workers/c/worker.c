@@ -513,13 +513,14 @@ static int bn_param(EVP_PKEY *k, const char *name, unsigned char *out, size_t le
     return ok;
 }
 
-static int rsa_sign(EVP_PKEY_CTX *ctx, const unsigned char *tbs, size_t n, unsigned char *sig,
-                    size_t *sig_n) {
+/* One signature or verification on a context set up by pkey_ctx (RSA here, the rest in pkey.h). */
+static int sign_with(EVP_PKEY_CTX *ctx, const unsigned char *tbs, size_t n, unsigned char *sig,
+                     size_t *sig_n) {
     return EVP_PKEY_sign(ctx, sig, sig_n, tbs, n) == 1;
 }
 
-static int rsa_verify(EVP_PKEY_CTX *ctx, const unsigned char *tbs, size_t n,
-                      const unsigned char *sig, size_t sig_n) {
+static int verify_with(EVP_PKEY_CTX *ctx, const unsigned char *tbs, size_t n,
+                       const unsigned char *sig, size_t sig_n) {
     int r = EVP_PKEY_verify(ctx, sig, sig_n, tbs, n) == 1;
     ERR_clear_error();
     return r;
@@ -544,7 +545,7 @@ static char *rsa_cross_check(const prim *p) {
     }
     for (i = 0; i < 36; i++) tbs[i] = (unsigned char)i;
     if (!(s = pkey_ctx(k, PK_SIGN, &err))) goto done;
-    if (!rsa_sign(s, tbs, 36, sig, &sig_n)) {
+    if (!sign_with(s, tbs, 36, sig, &sig_n)) {
         err = fmt("EVP_PKEY_sign failed: %s", ssl_errors());
         goto done;
     }
@@ -572,12 +573,12 @@ static char *rsa_cross_check(const prim *p) {
         }
     }
     if (!(v = pkey_ctx(k, PK_VERIFY, &err))) goto done;
-    if (!rsa_verify(v, tbs, 36, sig, sig_n)) {
+    if (!verify_with(v, tbs, 36, sig, sig_n)) {
         err = fmt("own signature rejected");
         goto done;
     }
     sig[sig_n / 2] ^= 0x40;
-    if (rsa_verify(v, tbs, 36, sig, sig_n)) {
+    if (verify_with(v, tbs, 36, sig, sig_n)) {
         err = fmt("corrupted signature accepted");
         goto done;
     }
@@ -802,8 +803,7 @@ static char *known_answer(const prim *p, const kat *k) {
     if (strcmp(k->kind, "aead") == 0) return aead_kat(p, k);
     if (strcmp(k->kind, "ocb-iterated") == 0 && is(p, "aead")) return ocb_iterated(p, k);
     if (strcmp(k->kind, "cross-check") == 0 && is(p, "rsa")) return rsa_cross_check(p);
-    if (is(p, "dsa") || is(p, "ecdsa") || is(p, "eddsa") || is(p, "ecdh") || is(p, "ffdh"))
-        return pkey_known_answer(p, k);
+    if (is_pkey_family(p)) return pkey_known_answer(p, k);
     return fmt("vector kind %s does not fit %s", k->kind, p->family);
 }
 
@@ -961,7 +961,7 @@ static void prepare_rsa(cell *c, const prim *p, const char *op, char **err) {
     if (pk == PK_VERIFY || pk == PK_DECRYPT) {
         EVP_PKEY_CTX *pre = pkey_ctx(c->pkey, pk == PK_VERIFY ? PK_SIGN : PK_ENCRYPT, err);
         size_t len = 4096;
-        int ok = pre && (pk == PK_VERIFY ? rsa_sign(pre, c->msg, 36, c->ct, &len)
+        int ok = pre && (pk == PK_VERIFY ? sign_with(pre, c->msg, 36, c->ct, &len)
                                          : EVP_PKEY_encrypt(pre, c->ct, &len, c->msg, 32) > 0);
         EVP_PKEY_CTX_free(pre);
         if (!*err && !ok) *err = fmt("cannot prepare the RSA cell: %s", ssl_errors());
@@ -1001,7 +1001,7 @@ static cell *prepare(prim *p, const char *op, size_t n, size_t misalign, char **
         c->loop = L_CIPHER;
     } else if (is(p, "aead") && (strcmp(op, "encrypt") == 0 || strcmp(op, "decrypt") == 0)) {
         prepare_aead(c, p, op, misalign, err);
-    } else if (is(p, "dsa") || is(p, "ecdsa") || is(p, "eddsa") || is(p, "ecdh") || is(p, "ffdh")) {
+    } else if (is_pkey_family(p)) {
         prepare_pkey(c, p, op, err);
     } else if (is(p, "rsa")) {
         prepare_rsa(c, p, op, err);
