@@ -152,6 +152,7 @@ impl Slot {
 
 /// What every step of the run needs to hand on.
 struct Ctx<'a> {
+    /// The CPU every worker of the current round is pinned to (see [`round_cpu`]).
     pin: Option<usize>,
     cancel: &'a AtomicBool,
     progress: &'a dyn Progress,
@@ -234,6 +235,19 @@ fn layout_for(base: u64, round: u32, config: &MeasureConfig) -> Layout {
     }
 }
 
+/// The CPU all workers of round `round` share: the user's `--pin`, or the allowed CPUs in turn.
+///
+/// On a VM two vCPUs are not alike: at any moment one may sit on a physical core whose other
+/// thread is busy, or be the one the host is stealing from. Two workers left to the scheduler
+/// tend to stay on different vCPUs for a whole round, so one arm of a pair runs 5–20% slow and
+/// the other not; on this 2-vCPU VM that made the paired differences of an A/A twin heavy-tailed
+/// (standard deviation 2–22% per cell, against 0.3–1% with both on one CPU; docs/PERFORMANCE.md).
+/// Sharing one CPU in a round makes whatever that CPU suffers hit both arms of every pair, and
+/// moving to the next CPU each round keeps CPU placement inside each cell's own interval.
+fn round_cpu(user_pin: Option<usize>, cpus: &[usize], round: u32) -> Option<usize> {
+    user_pin.or_else(|| (!cpus.is_empty()).then(|| cpus[round as usize % cpus.len()]))
+}
+
 /// The order of the cells in a round: a shuffle that differs from round to round.
 fn order(n: usize, round: u32) -> Vec<usize> {
     let mut v: Vec<usize> = (0..n).collect();
@@ -257,13 +271,14 @@ pub(crate) fn run(
     let base = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
+    let cpus = crate::allowed_cpus();
     let mut ctx = Ctx {
-        pin,
+        pin: round_cpu(pin, &cpus, 0),
         cancel,
         progress,
         layout: layout_for(base, 0, &plan.config),
     };
-    let mut slots = start_slots(&plan.variants, pin, ctx.layout, cancel, progress)?;
+    let mut slots = start_slots(&plan.variants, ctx.pin, ctx.layout, cancel, progress)?;
     let config = &plan.config;
     let mut recorder = meta.begin(config)?;
     let variant_ids: Vec<usize> = slots.iter().map(|s| recorder.variant(&s.variant)).collect();
@@ -284,6 +299,7 @@ pub(crate) fn run(
         }
         if round > 0 {
             ctx.layout = layout_for(base, round, config);
+            ctx.pin = round_cpu(pin, &cpus, round);
             for (vi, slot) in slots.iter_mut().enumerate() {
                 if cells.iter().any(|c| !c[vi].done) && slot.broken.is_none() {
                     slot.restart(&ctx, ctx.layout);
@@ -501,6 +517,16 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(order(1, 3), [0]);
         assert!(order(0, 0).is_empty());
+    }
+
+    #[test]
+    fn every_worker_of_a_round_shares_one_cpu_and_rounds_take_the_cpus_in_turn() {
+        assert_eq!(round_cpu(None, &[0, 1], 0), Some(0));
+        assert_eq!(round_cpu(None, &[0, 1], 1), Some(1));
+        assert_eq!(round_cpu(None, &[2, 5, 7], 4), Some(5));
+        // The user's --pin wins; no CPU known, no pinning.
+        assert_eq!(round_cpu(Some(3), &[0, 1], 1), Some(3));
+        assert_eq!(round_cpu(None, &[], 1), None);
     }
 
     #[test]
