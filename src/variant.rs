@@ -1,7 +1,8 @@
 //! `cryptospeed variant build|list|show|rm|fetch`: OpenSSL builds with another compiler, other
-//! flags, without assembly or from a patched tree, kept in the variant cache. After a build the
-//! variant's known-answer tests run in a worker; one that fails any is marked broken and
-//! `run --variant` refuses to time it.
+//! flags, without assembly or from a patched tree, kept in the variant cache. After a build, and
+//! again on every cache hit, the variant's known-answer tests run in a worker; the manifest keeps
+//! the last outcome for `list` and `show`. `run --variant` checks the files and runs the tests
+//! again itself (crates/runner/src/variant.rs) and refuses a variant that fails either.
 
 use crate::session::interrupt_flag;
 use anyhow::{bail, Result};
@@ -110,7 +111,8 @@ pub struct BuildArgs {
     /// always is, so a 64-bit build compares with a 32-bit one through the same harness.
     #[arg(long)]
     c_worker: bool,
-    /// Name for the variant (default from the configuration, e.g. openssl-3.5.5-clang-19-O3-noasm).
+    /// Name for the variant (default from the configuration, e.g. openssl-3.5.5-clang-19-O3-noasm);
+    /// `{key}` in it stands for the build's content key (a label that changes with the build).
     #[arg(long)]
     label: Option<String>,
     /// Parallel make jobs (default: one per CPU).
@@ -205,8 +207,9 @@ fn build(a: BuildArgs) -> Result<i32> {
     let outcome = cryptospeed_variants::build(&cache, &req, &progress, &cancel)?;
     let mut entry = outcome.entry;
     if outcome.cached {
+        // A cache hit saves the build, never the verification.
         eprintln!(
-            "cryptospeed: variant {} is in the cache ({}); nothing to build",
+            "cryptospeed: variant {} is in the cache ({}); nothing to build; running its known-answer tests",
             entry.manifest.label,
             entry.dir.display()
         );
@@ -216,9 +219,7 @@ fn build(a: BuildArgs) -> Result<i32> {
             entry.manifest.label, entry.manifest.build_seconds
         );
     }
-    if entry.manifest.status == BuildStatus::Unverified {
-        entry.manifest = cryptospeed_runner::variant::verify(&cache, &entry, &cancel)?;
-    }
+    entry.manifest = cryptospeed_runner::variant::verify(&cache, &entry, &cancel)?;
     print!("{}", entry.summary());
     Ok(match entry.manifest.status {
         BuildStatus::Ready => 0,
@@ -258,6 +259,12 @@ fn show(name: &str, log: bool, c: &CacheArgs) -> Result<i32> {
     }
     let out = e.details();
     print!("{out}");
+    if !e.manifest.files.is_empty() {
+        match cryptospeed_variants::files::check(&e) {
+            Ok(()) => println!("files     as they were cached"),
+            Err(why) => println!("files     CHANGED: {why:#}"),
+        }
+    }
     Ok(0)
 }
 

@@ -1,6 +1,7 @@
 //! Built variants as a run sees them: the worker that hosts each (its libcrypto, or a 32-bit
-//! variant's own C worker), the known-answer verdict recorded in its manifest before it is ever
-//! timed, and `run --variant A,B` resolved to worker choices.
+//! variant's own C worker), the checks every use of a cached variant passes first (its files as
+//! they were cached, its known-answer tests run again: a cache hit saves the build, never the
+//! verification), and `run --variant A,B` resolved to worker choices.
 
 use crate::{BuiltVariant, ImplChoice};
 use anyhow::{bail, Result};
@@ -27,7 +28,8 @@ pub fn worker_choice(e: &Entry, built: Option<BuiltVariant>) -> ImplChoice {
 }
 
 /// Runs every catalog primitive's known-answer tests against the variant's library in a worker
-/// and records the verdict in its manifest.
+/// and records the verdict in its manifest (for `variant list` and `show`; nothing reads it back
+/// to decide whether to time the variant).
 pub fn verify(cache: &Cache, entry: &Entry, cancel: &AtomicBool) -> Result<Manifest> {
     let choice = worker_choice(entry, None);
     let mut manifest = entry.manifest.clone();
@@ -110,8 +112,7 @@ pub fn verify(cache: &Cache, entry: &Entry, cancel: &AtomicBool) -> Result<Manif
 }
 
 /// Resolves `run --variant A,B,C` to worker choices: each built variant loads its own library;
-/// `system` is the system libcrypto. A variant that failed to build or failed its known-answer
-/// tests is refused: it is never timed.
+/// `system` is the system libcrypto. Each variant is checked as [`usable`] says first.
 pub fn choices(list: &str) -> Result<Vec<ImplChoice>> {
     let cache = Cache::open(None);
     let cancel = AtomicBool::new(false);
@@ -121,24 +122,7 @@ pub fn choices(list: &str) -> Result<Vec<ImplChoice>> {
             out.push(ImplChoice::parse("openssl"));
             continue;
         }
-        let mut e = cache.find(name)?;
-        if e.manifest.status == BuildStatus::Unverified {
-            e.manifest = verify(&cache, &e, &cancel)?;
-        }
-        match e.manifest.status {
-            BuildStatus::Ready => {}
-            BuildStatus::Failed => bail!(
-                "variant {} failed to build ({}); it cannot be timed (log: {})",
-                e.manifest.label,
-                e.manifest.detail,
-                e.log_path().display()
-            ),
-            _ => bail!(
-                "variant {} is broken and is never timed: {}",
-                e.manifest.label,
-                e.manifest.detail
-            ),
-        }
+        let e = usable(&cache, name, &cancel)?;
         let built = BuiltVariant {
             label: e.manifest.label.clone(),
             build_info: e.manifest.build_info(),
@@ -149,4 +133,33 @@ pub fn choices(list: &str) -> Result<Vec<ImplChoice>> {
         bail!("--variant names no variant");
     }
     Ok(out)
+}
+
+/// A cached variant that may be timed: its build succeeded, its files are the bytes it was
+/// cached with, and its known-answer tests pass now, run in a worker of its own. The verdict
+/// its manifest records from an earlier run decides nothing (and each worker that times it runs
+/// the tests of what it times again). A variant that fails any check is refused: never timed.
+pub fn usable(cache: &Cache, name: &str, cancel: &AtomicBool) -> Result<Entry> {
+    let mut e = cache.find(name)?;
+    let label = e.manifest.label.clone();
+    if e.manifest.status == BuildStatus::Failed && !e.library_path().is_file() {
+        bail!(
+            "variant {label} failed to build ({}); it cannot be timed (log: {})",
+            e.manifest.detail,
+            e.log_path().display()
+        );
+    }
+    if cryptospeed_variants::files::check_or_record(&mut e)? {
+        eprintln!(
+            "cryptospeed: variant {label} was cached before its files' hashes were kept; they are recorded now"
+        );
+    }
+    e.manifest = verify(cache, &e, cancel)?;
+    match e.manifest.status {
+        BuildStatus::Ready => Ok(e),
+        _ => bail!(
+            "variant {label} is broken and is never timed: {}",
+            e.manifest.detail
+        ),
+    }
 }

@@ -332,7 +332,8 @@ pub fn build(
 ) -> Result<BuildOutcome> {
     let (source, compiler, target, key) = plan(req)?;
     let label = match &req.label {
-        Some(chosen) => chosen.clone(),
+        // `{key}` in a chosen label is the content key: the label changes with the build.
+        Some(chosen) => chosen.replace("{key}", &key),
         None => {
             let label = default_label(&source.info, &compiler, req);
             retire_default_label(cache, &label, &key, progress)?;
@@ -343,7 +344,7 @@ pub fn build(
     let _lock = lock_key(cache, &key)?;
     let final_dir = cache.dir_for(&key);
     if !req.rebuild {
-        if let Some(entry) = cached(&final_dir, &label)? {
+        if let Some(entry) = cached(&final_dir, &label, progress)? {
             return Ok(BuildOutcome {
                 entry,
                 cached: true,
@@ -380,7 +381,10 @@ pub fn build(
         let _ = std::fs::remove_dir_all(&staging);
         bail!("interrupted: the build of {label} was stopped and nothing was kept");
     }
-    let manifest = job.manifest(&key, &label, &result, configure, started);
+    let mut manifest = job.manifest(&key, &label, &result, configure, started);
+    if result.is_ok() {
+        manifest.files = crate::files::record(&staging)?;
+    }
     save_manifest(&staging, &manifest)?;
     let _ = std::fs::remove_dir_all(&final_dir);
     std::fs::rename(&staging, &final_dir)
@@ -448,22 +452,30 @@ fn check_label(cache: &Cache, label: &str, key: &str) -> Result<()> {
     Ok(())
 }
 
-/// The cached build in `dir`, unless it failed (then it is built again), relabelled if asked.
-fn cached(dir: &Path, label: &str) -> Result<Option<Entry>> {
-    let Ok(mut manifest) = crate::cache::load_manifest(dir) else {
+/// The cached build in `dir`, unless it failed (then it is built again), relabelled if asked;
+/// refused when its files are not the bytes it was cached with (crate::files).
+fn cached(dir: &Path, label: &str, progress: &dyn Fn(&str)) -> Result<Option<Entry>> {
+    let Ok(manifest) = crate::cache::load_manifest(dir) else {
         return Ok(None);
     };
     if manifest.status == BuildStatus::Failed {
         return Ok(None);
     }
-    if manifest.label != label {
-        manifest.label = label.to_string();
-        save_manifest(dir, &manifest)?;
-    }
-    Ok(Some(Entry {
+    let mut entry = Entry {
         dir: dir.to_path_buf(),
         manifest,
-    }))
+    };
+    if crate::files::check_or_record(&mut entry)? {
+        progress(&format!(
+            "variant {} was cached before its files' hashes were kept; they are recorded now",
+            entry.manifest.label
+        ));
+    }
+    if entry.manifest.label != label {
+        entry.manifest.label = label.to_string();
+        save_manifest(dir, &entry.manifest)?;
+    }
+    Ok(Some(entry))
 }
 
 /// One build in progress: what is built, from what, where.
@@ -631,6 +643,7 @@ impl Job<'_> {
             build_seconds: started.elapsed().as_secs_f64(),
             built_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             kats: Vec::new(),
+            files: Default::default(),
         }
     }
 }
@@ -770,6 +783,7 @@ mod tests {
             build_seconds: 1.0,
             built_at: "2026-11-26T00:00:00Z".into(),
             kats: vec![],
+            files: Default::default(),
         };
         let dir = cache.dir_for(&older.key);
         std::fs::create_dir_all(&dir).unwrap();

@@ -1,23 +1,26 @@
 //! The variant cache: one directory per built variant under the user's cache directory, named by
 //! the hash of source + configuration, holding the library, its build log and a JSON manifest.
 //! Entries appear by rename, so a reader never sees half a variant; a lock file per key keeps two
-//! builds of the same variant from racing.
+//! builds of the same variant from racing. The manifest also records the hash of every file the
+//! build made (crate::files), checked wherever the variant is used.
 
 use crate::compiler::CompilerInfo;
 use crate::source::SourceInfo;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Where a variant stands.
+/// Where a variant stood when last built or verified. `Ready` and `Broken` record the last
+/// known-answer tests; they are shown, never trusted: every use of the variant runs them again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BuildStatus {
     /// Built; its known-answer tests have not run yet.
     Unverified,
-    /// Built and every known-answer test it can run passed: may be timed.
+    /// Built and every known-answer test it can run passed when they last ran.
     Ready,
-    /// Built, but a known-answer test failed (a miscompile or a bad patch): never timed.
+    /// Built, but a known-answer test failed when they last ran (a miscompile or a bad patch).
     Broken,
     /// Configure, make or the link failed; see the build log.
     Failed,
@@ -72,8 +75,15 @@ pub struct Manifest {
     pub library: String,
     pub build_seconds: f64,
     pub built_at: String,
+    /// The last known-answer tests run against it, for `variant list` and `show`: a record,
+    /// never a reason to time it or not (they run again wherever it is used).
     #[serde(default)]
     pub kats: Vec<KatOutcome>,
+    /// SHA-256 of every file the build left in its directory, by name, as it was cached
+    /// (crate::files): checked wherever the variant is used. Empty in manifests written before
+    /// it was recorded (recorded at their next use) and for failed builds.
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
 }
 
 fn default_arch() -> String {
@@ -222,6 +232,9 @@ impl Entry {
             m.build_seconds,
             self.log_path().display()
         ));
+        for (name, sha256) in &m.files {
+            out.push_str(&format!("file      {name} (sha256 {sha256})\n"));
+        }
         for k in m.kats.iter().filter(|k| k.result != "pass") {
             out.push_str(&format!(
                 "  {:<18} {:<11} {}\n",
@@ -345,7 +358,9 @@ impl Cache {
 }
 
 pub(crate) fn save_manifest(dir: &Path, manifest: &Manifest) -> Result<()> {
-    let tmp = dir.join(format!("{MANIFEST}.tmp"));
+    // A temporary file of this process's own: two runs that verify one variant at once each
+    // replace the manifest whole.
+    let tmp = dir.join(format!("{MANIFEST}.tmp-{}", std::process::id()));
     std::fs::write(&tmp, serde_json::to_string_pretty(manifest)? + "\n")
         .with_context(|| format!("cannot write {}", tmp.display()))?;
     std::fs::rename(&tmp, dir.join(MANIFEST))

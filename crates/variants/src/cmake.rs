@@ -7,7 +7,8 @@
 //! (Google Benchmark, vendored in the tree), the oracle its figures are checked against.
 //!
 //! The source comes only from cargo's registry: the `.crate` in cargo's cache, or fetched with
-//! `cargo info NAME@VERSION` from crates.io. Every program runs from an argument vector.
+//! `cargo info NAME@VERSION` from crates.io. Every program runs from an argument vector. Like an
+//! OpenSSL variant, a build's files are hashed when it is cached and checked when it is found.
 
 use crate::build::{build_root, lock_key, step, tail};
 use crate::cache::{load_manifest, save_manifest, BuildStatus, Cache, Entry, Manifest};
@@ -202,10 +203,18 @@ fn plan(lib: &CmakeLibrary) -> Result<Plan> {
 /// that is not retried until the source or the toolchain changes).
 pub fn cached(lib: &CmakeLibrary, cache: &Cache) -> Result<Option<Entry>> {
     let plan = plan(lib)?;
-    let dir = cache.dir_for(&plan.key);
-    Ok(load_manifest(&dir)
-        .ok()
-        .map(|manifest| Entry { dir, manifest }))
+    found(cache.dir_for(&plan.key))
+}
+
+/// The entry in `dir`, if there is one, refused when its files are not the bytes it was cached
+/// with (crate::files).
+fn found(dir: PathBuf) -> Result<Option<Entry>> {
+    let Ok(manifest) = load_manifest(&dir) else {
+        return Ok(None);
+    };
+    let mut entry = Entry { dir, manifest };
+    crate::files::check_or_record(&mut entry)?;
+    Ok(Some(entry))
 }
 
 /// Whether another process is building this library now (it holds the key's lock).
@@ -229,18 +238,12 @@ pub fn building(lib: &CmakeLibrary, cache: &Cache) -> bool {
 pub fn build(lib: &CmakeLibrary, cache: &Cache, jobs: usize, cancel: &AtomicBool) -> Result<Entry> {
     let plan = plan(lib)?;
     let final_dir = cache.dir_for(&plan.key);
-    if let Ok(manifest) = load_manifest(&final_dir) {
-        return Ok(Entry {
-            dir: final_dir,
-            manifest,
-        });
+    if let Some(entry) = found(final_dir.clone())? {
+        return Ok(entry);
     }
     let _lock = lock_key(cache, &plan.key)?;
-    if let Ok(manifest) = load_manifest(&final_dir) {
-        return Ok(Entry {
-            dir: final_dir,
-            manifest,
-        }); // built by another process while we waited
+    if let Some(entry) = found(final_dir.clone())? {
+        return Ok(entry); // built by another process while we waited
     }
     let started = Instant::now();
     let work = build_root(&plan.key)?;
@@ -284,7 +287,10 @@ pub fn build(lib: &CmakeLibrary, cache: &Cache, jobs: usize, cancel: &AtomicBool
             Vec::new(),
         ),
     };
-    let manifest = manifest(&plan, lib, (status, detail), configure, started);
+    let mut manifest = manifest(&plan, lib, (status, detail), configure, started);
+    if manifest.status != BuildStatus::Failed {
+        manifest.files = crate::files::record(&staging)?;
+    }
     save_manifest(&staging, &manifest)?;
     let _ = std::fs::remove_dir_all(&final_dir);
     std::fs::rename(&staging, &final_dir)
@@ -386,6 +392,7 @@ fn manifest(
         build_seconds: started.elapsed().as_secs_f64(),
         built_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         kats: Vec::new(),
+        files: Default::default(),
     }
 }
 

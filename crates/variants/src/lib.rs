@@ -2,8 +2,10 @@
 //! carries, a directory, a `.tar.gz`) built with a chosen compiler, flags and Configure options
 //! into a libcrypto that a worker loads by path, cached by a hash of source and configuration.
 //!
-//! This crate builds and keeps variants; checking them (known-answer tests in a worker) and
-//! timing them belong to the command layer, which records the outcome in the manifest.
+//! This crate builds and keeps variants and checks that a cached variant's files are the bytes
+//! it was cached with (crate::files); running its known-answer tests (in a worker, every time it
+//! is used) and timing it belong to the command layer, which records the last outcome in the
+//! manifest for display only.
 
 pub mod arch;
 pub mod build;
@@ -11,6 +13,7 @@ pub mod c_worker;
 pub mod cache;
 pub mod cmake;
 pub mod compiler;
+pub mod files;
 pub mod source;
 
 pub use arch::Arch;
