@@ -48,26 +48,17 @@ pub struct RunValue {
     pub rate: f64,
     /// Nanoseconds per operation of every sample; empty for imported or sample-less cells.
     pub ns_per_op: Vec<f64>,
-    /// (bout id, median nanoseconds per operation) of every bout; one entry for measurements
+    /// (bout id, mean nanoseconds per operation) of every bout; one entry for measurements
     /// taken in one stretch (every run stored before bouts).
     pub bouts: Vec<(u32, f64)>,
 }
 
-/// The median time per operation of each bout of a measurement's samples, by bout id.
-pub fn bout_medians(samples: &[cryptospeed_model::Sample], scale: f64) -> Vec<(u32, f64)> {
-    let mut ids: Vec<u32> = samples.iter().map(|s| s.bout).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    ids.into_iter()
-        .filter_map(|id| {
-            let v: Vec<f64> = samples
-                .iter()
-                .filter(|s| s.bout == id)
-                .map(|s| s.ns_per_op() / scale)
-                .collect();
-            Some((id, stats::median(&v)?))
-        })
-        .collect()
+/// Each bout's mean time per operation over its undisturbed samples, by bout id (see
+/// `cryptospeed_stats::bout_figures`).
+pub fn bout_means(samples: &[cryptospeed_model::Sample], scale: f64) -> Vec<(u32, f64)> {
+    let mut figures = stats::bout_figures(samples, |s| s.ns_per_op() / scale);
+    figures.sort_by_key(|(id, _)| *id);
+    figures
 }
 
 /// What one side holds, before comparison.
@@ -109,7 +100,7 @@ impl SideInput {
                 run: record.run.id,
                 rate: rate * scale,
                 ns_per_op: m.samples.iter().map(|s| s.ns_per_op() / scale).collect(),
-                bouts: bout_medians(&m.samples, scale),
+                bouts: bout_means(&m.samples, scale),
             });
         }
     }

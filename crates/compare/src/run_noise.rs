@@ -8,7 +8,7 @@
 //! different builds never inflate it). A comparison of single runs across runs adds σ²_run to
 //! each side (`bouts+runs` in JSON).
 
-use crate::{bout_medians, cell_key, CellKey};
+use crate::{bout_means, cell_key, CellKey};
 use cryptospeed_model::RunRecord;
 use cryptospeed_stats as stats;
 use std::collections::BTreeMap;
@@ -32,7 +32,7 @@ pub fn run_noise(history: &[RunRecord]) -> BTreeMap<CellKey, RunNoise> {
             if !m.status.has_numbers() || m.cell.misalign != 0 {
                 continue;
             }
-            let units: Vec<Vec<f64>> = bout_medians(&m.samples, 1.0)
+            let units: Vec<Vec<f64>> = bout_means(&m.samples, 1.0)
                 .into_iter()
                 .map(|(_, v)| vec![v])
                 .collect();

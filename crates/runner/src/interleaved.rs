@@ -28,6 +28,10 @@ use std::time::Instant;
 /// No cell takes more bouts than this, however noisy.
 const MAX_BOUTS: u32 = 200;
 
+/// A cell still imprecise when its own budget is spent may take time that precise cells left
+/// unused (sequential allocation), up to this many times its own budget.
+const MAX_BUDGET_FACTOR: f64 = 4.0;
+
 /// One variant's worker during a run.
 struct Slot {
     choice: ImplChoice,
@@ -45,6 +49,8 @@ struct Bouts {
     /// Calls per sample, calibrated in the first bout and kept for the rest.
     iters: u64,
     spent_s: f64,
+    /// Seconds granted beyond `max_time_s` from the time precise cells left unused.
+    granted_s: f64,
     done: bool,
 }
 
@@ -206,13 +212,17 @@ impl Bouts {
         None
     }
 
-    /// Whether this cell of this variant may stop: precise after enough bouts, or out of time.
-    fn may_stop(&self, cell: &CellSpec, config: &MeasureConfig) -> bool {
-        let enough = self.bouts >= config.min_bouts.max(2);
-        let spent = self.spent_s >= config.max_time_s && self.bouts >= 2;
-        spent
-            || self.bouts >= MAX_BOUTS
-            || (enough && self.summary(cell, config, "").status == Status::Ok)
+    fn out_of_time(&self, config: &MeasureConfig) -> bool {
+        self.spent_s >= config.max_time_s + self.granted_s && self.bouts >= 2
+    }
+
+    fn precise(&self, cell: &CellSpec, config: &MeasureConfig) -> bool {
+        self.bouts >= config.min_bouts.max(2) && self.summary(cell, config, "").status == Status::Ok
+    }
+
+    /// Each bout's figure (mean time per call), by the round it ran in.
+    fn figures(&self) -> Vec<(u32, f64)> {
+        cryptospeed_stats::bout_figures(&self.samples, Sample::ns_per_op)
     }
 
     fn summary(&self, cell: &CellSpec, config: &MeasureConfig, stopped: &str) -> Measurement {
@@ -243,9 +253,12 @@ fn layout_for(base: u64, round: u32, config: &MeasureConfig) -> Layout {
 /// the other not; on this 2-vCPU VM that made the paired differences of an A/A twin heavy-tailed
 /// (standard deviation 2–22% per cell, against 0.3–1% with both on one CPU; docs/PERFORMANCE.md).
 /// Sharing one CPU in a round makes whatever that CPU suffers hit both arms of every pair, and
-/// moving to the next CPU each round keeps CPU placement inside each cell's own interval.
+/// moving on to the next CPU keeps CPU placement inside each cell's own interval.
+///
+/// A CPU keeps two rounds, so that the variants' order (which turns every round) is not tied to
+/// the CPU: on a 2-CPU machine, turning both each round made "first in its pair" mean "on CPU 0".
 fn round_cpu(user_pin: Option<usize>, cpus: &[usize], round: u32) -> Option<usize> {
-    user_pin.or_else(|| (!cpus.is_empty()).then(|| cpus[round as usize % cpus.len()]))
+    user_pin.or_else(|| (!cpus.is_empty()).then(|| cpus[(round / 2) as usize % cpus.len()]))
 }
 
 /// The order of the cells in a round: a shuffle that differs from round to round.
@@ -352,6 +365,8 @@ pub(crate) fn run(
 /// Counts over the stored measurements, for the outcome and the noise warning.
 #[derive(Default)]
 struct Tally {
+    /// Seconds of budget that cells which stopped precise left unused.
+    unused_s: f64,
     failed: usize,
     imprecise: usize,
     stored: usize,
@@ -412,12 +427,11 @@ fn run_round(
                 store_one(recorder, variant_ids[vi], m, tally, ctx);
             }
         }
-        let open: Vec<usize> = (0..slots.len()).filter(|&v| !cells[ci][v].done).collect();
-        if open
-            .iter()
-            .all(|&v| cells[ci][v].may_stop(cell, &plan.config))
-        {
-            for v in open {
+        if may_stop(&mut cells[ci], cell, &plan.config, tally) {
+            for v in 0..slots.len() {
+                if cells[ci][v].done {
+                    continue;
+                }
                 let m = cells[ci][v].summary(cell, &plan.config, "time budget spent");
                 cells[ci][v].done = true;
                 store_one(recorder, variant_ids[v], m, tally, ctx);
@@ -429,6 +443,63 @@ fn run_round(
     } else {
         RoundEnd::AllDone
     }
+}
+
+/// Whether a cell stops, for all its variants at once: each variant's own interval is within the
+/// precision target and so is every paired ratio against the first variant (what a comparison
+/// of this run will test), or the time is spent. A cell that is out of its own time while still
+/// imprecise takes another round's worth from the time precise cells left unused, while there is
+/// any, up to [`MAX_BUDGET_FACTOR`] times its budget; a precise cell leaves its unused time there.
+fn may_stop(row: &mut [Bouts], cell: &CellSpec, config: &MeasureConfig, tally: &mut Tally) -> bool {
+    let open = |b: &&mut Bouts| !b.done;
+    if row.iter().all(|b| b.done || b.bouts >= MAX_BOUTS) {
+        return true;
+    }
+    let precise =
+        row.iter().all(|b| b.done || b.precise(cell, config)) && paired_precise(row, config);
+    if precise {
+        tally.unused_s += row
+            .iter()
+            .map(|b| (config.max_time_s - b.spent_s).max(0.0))
+            .sum::<f64>();
+        return true;
+    }
+    if !row.iter_mut().filter(open).all(|b| b.out_of_time(config)) {
+        return false;
+    }
+    // Out of time and imprecise: one more round from the pool, if it holds one.
+    let round_s: f64 = row
+        .iter()
+        .filter(|b| !b.done)
+        .map(|b| b.spent_s / b.bouts.max(1) as f64)
+        .sum();
+    let capped = row
+        .iter()
+        .any(|b| b.spent_s + round_s > MAX_BUDGET_FACTOR * config.max_time_s);
+    if capped || tally.unused_s < round_s {
+        return true;
+    }
+    tally.unused_s -= round_s;
+    for b in row.iter_mut().filter(|b| !b.done) {
+        b.granted_s = b.spent_s - config.max_time_s + b.spent_s / b.bouts.max(1) as f64;
+    }
+    false
+}
+
+/// Whether every variant's paired ratio against the first has a 95% interval within the
+/// precision target (true with one variant, or when the first has no figures to pair with).
+fn paired_precise(row: &[Bouts], config: &MeasureConfig) -> bool {
+    let Some(base) = row.first().map(Bouts::figures).filter(|f| f.len() >= 2) else {
+        return true;
+    };
+    row[1..].iter().all(|b| {
+        let figures = b.figures();
+        if figures.is_empty() {
+            return true;
+        }
+        cryptospeed_stats::paired_ratio(&base, &figures, 0.95)
+            .is_some_and(|r| (r.ci.1 / r.ratio).ln() <= config.precision)
+    })
 }
 
 fn store_one(
@@ -521,9 +592,11 @@ mod tests {
 
     #[test]
     fn every_worker_of_a_round_shares_one_cpu_and_rounds_take_the_cpus_in_turn() {
-        assert_eq!(round_cpu(None, &[0, 1], 0), Some(0));
-        assert_eq!(round_cpu(None, &[0, 1], 1), Some(1));
-        assert_eq!(round_cpu(None, &[2, 5, 7], 4), Some(5));
+        let two: Vec<_> = (0..8)
+            .map(|r| round_cpu(None, &[0, 1], r).unwrap())
+            .collect();
+        assert_eq!(two, [0, 0, 1, 1, 0, 0, 1, 1]);
+        assert_eq!(round_cpu(None, &[2, 5, 7], 5), Some(7));
         // The user's --pin wins; no CPU known, no pinning.
         assert_eq!(round_cpu(Some(3), &[0, 1], 1), Some(3));
         assert_eq!(round_cpu(None, &[], 1), None);

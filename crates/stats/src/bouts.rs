@@ -2,16 +2,23 @@
 //! consecutive samples, each in its own worker process with its own memory layout, spread over
 //! the run. Samples inside one bout share everything that differs between processes and moments
 //! (address-space layout, buffer placement, the host's load), so pooling them gives an interval
-//! that is far too narrow (Kalibera & Jones 2013). Here each bout is reduced to one figure (its
-//! median, robust to the interrupts that only ever slow a batch down), and the interval of the
-//! cell comes from the spread of those figures on the log scale, which holds the between-bout,
-//! between-process and within-bout variance together.
+//! that is far too narrow (Kalibera & Jones 2013). Here each bout is reduced to one figure, and
+//! the interval of the cell comes from the spread of those figures on the log scale, which holds
+//! the between-bout, between-process and within-bout variance together.
+//!
+//! **A bout's figure is its mean time per call** (total time over total calls of the bout's
+//! samples, which share one batch size), the estimator `openssl speed`, `bssl_bench` and
+//! `go test -bench` use. A median of per-sample times is not the mean rate when the time of one
+//! call varies (ML-DSA signing loops a random number of times): with a handful of calls per
+//! sample it read 4–5% fast. Only samples the worker's thread ran through are counted: a sample
+//! whose thread CPU time is under [`UNDISTURBED_CPU_SHARE`] of its wall time was descheduled
+//! for part of it (another process took the CPU), and says nothing about the library.
 //!
 //! A shared host does not disturb bouts evenly: it has calm stretches and bursts where a
 //! neighbour takes the core's other thread, and a bout that falls in a burst is 20–50% slower
 //! (scripts/bench-intervals shows it). A plain mean and t would let a few such bouts move the
 //! figure and blow up its interval, so the center is the **25%-trimmed mean** of the log bout
-//! medians and its interval **Yuen's** (winsorized variance, h − 1 degrees of freedom): a quarter
+//! figures and its interval **Yuen's** (winsorized variance, h − 1 degrees of freedom): a quarter
 //! of the bouts at either end may be disturbed without moving it. For normal data it is the mean
 //! and about the t-interval. Ratios use Yuen–Welch across runs and Yuen's paired test on the
 //! log differences of bouts that ran back to back.
@@ -22,20 +29,20 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BoutEstimate {
     pub bouts: usize,
-    /// exp of the 25%-trimmed mean of the log bout medians.
+    /// exp of the 25%-trimmed mean of the log bout figures (mean time per call of each bout).
     pub center: f64,
     /// 95% (or the asked confidence) interval of the center.
     pub ci: (f64, f64),
-    /// The trimmed mean of the log bout medians and its (Yuen) standard error.
+    /// The trimmed mean of the log bout figures and its (Yuen) standard error.
     pub log_mean: f64,
     pub log_se: f64,
     /// Degrees of freedom of the interval (bouts kept after trimming, less one).
     pub df: f64,
     /// The squared standard error of `log_mean` as Yuen's two-sample test takes it.
     pub log_var_two: f64,
-    /// Standard deviation of the log bout medians (relative spread between bouts).
+    /// Standard deviation of the log bout figures (relative spread between bouts).
     pub between_sd: f64,
-    /// Pooled standard deviation of log samples around their bout's median (relative spread
+    /// Pooled standard deviation of log samples around their bout's figure (relative spread
     /// within a bout); 0 when no bout has two samples.
     pub within_sd: f64,
 }
@@ -50,26 +57,82 @@ pub struct RatioEstimate {
     pub p: f64,
     /// Welch–Satterthwaite degrees of freedom.
     pub df: f64,
+    /// Standard error of the log ratio.
+    pub se: f64,
 }
 
-/// Nanoseconds per operation of each sample, grouped by bout in order of first appearance.
+impl RatioEstimate {
+    /// The smallest change this comparison would have called significant at `alpha` with
+    /// probability `power`, as a fraction of the rate (0.02: a 2% change): (t₁₋α/₂ + t_power)
+    /// standard errors of the log ratio on Student's t with the test's degrees of freedom, the
+    /// normal-approximation minimum detectable effect of a two-sided t-test. Infinite when the
+    /// test had no spread to judge by.
+    pub fn detectable(&self, alpha: f64, power: f64) -> f64 {
+        if self.se == 0.0 {
+            return 0.0;
+        }
+        if self.se.is_nan() || self.se < 0.0 || self.df.is_nan() || self.df <= 0.0 {
+            return f64::INFINITY;
+        }
+        let t = StudentsT::new(0.0, 1.0, self.df).expect("df > 0");
+        let k = t.inverse_cdf(1.0 - alpha / 2.0) + t.inverse_cdf(power);
+        (k * self.se).exp() - 1.0
+    }
+}
+
+/// Samples whose thread had the CPU for less than this share of their wall time were
+/// descheduled (another process ran) and are left out of their bout's figure. A worker without
+/// a CPU clock (cpu_ns 0) is never judged.
+pub const UNDISTURBED_CPU_SHARE: f64 = 0.9;
+
+/// Whether the worker's thread ran through the sample (see [`UNDISTURBED_CPU_SHARE`]).
+pub fn undisturbed(s: &cryptospeed_model::Sample) -> bool {
+    s.cpu_ns == 0 || s.cpu_ns as f64 >= UNDISTURBED_CPU_SHARE * s.wall_ns as f64
+}
+
+/// Nanoseconds per operation of each undisturbed sample, grouped by bout in order of first
+/// appearance (a bout with no undisturbed sample is left out).
 pub fn by_bout(samples: &[cryptospeed_model::Sample]) -> Vec<Vec<f64>> {
     by_bout_with(samples, cryptospeed_model::Sample::ns_per_op)
 }
 
-/// Any per-sample figure (`f`), grouped by bout in order of first appearance.
+/// Any per-sample figure (`f`) of the undisturbed samples, grouped by bout in order of first
+/// appearance.
 pub fn by_bout_with(
     samples: &[cryptospeed_model::Sample],
     f: impl Fn(&cryptospeed_model::Sample) -> f64,
 ) -> Vec<Vec<f64>> {
+    by_bout_id_with(samples, f)
+        .into_iter()
+        .map(|(_, v)| v)
+        .collect()
+}
+
+/// [`by_bout_with`] keeping each bout's id.
+pub fn by_bout_id_with(
+    samples: &[cryptospeed_model::Sample],
+    f: impl Fn(&cryptospeed_model::Sample) -> f64,
+) -> Vec<(u32, Vec<f64>)> {
     let mut bouts: Vec<(u32, Vec<f64>)> = Vec::new();
-    for s in samples {
+    for s in samples.iter().filter(|s| undisturbed(s)) {
         match bouts.iter_mut().find(|(b, _)| *b == s.bout) {
             Some((_, v)) => v.push(f(s)),
             None => bouts.push((s.bout, vec![f(s)])),
         }
     }
-    bouts.into_iter().map(|(_, v)| v).collect()
+    bouts
+}
+
+/// Each bout's figure (the mean of its undisturbed samples' time per call, in the unit `f`
+/// gives), by bout id: what paired comparisons and the run-to-run noise are computed from.
+pub fn bout_figures(
+    samples: &[cryptospeed_model::Sample],
+    f: impl Fn(&cryptospeed_model::Sample) -> f64,
+) -> Vec<(u32, f64)> {
+    by_bout_id_with(samples, f)
+        .into_iter()
+        .map(|(id, v)| (id, mean_sd(&v).0))
+        .collect()
 }
 
 /// Half-width of the interval of `mean` at `confidence` and the two-sided p-value of mean = 0,
@@ -108,12 +171,9 @@ pub fn bout_estimate(bouts: &[Vec<f64>], confidence: f64) -> Option<BoutEstimate
     {
         return None;
     }
-    let medians: Vec<f64> = bouts
-        .iter()
-        .map(|b| crate::median(b).unwrap().ln())
-        .collect();
-    let between_sd = mean_sd(&medians).1;
-    let y = yuen(&medians);
+    let figures: Vec<f64> = bouts.iter().map(|b| mean_sd(b).0.ln()).collect();
+    let between_sd = mean_sd(&figures).1;
+    let y = yuen(&figures);
     let half = t_quantile(y.df, confidence) * y.se;
     Some(BoutEstimate {
         bouts: bouts.len(),
@@ -124,7 +184,7 @@ pub fn bout_estimate(bouts: &[Vec<f64>], confidence: f64) -> Option<BoutEstimate
         df: y.df,
         log_var_two: y.var_two,
         between_sd,
-        within_sd: within_sd(bouts, &medians),
+        within_sd: within_sd(bouts, &figures),
     })
 }
 
@@ -163,9 +223,9 @@ fn yuen(values: &[f64]) -> Yuen {
     }
 }
 
-fn within_sd(bouts: &[Vec<f64>], log_medians: &[f64]) -> f64 {
+fn within_sd(bouts: &[Vec<f64>], log_figures: &[f64]) -> f64 {
     let (mut ss, mut df) = (0.0, 0.0);
-    for (b, m) in bouts.iter().zip(log_medians) {
+    for (b, m) in bouts.iter().zip(log_figures) {
         if b.len() > 1 {
             ss += b.iter().map(|v| (v.ln() - m).powi(2)).sum::<f64>();
             df += (b.len() - 1) as f64;
@@ -235,13 +295,14 @@ pub fn welch(base: &LogEstimate, cand: &LogEstimate, confidence: f64) -> RatioEs
         ci: ((diff - half).exp(), (diff + half).exp()),
         p,
         df,
+        se,
     }
 }
 
 /// Candidate against baseline from bouts that ran in pairs (the same round of one run, back to
-/// back): the ratio of rates from the trimmed mean log difference of paired bout medians, with
+/// back): the ratio of rates from the trimmed mean log difference of paired bout figures, with
 /// Yuen's paired interval and p-value. Drift that moves both bouts of a pair alike cancels. `None` with fewer
-/// than two pairs. Each input is (bout id, median time per operation).
+/// than two pairs. Each input is (bout id, the bout's time per operation).
 pub fn paired_ratio(
     base: &[(u32, f64)],
     cand: &[(u32, f64)],
@@ -264,6 +325,7 @@ pub fn paired_ratio(
         ci: ((y.mean - half).exp(), (y.mean + half).exp()),
         p,
         df: y.df,
+        se: y.se,
     })
 }
 
@@ -381,15 +443,17 @@ mod tests {
             .collect()
     }
 
-    /// Coverage of the true center (100, the median of the simulated distribution) over many
-    /// simulated cells with known between- and within-bout variance.
+    /// Coverage of the true center over many simulated cells with known between- and
+    /// within-bout variance: the mean time per call in a typical process, 100·exp(sw²/2) (the
+    /// samples of a bout are log-normal around 100 times the bout's effect).
     fn coverage(bouts: usize, samples: usize, sb: f64, sw: f64, seed: u64) -> f64 {
         let mut rng = StdRng::seed_from_u64(seed);
         let trials = 4000;
+        let truth = 100.0 * (sw * sw / 2.0).exp();
         let hits = (0..trials)
             .filter(|_| {
                 let e = bout_estimate(&simulate(&mut rng, bouts, samples, sb, sw), 0.95).unwrap();
-                e.ci.0 <= 100.0 && 100.0 <= e.ci.1
+                e.ci.0 <= truth && truth <= e.ci.1
             })
             .count();
         hits as f64 / trials as f64
