@@ -1,7 +1,10 @@
 //! Real servers for the tests, started on loopback and stopped when dropped: a throw-away
 //! PostgreSQL cluster from Debian's `postgresql` package (initdb + pg_ctl), with password
 //! authentication so the tests can check the password never leaks. No mocks: the store talks to
-//! the same server a team would run.
+//! the same server a team would run. Also what keeps the tests from leaving anything behind: the
+//! suite's own cache directory ([`cache_dir`], never the user's `~/.cache/cryptospeed`) and a
+//! child process that is killed with its process group when the test ends ([`KillOnDrop`]),
+//! also when an assertion panics first.
 
 use anyhow::{anyhow, bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -41,6 +44,91 @@ fn free_port() -> Result<u16> {
         .port())
 }
 
+/// The variant cache the test suite builds into (`CRYPTOSPEED_CACHE` for every command a test
+/// starts): `$CRYPTOSPEED_TEST_CACHE`, else `cryptospeed-tests` in the user's cache directory
+/// (`$XDG_CACHE_HOME`, else `~/.cache`). Never the cache a user's own runs keep
+/// (`~/.cache/cryptospeed`): the tests leave that one as they found it. Builds in it are keyed by
+/// their content (source, options, toolchain), so whichever test builds first, the others find
+/// the same build, and test order decides nothing.
+pub fn cache_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("CRYPTOSPEED_TEST_CACHE").filter(|v| !v.is_empty()) {
+        return dir.into();
+    }
+    std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("cryptospeed-tests")
+}
+
+/// A child process started in a process group of its own, killed with everything it started
+/// (its workers) when this is dropped: at the end of the test, or while a failed assertion
+/// unwinds. Waiting for it first (through [`KillOnDrop::child`]) is fine; the kill then finds
+/// nothing.
+pub struct KillOnDrop {
+    child: std::process::Child,
+}
+
+impl KillOnDrop {
+    /// Spawns `command` as the leader of a new process group.
+    pub fn spawn(command: &mut Command) -> Result<KillOnDrop> {
+        use std::os::unix::process::CommandExt;
+        let child = command
+            .process_group(0)
+            .spawn()
+            .with_context(|| format!("cannot start {:?}", command.get_program()))?;
+        Ok(KillOnDrop { child })
+    }
+
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The child itself, to signal it, wait for it or read its pipes.
+    pub fn child(&mut self) -> &mut std::process::Child {
+        &mut self.child
+    }
+
+    /// Waits for the child and collects its output (its process group is still killed on drop).
+    pub fn wait_with_output(mut self) -> std::io::Result<std::process::Output> {
+        use std::io::Read;
+        let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+        // Read stderr on a thread so that neither pipe fills while the other is read.
+        let err = self.child.stderr.take().map(|mut e| {
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                let _ = e.read_to_end(&mut buf);
+                buf
+            })
+        });
+        if let Some(mut out) = self.child.stdout.take() {
+            out.read_to_end(&mut stdout)?;
+        }
+        if let Some(t) = err {
+            stderr = t.join().unwrap_or_default();
+        }
+        let status = self.child.wait()?;
+        Ok(std::process::Output {
+            status,
+            stdout,
+            stderr,
+        })
+    }
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        // The whole group (the child was its leader): workers the child started go too.
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.child.id())])
+            .stderr(std::process::Stdio::null())
+            .output();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// Whether this process runs as root, by its effective user id (not `$USER`, which `setpriv`
 /// or `runuser` may leave saying root).
 fn is_root() -> bool {
@@ -54,16 +142,25 @@ fn is_root() -> bool {
 impl PgServer {
     /// initdb, then start on a free loopback port. PostgreSQL refuses to run as root, so under
     /// root the server runs as the `postgres` user the Debian package creates.
+    ///
+    /// PostgreSQL cannot be told to bind port 0 and report the port it got, so the port is one
+    /// that was free a moment ago; when another process took it in between (another test's
+    /// server starting at the same time), the server says "could not bind" and it is started
+    /// again on another. The unix socket goes into the server's own directory, so two servers
+    /// never share a socket path either.
     pub fn start() -> Result<PgServer> {
+        Self::start_on(std::iter::from_fn(|| free_port().ok()))
+    }
+
+    /// [`PgServer::start`], trying the ports `ports` gives in turn (at most eight) while each
+    /// turns out to be taken.
+    pub fn start_on(mut ports: impl Iterator<Item = u16>) -> Result<PgServer> {
         let bin = server_bin()?;
         let dir = tempfile::Builder::new()
             .prefix("cryptospeed-pg")
             .tempdir()?;
         let as_postgres = is_root();
-        let password = format!(
-            "Pw-{:x}",
-            std::process::id() as u64 * 7919 + free_port()? as u64
-        );
+        let password = format!("Pw-{}", random_hex(12)?);
         let pwfile = dir.path().join("pwfile");
         std::fs::write(&pwfile, format!("{password}\n"))?;
         if as_postgres {
@@ -75,9 +172,9 @@ impl PgServer {
                 bail!("cannot hand {} to the postgres user", dir.path().display());
             }
         }
-        let server = PgServer {
+        let mut server = PgServer {
             bin,
-            port: free_port()?,
+            port: 0,
             user: "cryptospeed".into(),
             password,
             as_postgres,
@@ -97,8 +194,28 @@ impl PgServer {
             ])
             .arg(format!("--pwfile={}", pwfile.display()))
             .output_ok("initdb")?;
-        server.resume()?;
-        Ok(server)
+        let mut tried = Vec::new();
+        loop {
+            let Some(port) = ports.next() else {
+                bail!("no free port to start PostgreSQL on (tried {tried:?})");
+            };
+            server.port = port;
+            let log_before = server.log().len();
+            match server.resume() {
+                Ok(()) => return Ok(server),
+                Err(e) => {
+                    let log = server.log();
+                    let taken = log
+                        .get(log_before..)
+                        .unwrap_or("")
+                        .contains("could not bind");
+                    tried.push(port);
+                    if !taken || tried.len() >= 8 {
+                        return Err(e.context(format!("ports tried: {tried:?}")));
+                    }
+                }
+            }
+        }
     }
 
     /// Starts the (stopped) server again on the same port and data, waiting until it accepts
@@ -218,6 +335,13 @@ impl Drop for PgServer {
                 .output();
         }
     }
+}
+
+/// `bytes` random bytes from the kernel, in hex.
+fn random_hex(bytes: usize) -> Result<String> {
+    let mut buf = vec![0u8; bytes];
+    std::io::Read::read_exact(&mut std::fs::File::open("/dev/urandom")?, &mut buf)?;
+    Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 trait OutputOk {
@@ -439,4 +563,59 @@ fn stop_child(child: &mut std::process::Child) {
     }
     let _ = child.kill();
     let _ = child.wait();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_port_taken_before_the_server_binds_it_is_skipped_for_another() {
+        // Held for the whole test: the first port offered is taken when PostgreSQL binds.
+        let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let busy = taken.local_addr().unwrap().port();
+        let ports = std::iter::once(busy).chain(std::iter::from_fn(|| free_port().ok()));
+        let server = PgServer::start_on(ports).unwrap();
+        assert_ne!(server.port, busy);
+        assert!(server.log().contains("could not bind"), "{}", server.log());
+        server.database("ok").unwrap();
+        assert_eq!(server.psql("ok", "SELECT 1 + 1").unwrap().trim(), "2");
+    }
+
+    /// Whether a process with this id exists (and is not a zombie).
+    fn alive(pid: &str) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| !s.contains(") Z "))
+            .unwrap_or(false)
+    }
+
+    #[test]
+    fn a_child_and_what_it_started_are_killed_when_the_test_unwinds() {
+        let dir = tempfile::tempdir().unwrap();
+        let pids = dir.path().join("pids");
+        let script = format!(
+            "sleep 300 & echo $! > {0}.tmp; echo $$ >> {0}.tmp; mv {0}.tmp {0}; wait",
+            pids.display()
+        );
+        let outcome = std::panic::catch_unwind(|| {
+            let _child = KillOnDrop::spawn(Command::new("sh").args(["-c", &script])).unwrap();
+            let start = std::time::Instant::now();
+            while !pids.exists() && start.elapsed().as_secs() < 30 {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            panic!("an assertion fails while the child runs");
+        });
+        assert!(outcome.is_err());
+        let text = std::fs::read_to_string(&pids).unwrap();
+        let ids: Vec<&str> = text.split_whitespace().collect();
+        assert_eq!(ids.len(), 2, "{text}");
+        for pid in ids {
+            // A killed grandchild is reaped by init a moment later.
+            let start = std::time::Instant::now();
+            while alive(pid) && start.elapsed().as_secs() < 10 {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            assert!(!alive(pid), "process {pid} outlived its KillOnDrop");
+        }
+    }
 }

@@ -477,20 +477,34 @@ pub(super) mod tests {
     use crate::openssl::pq_suite::PqSuite;
     use cryptospeed_catalog::{unhex, Kat};
 
-    /// The BoringSSL that tests/boringssl_family.rs builds into the default cache, when it is
-    /// there (`cryptospeed variant build-library boringssl`); these tests say so and pass
-    /// without it, as the end-to-end tests build it. The library stays loaded to the end of
-    /// the process (leaked): BoringSSL's thread-local state has a destructor that runs when the
-    /// test's thread exits, which must not find the library unmapped (a worker keeps its
-    /// library for its whole life in the same way).
-    pub(in super::super) fn boringssl() -> Option<&'static Api> {
+    /// BoringSSL from the boring-sys crate's tree, built by the same function
+    /// `cryptospeed variant build-library boringssl` calls, into the test suite's cache
+    /// ([`cryptospeed_testkit::cache_dir`]) under its content key: the first test (of this binary
+    /// or of tests/boringssl_family.rs, whichever runs first) builds it, under the key's lock,
+    /// and every other one finds that build. A build that fails fails the test, with its log.
+    /// The library stays loaded to the end of the process (leaked): BoringSSL's thread-local
+    /// state has a destructor that runs when the test's thread exits, which must not find the
+    /// library unmapped (a worker keeps its library for its whole life in the same way).
+    pub(in super::super) fn boringssl() -> &'static Api {
         use cryptospeed_variants::{cmake, BuildStatus, Cache};
-        let entry = cmake::cached(&cmake::BORINGSSL, &Cache::open(None)).ok()??;
-        if entry.manifest.status == BuildStatus::Failed {
-            return None;
-        }
-        let api = Api::load(&entry.library_path().to_string_lossy()).ok()?;
-        Some(Box::leak(Box::new(api)))
+        static BUILT: std::sync::OnceLock<&'static Api> = std::sync::OnceLock::new();
+        BUILT.get_or_init(|| {
+            let cache = Cache::open(Some(cryptospeed_testkit::cache_dir()));
+            let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let cancel = std::sync::atomic::AtomicBool::new(false);
+            let entry = cmake::build(&cmake::BORINGSSL, &cache, jobs, &cancel)
+                .unwrap_or_else(|e| panic!("cannot build BoringSSL: {e:#}"));
+            assert_ne!(
+                entry.manifest.status,
+                BuildStatus::Failed,
+                "building BoringSSL failed: {} (log: {})",
+                entry.manifest.detail,
+                entry.log_path().display()
+            );
+            let api = Api::load(&entry.library_path().to_string_lossy())
+                .unwrap_or_else(|e| panic!("the BoringSSL build does not load: {e}"));
+            Box::leak(Box::new(api))
+        })
     }
 
     pub(in super::super) fn primitive(id: &str) -> &'static Primitive {
@@ -498,15 +512,9 @@ pub(super) mod tests {
     }
 
     /// The BoringSSL of [`boringssl`], primitive `id` and the post-quantum suite over that
-    /// library, once every vector of `id` has passed through the suite; `None` (the test
-    /// skipped, saying so) without the library.
-    pub(in super::super) fn passing(
-        id: &str,
-    ) -> Option<(&'static Api, &'static Primitive, PqSuite)> {
-        let Some(api) = boringssl() else {
-            eprintln!("BoringSSL is not built in the default cache; skipped");
-            return None;
-        };
+    /// library, once every vector of `id` has passed through the suite.
+    pub(in super::super) fn passing(id: &str) -> (&'static Api, &'static Primitive, PqSuite) {
+        let api = boringssl();
         let (p, suite) = (
             primitive(id),
             PqSuite::load("boringssl", &api.path).unwrap(),
@@ -514,14 +522,12 @@ pub(super) mod tests {
         for kat in p.kats {
             crate::suite::known_answer(&suite, p, kat).unwrap();
         }
-        Some((api, p, suite))
+        (api, p, suite)
     }
 
     #[test]
     fn a_wrong_ml_kem_vector_fails_and_a_missing_bcm_entry_point_fails_with_the_reason() {
-        let Some((api, p, suite)) = passing("ml-kem-768") else {
-            return;
-        };
+        let (api, p, suite) = passing("ml-kem-768");
         let Kat::KemEncaps { ek, m, c, .. } = p.kats[1] else {
             panic!("the second ML-KEM vector is encapsulation's");
         };
