@@ -100,7 +100,9 @@ pub fn curve(kind: &str, curve: &str) -> Mapped {
         "nistp521" | "secp521r1" | "p521" => "p521".to_string(),
         "nistp192" | "prime192v1" | "secp192r1" | "p192" => "p192".to_string(),
         "nistp224" | "secp224r1" | "p224" => "p224".to_string(),
-        other => other.strip_prefix("nist").unwrap_or(other).to_string(),
+        other => binary_curve(other)
+            .unwrap_or_else(|| other.strip_prefix("nist").unwrap_or(other))
+            .to_string(),
     };
     if kind == "ecdh" && (c == "x25519" || c == "curve25519") {
         return catalog_or_slug("x25519");
@@ -109,6 +111,84 @@ pub fn curve(kind: &str, curve: &str) -> Mapped {
         return catalog_or_slug("x448");
     }
     catalog_or_slug(&format!("{kind}-{short}"))
+}
+
+/// SECG names of the binary curves (4.0 prints them) as the NIST names older versions printed.
+fn binary_curve(secg: &str) -> Option<&'static str> {
+    const NAMES: [(&str, &str); 10] = [
+        ("sect163k1", "k163"),
+        ("sect233k1", "k233"),
+        ("sect283k1", "k283"),
+        ("sect409k1", "k409"),
+        ("sect571k1", "k571"),
+        ("sect163r2", "b163"),
+        ("sect233r1", "b233"),
+        ("sect283r1", "b283"),
+        ("sect409r1", "b409"),
+        ("sect571r1", "b571"),
+    ];
+    NAMES.iter().find(|(s, _)| *s == secg).map(|(_, n)| *n)
+}
+
+/// A row of 4.0's one signature-curve table (`EC (prime256v1)`, `EC (Ed25519)`, `EC (SM2)`).
+pub fn signature_curve(curve: &str) -> Mapped {
+    match slug(curve).as_str() {
+        "ed25519" | "ed448" | "sm2" | "curvesm2" => named_scheme(curve),
+        _ => self::curve("ecdsa", curve),
+    }
+}
+
+/// 4.0's curve table behind `+F4`/`+F5` indices: (name, bits), the binary curves present unless
+/// the build has `no-ec2m`.
+const CURVES_4: [(&str, u32); 28] = [
+    ("secp160r1", 160),
+    ("prime192v1", 192),
+    ("secp224r1", 224),
+    ("prime256v1", 256),
+    ("secp384r1", 384),
+    ("secp521r1", 521),
+    ("sect163k1", 163),
+    ("sect233k1", 233),
+    ("sect283k1", 283),
+    ("sect409k1", 409),
+    ("sect571k1", 571),
+    ("sect163r2", 163),
+    ("sect233r1", 233),
+    ("sect283r1", 283),
+    ("sect409r1", 409),
+    ("sect571r1", 571),
+    ("brainpoolP256r1", 256),
+    ("brainpoolP256t1", 256),
+    ("brainpoolP384r1", 384),
+    ("brainpoolP384t1", 384),
+    ("brainpoolP512r1", 512),
+    ("brainpoolP512t1", 512),
+    ("Ed25519", 253),
+    ("Ed448", 456),
+    ("X25519", 253),
+    ("X448", 448),
+    ("SM2", 256),
+    ("curveSM2", 256),
+];
+
+/// The curve OpenSSL 4.0's `-mr` means by an `+F4` (signature) or `+F5` (ECDH) index and its
+/// bits: the full table's entry when the bits agree, else the `no-ec2m` table's (binary curves
+/// left out), else the index and bits kept as the name.
+pub fn curve_by_index_4(kind: &str, index: u32, bits: u32) -> Mapped {
+    let full = CURVES_4.get(index as usize);
+    let no_ec2m = CURVES_4.get(index as usize + if index >= 6 { 10 } else { 0 });
+    let found = [full, no_ec2m]
+        .into_iter()
+        .flatten()
+        .find(|(_, b)| *b == bits);
+    match (found, kind) {
+        (Some((name, _)), "ecdsa") => signature_curve(name),
+        (Some((name, _)), _) => curve(kind, name),
+        (None, _) => Mapped {
+            primitive: format!("{kind}-{bits}bit-curve{index}"),
+            mapped: false,
+        },
+    }
 }
 
 /// The curve `openssl speed -mr` means by an `+F4`/`+F5` index: the first six entries of its

@@ -83,6 +83,8 @@ enum Table {
 #[derive(Debug, Clone)]
 struct MrPublicKey {
     tag: u8,
+    /// Its shape is only 4.0's (`+F7` with no name, `+F8` with no bits).
+    four: bool,
     index: u32,
     bits: u32,
     name: String,
@@ -184,6 +186,12 @@ impl Parser<'_> {
         }
         if let Some(got) = t.strip_prefix("Got: ") {
             return self.got_line(n, t, got);
+        }
+        if self.seg.multi_lines.is_some() && is_got_fragment(t) {
+            // The tail of a `Got: … from N` line that a child's stderr cut in two (many
+            // children write to one terminal): nothing left to read in it.
+            self.skipped.push((n, raw.to_string()));
+            return Ok(());
         }
         if let Some(rest) = t.strip_prefix("Doing ") {
             return self.progress_line(n, rest);
@@ -598,7 +606,7 @@ impl Parser<'_> {
             self.public_key_results(n, &printed, &m, &[Op::Derive], &rates)?;
             return Ok(true);
         }
-        if !matches!(kind.as_str(), "ecdsa" | "ecdh" | "eddsa" | "sm2") {
+        if !matches!(kind.as_str(), "ecdsa" | "ecdh" | "eddsa" | "sm2" | "ec") {
             return Ok(false);
         }
         let expected = || {
@@ -616,6 +624,8 @@ impl Parser<'_> {
         let figures: Vec<&str> = t[close + 1..].split_whitespace().collect();
         let (m, ops): (Mapped, &[Op]) = match kind.as_str() {
             "ecdsa" => (names::curve("ecdsa", curve), &[Op::Sign, Op::Verify]),
+            // 4.0: ECDSA, EdDSA and SM2 share one table, `256 bits EC (prime256v1)`.
+            "ec" => (names::signature_curve(curve), &[Op::Sign, Op::Verify]),
             "ecdh" => (names::curve("ecdh", curve), &[Op::Derive]),
             _ => (names::named_scheme(curve), &[Op::Sign, Op::Verify]),
         };
@@ -769,7 +779,14 @@ impl Parser<'_> {
                 }
                 Ok(())
             }
-            "F" => match self.seg.mr_sizes.clone() {
+            // `-mr -multi` (4.0 and 3.x alike) prints the summed `+F` lines with no `+H` of the
+            // parent's own: the children's `Got: +H:…` give the sizes.
+            "F" => match self
+                .seg
+                .mr_sizes
+                .clone()
+                .or_else(|| self.seg.multi_sizes.clone().map(|(sizes, _)| sizes))
+            {
                 Some(sizes) => self.mr_symmetric(n, t, &fields, &sizes),
                 None => {
                     // A child's line ahead of the parent's +H (`-mr -multi`): read it at +H.
@@ -845,6 +862,9 @@ impl Parser<'_> {
         fields: &[&str],
     ) -> Result<(), ImportError> {
         // +F2/+F3/+F4/+F5/+F8: INDEX:BITS:v…   +F6/+F7: INDEX:BITS:NAME:v:v   +F9/+F10: INDEX:v:v:v
+        // 4.0: +F7 is FFDH (INDEX:BITS:v:v), +F8 KEMs and +F9 signatures (INDEX:v:v:v).
+        let four_ffdh = tag == 7 && fields.len() == 4;
+        let four_kem = tag == 8 && fields.get(1).is_some_and(|f| f.contains('.'));
         let (bits_at, name_at, first_value, counts): (
             Option<usize>,
             Option<usize>,
@@ -852,6 +872,8 @@ impl Parser<'_> {
             &[usize],
         ) = match tag {
             2 => (Some(1), None, 2, &[2, 4]),
+            8 if four_kem => (None, None, 1, &[3]),
+            7 if four_ffdh => (Some(1), None, 2, &[2]),
             3 | 4 | 5 | 8 => (Some(1), None, 2, &[2]),
             6 | 7 => (Some(1), Some(2), 3, &[2]),
             _ => (None, None, 1, &[3]),
@@ -900,6 +922,7 @@ impl Parser<'_> {
         self.seg.saw_mr = true;
         self.seg.mr_public_key.push(MrPublicKey {
             tag,
+            four: four_ffdh || four_kem,
             index,
             bits,
             name,
@@ -916,6 +939,13 @@ impl Parser<'_> {
             return Ok(());
         }
         let rates = mr_figures_are_rates(&lines);
+        let four = mr_layout_is_4(&lines, &self.seg.mr_kem_names, &self.seg.mr_sig_names);
+        if four {
+            self.seg.run.set(
+                "-mr layout",
+                "OpenSSL 4.0 (+F4 one signature-curve table, +F7 FFDH, +F8 KEMs, +F9 signatures)",
+            );
+        }
         if !rates {
             self.seg.run.set(
                 "-mr public-key figures",
@@ -929,7 +959,10 @@ impl Parser<'_> {
             signatures_seen: 0,
         };
         for l in lines {
-            let row = mr_public_key_row(&l, rates, &mut schemes);
+            let row = match four {
+                true => mr_public_key_row_4(&l, &mut schemes),
+                false => mr_public_key_row(&l, rates, &mut schemes),
+            };
             self.push_mr_public_key(&l, row)?;
         }
         Ok(())
@@ -1171,6 +1204,16 @@ fn strip_prompt(t: &str) -> &str {
     t
 }
 
+/// `85 from 79`, `om 156`, `.121212:123.493976 from 39`: what is left of a `Got: … from N` line
+/// after another child's stderr line was written into its middle.
+fn is_got_fragment(t: &str) -> bool {
+    let Some((_, child)) = t.rsplit_once(' ') else {
+        return false;
+    };
+    let word = t[..t.len() - child.len()].split_whitespace().last();
+    child.chars().all(|c| c.is_ascii_digit()) && word.is_some_and(|w| "from".ends_with(w))
+}
+
 /// `6216915 md5's in 0.99s` (the second half of a progress line split by interleaved output).
 fn is_count_line(t: &str) -> bool {
     t.starts_with(|c: char| c.is_ascii_digit())
@@ -1251,6 +1294,62 @@ fn mr_figures_are_rates(lines: &[MrPublicKey]) -> bool {
                 .filter(|l| (2..=4).contains(&l.tag))
                 .all(|l| l.values.iter().all(|v| *v < 1.0)),
         }
+}
+
+/// Whether an output's `-mr` public-key lines follow OpenSSL 4.0's numbering: a line only 4.0
+/// prints (a nameless `+F7`, a bitless `+F8`, EdDSA's 253 or 456 bits under `+F4`), none only
+/// 3.x prints (`+F6`, `+F10`, a named `+F7`, a sized `+F8`), or, with `+F9` lines alone, the
+/// `+R18` (signature keygen) progress lines that name them.
+fn mr_layout_is_4(lines: &[MrPublicKey], kem_names: &[String], sig_names: &[String]) -> bool {
+    let three = lines
+        .iter()
+        .any(|l| matches!(l.tag, 6 | 10) || (matches!(l.tag, 7 | 8) && !l.four));
+    if three {
+        return false;
+    }
+    let four = lines
+        .iter()
+        .any(|l| l.four || (l.tag == 4 && matches!(l.bits, 253 | 456)));
+    four || (lines.iter().any(|l| l.tag == 9) && kem_names.is_empty() && !sig_names.is_empty())
+}
+
+/// What one `-mr` public-key line of OpenSSL 4.0 holds; RSA and DSA as before.
+fn mr_public_key_row_4(l: &MrPublicKey, schemes: &mut MrSchemeNames) -> MrRow {
+    let printed = format!("+F{}:{}:{}", l.tag, l.index, l.bits);
+    let larger = || vec![l.values[0].max(l.values[1])];
+    match l.tag {
+        4 => (
+            names::curve_by_index_4("ecdsa", l.index, l.bits),
+            printed,
+            vec![Op::Sign, Op::Verify],
+            l.values.clone(),
+        ),
+        5 => (
+            names::curve_by_index_4("ecdh", l.index, l.bits),
+            printed,
+            vec![Op::Derive],
+            larger(),
+        ),
+        7 => (
+            names::sized("ffdh", l.bits),
+            format!("{} bits ffdh", l.bits),
+            vec![Op::Derive],
+            larger(),
+        ),
+        8 => (
+            schemes.next(true, l.index),
+            format!("+F8:{}", l.index),
+            vec![Op::Keygen, Op::Encaps, Op::Decaps],
+            l.values.clone(),
+        ),
+        9 => (
+            schemes.next(false, l.index),
+            format!("+F9:{}", l.index),
+            vec![Op::Keygen, Op::Sign, Op::Verify],
+            l.values.clone(),
+        ),
+        _ => mr_public_key_row(l, true, schemes),
+    }
 }
 
 /// What one `-mr` public-key line (`+F2` … `+F10`) holds.
