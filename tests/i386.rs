@@ -1,13 +1,15 @@
 //! 32-bit (i386) variants end to end: a real OpenSSL 3.5 tree built with `--arch i386`, its own
 //! 32-bit C worker (workers/c) linked against it, the known-answer tests that worker runs on the
 //! vectors the orchestrator sends, a run beside the 64-bit system libcrypto with the percent
-//! table, a binary-patched copy of the build that is `broken` and never timed, and a compiler
-//! without the 32-bit C library refused with the package to install.
+//! table, a binary-patched copy of the build that fails its tests (though its manifest says
+//! `ready`) and is never timed, and a compiler without the 32-bit C library refused with the
+//! package to install.
 //!
 //! The build needs Debian's gcc-multilib: those tests are `#[ignore]`d and scripts/test runs them
 //! when `gcc -m32` builds a program. The build goes to the variant cache the tests share across
-//! runs (`~/.cache/cryptospeed-tests`), one small i386 build (the same key for every test here),
-//! so only the first run pays for it (about two minutes on two cores).
+//! runs (`test_cache()`), one small i386 build (the same key for every test here), so only the
+//! first run pays for it (about two minutes on two cores); its label holds its content key
+//! (`cs-test-i386-{key}`), so a new compiler, worker or options make a new build beside the old.
 
 mod common;
 
@@ -15,20 +17,8 @@ use common::{bin, ok, quick, small_build_keeping, test_cache, OPENSSL_CRATE};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 
-/// The variant's label, which names the C worker's source and the build's options: a build made
-/// from an older worker.c or other options keeps its own label in the shared test cache instead
-/// of refusing this one's.
-fn label() -> &'static str {
-    static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    NAME.get_or_init(|| {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        include_str!("../workers/c/worker.c").hash(&mut h);
-        include_str!("../workers/c/pkey.h").hash(&mut h);
-        small().hash(&mut h);
-        format!("cs-test-i386-{:08x}", h.finish() as u32)
-    })
-}
+/// The label the i386 build is given: `{key}` is its content key.
+const LABEL: &str = "cs-test-i386-{key}";
 
 /// The small build's options, with elliptic curves, DSA, DH and OCB kept: the C worker times
 /// them too.
@@ -36,7 +26,8 @@ fn small() -> Vec<&'static str> {
     small_build_keeping(&["no-ec", "no-ecx", "no-dsa", "no-dh", "no-ocb"])
 }
 
-/// The small i386 build with assembly (built once, then found in the cache).
+/// The small i386 build with assembly (built once, then found in the cache; its known-answer
+/// tests run again every time): its manifest, as `variant list` prints it.
 fn i386_build() -> serde_json::Value {
     let mut cmd = bin();
     cmd.args([
@@ -47,7 +38,7 @@ fn i386_build() -> serde_json::Value {
         "--arch",
         "i386",
     ])
-    .args(["--cflags", "-O1", "--label", label()])
+    .args(["--cflags", "-O1", "--label", LABEL])
     .env("CRYPTOSPEED_CACHE", test_cache());
     for o in small() {
         cmd.args(["--configure-arg", o]);
@@ -61,16 +52,29 @@ fn i386_build() -> serde_json::Value {
     );
     assert!(stdout.contains("status    ready"), "{stdout}");
     assert!(stdout.contains("arch      i386"), "{stdout}");
+    let key = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("key "))
+        .expect("the key in the summary")
+        .trim()
+        .to_string();
     let listed = ok(bin()
         .args(["variant", "list", "--json"])
         .env("CRYPTOSPEED_CACHE", test_cache()));
     let all: serde_json::Value = serde_json::from_str(&listed).unwrap();
-    all.as_array()
+    let me = all
+        .as_array()
         .unwrap()
         .iter()
-        .find(|m| m["label"] == label())
-        .expect("listed")
-        .clone()
+        .find(|m| m["key"] == key.as_str());
+    let me = me.expect("listed").clone();
+    assert_eq!(me["label"], LABEL.replace("{key}", &key));
+    me
+}
+
+/// The build's label, as `i386_build` returned it.
+fn label(me: &serde_json::Value) -> &str {
+    me["label"].as_str().unwrap()
 }
 
 fn variant_dir(manifest: &serde_json::Value) -> PathBuf {
@@ -132,7 +136,7 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
             "--target",
             "linux-elf",
         ])
-        .args(["--cflags", "-O1", "--label", label()])
+        .args(["--cflags", "-O1", "--label", LABEL])
         .env("CRYPTOSPEED_CACHE", test_cache());
     for o in small() {
         again.args(["--configure-arg", o]);
@@ -149,7 +153,7 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("r.db");
     let out = ok(bin()
-        .args(["run", "--variant", &format!("{},system", label())])
+        .args(["run", "--variant", &format!("{},system", label(&me))])
         .args([
             "-a",
             "sha256,aes-128-cbc,rsa2048,ecdsap256,ed25519,x25519",
@@ -161,7 +165,7 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
         .env("CRYPTOSPEED_CACHE", test_cache()));
     let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
     let rows = rows.as_array().unwrap();
-    let mine: Vec<_> = rows.iter().filter(|r| r["variant"] == label()).collect();
+    let mine: Vec<_> = rows.iter().filter(|r| r["variant"] == label(&me)).collect();
     assert_eq!(
         mine.len(),
         9,
@@ -177,7 +181,7 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
             .find(|r| {
                 r["primitive"] == "rsa-2048"
                     && r["op"] == "sign"
-                    && (r["variant"] == label()) == mine
+                    && (r["variant"] == label(&me)) == mine
             })
             .map(|r| r["median"].as_f64().unwrap())
             .unwrap()
@@ -186,7 +190,7 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
         per_second(false) > 2.0 * per_second(true),
         "signatures per second: {rows:?}"
     );
-    let system = rows.iter().find(|r| r["variant"] != label()).unwrap()["variant"]
+    let system = rows.iter().find(|r| r["variant"] != label(&me)).unwrap()["variant"]
         .as_str()
         .unwrap()
         .to_string();
@@ -194,7 +198,7 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
     let info: String = conn
         .query_row(
             "SELECT build_info FROM variant WHERE label = ?1",
-            [label()],
+            [label(&me)],
             |r| r.get(0),
         )
         .unwrap();
@@ -217,7 +221,7 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
     let table = ok(bin()
         .args(["compare", "bits", "--percent", "--baseline", &system])
         .args(["--db", db.to_str().unwrap()]));
-    assert!(table.contains(label()), "{table}");
+    assert!(table.contains(label(&me)), "{table}");
     assert!(
         table.contains("rsa-2048") && table.contains("aes-128-cbc"),
         "{table}"
@@ -239,6 +243,11 @@ fn patch_sha256_constant(path: &Path) -> usize {
     hits
 }
 
+fn sha256_hex(path: &Path) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(std::fs::read(path).unwrap()))
+}
+
 #[test]
 #[ignore = "needs a 32-bit C toolchain (Debian's gcc-multilib; scripts/setup installs it)"]
 fn a_patched_i386_build_fails_its_known_answer_tests_and_is_never_timed() {
@@ -252,14 +261,17 @@ fn a_patched_i386_build_fails_its_known_answer_tests_and_is_never_timed() {
     let worker = me["worker"].as_str().unwrap();
     std::fs::copy(variant_dir(&me).join(worker), dir.join(worker)).unwrap();
     assert!(patch_sha256_constant(&dir.join(worker)) >= 1);
+    // Cached as such (its recorded hash is the patched worker's, so the cache's file check
+    // passes), and its manifest still says `ready`, every test passed: nothing but the
+    // known-answer tests, run again, can refuse it.
     let mut manifest = me.clone();
-    manifest["status"] = "unverified".into();
-    manifest["kats"] = serde_json::json!([]);
+    assert_eq!(manifest["status"], "ready");
+    manifest["files"] = serde_json::json!({ worker: sha256_hex(&dir.join(worker)) });
     std::fs::write(dir.join("variant.json"), manifest.to_string()).unwrap();
 
     let db = tmp.path().join("r.db");
     let refused = bin()
-        .args(["run", "--variant", label(), "-a", "sha256,aes-128-cbc"])
+        .args(["run", "--variant", label(&me), "-a", "sha256,aes-128-cbc"])
         .args(quick(&db))
         .env("CRYPTOSPEED_CACHE", &cache)
         .output()
@@ -270,7 +282,7 @@ fn a_patched_i386_build_fails_its_known_answer_tests_and_is_never_timed() {
     assert!(stderr.contains("sha256:"), "{stderr}");
     assert!(!db.exists(), "nothing is stored for a refused run");
     let shown = ok(bin()
-        .args(["variant", "show", label()])
+        .args(["variant", "show", label(&me)])
         .env("CRYPTOSPEED_CACHE", &cache));
     assert!(shown.contains("status    broken"), "{shown}");
     // Only what the constant feeds fails: SHA-256 and what is built on it (and SHA-512, whose

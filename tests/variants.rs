@@ -2,13 +2,18 @@
 //! no-asm build from a directory whose path has spaces and shell metacharacters (nothing may be
 //! run by a shell), its known-answer tests, the cache, `run --variant` beside the system
 //! libcrypto; a build that fails and a patched build that fails its known-answer tests are
-//! reported and never timed; a missing compiler names its Debian package.
+//! reported and never timed; a missing compiler names its Debian package. A cached build is
+//! verified where it is used: a byte changed in its library refuses it, naming the file, and a
+//! known-answer verdict rewritten in its manifest changes nothing (the tests run again and decide).
 //!
 //! The tree is one exact release (`OPENSSL_CRATE`), never "the newest 3.5": a registry release must
-//! not change what these tests assert. Builds go to a cache directory that outlives the test run
-//! (`~/.cache/cryptospeed-tests`), so only the first run pays for them (about a minute each on two
-//! cores), except the hostile-path build: the property it checks (no shell ever sees the path) is
-//! only exercised by a real configure and make, so it builds into a fresh cache every run.
+//! not change what these tests assert. Builds go to the suite's cache directory, which outlives the
+//! test run (`test_cache()`), so only the first run pays for them (about two minutes each on two
+//! cores); their labels hold the build's content key (`--label cs-test-broken-{key}`), so a new
+//! compiler or other options make a new build beside the old instead of a clash. A test that
+//! changes a cached build does so in a copy in its own temporary cache. The hostile-path build
+//! is the exception: the property it checks (no shell ever sees the path) is only exercised by a
+//! real configure and make, so it builds into a fresh cache every run.
 
 mod common;
 
@@ -42,6 +47,92 @@ fn small_build(source: &Path, label: &str, cache: &Path) -> std::process::Output
         cmd.args(["--configure-arg", o]);
     }
     cmd.output().unwrap()
+}
+
+/// A field of the summary `variant build` prints (`variant`, `key`, `status`).
+fn summary_field(stdout: &str, name: &str) -> String {
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(name).filter(|rest| rest.starts_with(' ')))
+        .map(|rest| rest.trim().to_string())
+        .unwrap_or_else(|| panic!("no {name} in the summary:\n{stdout}"))
+}
+
+/// The small build of an unpatched tree in the suite's cache (built once, then found there);
+/// its label and key.
+fn good_small_variant(tmp: &Path) -> (String, String) {
+    let tree = tmp.join("good");
+    fetch_tree(&tree);
+    let out = small_build(&tree, "cs-test-small-{key}", &test_cache());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(summary_field(&stdout, "status"), "ready", "{stdout}");
+    (
+        summary_field(&stdout, "variant"),
+        summary_field(&stdout, "key"),
+    )
+}
+
+/// The small build of a tree with one round constant of SHA-256 changed: it builds and runs,
+/// and computes the wrong digest. In the suite's cache; its output, label and key.
+fn broken_small_variant(tmp: &Path) -> (std::process::Output, String, String) {
+    let tree = tmp.join("patched");
+    fetch_tree(&tree);
+    let sha = tree.join("crypto/sha/sha256.c");
+    let text = std::fs::read_to_string(&sha).unwrap();
+    assert!(text.contains("0x428a2f98UL"));
+    std::fs::write(&sha, text.replacen("0x428a2f98UL", "0x428a2f99UL", 1)).unwrap();
+    let out = small_build(&tree, "cs-test-broken-{key}", &test_cache());
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let label = summary_field(&stdout, "variant");
+    (out, label, summary_field(&stdout, "key"))
+}
+
+/// Copies a variant's directory from the suite's cache into `cache` (a test's own), where the
+/// test may change it; the copy's directory.
+fn copy_variant(key: &str, cache: &Path) -> PathBuf {
+    let from = test_cache().join("variants").join(key);
+    let to = cache.join("variants").join(key);
+    std::fs::create_dir_all(&to).unwrap();
+    for e in std::fs::read_dir(&from).unwrap().flatten() {
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+    to
+}
+
+/// Rewrites a cached variant's manifest with `change`.
+fn edit_manifest(dir: &Path, change: impl FnOnce(&mut serde_json::Value)) {
+    let path = dir.join("variant.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    change(&mut m);
+    std::fs::write(&path, m.to_string()).unwrap();
+}
+
+/// Every known-answer verdict in a manifest set to `status` and `result` (`pass`, `fail`).
+fn forge_verdict(m: &mut serde_json::Value, status: &str, result: &str) {
+    m["status"] = status.into();
+    m["detail"] = "a verdict written by hand".into();
+    for k in m["kats"].as_array_mut().unwrap() {
+        if k["result"] != "unavailable" {
+            k["result"] = result.into();
+        }
+    }
+}
+
+/// `run --variant NAME -a sha256` against `cache`, storing into `db`.
+fn run_variant(name: &str, cache: &Path, db: &Path) -> std::process::Output {
+    bin()
+        .args(["run", "--variant", name, "-a", "sha256", "-b", "1024"])
+        .args(["--format", "json"])
+        .args(quick(db))
+        .env("CRYPTOSPEED_CACHE", cache)
+        .output()
+        .unwrap()
 }
 
 fn no_canaries(dir: &Path) {
@@ -161,33 +252,127 @@ fn a_real_small_variant_builds_from_a_hostile_path_is_verified_cached_and_timed(
 #[test]
 fn a_variant_that_fails_its_known_answer_tests_is_broken_and_never_timed() {
     let tmp = tempfile::tempdir().unwrap();
-    let tree = tmp.path().join("patched");
-    fetch_tree(&tree);
-    // One round constant of SHA-256 changed: the library builds and runs, and computes the
-    // wrong digest.
-    let sha = tree.join("crypto/sha/sha256.c");
-    let text = std::fs::read_to_string(&sha).unwrap();
-    assert!(text.contains("0x428a2f98UL"));
-    std::fs::write(&sha, text.replacen("0x428a2f98UL", "0x428a2f99UL", 1)).unwrap();
-    let out = small_build(&tree, "cs-test-broken", &test_cache());
+    // Found in the suite's cache after the first run: the known-answer tests run again anyway.
+    let (out, label, _) = broken_small_variant(tmp.path());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("status    broken"), "{stdout}");
     assert!(stdout.contains("sha256:"), "{stdout}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("running its known-answer tests"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
-    let refused = bin()
-        .args(["run", "--variant", "cs-test-broken", "-a", "sha256"])
-        .args(quick(&tmp.path().join("r.db")))
-        .env("CRYPTOSPEED_CACHE", test_cache())
-        .output()
-        .unwrap();
+    let db = tmp.path().join("r.db");
+    let refused = run_variant(&label, &test_cache(), &db);
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("is broken and is never timed"), "{stderr}");
     assert!(
-        !tmp.path().join("r.db").exists(),
-        "nothing is stored for a refused run"
+        stderr.contains(&format!("variant {label} is broken and is never timed")),
+        "{stderr}"
     );
+    assert!(!db.exists(), "nothing is stored for a refused run");
+}
+
+#[test]
+fn a_cached_variant_whose_library_changed_is_refused_naming_the_variant_and_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (label, key) = good_small_variant(tmp.path());
+    let cache = tmp.path().join("cache");
+    let dir = copy_variant(&key, &cache);
+    let listed = ok(bin()
+        .args(["variant", "list", "--json"])
+        .env("CRYPTOSPEED_CACHE", &cache));
+    let all: serde_json::Value = serde_json::from_str(&listed).unwrap();
+    let library = dir.join(all[0]["library"].as_str().unwrap());
+    assert!(
+        all[0]["files"][all[0]["library"].as_str().unwrap()].is_string(),
+        "the library's hash is recorded: {listed}"
+    );
+    // One byte of the compiler's note in .comment (not loaded, not code): the library still
+    // loads and computes the right answers, and is no longer the build that was cached.
+    let mut bytes = std::fs::read(&library).unwrap();
+    let at = bytes
+        .windows(6)
+        .position(|w| w == b"GCC: (")
+        .expect("gcc's .comment note");
+    bytes[at] ^= 0x20;
+    std::fs::write(&library, &bytes).unwrap();
+
+    let db = tmp.path().join("r.db");
+    let refused = run_variant(&label, &cache, &db);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("variant {label} is refused")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "{} changed since it was cached",
+            library.display()
+        )),
+        "{stderr}"
+    );
+    assert!(!db.exists(), "nothing is stored for a refused run");
+    let shown = ok(bin()
+        .args(["variant", "show", &label])
+        .env("CRYPTOSPEED_CACHE", &cache));
+    assert!(shown.contains("files     CHANGED"), "{shown}");
+
+    // The refusal is the hash's: loaded by path, the changed library passes its tests.
+    let verified = ok(bin()
+        .args(["verify", "-a", "sha256", "--impl"])
+        .arg(format!("openssl:{}", library.display())));
+    assert!(verified.contains("1 passed, 0 failed"), "{verified}");
+}
+
+#[test]
+fn a_known_answer_verdict_rewritten_in_the_cache_changes_nothing_the_tests_run_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (good, good_key) = good_small_variant(tmp.path());
+    let (_, broken, broken_key) = broken_small_variant(tmp.path());
+    let cache = tmp.path().join("cache");
+    // The good build recorded as broken, every test failed; the broken one as ready.
+    edit_manifest(&copy_variant(&good_key, &cache), |m| {
+        forge_verdict(m, "broken", "fail")
+    });
+    edit_manifest(&copy_variant(&broken_key, &cache), |m| {
+        forge_verdict(m, "ready", "pass")
+    });
+
+    let db = tmp.path().join("good.db");
+    let timed = run_variant(&good, &cache, &db);
+    let stdout = String::from_utf8_lossy(&timed.stdout);
+    assert!(
+        timed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&timed.stderr)
+    );
+    let rows: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let row = &rows.as_array().unwrap()[0];
+    assert_eq!(row["variant"], good.as_str(), "{stdout}");
+    assert!(
+        row["status"] == "ok" || row["status"] == "imprecise",
+        "{row}"
+    );
+
+    let db = tmp.path().join("broken.db");
+    let refused = run_variant(&broken, &cache, &db);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("variant {broken} is broken and is never timed")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("sha256:"), "{stderr}");
+    assert!(!db.exists(), "nothing is stored for a refused run");
+    // The manifests now hold what the tests found, for `variant list`.
+    let shown = ok(bin()
+        .args(["variant", "show", &good])
+        .env("CRYPTOSPEED_CACHE", &cache));
+    assert!(shown.contains("status    ready"), "{shown}");
 }
 
 #[test]
