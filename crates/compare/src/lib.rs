@@ -173,8 +173,50 @@ pub struct Versus {
     /// without that: the store knows too few runs); `samples` (Mann-Whitney U on pooled samples,
     /// for runs stored before bouts) or `runs` (Mann-Whitney U on several runs' single figures).
     pub test: Option<&'static str>,
-    /// `Some(false)` prints `~`: p ≥ α, or the change is smaller than the minimum effect.
+    /// `Some(false)` prints `~` or `?`: p ≥ α, or the change is smaller than the minimum effect.
     pub significant: Option<bool>,
+    /// The smallest change (a fraction of the rate: 0.02 is 2%) this comparison would have
+    /// called significant 80% of the time ([`POWER`]): from the test's standard error and
+    /// degrees of freedom for bouts; from the two sides' intervals (conservatively) otherwise;
+    /// `None` where neither side has an interval (imported single figures).
+    pub detectable: Option<f64>,
+    /// What the cell says, from `significant`, `detectable` and the comparison's resolution.
+    pub verdict: Verdict,
+}
+
+/// A compared cell's outcome, in three kinds (as Chromium's Pinpoint reports them): a real
+/// difference, no difference as large as the resolution, or not enough precision to tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Significantly faster than the baseline.
+    Faster,
+    /// Significantly slower than the baseline.
+    Slower,
+    /// Not significant, and the comparison would have seen a change of the resolution (`~`).
+    Same,
+    /// Not significant, but a change of the resolution could have gone unseen (`?`), or there
+    /// was nothing to test.
+    Unknown,
+}
+
+/// The power at which [`Versus::detectable`] is stated.
+pub const POWER: f64 = 0.8;
+
+/// The default resolution: a `~` promises no change of 2% or more went unseen.
+pub const DEFAULT_RESOLUTION: f64 = 0.02;
+
+impl Versus {
+    /// The verdict at `resolution` (a fraction): significant cells by their direction; others
+    /// `Same` when their detectable change is at most the resolution, else `Unknown`.
+    pub fn judge(&self, resolution: f64) -> Verdict {
+        match (self.significant, self.detectable) {
+            (Some(true), _) if self.ratio >= 1.0 => Verdict::Faster,
+            (Some(true), _) => Verdict::Slower,
+            (Some(false), Some(d)) if d <= resolution => Verdict::Same,
+            _ => Verdict::Unknown,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -202,6 +244,9 @@ pub struct SideSummary {
 pub struct Comparison {
     pub baseline: usize,
     pub alpha: f64,
+    /// The change a `~` promises would have been seen (80% power); cells that could not have
+    /// seen it are `?` (see [`Verdict`]).
+    pub resolution: f64,
     /// Changes smaller than this fraction are never called significant (run-to-run drift).
     pub min_effect: f64,
     pub sides: Vec<SideSummary>,
@@ -375,6 +420,8 @@ fn versus(
                 p: Some(r.p),
                 test: Some(test),
                 significant: Some(r.p < alpha && (r.ratio - 1.0).abs() >= min_effect),
+                detectable: Some(r.detectable(alpha, POWER)),
+                verdict: Verdict::Unknown,
             };
         }
     }
@@ -409,7 +456,25 @@ fn versus(
         p: test.map(|t| t.p),
         test: test.map(|_| if pooled { "samples" } else { "runs" }),
         significant: test.map(|t| t.p < alpha && (ratio - 1.0).abs() >= min_effect),
+        detectable: detectable_from_intervals(base.ci, cand.ci, alpha),
+        verdict: Verdict::Unknown,
     }
+}
+
+/// A conservative detectable change from the two sides' 95% intervals, where no test
+/// statistic gives one (see `cryptospeed_stats::detectable_from_intervals`).
+fn detectable_from_intervals(
+    base: Option<(f64, f64)>,
+    cand: Option<(f64, f64)>,
+    alpha: f64,
+) -> Option<f64> {
+    let half = |(lo, hi): (f64, f64)| (hi / lo).ln() / 2.0;
+    Some(stats::detectable_from_intervals(
+        half(base?),
+        half(cand?),
+        alpha,
+        POWER,
+    ))
 }
 
 /// Compares every side with `sides[baseline]`, cell by cell. A cell's change is significant when
@@ -492,12 +557,35 @@ pub fn compare_with_noise(
             }
         })
         .collect();
-    Comparison {
+    let mut comparison = Comparison {
         baseline,
         alpha,
+        resolution: DEFAULT_RESOLUTION,
         min_effect,
         sides: summaries,
         rows,
+    };
+    comparison.set_resolution(DEFAULT_RESOLUTION);
+    comparison
+}
+
+impl Comparison {
+    /// Judges every compared cell again at `resolution` (a fraction; see [`Verdict`]).
+    pub fn set_resolution(&mut self, resolution: f64) {
+        self.resolution = resolution;
+        for v in self
+            .rows
+            .iter_mut()
+            .flat_map(|r| r.versus.iter_mut().flatten())
+        {
+            v.verdict = v.judge(resolution);
+        }
+    }
+
+    /// With the verdicts judged at `resolution`.
+    pub fn with_resolution(mut self, resolution: f64) -> Comparison {
+        self.set_resolution(resolution);
+        self
     }
 }
 

@@ -80,6 +80,16 @@ impl RatioEstimate {
     }
 }
 
+/// A detectable change from two 95% intervals' log half-widths alone: their sum (wider than the
+/// root of their squares, so conservative) stands for z₀.₉₇₅ standard errors of the log ratio,
+/// rescaled to z₁₋α/₂ + z_power on the normal distribution.
+pub fn detectable_from_intervals(base_half: f64, cand_half: f64, alpha: f64, power: f64) -> f64 {
+    use statrs::distribution::Normal;
+    let z = Normal::new(0.0, 1.0).expect("standard normal");
+    let k = (z.inverse_cdf(1.0 - alpha / 2.0) + z.inverse_cdf(power)) / z.inverse_cdf(0.975);
+    ((base_half + cand_half) * k).exp() - 1.0
+}
+
 /// Samples whose thread had the CPU for less than this share of their wall time were
 /// descheduled (another process ran) and are left out of their bout's figure. A worker without
 /// a CPU clock (cpu_ns 0) is never judged.

@@ -24,7 +24,7 @@ pub const FORMAT: OutputFormat<Comparison, View> = OutputFormat {
 };
 
 pub fn write(c: &Comparison, _view: &View) -> String {
-    let mut out = String::from("primitive,op,bytes,side,baseline,rate,unit,basis,ci_lo,ci_hi,runs,samples,ratio,percent,ratio_ci_lo,ratio_ci_hi,p,significant\n");
+    let mut out = String::from("primitive,op,bytes,side,baseline,rate,unit,basis,ci_lo,ci_hi,runs,samples,ratio,percent,ratio_ci_lo,ratio_ci_hi,p,significant,detectable,verdict\n");
     for r in &c.rows {
         for (i, side) in c.sides.iter().enumerate() {
             let v = r.values[i].as_ref();
@@ -57,6 +57,9 @@ pub fn write(c: &Comparison, _view: &View) -> String {
                 vs.and_then(|x| x.significant)
                     .map(|s| s.to_string())
                     .unwrap_or_default(),
+                opt(vs.and_then(|x| x.detectable)),
+                vs.map(|x| format!("{:?}", x.verdict).to_lowercase())
+                    .unwrap_or_default(),
             ];
             out.push_str(&cols.join(","));
             out.push('\n');
@@ -64,7 +67,7 @@ pub fn write(c: &Comparison, _view: &View) -> String {
     }
     for (i, side) in c.sides.iter().enumerate() {
         out.push_str(&format!(
-            "geomean,,,{},{},,,,,,,,{},{},,,,\n",
+            "geomean,,,{},{},,,,,,,,{},{},,,,,,\n",
             field(&side.name),
             i == c.baseline,
             opt(side.geomean),

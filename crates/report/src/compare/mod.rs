@@ -11,7 +11,7 @@ mod text;
 
 use crate::markup::Grid;
 use crate::registry::{self, OutputFormat};
-use cryptospeed_compare::{Comparison, Row, SideValue, Versus};
+use cryptospeed_compare::{Comparison, Row, SideValue, Verdict, Versus};
 
 /// What the candidate columns show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -95,8 +95,10 @@ pub(crate) fn candidate(value: Option<&SideValue>, vs: Option<&Versus>, view: &V
         return "n/a".into();
     };
     let mut s = String::new();
-    if vs.significant == Some(false) {
-        s.push_str("~ ");
+    match vs.verdict {
+        Verdict::Same => s.push_str("~ "),
+        Verdict::Unknown if vs.significant.is_some() => s.push_str("? "),
+        _ => {}
     }
     match view.mode {
         Mode::Ratio => s.push_str(&format!("{:.2}x", vs.ratio)),
@@ -115,8 +117,20 @@ pub(crate) fn candidate(value: Option<&SideValue>, vs: Option<&Versus>, view: &V
         if let Some(p) = vs.p {
             s.push_str(&format!(" p={p:.3}"));
         }
+        if let Some(d) = vs.detectable {
+            s.push_str(&format!(" sees≥{}", percent(d)));
+        }
     }
     s
+}
+
+/// A detectable change as a percentage, `∞` where there was no spread to judge by.
+fn percent(fraction: f64) -> String {
+    if fraction.is_finite() {
+        format!("{:.1}%", fraction * 100.0)
+    } else {
+        "∞".into()
+    }
 }
 
 /// ` ±x%`, and for a figure from bouts ` ±x% (within ±y%)`: the interval between bouts beside
@@ -223,10 +237,12 @@ pub(crate) fn legend(c: &Comparison, view: &View) -> Vec<String> {
     }
     lines.extend(bases(c));
     lines.push(format!(
-        "~ : no significant difference: p >= {} (paired t on the bouts of one run; across runs, Welch t on bouts plus the run-to-run noise the store has seen for the cell on this machine; Mann-Whitney U on pooled samples or on several runs' figures) or a change under {}%; cells with neither ~ nor p had nothing to test{}",
+        "~ : no significant difference (p >= {}: paired t on the bouts of one run; across runs, Welch t on bouts plus the run-to-run noise the store has seen for the cell on this machine; Mann-Whitney U on pooled samples or on several runs' figures; or a change under {}%), and a change of {}% would have been seen (80% power); ? : no significant difference, but a {}% change could have gone unseen (can't tell); cells with none of ~ ? p had nothing to test{}",
         c.alpha,
         c.min_effect * 100.0,
-        if view.detail { "; ± : 95% CI; [x%]: spread of averaged runs" } else { "" }
+        c.resolution * 100.0,
+        c.resolution * 100.0,
+        if view.detail { "; ± : 95% CI; [x%]: spread of averaged runs; sees≥x%: the smallest change this cell would have found 80% of the time" } else { "" }
     ));
     lines
 }

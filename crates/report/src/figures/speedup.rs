@@ -10,7 +10,7 @@ use cryptospeed_compare::{compare, Filter, SideInput};
 pub const KIND: FigureKind = FigureKind {
     name: "speedup",
     section: "Speedup over the baseline",
-    about: "Each series' rate divided by the baseline's, per primitive, at one message size (public-key operations per second). Whiskers: conservative 95% interval of the ratio; pale bars: not significant (Mann-Whitney U p ≥ 0.05, or under 1% change).",
+    about: "Each series' rate divided by the baseline's, per primitive, at one message size (public-key operations per second). Whiskers: 95% interval of the ratio; pale bars: not significant (p ≥ 0.05, or under 1% change). Each bar's tooltip gives its verdict: faster, slower, ~ (no change of 2% or more, which it would have seen 80% of the time) or ? (can't tell: a 2% change could have gone unseen), and the smallest change it would have seen.",
     build,
 };
 
@@ -69,7 +69,7 @@ fn build(data: &ReportData<'_>) -> Vec<Figure> {
                     lo: v.ratio_ci.map(|c| c.0),
                     hi: v.ratio_ci.map(|c| c.1),
                     faded: v.significant == Some(false),
-                    note: v.p.map(|p| format!("p = {p:.3}")),
+                    note: Some(note(v)),
                 })
             })
             .collect();
@@ -101,6 +101,24 @@ fn build(data: &ReportData<'_>) -> Vec<Figure> {
             }
         ),
     }]
+}
+
+/// The tooltip of a bar: its verdict, p-value and detectable change.
+fn note(v: &cryptospeed_compare::Versus) -> String {
+    use cryptospeed_compare::Verdict;
+    let mut parts = vec![match v.verdict {
+        Verdict::Faster => "faster".to_string(),
+        Verdict::Slower => "slower".to_string(),
+        Verdict::Same => "~ no change as large as 2%".to_string(),
+        Verdict::Unknown => "? can't tell".to_string(),
+    }];
+    if let Some(p) = v.p {
+        parts.push(format!("p = {p:.3}"));
+    }
+    if let Some(d) = v.detectable.filter(|d| d.is_finite()) {
+        parts.push(format!("would see ≥ {:.1}% (80% power)", d * 100.0));
+    }
+    parts.join("; ")
 }
 
 #[cfg(test)]
