@@ -1,10 +1,11 @@
 //! `cryptospeed compare A B [C …]`: the speedup / percent tables people publish, from stored runs,
-//! run labels, variant labels or log files (read on the fly), several runs per side pooled.
+//! run labels, variant labels or log files (read on the fly), several runs per side pooled; with
+//! `--remeasure`, from a new run that times the sides' builds again together (src/remeasure.rs).
 
 use crate::session::{db_location, emit};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use cryptospeed_compare::{compare_with_noise as build, Filter};
+use cryptospeed_compare::{compare_with_noise as build, Comparison, Filter, SideInput};
 use cryptospeed_query::SideOptions;
 use cryptospeed_report::compare::{self as render, Layout, Mode, Normalize, View};
 use std::path::PathBuf;
@@ -40,6 +41,10 @@ pub struct CompareArgs {
     /// significant, however certain. 0 (every real difference counts) by default.
     #[arg(long, default_value_t = 0.0)]
     pub min_effect: f64,
+    /// The change a `~` promises would have been seen (80% power), as a fraction: a cell not
+    /// significant whose detectable change is larger prints `?` (can't tell) instead of `~`.
+    #[arg(long, default_value_t = cryptospeed_compare::DEFAULT_RESOLUTION)]
+    pub resolution: f64,
     /// Layout: `sides` (rows are cells, columns are sides) or `sizes` (rows are primitives,
     /// columns are message sizes, one table per candidate).
     #[arg(long, default_value = "sides", value_parser = ["sides", "sizes"])]
@@ -71,6 +76,11 @@ pub struct CompareArgs {
     /// same and shows --raw figures as TSC cycles per byte. Ratios are the same under both.
     #[arg(long, default_value = "none", value_parser = ["none", "ghz", "cycles"])]
     pub normalize: String,
+    /// Time the sides' builds again now, together in one new run (stored, labelled
+    /// `remeasure-…`), and compare that run's paired figures; the stored runs stay as they were.
+    /// Each side must still load here: the same library, build and mask on the same machine.
+    #[arg(long, conflicts_with_all = ["normalize", "machines"])]
+    pub remeasure: bool,
     #[command(flatten)]
     pub db: crate::session::StoreArgs,
 }
@@ -88,47 +98,36 @@ pub fn compare(a: CompareArgs) -> Result<i32> {
         per_ghz: a.normalize != "none",
         single_argument: args.len() == 1,
     };
-    let (sides, arg_of_side) = cryptospeed_query::sides(&args, store.as_mut(), &options)?;
+    let stored = cryptospeed_query::stored_sides(&args, store.as_mut(), &options)?;
+    let arg_of_side: Vec<usize> = stored.iter().map(|s| s.arg).collect();
+    let sides = stored
+        .iter()
+        .map(|s| s.input(options.per_ghz))
+        .collect::<Result<Vec<_>>>()?;
     if sides.len() < 2 {
         bail!(
             "nothing to compare: give at least two sides (or one run that holds several variants)"
         );
     }
     let baseline = cryptospeed_query::baseline(a.baseline.as_deref(), &sides, &args, &arg_of_side)?;
-    let filter = Filter {
-        bytes: a
-            .bytes
-            .as_deref()
-            .map(crate::args::parse_size)
-            .transpose()?,
-        primitives: if a.algorithms.is_empty() {
-            None
-        } else {
-            Some(
-                a.algorithms
-                    .iter()
-                    .map(|n| {
-                        cryptospeed_catalog::lookup(n)
-                            .map(|p| p.id.to_string())
-                            .unwrap_or_else(|| cryptospeed_import::names::slug(n))
-                    })
-                    .collect(),
-            )
-        },
-    };
+    if !(a.resolution > 0.0 && a.resolution < 1.0) {
+        bail!("--resolution must be between 0 and 1 (0.02 means 2%), got {}", a.resolution);
+    }
     if !(0.0..1.0).contains(&a.min_effect) {
         bail!(
             "--min-effect must be a fraction between 0 and 1, got {}",
             a.min_effect
         );
     }
-    let noise =
-        cryptospeed_compare::run_noise(&cryptospeed_query::history(store.as_ref(), &sides)?);
-    let comparison = build(&sides, baseline, a.alpha, a.min_effect, &filter, &noise);
-    if comparison.rows.is_empty() {
-        return Err(anyhow!(
-            "no cells to compare: the sides share no primitive/size after the filters"
-        ));
+    let filter = filter(&a)?;
+    let mut comparison = compared(&sides, baseline, &a, &filter, store.as_ref())?;
+    let mut code = 0;
+    let mut closing = Vec::new();
+    if a.remeasure {
+        let r = crate::remeasure::remeasure(&stored, baseline, &filter, &a.db.db)?;
+        let now = compared(&r.sides, r.baseline, &a, &filter, store.as_ref())?;
+        closing = crate::remeasure::closing(&r, &stored, &comparison, &now);
+        (comparison, code) = (now, r.code);
     }
     let view = View {
         mode: if a.percent {
@@ -153,5 +152,52 @@ pub fn compare(a: CompareArgs) -> Result<i32> {
     let text = render::render(&comparison, &a.format, &view)
         .ok_or_else(|| anyhow!("unknown format {}", a.format))?;
     emit(&text, &a.output)?;
-    Ok(0)
+    for line in closing {
+        eprintln!("cryptospeed: {line}");
+    }
+    Ok(code)
+}
+
+/// `-b` and `-a` as a filter of the rows.
+fn filter(a: &CompareArgs) -> Result<Filter> {
+    Ok(Filter {
+        bytes: a
+            .bytes
+            .as_deref()
+            .map(crate::args::parse_size)
+            .transpose()?,
+        primitives: if a.algorithms.is_empty() {
+            None
+        } else {
+            Some(
+                a.algorithms
+                    .iter()
+                    .map(|n| {
+                        cryptospeed_catalog::lookup(n)
+                            .map(|p| p.id.to_string())
+                            .unwrap_or_else(|| cryptospeed_import::names::slug(n))
+                    })
+                    .collect(),
+            )
+        },
+    })
+}
+
+/// The comparison of `sides`, the run-to-run noise learnt from their machines' history.
+fn compared(
+    sides: &[SideInput],
+    baseline: usize,
+    a: &CompareArgs,
+    filter: &Filter,
+    store: &dyn cryptospeed_store::Store,
+) -> Result<Comparison> {
+    let noise = cryptospeed_compare::run_noise(&cryptospeed_query::history(store, sides)?);
+    let comparison = build(sides, baseline, a.alpha, a.min_effect, filter, &noise)
+        .with_resolution(a.resolution);
+    if comparison.rows.is_empty() {
+        return Err(anyhow!(
+            "no cells to compare: the sides share no primitive/size after the filters"
+        ));
+    }
+    Ok(comparison)
 }

@@ -7,6 +7,7 @@ mod compare;
 mod import;
 mod list;
 mod profile;
+mod remeasure;
 mod report_cmd;
 mod run;
 mod session;

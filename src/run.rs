@@ -207,10 +207,10 @@ pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
 }
 
 /// The progress bar a run shows on the terminal.
-struct Bar(ProgressBar);
+pub(crate) struct Bar(ProgressBar);
 
 impl Bar {
-    fn new() -> Bar {
+    pub(crate) fn new() -> Bar {
         let bar = ProgressBar::new(0);
         bar.set_style(
             ProgressStyle::with_template(

@@ -31,15 +31,68 @@ pub fn sides(
     store: &mut dyn Store,
     options: &SideOptions,
 ) -> Result<(Vec<SideInput>, Vec<usize>)> {
-    let mut next_file_id = 0;
-    let (mut sides, mut arg_of_side) = (Vec::new(), Vec::new());
-    for (i, arg) in args.iter().enumerate() {
-        for s in sides_of(arg, store, options, &mut next_file_id)? {
-            sides.push(s);
-            arg_of_side.push(i);
-        }
-    }
+    let stored = stored_sides(args, store, options)?;
+    let arg_of_side = stored.iter().map(|s| s.arg).collect();
+    let sides = stored
+        .iter()
+        .map(|s| s.input(options.per_ghz))
+        .collect::<Result<_>>()?;
     Ok((sides, arg_of_side))
+}
+
+/// One side as the store holds it: the variant it keeps and the runs it pools, before its
+/// figures are read (`compare --remeasure` needs the runs themselves: their variant records,
+/// machine and settings).
+#[derive(Debug, Clone)]
+pub struct StoredSide {
+    /// Column heading (a label, `run 12`, a file name, `gcc/openssl-3.0.19`…).
+    pub name: String,
+    pub description: String,
+    /// The variant label it keeps.
+    pub variant: String,
+    /// Every run of its argument (some may lack the variant).
+    pub records: Vec<RunRecord>,
+    /// The index of the argument it came from.
+    pub arg: usize,
+}
+
+impl StoredSide {
+    /// The side as `cryptospeed_compare` reads it: its variant's figures in every run it pools,
+    /// per GHz of each run's TSC when asked.
+    pub fn input(&self, per_ghz: bool) -> Result<SideInput> {
+        let mut side = SideInput {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            ..Default::default()
+        };
+        for rec in &self.records {
+            if !per_ghz {
+                side.add_run(rec, Some(&self.variant));
+            } else if rec.machine.tsc_hz > 0.0 {
+                side.add_run_scaled(rec, Some(&self.variant), 1e9 / rec.machine.tsc_hz);
+            } else {
+                bail!(
+                    "run {} has no TSC frequency recorded (imported logs carry none), so its rates cannot be put per GHz (--normalize)",
+                    rec.run.id
+                );
+            }
+        }
+        Ok(side)
+    }
+}
+
+/// Every argument's sides as stored (one per variant it holds), in order.
+pub fn stored_sides(
+    args: &[String],
+    store: &mut dyn Store,
+    options: &SideOptions,
+) -> Result<Vec<StoredSide>> {
+    let mut next_file_id = 0;
+    let mut sides = Vec::new();
+    for (i, arg) in args.iter().enumerate() {
+        sides.extend(sides_of(arg, i, store, options, &mut next_file_id)?);
+    }
+    Ok(sides)
 }
 
 /// `--baseline`: a side's name, an argument as written, or a 1-based position; default the first.
@@ -76,10 +129,11 @@ pub fn baseline(
 /// Turns one command-line argument into one or more sides (one per variant it holds).
 fn sides_of(
     arg: &str,
+    index: usize,
     store: &mut dyn Store,
     a: &SideOptions,
     next_file_id: &mut i64,
-) -> Result<Vec<SideInput>> {
+) -> Result<Vec<StoredSide>> {
     let mut resolved = Vec::new();
     for item in arg.split(',').filter(|s| !s.is_empty()) {
         resolved.push(resolve::resolve_item(item, store, a, next_file_id)?);
@@ -110,41 +164,28 @@ fn sides_of(
         );
     }
     let pooled_runs = records.len() > 1;
-    let mut sides = Vec::new();
-    for v in &variants {
-        let mut side = SideInput {
-            name: if variants.len() == 1 {
-                display_name(arg, &records)
-            } else if a.single_argument {
-                // One argument holding several variants: the variants are the columns.
-                v.clone()
-            } else {
-                format!("{}/{v}", display_name(arg, &records))
-            },
-            description: format!(
-                "{description}; {v}{}",
-                if pooled_runs { ", runs pooled" } else { "" }
-            ),
-            ..Default::default()
-        };
-        for (rec, _) in &records {
-            if !a.per_ghz {
-                side.add_run(rec, Some(v));
-            } else if rec.machine.tsc_hz > 0.0 {
-                side.add_run_scaled(rec, Some(v), 1e9 / rec.machine.tsc_hz);
-            } else {
-                bail!(
-                    "run {} has no TSC frequency recorded (imported logs carry none), so its rates cannot be put per GHz (--normalize)",
-                    rec.run.id
-                );
-            }
-        }
-        sides.push(side);
-    }
-    Ok(sides)
+    let runs: Vec<RunRecord> = records.into_iter().map(|(r, _)| r).collect();
+    let sides = variants.iter().map(|v| StoredSide {
+        name: if variants.len() == 1 {
+            display_name(arg, &runs)
+        } else if a.single_argument {
+            // One argument holding several variants: the variants are the columns.
+            v.clone()
+        } else {
+            format!("{}/{v}", display_name(arg, &runs))
+        },
+        description: format!(
+            "{description}; {v}{}",
+            if pooled_runs { ", runs pooled" } else { "" }
+        ),
+        variant: v.clone(),
+        records: runs.clone(),
+        arg: index,
+    });
+    Ok(sides.collect())
 }
 
-fn display_name(arg: &str, records: &[(RunRecord, Option<String>)]) -> String {
+fn display_name(arg: &str, records: &[RunRecord]) -> String {
     if arg.parse::<i64>().is_ok() {
         return format!("run {arg}");
     }

@@ -9,6 +9,7 @@ mod choice;
 mod concurrent;
 mod interleaved;
 pub mod profile;
+pub mod remeasure;
 mod request;
 pub mod variant;
 pub mod verify;

@@ -1,0 +1,249 @@
+//! `compare BASE NEW --remeasure`: a stored baseline made comparable by timing both sides'
+//! builds again in one new run. The effect is real: the replica `openssl#slow` under
+//! `CRYPTOSPEED_FAULT=slow:0.05@slow` (every timed batch 5% longer, in the worker) must come out
+//! slower in the re-measured, paired comparison. Sides that cannot be timed again (an imported
+//! log, a run from another machine, a build that changed, a library that is gone) are refused
+//! naming the side and the reason, and the stored runs are never touched.
+
+mod common;
+
+use common::{bin, ok};
+use cryptospeed_model::RunRecord;
+use cryptospeed_store::{SqliteStore, Store};
+use serde_json::Value;
+use std::path::Path;
+
+/// The worker's test fault: the replica tagged `slow` takes 5% longer per timed batch.
+const SLOW: (&str, &str) = ("CRYPTOSPEED_FAULT", "slow:0.05@slow");
+
+/// A quick stored run of `implementation` under `label`.
+fn stored_run(db: &Path, implementation: &str, label: &str, cells: &[&str]) {
+    ok(bin()
+        .env(SLOW.0, SLOW.1)
+        .args(["run", "--impl", implementation, "--label", label])
+        .args(cells)
+        .args(["--max-time", "0.2", "--db"])
+        .arg(db));
+}
+
+/// Every stored run, whole (samples included), as JSON: what must not change.
+fn snapshot(db: &Path) -> Vec<String> {
+    let store = SqliteStore::open(db).unwrap();
+    let mut runs: Vec<String> = Vec::new();
+    for row in store.runs().unwrap() {
+        let record = store.load_run(&row.id.to_string()).unwrap();
+        runs.push(serde_json::to_string(&record).unwrap());
+    }
+    runs
+}
+
+const CELLS: [&str; 4] = ["-a", "md5,sha256", "-b", "16,8192"];
+
+#[test]
+fn a_stored_slow_replica_is_found_slower_when_both_sides_are_timed_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    stored_run(&db, "openssl", "base", &CELLS);
+    stored_run(&db, "openssl#slow", "new", &CELLS);
+    let before = snapshot(&db);
+
+    let out = bin()
+        .env(SLOW.0, SLOW.1)
+        .args(["compare", "base", "new", "--remeasure", "--format", "json"])
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+
+    // The comparison is the new run's: both sides from run 3, the baseline the stored baseline's
+    // build, the candidate its slow replica.
+    let sides = c["sides"].as_array().unwrap();
+    assert_eq!(sides.len(), 2, "{c}");
+    for side in sides {
+        assert_eq!(side["runs"], serde_json::json!([3]), "{side}");
+    }
+    assert!(sides[1]["name"].as_str().unwrap().ends_with("#slow"));
+    assert!(sides[0]["description"]
+        .as_str()
+        .unwrap()
+        .contains("run 3, re-measuring label 'base'"));
+    assert!(
+        stderr.contains("run 3 holds the re-measurement of base"),
+        "{stderr}"
+    );
+    assert_replica_found_slower(&c);
+
+    // The new run is stored, labelled after the runs it re-measures, with the command that made
+    // it; the stored runs are as they were.
+    let store = SqliteStore::open(&db).unwrap();
+    let new = store.load_run("3").unwrap();
+    assert_eq!(new.run.label.as_deref(), Some("remeasure-1-2"));
+    assert!(
+        new.run.command.contains("--remeasure"),
+        "{}",
+        new.run.command
+    );
+    assert_eq!(new.variants.len(), 2);
+    assert_eq!(new.measurements.len(), 8, "the 4 shared cells, twice");
+    assert_eq!(snapshot(&db)[..2], before[..]);
+}
+
+/// Every cell of the slow replica reads slower, and most significantly so (5% in the worker).
+fn assert_replica_found_slower(c: &Value) {
+    let rows = c["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 4, "{c}");
+    let mut significant = 0;
+    for row in rows {
+        let v = &row["versus"][1];
+        let ratio = v["ratio"].as_f64().unwrap();
+        assert!(ratio < 1.0, "{}: {ratio}", row["label"]);
+        if v["significant"] == Value::Bool(true) {
+            significant += 1;
+        }
+    }
+    assert!(significant >= 2, "{significant} of 4 cells found: {c}");
+    let geomean = c["sides"][1]["geomean"].as_f64().unwrap();
+    assert!((0.9..0.985).contains(&geomean), "geomean {geomean}");
+}
+
+/// Runs `compare SIDES --remeasure`; its exit status and stderr.
+fn remeasure(db: &Path, sides: &[&str]) -> (bool, String) {
+    let out = bin()
+        .arg("compare")
+        .args(sides)
+        .args(["--remeasure", "--db"])
+        .arg(db)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Copies run `base` as a run labelled `label`, changed by `change` (another machine, another
+/// build).
+fn forged_copy(db: &Path, base: &str, label: &str, change: impl FnOnce(&mut RunRecord)) {
+    let mut store = SqliteStore::open(db).unwrap();
+    let mut record = store.load_run(base).unwrap();
+    record.run.label = Some(label.into());
+    change(&mut record);
+    store
+        .copy_run(&format!("forged-{label}"), &record, &[])
+        .unwrap();
+}
+
+#[test]
+fn sides_that_cannot_be_timed_again_are_refused_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    stored_run(&db, "openssl", "base", &["-a", "sha256", "-b", "16"]);
+    let log = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates/import/tests/fixtures/openssl-3.0.19-human.txt");
+    ok(bin()
+        .args(["import", "--label", "log"])
+        .arg(&log)
+        .arg("--db")
+        .arg(&db));
+    forged_copy(&db, "base", "elsewhere", |r| {
+        r.machine.hostname = "elsewhere".into()
+    });
+    forged_copy(&db, "base", "older", |r| {
+        r.variants[0].version = "3.0.0-old".into()
+    });
+    forged_copy(&db, "base", "gone", |r| {
+        r.variants[0].library = "/nowhere/lib/libcrypto.so.3".into()
+    });
+    let before = snapshot(&db);
+
+    let refusals = [
+        ("log", "run 2 is an imported log ("),
+        (
+            "elsewhere",
+            "run 3 was measured on another machine (elsewhere, ",
+        ),
+        ("older", "the build changed since it was stored (version "),
+        ("gone", "its library /nowhere/lib/libcrypto.so.3 is gone"),
+    ];
+    for (side, reason) in refusals {
+        let (success, err) = remeasure(&db, &[side, "base"]);
+        assert!(!success, "{side}: {err}");
+        let said = format!("side '{side}' cannot be re-measured: {reason}");
+        assert!(err.contains(&said), "{said}\n{err}");
+        assert!(err.contains("the baseline cannot be timed again"), "{err}");
+    }
+    let (_, err) = remeasure(&db, &["base", "older"]);
+    assert!(err.contains("3.0.0-old stored"), "{err}");
+    assert!(
+        err.contains("fewer than two sides can be timed again"),
+        "{err}"
+    );
+    assert_eq!(
+        snapshot(&db),
+        before,
+        "a refusal stores nothing and changes nothing"
+    );
+
+    // Among three sides, the two that can be timed again are (the same build twice: the second
+    // becomes a replica of its own, an A/A pair), and the refused one is named.
+    let (success, err) = remeasure(&db, &["base", "log", "base"]);
+    assert!(success, "{err}");
+    assert!(err.contains("side 'log' cannot be re-measured"), "{err}");
+    let store = SqliteStore::open(&db).unwrap();
+    let new = store.load_run("remeasure-1-1").unwrap();
+    let labels: Vec<&str> = new.variants.iter().map(|v| v.label.as_str()).collect();
+    assert_eq!(labels.len(), 2);
+    assert!(labels.iter().any(|l| l.ends_with("#3")), "{labels:?}");
+    assert!(labels.iter().any(|l| !l.contains('#')), "{labels:?}");
+    assert_eq!(snapshot(&db)[..before.len()], before[..]);
+}
+
+/// The system libcrypto's file, where the usual places have it.
+fn system_libcrypto() -> Option<&'static str> {
+    [
+        "/lib/x86_64-linux-gnu/libcrypto.so.3",
+        "/usr/lib/x86_64-linux-gnu/libcrypto.so.3",
+        "/usr/lib64/libcrypto.so.3",
+        "/usr/lib/libcrypto.so.3",
+    ]
+    .into_iter()
+    .find(|p| Path::new(p).is_file())
+}
+
+#[test]
+fn a_library_given_by_path_and_a_feature_mask_are_timed_again_as_stored() {
+    let Some(system) = system_libcrypto() else {
+        eprintln!("skipped: no system libcrypto.so.3 in the usual places");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let linked = dir.path().join("libcrypto.so.3");
+    std::os::unix::fs::symlink(system, &linked).unwrap();
+    let cell = ["-a", "sha256", "-b", "16"];
+    stored_run(&db, &format!("openssl:{}", linked.display()), "path", &cell);
+    let masked = [&cell[..], &["--mask", "no-aesni"]].concat();
+    stored_run(&db, "openssl", "masked", &masked);
+    let before = snapshot(&db);
+
+    let (success, err) = remeasure(&db, &["masked", "path"]);
+    assert!(success, "{err}");
+    let store = SqliteStore::open(&db).unwrap();
+    let new = store.load_run("remeasure-2-1").unwrap();
+    for old in [
+        store.load_run("path").unwrap(),
+        store.load_run("masked").unwrap(),
+    ] {
+        let v = &old.variants[0];
+        let again = new.variants.iter().find(|n| n.label == v.label).unwrap();
+        assert_eq!(
+            again.fingerprint(),
+            v.fingerprint(),
+            "the same build, library and mask"
+        );
+    }
+    assert_eq!(snapshot(&db)[..2], before[..]);
+}
