@@ -1,4 +1,5 @@
-//! `cryptospeed import`: reads `openssl speed` / `bssl speed` logs and stores each output in them
+//! `cryptospeed import`: reads `openssl speed` / `bssl speed` / Google Benchmark / `go test
+//! -bench` / liboqs logs and stores each output in them
 //! as an imported run. Every file is read completely before anything is stored, so a truncated or
 //! garbled file (an error naming its line) leaves the store unchanged.
 
@@ -23,6 +24,17 @@ pub struct ImportArgs {
     /// The log is from `openssl speed -decrypt`: its cipher rows time decryption.
     #[arg(long)]
     pub decrypt: bool,
+    /// Refuse a log that lacks part of what it announced (a table cut off at the end, a `+H`
+    /// line cut off at the top) instead of importing its complete rows marked partial.
+    #[arg(long)]
+    pub strict: bool,
+    /// The clock of the machine the log came from, in GHz, where the log prints none: lets
+    /// `compare --normalize ghz|cycles` put its figures per GHz.
+    #[arg(long, value_name = "GHZ")]
+    pub clock_ghz: Option<f64>,
+    /// The CPU model of the machine the log came from, where the log prints none.
+    #[arg(long, value_name = "MODEL")]
+    pub cpu: Option<String>,
     /// Read and check the files, print what would be stored, store nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -35,9 +47,22 @@ pub fn import(a: ImportArgs) -> Result<i32> {
     // Read everything first: one bad file stores nothing.
     let mut parsed = Vec::new();
     for file in &a.files {
-        let log = read_file(file, a.format.as_deref(), &options)
+        let mut log = read_file(file, a.format.as_deref(), &options)
             .map_err(anyhow::Error::msg)
             .context("nothing was stored")?;
+        if a.strict {
+            if let Some(first) = log.missing().first() {
+                bail!("{file}: {first} (--strict); nothing was stored");
+            }
+        }
+        if let Some(ghz) = a.clock_ghz {
+            if !(ghz.is_finite() && ghz > 0.0) {
+                bail!("--clock-ghz {ghz}: give the clock in GHz, e.g. 2.4");
+            }
+        }
+        for run in &mut log.runs {
+            set_machine(run, a.clock_ghz, a.cpu.as_deref());
+        }
         parsed.push((file.clone(), log));
     }
     if parsed.iter().filter(|(f, _)| f == "-").count() > 1 {
@@ -72,6 +97,9 @@ pub fn import(a: ImportArgs) -> Result<i32> {
                 }
                 None => println!("would import {what}, label '{label}'"),
             }
+            for m in &run.missing {
+                eprintln!("warning: {file}: partial output: {m}");
+            }
             let unmapped = run.unmapped_names();
             if !unmapped.is_empty() {
                 println!(
@@ -80,9 +108,29 @@ pub fn import(a: ImportArgs) -> Result<i32> {
                 );
             }
         }
+        for w in &log.warnings {
+            eprintln!("warning: {file}: {w}");
+        }
         print_skipped(file, &log.skipped, a.dry_run);
     }
     Ok(0)
+}
+
+/// The clock and CPU given on the command line, for a run whose log printed none (a clock the
+/// log printed wins, so a file of several machines keeps each its own).
+fn set_machine(run: &mut cryptospeed_import::ImportedRun, ghz: Option<f64>, cpu: Option<&str>) {
+    if let Some(ghz) = ghz {
+        if run.field(cryptospeed_import::CLOCK_GHZ).is_none() {
+            run.header
+                .push((cryptospeed_import::CLOCK_GHZ.into(), format!("{ghz}")));
+        }
+    }
+    if let Some(cpu) = cpu {
+        if run.field(cryptospeed_import::CPU_MODEL).is_none() {
+            run.header
+                .push((cryptospeed_import::CPU_MODEL.into(), cpu.to_string()));
+        }
+    }
 }
 
 /// Lines of a file that are not part of any speed output (prompts, stderr, other tools): all of

@@ -171,21 +171,45 @@ fn truncated_and_garbled_logs_name_the_line_and_leave_the_store_unchanged() {
     let garbled = dir.path().join("garbled.txt");
     std::fs::write(&garbled, full.replacen("62365.7", "6236x.7", 1)).unwrap();
     let good = real(OLD);
-    for (bad, line) in [(&truncated, 51), (&garbled, 55)] {
-        // A good file next to a bad one: nothing of either is stored.
+    for (bad, line, strict) in [(&truncated, 51, true), (&garbled, 55, false)] {
+        // A good file next to a bad one: nothing of either is stored. A cut log is bad only
+        // under --strict; a garbled value always.
         let out = bin()
             .arg("import")
             .args(db_arg(&db))
+            .args(strict.then_some("--strict"))
             .arg(&good)
             .arg(bad)
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(2));
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(&format!("line {line}:")), "{err}");
+        assert!(err.contains(&format!("line {line}")), "{err}");
         assert!(err.contains("nothing was stored"), "{err}");
         assert_eq!(store_state(&db), before);
     }
+    // Without --strict the cut log's complete rows are stored, marked partial, the cut named.
+    let out = bin()
+        .arg("import")
+        .args(db_arg(&db))
+        .arg(&truncated)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("partial output") && err.contains("the row for 'des-ede3'"),
+        "{err}"
+    );
+    assert_eq!(store_state(&db).1, before.1 + 18);
+    let c = Connection::open(&db).unwrap();
+    let source: String = c
+        .query_row("SELECT source FROM run ORDER BY id DESC LIMIT 1", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert!(source.contains("partial"), "{source}");
+    let stored = store_state(&db);
     let out = bin()
         .args(["compare", "1"])
         .arg(&garbled)
@@ -193,7 +217,7 @@ fn truncated_and_garbled_logs_name_the_line_and_leave_the_store_unchanged() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(store_state(&db), before);
+    assert_eq!(store_state(&db), stored);
 }
 
 #[test]
@@ -370,4 +394,69 @@ fn a_zero_in_a_log_is_not_run_never_a_rate() {
         !text.contains("0.00k") && !text.lines().any(|l| l.contains(" 64 ")),
         "{text}"
     );
+}
+
+#[test]
+fn an_imported_log_goes_per_ghz_with_the_clock_it_prints_or_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let human = std::fs::read_to_string(fixture("openssl-3.0.19-human.txt")).unwrap();
+    let with_cpu = dir.path().join("with-cpu.txt");
+    std::fs::write(
+        &with_cpu,
+        format!("model name\t: AMD EPYC 7B13 @ 2.50GHz\n{human}"),
+    )
+    .unwrap();
+    ok(bin()
+        .arg("import")
+        .args(db_arg(&db))
+        .arg(real(OLD))
+        .arg(&with_cpu));
+    // The old log prints no clock: refused, saying so.
+    let out = bin()
+        .args([
+            "compare",
+            OLD,
+            "with-cpu",
+            "--normalize",
+            "ghz",
+            "-a",
+            "md5",
+        ])
+        .args(db_arg(&db))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // Given at import (the i5-4690K runs at 3.5 GHz), both sides go per GHz.
+    ok(bin()
+        .args([
+            "import",
+            "--label",
+            "old-clocked",
+            "--clock-ghz",
+            "3.5",
+            "--cpu",
+            "Intel Core i5-4690K",
+        ])
+        .args(db_arg(&db))
+        .arg(real(OLD)));
+    let json = ok(bin()
+        .args([
+            "compare",
+            "old-clocked",
+            "with-cpu",
+            "--normalize",
+            "ghz",
+            "-a",
+            "md5",
+            "-b",
+            "16",
+            "--format",
+            "json",
+        ])
+        .args(db_arg(&db)));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let ratio = v["rows"][0]["versus"][1]["ratio"].as_f64().unwrap();
+    let want = (100475.39 / 2.5) / (74058.79 / 3.5);
+    assert!((ratio - want).abs() < 1e-6 * want, "{ratio} vs {want}");
 }

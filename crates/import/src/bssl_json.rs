@@ -84,7 +84,7 @@ impl LogFormat for BsslJson {
         }
         Ok(ParsedLog {
             runs: vec![run],
-            skipped: Vec::new(),
+            ..Default::default()
         })
     }
 }

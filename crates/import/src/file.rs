@@ -74,8 +74,17 @@ pub fn record(run: &ImportedRun, file: &str, label: &str, id: i64) -> RunRecord 
         feature_mask: String::new(),
     };
     let machine = Machine {
-        cpu_model: "unknown (imported log)".into(),
+        cpu_model: run
+            .field(crate::CPU_MODEL)
+            .unwrap_or("unknown (imported log)")
+            .to_string(),
         arch: run.field("platform").unwrap_or("").to_string(),
+        // The clock the log printed (or the user gave): rates per GHz divide by it.
+        tsc_hz: run
+            .field(crate::CLOCK_GHZ)
+            .and_then(|g| g.parse::<f64>().ok())
+            .filter(|g| g.is_finite() && *g > 0.0)
+            .map_or(0.0, |g| g * 1e9),
         ..Default::default()
     };
     let measurements = run

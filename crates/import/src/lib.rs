@@ -21,6 +21,12 @@ mod rounding;
 use cryptospeed_model::Op;
 use std::fmt;
 
+/// Header field holding the clock of the machine a log came from, in GHz (printed in the log,
+/// or given with `import --clock-ghz`): what `compare --normalize ghz` divides by.
+pub const CLOCK_GHZ: &str = "clock GHz";
+/// Header field holding the CPU model a log names (or `import --cpu` gives).
+pub const CPU_MODEL: &str = "cpu";
+
 /// One result read from a log: a cell and its rate exactly as printed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImportedResult {
@@ -51,6 +57,9 @@ pub struct ImportedRun {
     pub first_line: usize,
     pub last_line: usize,
     pub results: Vec<ImportedResult>,
+    /// What the log announced or implied and does not hold (a table cut off at the end, a
+    /// `+H` line cut off at the top), one sentence each naming its lines: a partial output.
+    pub missing: Vec<String>,
 }
 
 impl ImportedRun {
@@ -86,6 +95,17 @@ pub struct ParsedLog {
     pub runs: Vec<ImportedRun>,
     /// Lines skipped as foreign to the speed output: (1-based line, text as it appears).
     pub skipped: Vec<(usize, String)>,
+    /// Outputs cut off before any figure, said in one sentence each (nothing of them is kept).
+    pub warnings: Vec<String>,
+}
+
+impl ParsedLog {
+    /// Everything the file lacks, outputs' missing parts and figureless outputs alike.
+    pub fn missing(&self) -> Vec<String> {
+        let mut all: Vec<String> = self.runs.iter().flat_map(|r| r.missing.clone()).collect();
+        all.extend(self.warnings.iter().cloned());
+        all
+    }
 }
 
 /// Why a log could not be read: the line (1-based, 0 for the whole file) and what was expected.
@@ -189,12 +209,17 @@ pub fn read(
                 .unwrap_or(FORMATS[FORMATS.len() - 1])
         }
     };
-    let log = family.parse(text, options)?;
+    let mut log = family.parse(text, options)?;
+    clock_from_skipped_lines(&mut log);
     if log.runs.is_empty() || log.runs.iter().all(|r| r.results.is_empty()) {
+        let cut = match log.warnings.first() {
+            Some(w) => format!(" — the log is truncated: {w}"),
+            None => String::new(),
+        };
         return Err(ImportError::at(
             0,
             format!(
-                "no results found: nothing in this file is {} output (expected a results table){}",
+                "no results found: nothing in this file is {} output (expected a results table){cut}{}",
                 family.name(),
                 if log.skipped.is_empty() {
                     String::new()
@@ -205,6 +230,44 @@ pub fn read(
         ));
     }
     Ok(log)
+}
+
+/// A CPU line pasted above an output (`model name : Intel(R) Core(TM) i5-4690K CPU @ 3.50GHz`
+/// from /proc/cpuinfo, `CPU: … @ 2.40GHz`) gives the clock and model of the outputs below it
+/// that print none themselves.
+fn clock_from_skipped_lines(log: &mut ParsedLog) {
+    let mut from = 0;
+    for run in &mut log.runs {
+        let above = log
+            .skipped
+            .iter()
+            .filter(|(n, _)| *n >= from && *n <= run.last_line)
+            .find_map(|(_, line)| cpu_line(line));
+        from = run.last_line + 1;
+        let Some((model, ghz)) = above else { continue };
+        if run.field(CLOCK_GHZ).is_none() {
+            run.set(CLOCK_GHZ, format!("{ghz}"));
+            if run.field(CPU_MODEL).is_none() {
+                run.set(CPU_MODEL, model);
+            }
+        }
+    }
+}
+
+/// `… @ 3.50GHz` or `… 2.4 GHz`: the model (without a `model name :` / `CPU:` prefix) and GHz.
+pub(crate) fn cpu_line(line: &str) -> Option<(String, f64)> {
+    let at = line.find("GHz")?;
+    let before = line[..at].trim_end();
+    let digits = before
+        .rsplit(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .next()?;
+    let ghz = number(digits).filter(|g| *g > 0.1 && *g < 20.0)?;
+    let model = line
+        .split_once(':')
+        .filter(|(k, _)| k.trim().len() < 16)
+        .map_or(line, |(_, v)| v)
+        .trim();
+    Some((model.to_string(), ghz))
 }
 
 /// Parses a decimal number as printed by printf (`%f`, `%.2f`, `%8.1f`), rejecting anything

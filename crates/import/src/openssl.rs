@@ -41,25 +41,61 @@ impl LogFormat for OpensslSpeed {
     }
 
     fn parse(&self, text: &str, options: &ImportOptions) -> Result<ParsedLog, ImportError> {
-        let mut parser = Parser {
-            options,
-            runs: Vec::new(),
-            skipped: Vec::new(),
-            seg: Segment::default(),
-            table: Table::None,
-        };
-        let mut last = 0;
-        for (n, line) in numbered_lines(text) {
-            parser.line(n, line)?;
-            last = n;
+        match parse_lines(text, options) {
+            // The last line cut short (the paste, or the program, stopped mid-row): read the rest
+            // and say so; a short row anywhere else is garbled.
+            Err(e) if e.message.contains("truncated?") && is_last_line(text, e.line) => {
+                let kept: String = text
+                    .lines()
+                    .take(e.line - 1)
+                    .map(|l| format!("{l}\n"))
+                    .collect();
+                let mut log = parse_lines(&kept, options)?;
+                if log.runs.iter().all(|r| r.results.is_empty()) {
+                    return Err(e);
+                }
+                let cut = format!("line {} is cut short ({})", e.line, e.message);
+                match log.runs.last_mut() {
+                    Some(run) => {
+                        run.missing.push(cut.clone());
+                        let all = run.missing.join("; ");
+                        run.set("partial", all);
+                    }
+                    None => log.warnings.push(cut),
+                }
+                Ok(log)
+            }
+            other => other,
         }
-        parser.close(last)?;
-        parser.skipped.sort();
-        Ok(ParsedLog {
-            runs: parser.runs,
-            skipped: parser.skipped,
-        })
     }
+}
+
+/// Whether line `n` is the last line of `text` that holds anything.
+fn is_last_line(text: &str, n: usize) -> bool {
+    text.lines().skip(n).all(|l| l.trim().is_empty())
+}
+
+fn parse_lines(text: &str, options: &ImportOptions) -> Result<ParsedLog, ImportError> {
+    let mut parser = Parser {
+        options,
+        runs: Vec::new(),
+        skipped: Vec::new(),
+        warnings: Vec::new(),
+        seg: Segment::default(),
+        table: Table::None,
+    };
+    let mut last = 0;
+    for (n, line) in numbered_lines(text) {
+        parser.line(n, line)?;
+        last = n;
+    }
+    parser.close(last)?;
+    parser.skipped.sort();
+    Ok(ParsedLog {
+        runs: parser.runs,
+        skipped: parser.skipped,
+        warnings: parser.warnings,
+    })
 }
 
 /// Which table the following lines belong to.
@@ -118,6 +154,8 @@ struct Segment {
     public_key_rows: usize,
     saw_human: bool,
     saw_mr: bool,
+    /// Block sizes of the first algorithm's `+DT:NAME:SECONDS:SIZE` lines, in order.
+    dt_sizes: Vec<u64>,
     /// `+F:` lines met before the `+H:` giving their sizes (children of `-mr -multi` interleave).
     pending_mr: Vec<(usize, String)>,
     /// Header and command lines, listed as skipped if the segment ends without results (the
@@ -137,6 +175,7 @@ struct Parser<'a> {
     options: &'a ImportOptions,
     runs: Vec<ImportedRun>,
     skipped: Vec<(usize, String)>,
+    warnings: Vec<String>,
     seg: Segment,
     table: Table,
 }
@@ -725,6 +764,12 @@ impl Parser<'_> {
                 if tag == "DT" || tag == "DN" {
                     if fields.len() >= 3 {
                         self.seg.progress_symmetric.get_or_insert(n);
+                        let first = self.seg.announced.first().map(|(a, _)| a.as_str());
+                        if first.is_none_or(|a| a == fields[0]) {
+                            if let Ok(size) = fields[fields.len() - 1].parse::<u64>() {
+                                self.seg.dt_sizes.push(size);
+                            }
+                        }
                         let name = fields[0].to_string();
                         if !self.seg.announced.iter().any(|(a, _)| *a == name) {
                             self.seg.announced.push((name, n));
@@ -1002,11 +1047,26 @@ impl Parser<'_> {
         if !seg.started {
             return Ok(());
         }
+        let mut missing = Vec::new();
         if let Some((at, _)) = seg.pending_mr.first() {
-            return Err(ImportError::at(
-                *at,
-                "a '+F:' line with no '+H:' line giving the block sizes — truncated at the top?",
+            let at = *at;
+            let pending = std::mem::take(&mut seg.pending_mr);
+            let sizes = self.sizes_without_h(&seg, &pending);
+            missing.push(format!(
+                "no '+H:' line gives the block sizes of the '+F:' lines from line {at} (cut off at the top?): {}",
+                match &sizes {
+                    Some((sizes, why)) => format!("sizes {} taken from {why}", join(sizes)),
+                    None => "their figures are not kept".to_string(),
+                }
             ));
+            if let Some((sizes, _)) = sizes {
+                self.seg = seg;
+                for (n, line) in pending {
+                    let fields: Vec<&str> = line["+F:".len()..].split(':').collect();
+                    self.mr_symmetric(n, &line, &fields, &sizes)?;
+                }
+                seg = std::mem::take(&mut self.seg);
+            }
         }
         let no_figures = !seg.has_results()
             && seg.progress_symmetric.is_none()
@@ -1014,6 +1074,7 @@ impl Parser<'_> {
             && seg.mr_sizes.is_none()
             && seg.multi_lines.is_none();
         if no_figures
+            && missing.is_empty()
             && (seg.foreign_command || !seg.run.header.iter().any(|(k, _)| k == "command"))
         {
             // Header lines only (`openssl version -a` pasted next to the output): nothing is
@@ -1022,55 +1083,19 @@ impl Parser<'_> {
             return Ok(());
         }
         let end = last.max(seg.run.first_line);
-        let truncated = |from: usize, what: &str| {
-            ImportError::at(
-                end,
-                format!("the output that starts at line {} ends here, before {what} (announced at line {from}) — the log is truncated", seg.run.first_line),
-            )
-        };
-        if let Some(from) = seg.progress_symmetric {
-            if seg.symmetric_rows == 0 {
-                return Err(truncated(
-                    from,
-                    "the results table its progress lines announce",
-                ));
-            }
-            for (name, at) in &seg.announced {
-                let (m, _) = names::symmetric(name, self.options.decrypt);
-                if !seg.run.results.iter().any(|r| {
-                    r.primitive == m.primitive || r.printed_name.eq_ignore_ascii_case(name)
-                }) {
-                    return Err(truncated(*at, &format!("the row for '{name}'")));
-                }
-            }
-        }
-        if let Some(from) = seg.progress_public_key {
-            if seg.public_key_rows == 0 {
-                return Err(truncated(
-                    from,
-                    "the public-key results its progress lines announce",
-                ));
-            }
-        }
-        if let Some(from) = seg.version_line {
-            if seg.run.results.is_empty() {
-                return Err(truncated(
-                    from,
-                    "any results table after the version header",
-                ));
-            }
-        }
-        if let Some(from) = seg.multi_lines {
-            if seg.run.results.is_empty() {
-                return Err(truncated(from, "the summed table of the -multi children"));
-            }
-        }
-        if seg.mr_sizes.is_some() && seg.symmetric_rows == 0 {
-            return Err(truncated(seg.run.first_line, "any '+F:' line after '+H:'"));
-        }
+        missing.extend(self.missing_parts(&seg, end));
         if seg.run.results.is_empty() {
-            // Only a command line or noise: nothing to keep, nothing lost.
+            // Nothing readable: a command line or noise, or an output cut before its figures.
+            let first = seg.run.first_line;
+            self.warnings.extend(
+                missing
+                    .into_iter()
+                    .map(|m| format!("lines {first}–{end}: {m}; nothing of it is kept")),
+            );
             return Ok(());
+        }
+        if !missing.is_empty() {
+            seg.run.set("partial", missing.join("; "));
         }
         let mut run = seg.run;
         run.format = if seg.saw_mr && !seg.saw_human {
@@ -1082,9 +1107,92 @@ impl Parser<'_> {
             run.implementation = "openssl".into();
         }
         run.last_line = end;
+        run.missing = missing;
         self.runs.push(run);
         Ok(())
     }
+
+    /// What an output's progress lines, header or `+H` announced and its results lack.
+    fn missing_parts(&self, seg: &Segment, end: usize) -> Vec<String> {
+        let cut = |from: usize, what: &str| {
+            format!(
+                "the output that starts at line {} ends at line {end}, before {what} (announced at line {from})",
+                seg.run.first_line
+            )
+        };
+        let mut missing = Vec::new();
+        if let Some(from) = seg.progress_symmetric {
+            if seg.symmetric_rows == 0 {
+                missing.push(cut(from, "the results table its progress lines announce"));
+            } else {
+                for (name, at) in &seg.announced {
+                    let (m, _) = names::symmetric(name, self.options.decrypt);
+                    if !seg.run.results.iter().any(|r| {
+                        r.primitive == m.primitive || r.printed_name.eq_ignore_ascii_case(name)
+                    }) {
+                        missing.push(cut(*at, &format!("the row for '{name}'")));
+                    }
+                }
+            }
+        }
+        if let Some(from) = seg.progress_public_key {
+            if seg.public_key_rows == 0 {
+                missing.push(cut(
+                    from,
+                    "the public-key results its progress lines announce",
+                ));
+            }
+        }
+        if let Some(from) = seg.version_line {
+            if seg.run.results.is_empty() {
+                missing.push(cut(from, "any results table after the version header"));
+            }
+        }
+        if let Some(from) = seg.multi_lines {
+            if seg.run.results.is_empty() {
+                missing.push(cut(from, "the summed table of the -multi children"));
+            }
+        }
+        if seg.mr_sizes.is_some() && seg.symmetric_rows == 0 && seg.public_key_rows == 0 {
+            missing.push(cut(seg.run.first_line, "any '+F:' line after '+H:'"));
+        }
+        missing
+    }
+
+    /// Block sizes for `+F:` lines whose `+H:` is missing: the `+DT:NAME:SECONDS:SIZE`
+    /// progress lines of their algorithm, else openssl's default sizes when the count fits.
+    fn sizes_without_h(
+        &self,
+        seg: &Segment,
+        pending: &[(usize, String)],
+    ) -> Option<(Vec<u64>, String)> {
+        let values = pending[0].1.split(':').count().checked_sub(3)?;
+        if !seg.dt_sizes.is_empty() && seg.dt_sizes.len() == values {
+            return Some((seg.dt_sizes.clone(), "its '+DT:' progress lines".into()));
+        }
+        let default: &[u64] = match values {
+            5 => &[16, 64, 256, 1024, 8192],
+            6 => &[16, 64, 256, 1024, 8192, 16384],
+            _ => return None,
+        };
+        let same = pending
+            .iter()
+            .all(|(_, l)| l.split(':').count() == values + 3);
+        same.then(|| {
+            (
+                default.to_vec(),
+                format!("openssl's default sizes ({values} values a line)"),
+            )
+        })
+    }
+}
+
+fn join(sizes: &[u64]) -> String {
+    sizes
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join(":")
 }
 
 /// `0.000241s 0.000016s 4152.0 62365.7`: `count` times with an `s`, then `count` rates. Returns

@@ -257,32 +257,92 @@ fn error_line(text: &str) -> (usize, String) {
 }
 
 #[test]
-fn truncated_logs_are_errors_naming_the_line() {
+fn truncated_logs_keep_their_complete_rows_and_name_what_is_missing() {
     let full = fixture("openssl-3.0.19-human.txt");
     let lines: Vec<&str> = full.lines().collect();
     let upto = |n: usize| lines[..n].join("\n") + "\n";
-    // Cut inside the progress lines, in the header, inside the table, inside a row.
-    let (line, msg) = error_line(&upto(20));
-    assert_eq!(line, 20, "{msg}");
-    assert!(msg.contains("truncated"), "{msg}");
-    let (line, msg) = error_line(&upto(44));
-    assert_eq!(line, 44, "{msg}");
-    assert!(msg.contains("truncated"), "{msg}");
-    let (line, msg) = error_line(&upto(50));
-    assert!(msg.contains("truncated"), "{msg}");
-    assert_eq!(line, 50, "{msg}");
+    // Cut inside the progress lines or the header: nothing readable, refused, saying where.
+    for cut in [20, 44] {
+        let (line, msg) = error_line(&upto(cut));
+        assert_eq!(line, 0, "{msg}");
+        assert!(msg.contains(&format!("ends at line {cut}")), "{msg}");
+    }
+    // Cut inside the table: md5 and sha256 read, the rest named as missing.
+    let log = cryptospeed_import::read(&upto(50), None, &ImportOptions::default()).unwrap();
+    let run = &log.runs[0];
+    assert_eq!(run.results.len(), 12);
+    let missing = run.missing.join("\n");
+    for name in ["hmac(md5)", "des-ede3", "aes-128-cbc"] {
+        assert!(
+            missing.contains(&format!("the row for '{name}'")),
+            "{missing}"
+        );
+    }
+    assert!(missing.contains("public-key results"), "{missing}");
+    assert_eq!(run.field("partial"), Some(run.missing.join("; ").as_str()));
+    // A last row cut mid-line: the rows above it are kept, the cut one named.
     let cut_row = format!("{}\n{}\n", lines[..49].join("\n"), &lines[49][..40]);
-    let (line, msg) = error_line(&cut_row);
-    assert_eq!(line, 50, "{msg}");
+    let log = cryptospeed_import::read(&cut_row, None, &ImportOptions::default()).unwrap();
+    assert_eq!(log.runs[0].results.len(), 6);
+    assert!(log
+        .missing()
+        .iter()
+        .any(|m| m.starts_with("line 50 is cut short")));
     // Cut before the public-key tables its progress lines announced.
-    let (line, msg) = error_line(&upto(53));
-    assert!(msg.contains("public-key"), "{msg}");
-    assert_eq!(line, 53);
+    let log = cryptospeed_import::read(&upto(53), None, &ImportOptions::default()).unwrap();
+    assert!(log.missing().iter().any(|m| m.contains("public-key")));
+    // -mr cut inside its +F lines, and cut at the top (no +H line): sizes from +DT lines.
     let mr = fixture("openssl-3.0.19-mr.txt");
     let mr_lines: Vec<&str> = mr.lines().collect();
-    let (line, msg) = error_line(&(mr_lines[..60].join("\n") + "\n"));
-    assert!(msg.contains("truncated"), "{msg}");
-    assert_eq!(line, 60);
+    let log = cryptospeed_import::read(
+        &(mr_lines[..60].join("\n") + "\n"),
+        None,
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(log.runs[0].results.len(), 18);
+    let headless: String = mr
+        .lines()
+        .filter(|l| !l.starts_with("+H:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let log = cryptospeed_import::read(&headless, None, &ImportOptions::default()).unwrap();
+    let run = &log.runs[0];
+    let whole = parse(&mr, None, &ImportOptions::default()).unwrap();
+    let mut got = run.results.clone();
+    got.sort_by_key(|r| r.line);
+    assert_eq!(
+        got,
+        whole[0]
+            .results
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                if r.line > 57 {
+                    r.line -= 1;
+                }
+                r
+            })
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        run.missing[0].contains("'+DT:' progress lines"),
+        "{:?}",
+        run.missing
+    );
+    // Without progress lines either, openssl's default sizes by the count of values.
+    let bare: String = headless
+        .lines()
+        .filter(|l| l.starts_with("+F"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let log = cryptospeed_import::read(&bare, None, &ImportOptions::default()).unwrap();
+    assert_eq!(log.runs[0].results.len(), whole[0].results.len());
+    assert!(
+        log.runs[0].missing[0].contains("default sizes"),
+        "{:?}",
+        log.runs[0].missing
+    );
 }
 
 #[test]
