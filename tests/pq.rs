@@ -8,10 +8,7 @@
 
 mod common;
 
-use common::{bin, ok, quick, small_build_keeping, test_cache, OPENSSL_CRATE};
-
-/// The small test build with ML-KEM, ML-DSA and the EC they sit beside kept.
-const PQ_KEEPS: &[&str] = &["no-ml-kem", "no-ml-dsa", "no-slh-dsa", "no-ec", "no-ecx"];
+use common::{bin, ok, pq_variant, quick, test_cache};
 
 /// The primitives added after ML-KEM and ML-DSA.
 const SLH_AND_HYBRID: [&str; 4] = [
@@ -205,41 +202,7 @@ fn a_real_openssl_3_5_kem_table_compares_with_a_measured_run() {
 #[test]
 fn openssl_3_5_passes_the_ml_kem_and_ml_dsa_vectors_and_agrees_with_rustcrypto() {
     let tmp = tempfile::tempdir().unwrap();
-    let tree = tmp.path().join("openssl");
-    ok(bin()
-        .args(["variant", "fetch", "--openssl", OPENSSL_CRATE])
-        .arg(&tree));
-    let mut build = bin();
-    build
-        .args([
-            "variant",
-            "build",
-            "--no-asm",
-            "--cflags",
-            "-O1",
-            "--label",
-            "cs-test-pq-slh",
-        ])
-        .arg("--source")
-        .arg(&tree)
-        .env("CRYPTOSPEED_CACHE", test_cache());
-    for o in small_build_keeping(PQ_KEEPS) {
-        build.args(["--configure-arg", o]);
-    }
-    let built = ok(&mut build);
-    assert!(built.contains("status    ready"), "{built}");
-    let list = ok(bin()
-        .args(["variant", "list", "--json"])
-        .env("CRYPTOSPEED_CACHE", test_cache()));
-    let variants: Vec<serde_json::Value> = serde_json::from_str(&list).unwrap();
-    let entry = variants
-        .iter()
-        .find(|v| v["label"] == "cs-test-pq-slh")
-        .unwrap_or_else(|| panic!("no cs-test-pq-slh in {list}"));
-    let lib = test_cache()
-        .join("variants")
-        .join(entry["key"].as_str().unwrap())
-        .join(entry["library"].as_str().unwrap());
+    let (label, lib) = pq_variant(tmp.path());
     let lib = lib.to_str().unwrap();
     let verified = ok(bin().args(["verify", "--impl", &format!("rustcrypto,openssl:{lib}")]));
     let ml = [
@@ -265,7 +228,7 @@ fn openssl_3_5_passes_the_ml_kem_and_ml_dsa_vectors_and_agrees_with_rustcrypto()
         .args([
             "run",
             "--variant",
-            "cs-test-pq-slh",
+            &label,
             "--impl",
             "rustcrypto",
             "-a",

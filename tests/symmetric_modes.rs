@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{bin, ok, quick, small_build_keeping, test_cache, OPENSSL_CRATE};
+use common::{bin, ok, quick};
 
 const IDS: [&str; 13] = [
     "aes-128-ecb",
@@ -92,36 +92,10 @@ fn encryption_and_decryption_are_timed_in_each_implementation() {
 
 #[test]
 fn openssl_3_5_passes_gcm_siv_ccm_xts_and_ecb_and_agrees_with_rustcrypto() {
-    // The very build tests/pq.rs makes (same source, options and label), so the test cache
-    // serves both; it leaves OCB, SM3 and SM4 out.
-    const PQ_KEEPS: &[&str] = &["no-ml-kem", "no-ml-dsa", "no-slh-dsa", "no-ec", "no-ecx"];
+    // The very build tests/pq.rs makes (same source and options), so the suite's cache serves
+    // both; it leaves OCB, SM3 and SM4 out.
     let tmp = tempfile::tempdir().unwrap();
-    let tree = tmp.path().join("openssl");
-    ok(bin()
-        .args(["variant", "fetch", "--openssl", OPENSSL_CRATE])
-        .arg(&tree));
-    let mut build = bin();
-    build
-        .args(["variant", "build", "--no-asm", "--cflags", "-O1"])
-        .args(["--label", "cs-test-pq-slh", "--source"])
-        .arg(&tree)
-        .env("CRYPTOSPEED_CACHE", test_cache());
-    for o in small_build_keeping(PQ_KEEPS) {
-        build.args(["--configure-arg", o]);
-    }
-    assert!(ok(&mut build).contains("status    ready"));
-    let list = ok(bin()
-        .args(["variant", "list", "--json"])
-        .env("CRYPTOSPEED_CACHE", test_cache()));
-    let variants: Vec<serde_json::Value> = serde_json::from_str(&list).unwrap();
-    let v = variants
-        .iter()
-        .find(|v| v["label"] == "cs-test-pq-slh")
-        .unwrap_or_else(|| panic!("no cs-test-pq-slh in {list}"));
-    let lib = test_cache()
-        .join("variants")
-        .join(v["key"].as_str().unwrap())
-        .join(v["library"].as_str().unwrap());
+    let (_, lib) = common::pq_variant(tmp.path());
     let ids = "aes-128-gcm-siv,aes-256-gcm-siv,aes-128-ccm,aes-256-ccm,aes-128-xts,aes-256-xts,\
                aes-128-ecb,aes-256-ecb";
     let out = ok(bin().args([

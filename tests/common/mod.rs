@@ -113,3 +113,39 @@ pub fn test_cache() -> std::path::PathBuf {
         .unwrap_or_else(std::env::temp_dir)
         .join("cryptospeed-tests")
 }
+
+/// [`SMALL_BUILD`] less these: the post-quantum families and the curves X25519MLKEM768 sits on.
+/// The one build tests/pq.rs and tests/symmetric_modes.rs share ([`pq_variant`]).
+#[allow(dead_code)]
+pub const PQ_KEEPS: &[&str] = &["no-ml-kem", "no-ml-dsa", "no-slh-dsa", "no-ec", "no-ecx"];
+
+/// The small no-asm OpenSSL build that keeps [`PQ_KEEPS`], from a tree fetched into `tmp`, in the
+/// suite's cache (built once, then found there, its known-answer tests run again); its label
+/// holds its content key, so other options or another compiler make a build of their own. Its
+/// label and library.
+#[allow(dead_code)]
+pub fn pq_variant(tmp: &Path) -> (String, std::path::PathBuf) {
+    let tree = tmp.join("openssl");
+    ok(bin()
+        .args(["variant", "fetch", "--openssl", OPENSSL_CRATE])
+        .arg(&tree));
+    let mut build = bin();
+    build
+        .args(["variant", "build", "--no-asm", "--cflags", "-O1"])
+        .args(["--label", "cs-test-pq-slh-{key}", "--source"])
+        .arg(&tree)
+        .env("CRYPTOSPEED_CACHE", test_cache());
+    for o in small_build_keeping(PQ_KEEPS) {
+        build.args(["--configure-arg", o]);
+    }
+    let built = ok(&mut build);
+    assert!(built.contains("status    ready"), "{built}");
+    let field = |name: &str| {
+        built
+            .lines()
+            .find_map(|l| l.strip_prefix(name).filter(|v| v.starts_with(' ')))
+            .map(|v| v.trim().to_string())
+            .unwrap_or_else(|| panic!("no {name} in the summary:\n{built}"))
+    };
+    (field("variant"), field("library").into())
+}
