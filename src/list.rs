@@ -13,9 +13,13 @@ pub struct ListArgs {
     /// Implementation to ask (NAME or NAME:LIBRARY).
     #[arg(long = "impl", default_value = "openssl")]
     implementation: String,
-    /// Print JSON instead of a table.
+    /// Print JSON instead of a table (with every operation's definition and each column's
+    /// conformance to it).
     #[arg(long)]
     json: bool,
+    /// With several implementations: list where each departs from the definitions.
+    #[arg(long)]
+    reasons: bool,
 }
 
 #[derive(Args)]
@@ -44,7 +48,7 @@ pub fn list(a: ListArgs) -> Result<i32> {
     } else if names.len() == 1 {
         text::list_one_column(&mut out, &all, &names[0], &entries[0]);
     } else {
-        text::list_matrix(&mut out, &all, &names, &entries);
+        text::list_matrix(&mut out, &all, &names, &entries, a.reasons);
     }
     print!("{out}");
     Ok(0)

@@ -32,16 +32,16 @@ func (h hybridDK) Decapsulate(ct []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return x25519Append(k, h.x, ct[mlkem768CT:])
-}
-
-// x25519Append appends X25519(priv, peer) to k.
-func x25519Append(k []byte, priv *ecdh.PrivateKey, peer []byte) ([]byte, error) {
-	pub, err := ecdh.X25519().NewPublicKey(peer)
+	pub, err := ecdh.X25519().NewPublicKey(ct[mlkem768CT:])
 	if err != nil {
 		return nil, err
 	}
-	ss, err := priv.ECDH(pub)
+	return x25519Append(k, h.x, pub)
+}
+
+// x25519Append appends X25519(priv, peer) to k.
+func x25519Append(k []byte, priv *ecdh.PrivateKey, peer *ecdh.PublicKey) ([]byte, error) {
+	ss, err := priv.ECDH(peer)
 	if err != nil {
 		return nil, err
 	}
@@ -67,11 +67,16 @@ func hybridFromSeed(seed []byte) (mlkemDK, []byte, error) {
 	return h, ek, nil
 }
 
-// hybridEncapsulator is the server's reply to share ek; eph makes its X25519 key pair.
+// hybridEncapsulator is the server's reply to share ek; eph makes its X25519 key pair. The
+// share's X25519 key is parsed here, once, as the other columns parse it before timing.
 func hybridEncapsulator(ek []byte, eph func() (*ecdh.PrivateKey, error),
 	mlEnc func(ek []byte) ([]byte, []byte, error)) (func() ([]byte, []byte, error), error) {
 	if len(ek) != mlkem768EK+32 {
 		return nil, fmt.Errorf("a hybrid share is %d bytes, not %d", mlkem768EK+32, len(ek))
+	}
+	peer, err := ecdh.X25519().NewPublicKey(ek[mlkem768EK:])
+	if err != nil {
+		return nil, err
 	}
 	return func() ([]byte, []byte, error) {
 		k, c, err := mlEnc(ek[:mlkem768EK])
@@ -82,7 +87,7 @@ func hybridEncapsulator(ek []byte, eph func() (*ecdh.PrivateKey, error),
 		if err != nil {
 			return nil, nil, err
 		}
-		if k, err = x25519Append(k, x, ek[mlkem768EK:]); err != nil {
+		if k, err = x25519Append(k, x, peer); err != nil {
 			return nil, nil, err
 		}
 		return k, append(c, x.PublicKey().Bytes()...), nil

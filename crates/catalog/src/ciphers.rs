@@ -3,11 +3,6 @@
 
 use crate::{Algorithm::*, Kat, Primitive, SpeedRow::Symmetric};
 
-const STREAM: &str =
-    "EVP_Cipher over the message in place on one context, key and IV set once (as openssl speed)";
-const AEAD: &str =
-    "per message: set nonce, 13-byte AAD, encrypt, final with tag (as openssl speed -aead)";
-
 const SP800_38A_KEY128: &str = "2b7e151628aed2a6abf7158809cf4f3c";
 const SP800_38A_IV: &str = "000102030405060708090a0b0c0d0e0f";
 const SP800_38A_PT: &str = "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51";
@@ -28,7 +23,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "FIPS 81 appendix C (CBC example)",
         }],
         groups: &["ciphers", "des", "legacy"],
-        semantics: STREAM,
     },
     Primitive {
         id: "des-ede3-cbc",
@@ -43,7 +37,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "libdes/OpenSSL destest cbc3 vector",
         }],
         groups: &["ciphers", "des"],
-        semantics: STREAM,
     },
     Primitive {
         id: "rc4",
@@ -58,7 +51,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "RFC 6229 section 2, 128-bit key, keystream offset 0",
         }],
         groups: &["ciphers", "legacy"],
-        semantics: STREAM,
     },
     Primitive {
         id: "idea-cbc",
@@ -73,7 +65,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "Lai/Massey IDEA test vector (one block, zero IV = ECB)",
         }],
         groups: &["ciphers", "legacy"],
-        semantics: STREAM,
     },
     Primitive {
         id: "seed-cbc",
@@ -88,7 +79,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "RFC 4269 appendix B.1 (one block, zero IV = ECB)",
         }],
         groups: &["ciphers", "legacy"],
-        semantics: STREAM,
     },
     Primitive {
         id: "rc2-cbc",
@@ -103,7 +93,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "RFC 2268 section 5 (128-bit effective key, one block, zero IV = ECB)",
         }],
         groups: &["ciphers", "legacy"],
-        semantics: STREAM,
     },
     Primitive {
         id: "rc5-cbc",
@@ -118,7 +107,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "Rivest, The RC5 Encryption Algorithm, RC5-32/12/16 example 1",
         }],
         groups: &["ciphers", "legacy"],
-        semantics: STREAM,
     },
     Primitive {
         id: "bf-cbc",
@@ -133,7 +121,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "Eric Young's Blowfish test vectors (CBC mode)",
         }],
         groups: &["ciphers", "legacy"],
-        semantics: STREAM,
     },
     Primitive {
         id: "cast-cbc",
@@ -148,7 +135,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "RFC 2144 appendix B.1, 128-bit key (one block, zero IV = ECB)",
         }],
         groups: &["ciphers", "legacy"],
-        semantics: STREAM,
     },
     Primitive {
         id: "aes-128-cbc",
@@ -163,7 +149,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "NIST SP 800-38A F.2.1",
         }],
         groups: &["ciphers", "aes"],
-        semantics: STREAM,
     },
     Primitive {
         id: "aes-192-cbc",
@@ -178,7 +163,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "NIST SP 800-38A F.2.3",
         }],
         groups: &["ciphers", "aes"],
-        semantics: STREAM,
     },
     Primitive {
         id: "aes-256-cbc",
@@ -193,7 +177,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "NIST SP 800-38A F.2.5",
         }],
         groups: &["ciphers", "aes"],
-        semantics: STREAM,
     },
     Primitive {
         id: "camellia-128-cbc",
@@ -208,7 +191,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "RFC 3713 appendix A, 128-bit key (one block, zero IV = ECB)",
         }],
         groups: &["ciphers", "camellia"],
-        semantics: STREAM,
     },
     Primitive {
         id: "camellia-192-cbc",
@@ -223,7 +205,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "RFC 3713 appendix A, 192-bit key (one block, zero IV = ECB)",
         }],
         groups: &["ciphers", "camellia"],
-        semantics: STREAM,
     },
     Primitive {
         id: "camellia-256-cbc",
@@ -238,7 +219,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "RFC 3713 appendix A, 256-bit key (one block, zero IV = ECB)",
         }],
         groups: &["ciphers", "camellia"],
-        semantics: STREAM,
     },
     Primitive {
         id: "aes-128-ctr",
@@ -253,7 +233,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "NIST SP 800-38A F.5.1",
         }],
         groups: &["ciphers", "aes", "modern"],
-        semantics: STREAM,
     },
     Primitive {
         id: "aes-128-gcm",
@@ -270,7 +249,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "McGrew & Viega, The GCM Mode of Operation, test case 2",
         }],
         groups: &["ciphers", "aes", "aead", "modern"],
-        semantics: AEAD,
     },
     Primitive {
         id: "aes-256-gcm",
@@ -287,7 +265,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "McGrew & Viega, The GCM Mode of Operation, test case 14",
         }],
         groups: &["ciphers", "aes", "aead", "modern"],
-        semantics: AEAD,
     },
     Primitive {
         id: "chacha20-poly1305",
@@ -304,6 +281,5 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "RFC 8439 section 2.8.2",
         }],
         groups: &["ciphers", "aead", "modern"],
-        semantics: AEAD,
     },
 ];

@@ -3,7 +3,6 @@
 use crate::{Algorithm::*, Kat, Primitive, SpeedRow::Symmetric};
 
 const ABC: &str = "616263";
-const HASH: &str = "one-shot EVP_Digest of a message of that size per operation (as openssl speed)";
 
 pub(crate) const PRIMITIVES: &[Primitive] = &[
     Primitive {
@@ -13,7 +12,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
         speed: Symmetric { index: 0, name: "md2" },
         kats: &[Kat::Digest { msg: ABC, out: "da853b0d3f88d99b30283a69e6ded6bb", source: "RFC 1319 A.5" }],
         groups: &["digests", "legacy"],
-        semantics: HASH,
     },
     Primitive {
         id: "mdc2",
@@ -26,7 +24,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "ISO/IEC 10118-2 MDC-2 example (\"Now is the time for all \")",
         }],
         groups: &["digests", "legacy"],
-        semantics: HASH,
     },
     Primitive {
         id: "md4",
@@ -35,7 +32,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
         speed: Symmetric { index: 2, name: "md4" },
         kats: &[Kat::Digest { msg: ABC, out: "a448017aaf21d8525fc10ae87aa6729d", source: "RFC 1320 A.5" }],
         groups: &["digests", "legacy"],
-        semantics: HASH,
     },
     Primitive {
         id: "md5",
@@ -47,7 +43,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             Kat::Digest { msg: "", out: "d41d8cd98f00b204e9800998ecf8427e", source: "RFC 1321 A.5" },
         ],
         groups: &["digests"],
-        semantics: HASH,
     },
     Primitive {
         id: "sha1",
@@ -56,7 +51,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
         speed: Symmetric { index: 4, name: "sha1" },
         kats: &[Kat::Digest { msg: ABC, out: "a9993e364706816aba3e25717850c26c9cd0d89d", source: "FIPS 180-2 appendix A.1" }],
         groups: &["digests", "sha"],
-        semantics: HASH,
     },
     Primitive {
         id: "ripemd160",
@@ -65,7 +59,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
         speed: Symmetric { index: 5, name: "rmd160" },
         kats: &[Kat::Digest { msg: ABC, out: "8eb208f7e05d987a9b044a8e98c6b087f15a0bfc", source: "RIPEMD-160 reference (Dobbertin, Bosselaers, Preneel)" }],
         groups: &["digests"],
-        semantics: HASH,
     },
     Primitive {
         id: "sha256",
@@ -81,7 +74,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             },
         ],
         groups: &["digests", "sha"],
-        semantics: HASH,
     },
     Primitive {
         id: "sha512",
@@ -94,7 +86,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "FIPS 180-2 appendix C.1",
         }],
         groups: &["digests", "sha"],
-        semantics: HASH,
     },
     Primitive {
         id: "whirlpool",
@@ -107,7 +98,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "ISO/IEC 10118-3 Whirlpool test vectors",
         }],
         groups: &["digests", "legacy"],
-        semantics: HASH,
     },
     Primitive {
         id: "sha3-256",
@@ -116,7 +106,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
         speed: Symmetric { index: 25, name: "sha3-256" },
         kats: &[Kat::Digest { msg: ABC, out: "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532", source: "FIPS 202 example (NIST CSRC SHA3-256 abc)" }],
         groups: &["digests", "sha3", "modern"],
-        semantics: HASH,
     },
     Primitive {
         id: "blake2b-512",
@@ -129,7 +118,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "RFC 7693 appendix A",
         }],
         groups: &["digests", "modern"],
-        semantics: HASH,
     },
     Primitive {
         id: "sm3",
@@ -142,7 +130,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "GB/T 32905-2016 appendix A example 1 (\"abc\")",
         }],
         groups: &["digests", "sm"],
-        semantics: HASH,
     },
     Primitive {
         id: "shake128",
@@ -155,6 +142,5 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "FIPS 202 example (NIST CSRC SHAKE128 empty message, 256 output bits)",
         }],
         groups: &["digests", "sha3", "modern"],
-        semantics: "one-shot SHAKE128 of a message of that size with 32 bytes of output per operation",
     },
 ];

@@ -5,18 +5,14 @@
 //! pair and its agreement with the share's X25519 key; ciphertext = ML-KEM ciphertext ‖ X25519
 //! public key, 1120 bytes); `decaps` is the client's finish (ML-KEM-768 decapsulation and the
 //! X25519 agreement with the server's public key). The secret is ML-KEM secret ‖ X25519 secret
-//! (64 bytes). Keys made before timing are parsed once, as for ML-KEM. Columns that have no
-//! hybrid of their own compose it from their ML-KEM-768 and X25519; every column does the same
-//! work per operation. Vectors (`hybrid_vectors.rs`, scripts/pq-vectors) join NIST's ML-KEM-768
-//! ACVP cases with RFC 7748's X25519 keys, so each byte is published.
+//! (64 bytes). Keys made before timing are parsed once, as for ML-KEM (the `hybrid-kem` entries
+//! of definitions.rs). Columns that have no hybrid of their own compose it from their ML-KEM-768
+//! and X25519; where that differs from the definition, the column's declarations say so.
+//! Vectors (`hybrid_vectors.rs`, scripts/pq-vectors) join NIST's ML-KEM-768 ACVP cases with RFC
+//! 7748's X25519 keys, so each byte is published.
 
 use crate::hybrid_vectors::*;
 use crate::{Algorithm, Kat, Primitive, SpeedRow};
-
-const SEMANTICS: &str = "keygen: the client's share (fresh ML-KEM-768 and X25519 key pairs); \
-    encaps: the server's reply to a share parsed before timing (ML-KEM encapsulation, a fresh \
-    X25519 key pair, X25519 agreement); decaps: the client's finish with keys parsed before \
-    timing (ML-KEM decapsulation, X25519 agreement); secret = ML-KEM ‖ X25519 (as TLS 1.3)";
 
 pub(crate) const PRIMITIVES: &[Primitive] = &[Primitive {
     id: "x25519-mlkem768",
@@ -49,7 +45,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[Primitive {
         },
     ],
     groups: &["kem", "pq", "hybrid", "pkey"],
-    semantics: SEMANTICS,
 }];
 
 /// Lengths of the parts, ML-KEM-768's first: (encapsulation key, ciphertext, expanded

@@ -3,7 +3,8 @@
 //! reproduce before a cell of it is timed.
 //!
 //! Adding a primitive is one entry in one of the family files (`digests.rs`, `ciphers.rs`,
-//! `modes.rs`, `macs.rs`, `pkey.rs`, `kem.rs`, `dsa.rs`, `slh.rs`, `hybrid.rs`); implementations interpret
+//! `modes.rs`, `macs.rs`, `pkey.rs`, `kem.rs`, `dsa.rs`, `slh.rs`, `hybrid.rs`); what each of its
+//! operations times is one entry per kind in `definitions.rs`. Implementations interpret
 //! [`Algorithm`] generically. A new algorithm is a variant of [`Algorithm`] with its arms in
 //! `family.rs`; code outside the catalog matches on its [`Family`]. Primitives known by name only
 //! (legacy curves no implementation here measures) are one line in `named.rs`; [`resolve`] finds
@@ -11,6 +12,8 @@
 
 pub mod agreement;
 mod ciphers;
+pub mod definition;
+mod definitions;
 mod digests;
 mod dsa;
 mod dsa_vectors;
@@ -333,8 +336,6 @@ pub struct Primitive {
     pub kats: &'static [Kat],
     /// Groups the primitive belongs to for selection (`rsa`, `aes`, `legacy` …).
     pub groups: &'static [&'static str],
-    /// One line on the timed operation's semantics.
-    pub semantics: &'static str,
 }
 
 impl Primitive {
@@ -353,13 +354,22 @@ impl Primitive {
         self.family().default_ops()
     }
 
-    /// Every operation the primitive supports.
+    /// Every operation the primitive supports: `openssl speed`'s, then the from-bytes ones
+    /// (`encaps+parse` …) of the post-quantum families.
     pub fn ops(&self) -> &'static [Op] {
+        if let Some(ops) = definition::family_ops(self.family()) {
+            return ops;
+        }
         match self.algorithm {
             Algorithm::Cipher { .. } | Algorithm::Aead { .. } => &[Op::Encrypt, Op::Decrypt],
             Algorithm::Rsa { .. } => &[Op::Sign, Op::Verify, Op::Encrypt, Op::Decrypt],
             _ => self.default_ops(),
         }
+    }
+
+    /// What operation `op` times, the same for every column ([`definition`]).
+    pub fn definition(&self, op: Op) -> Option<definition::Definition> {
+        definition::definition(self, op)
     }
 
     pub fn in_group(&self, group: &str) -> bool {

@@ -2,15 +2,15 @@
 
 use crate::{Algorithm::*, Kat, Primitive, SpeedRow::Symmetric};
 
-const MAC: &str =
-    "EVP_MAC init + update(message) + final per operation, key set once (as openssl speed)";
-
 pub(crate) const PRIMITIVES: &[Primitive] = &[
     Primitive {
         id: "hmac-md5",
         aliases: &["hmac(md5)", "hmac"],
         algorithm: Hmac { digest: "MD5" },
-        speed: Symmetric { index: 9, name: "hmac(md5)" },
+        speed: Symmetric {
+            index: 9,
+            name: "hmac(md5)",
+        },
         kats: &[Kat::Mac {
             key: "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b",
             iv: "",
@@ -19,13 +19,15 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "RFC 2202 test case 1",
         }],
         groups: &["macs", "hmac"],
-        semantics: MAC,
     },
     Primitive {
         id: "hmac-sha256",
         aliases: &["hmac(sha256)"],
         algorithm: Hmac { digest: "SHA256" },
-        speed: Symmetric { index: 25, name: "hmac(sha256)" },
+        speed: Symmetric {
+            index: 25,
+            name: "hmac(sha256)",
+        },
         kats: &[Kat::Mac {
             key: "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b",
             iv: "",
@@ -34,13 +36,17 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "RFC 4231 test case 1",
         }],
         groups: &["macs", "hmac"],
-        semantics: MAC,
     },
     Primitive {
         id: "cmac",
         aliases: &["cmac-aes-128", "cmac(aes-128-cbc)"],
-        algorithm: Cmac { cipher: "AES-128-CBC" },
-        speed: Symmetric { index: 28, name: "cmac(aes-128-cbc)" },
+        algorithm: Cmac {
+            cipher: "AES-128-CBC",
+        },
+        speed: Symmetric {
+            index: 28,
+            name: "cmac(aes-128-cbc)",
+        },
         kats: &[
             Kat::Mac {
                 key: "2b7e151628aed2a6abf7158809cf4f3c",
@@ -58,13 +64,17 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             },
         ],
         groups: &["macs"],
-        semantics: MAC,
     },
     Primitive {
         id: "ghash",
         aliases: &["gmac", "gmac-aes-128"],
-        algorithm: Gmac { cipher: "AES-128-GCM" },
-        speed: Symmetric { index: 26, name: "ghash" },
+        algorithm: Gmac {
+            cipher: "AES-128-GCM",
+        },
+        speed: Symmetric {
+            index: 26,
+            name: "ghash",
+        },
         kats: &[Kat::Mac {
             key: "77be63708971c4e240d1cb79e8d77feb",
             iv: "e0e00f19fed7ba0136a797f3",
@@ -73,6 +83,5 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "NIST CAVP gcmEncryptExtIV128 (PTlen=0, AADlen=128, Count=0)",
         }],
         groups: &["macs"],
-        semantics: "GMAC update over the message on one context (as openssl speed ghash: update only, streaming)",
     },
 ];

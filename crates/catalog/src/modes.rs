@@ -11,13 +11,6 @@
 
 use crate::{Algorithm::*, Kat, Primitive, SpeedRow::Symmetric};
 
-const STREAM: &str =
-    "EVP_Cipher over the message in place on one context, key and IV set once (as openssl speed)";
-const XTS: &str = "each message is one XTS data unit under the same tweak (the IV), key set once; \
-     messages not a multiple of 16 bytes use ciphertext stealing (as openssl speed -evp)";
-const AE: &str = "per message: 12-byte nonce, 16-byte tag, 13-byte AAD, encrypt, tag; the openssl \
-     module also re-keys per message, as openssl speed 3.5 does for every AE mode";
-
 const SP800_38A_KEY128: &str = "2b7e151628aed2a6abf7158809cf4f3c";
 const SP800_38A_KEY256: &str = "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4";
 const SP800_38A_PT: &str = "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51";
@@ -45,7 +38,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "NIST SP 800-38A F.1.1 (ECB-AES128.Encrypt, blocks 1-2)",
         }],
         groups: &["ciphers", "aes"],
-        semantics: STREAM,
     },
     Primitive {
         id: "aes-256-ecb",
@@ -67,7 +59,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "NIST SP 800-38A F.1.5 (ECB-AES256.Encrypt, blocks 1-2)",
         }],
         groups: &["ciphers", "aes"],
-        semantics: STREAM,
     },
     Primitive {
         id: "aes-128-ccm",
@@ -104,7 +95,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             },
         ],
         groups: &["ciphers", "aes", "aead"],
-        semantics: AE,
     },
     Primitive {
         id: "aes-256-ccm",
@@ -130,7 +120,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
                      OpenSSL's evpciph_aes_ccm_cavs.txt",
         }],
         groups: &["ciphers", "aes", "aead"],
-        semantics: AE,
     },
     Primitive {
         id: "aes-128-ocb",
@@ -161,7 +150,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             },
         ],
         groups: &["ciphers", "aes", "aead"],
-        semantics: AE,
     },
     Primitive {
         id: "aes-256-ocb",
@@ -181,7 +169,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "RFC 7253 appendix A, iterated test, AEAD_AES_256_OCB_TAGLEN128",
         }],
         groups: &["ciphers", "aes", "aead"],
-        semantics: AE,
     },
     Primitive {
         id: "aes-128-xts",
@@ -212,7 +199,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             },
         ],
         groups: &["ciphers", "aes"],
-        semantics: XTS,
     },
     Primitive {
         id: "aes-256-xts",
@@ -235,7 +221,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "NIST CAVP XTSGenAES256.rsp, COUNT = 1 (DataUnitLen 256)",
         }],
         groups: &["ciphers", "aes"],
-        semantics: XTS,
     },
     Primitive {
         id: "aes-128-gcm-siv",
@@ -271,7 +256,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             },
         ],
         groups: &["ciphers", "aes", "aead", "modern"],
-        semantics: AE,
     },
     Primitive {
         id: "aes-256-gcm-siv",
@@ -307,7 +291,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             },
         ],
         groups: &["ciphers", "aes", "aead", "modern"],
-        semantics: AE,
     },
     Primitive {
         id: "sm4-cbc",
@@ -329,7 +312,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "GB/T 32907-2016 appendix A example 1 (one block, zero IV = ECB)",
         }],
         groups: &["ciphers", "sm"],
-        semantics: STREAM,
     },
     Primitive {
         id: "sm4-ecb",
@@ -351,7 +333,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "GB/T 32907-2016 appendix A example 1",
         }],
         groups: &["ciphers", "sm"],
-        semantics: STREAM,
     },
 ];
 

@@ -8,13 +8,6 @@ const RSA_CHECK: Kat = Kat::CrossCheck {
     how: "sign: s^e mod n recomputed with num-bigint equals the PKCS#1 v1.5 type-1 encoding; \
           verify: accepts that signature and rejects a corrupted one; encrypt/decrypt: round trip",
 };
-const RSA_SIGN: &str =
-    "EVP_PKEY_sign of 36 bytes with PKCS#1 v1.5 padding, no digest (as openssl speed); verify the same";
-const DSA_SIGN: &str = "EVP_PKEY_sign of a 20-byte digest (as openssl speed); verify the same";
-const ECDSA_SIGN: &str = "EVP_PKEY_sign of a 20-byte digest (as openssl speed); verify the same";
-const DERIVE: &str =
-    "EVP_PKEY_derive of the shared secret with a fixed peer key (as openssl speed)";
-const EDDSA: &str = "EVP_DigestSign of a 20-byte message (as openssl speed); verify the same";
 
 /// Wycheproof dsa_2048_256_sha256_test.json, test group 1.
 const DSA2048_SPKI: &str = "308203463082023906072a8648ce3804013082022c0282010100faa45850a6f185cff01790524f60c6867461578fcb013cf340fe495b43b46acc759c0d2f61bfaef901f510274298876f3048f41d13697ccb77fb540ed0b3fbc7a60a3c97297310fa929d90837eeb6ed0ee82a36c5f4c9dc4e2ea07d20f27675c48152abdf6f6dba66cfd8f58aed85d77ae8bb367b1348a5f46099d511507ad6575bbf8ec6ba48baa620cdcf1bd2ec7aaafeae6d98d235921203af64814163cdd11424968f5ab77fad662306eea7ee69792f2b5d39d658ab9d927f368e68363ac18178e30409633c4d488fb1fb92d22bca9214a4dfb720f28f4511f9be42e53e7f907d2d41f92bac9ca5e87580082390bbd0c229b2dc7e899aed654f7df062cf9022100fefbe4917b5ea7dbb3d5c62dc15bf430d8464813d2431819fe556832c3889d2f0282010038971fbfad52d9e8a84a2c17ed90ccff311648100e962c3269be255cab1471507ba40f457f5fb7990f6591b72b146e65213c619275b9b58d7597f41b42c55535592301e35b3a469dd5b204d70ccdd3cd477f65bd0f52eae53578fee143a43ae68b725c3c324fc91a84ecb7489dc67346ad11f3a0afdea009ce53201fa12207aea5b4461ab0ffaa801beab94f648797aa1192be18345b270435ccb4678ce663c7bf35f7a7a3c98fc4907bd12701230469a18e3ae6327acad29dac259bc5f5e912e64fe7ad0364af74ecace858cbf7a36a1dac9f9ddc7665fb7c639019971cc2691e2b586666691914b4f3785ef0d1a83f34a8130ed29724ce443493fceee25aa7038201050002820100669300e7128ef31a126fb015c525596a21bbd43082f8ca6d6f7a9974e4825085d1a50092956cd02016206c572d43eb90146f384454ac7f185f85af8855efcd3b9116c14e4ff859e07b2dad84f91fe23d7c09945368db0ab30fff942741fcfa40f39ea82596370149bf168b79ef3067ba883ee3af6025465a79e96de11bd2f7f6eda740398ef4347ee4551b8571281272f5cb83b0356f37e3ed5a19b084dff5156a3c78f8fdc3ccb5b3db431aa08a280c4a9da780aa4eeca8fb74ed7135b1370121c15328f17e0504ea2e2c68e2e53268f875f17ce3cabd34e77866711c68c711a8ea4fa136a685cd07f5fff584d6c813cf3bffd0d705795998562b9235e61430";
@@ -42,7 +35,6 @@ const fn rsa(
         speed: SpeedRow::Rsa { index, bits },
         kats: &[RSA_CHECK],
         groups: &["rsa", "pkey"],
-        semantics: RSA_SIGN,
     }
 }
 
@@ -61,7 +53,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
         speed: SpeedRow::Dsa { index: 1, bits: 1024 },
         kats: &[DSA2048_KAT, DSA_ROUNDTRIP],
         groups: &["dsa", "pkey"],
-        semantics: DSA_SIGN,
     },
     Primitive {
         id: "dsa-2048",
@@ -70,7 +61,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
         speed: SpeedRow::Dsa { index: 2, bits: 2048 },
         kats: &[DSA2048_KAT, DSA_ROUNDTRIP],
         groups: &["dsa", "pkey"],
-        semantics: DSA_SIGN,
     },
     Primitive {
         id: "ecdsa-p256",
@@ -88,7 +78,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             DSA_ROUNDTRIP,
         ],
         groups: &["ecdsa", "pkey"],
-        semantics: ECDSA_SIGN,
     },
     Primitive {
         id: "ecdsa-p384",
@@ -106,7 +95,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             DSA_ROUNDTRIP,
         ],
         groups: &["ecdsa", "pkey"],
-        semantics: ECDSA_SIGN,
     },
     Primitive {
         id: "ecdsa-p521",
@@ -115,7 +103,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
         speed: SpeedRow::Ecdsa { index: 5, bits: 521, name: "nistp521" },
         kats: &[DSA_ROUNDTRIP],
         groups: &["ecdsa", "pkey"],
-        semantics: ECDSA_SIGN,
     },
     Primitive {
         id: "ecdh-p256",
@@ -129,7 +116,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "Wycheproof ecdh_secp256r1_ecpoint_test tcId 1",
         }],
         groups: &["ecdh", "pkey"],
-        semantics: DERIVE,
     },
     Primitive {
         id: "ecdh-p384",
@@ -143,7 +129,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "Wycheproof ecdh_secp384r1_ecpoint_test tcId 1",
         }],
         groups: &["ecdh", "pkey"],
-        semantics: DERIVE,
     },
     Primitive {
         id: "x25519",
@@ -157,7 +142,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "RFC 7748 section 6.1",
         }],
         groups: &["ecdh", "pkey", "modern"],
-        semantics: DERIVE,
     },
     Primitive {
         id: "x448",
@@ -171,7 +155,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "Wycheproof x448_test tcId 1",
         }],
         groups: &["ecdh", "pkey", "modern"],
-        semantics: DERIVE,
     },
     Primitive {
         id: "ed25519",
@@ -186,7 +169,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             source: "RFC 8032 section 7.1 test 1",
         }],
         groups: &["eddsa", "pkey", "modern"],
-        semantics: EDDSA,
     },
     Primitive {
         id: "ed448",
@@ -204,7 +186,6 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             DSA_ROUNDTRIP,
         ],
         groups: &["eddsa", "pkey", "modern"],
-        semantics: EDDSA,
     },
     Primitive {
         id: "ffdh-2048",
@@ -215,6 +196,5 @@ pub(crate) const PRIMITIVES: &[Primitive] = &[
             how: "shared secret equals peer_pub^priv mod p recomputed with num-bigint, and both directions agree",
         }],
         groups: &["ffdh", "pkey"],
-        semantics: DERIVE,
     },
 ];

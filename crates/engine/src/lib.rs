@@ -19,7 +19,7 @@ pub mod worker_server;
 
 use cryptospeed_catalog::agreement::AgreementCase;
 use cryptospeed_catalog::Primitive;
-use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, Variant};
+use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, Op, Variant};
 
 /// What an implementation computed for an agreement check.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +44,12 @@ pub trait Implementation {
     fn describe(&self) -> Variant;
     /// `Ok` when the primitive can be used; otherwise the reason it cannot.
     fn availability(&mut self, primitive: &Primitive) -> Result<(), String>;
+    /// `Ok` when operation `op` of an available primitive is timed; otherwise why not (the
+    /// library's API has no such call), and the cell is reported unavailable, not failed.
+    fn offers(&self, primitive: &Primitive, op: Op) -> Result<(), String> {
+        let _ = (primitive, op);
+        Ok(())
+    }
     /// Runs the primitive's known-answer tests through the same calls the timed loop uses.
     fn known_answer_test(&mut self, primitive: &Primitive) -> Result<(), String>;
     /// Prepares one cell for timing.

@@ -264,7 +264,10 @@ fn measure(
     cell: CellSpec,
     config: &MeasureConfig,
 ) -> Measurement {
-    if let Err(why) = implementation.availability(p) {
+    if let Err(why) = implementation
+        .availability(p)
+        .and_then(|()| implementation.offers(p, cell.op))
+    {
         return Measurement::not_timed(cell, Status::Unavailable, why);
     }
     if let Err(why) = verify(implementation, cache, fault, p.id) {

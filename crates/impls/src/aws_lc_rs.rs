@@ -8,6 +8,7 @@
 //! the libcrypto path does not: the Rust API rustls and other Rust programs call (message-level
 //! signing, aws-lc-rs's own AEAD and digest wrappers) on the aws-lc-sys build Cargo makes.
 
+use crate::declared::Declared;
 use crate::suite::{AeadFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
 use crate::ImplOptions;
 use cryptospeed_catalog::{Algorithm, Curve, Primitive};
@@ -39,6 +40,9 @@ mod api {
 }
 
 pub struct AwsLc;
+
+/// Where this column's timed calls depart from the catalog's definitions (declared.rs).
+pub const DECLARED: &[Declared] = &[crate::declared::HASH_THEN_SIGN];
 
 pub fn create(_: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
     Ok(Box::new(SuiteImplementation::new(AwsLc)))

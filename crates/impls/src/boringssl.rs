@@ -6,8 +6,49 @@
 //! figures are checked against (tests/boringssl_family.rs, docs/PERFORMANCE.md). Its own worker
 //! process keeps its symbols away from OpenSSL's. `boringssl:PATH` loads another build.
 
+use crate::declared::{Conformance::*, Declared};
 use crate::ImplOptions;
 use cryptospeed_engine::Implementation;
+use cryptospeed_model::Op;
+
+/// Where this column's timed calls depart from the catalog's definitions (declared.rs).
+pub const DECLARED: &[Declared] = &[
+    Declared {
+        kinds: &["ml-kem"],
+        ops: &[Op::Keygen],
+        note: Deviates("BoringSSL's keygen always writes the encoded public key (its API has no other call)"),
+    },
+    Declared {
+        kinds: &["ml-kem"],
+        ops: &[Op::Encaps],
+        note: Deviates("the key object caches the matrix A, expanded when it was parsed, before timing"),
+    },
+    Declared {
+        kinds: &["ml-kem"],
+        ops: &[Op::Decaps],
+        note: Deviates("the key object is parsed from the 64-byte seed (BoringSSL's private key form) and caches A"),
+    },
+    Declared {
+        kinds: &["ml-kem"],
+        ops: &[Op::KeygenEncode],
+        note: Deviates("the private key is written as its 64-byte seed (BoringSSL's only private encoding)"),
+    },
+    Declared {
+        kinds: &["ml-kem"],
+        ops: &[Op::DecapsParse],
+        note: Deviates("parses the 64-byte seed: the key pair is re-derived (BoringSSL has no expanded-key parser)"),
+    },
+    Declared {
+        kinds: &["ml-dsa"],
+        ops: &[Op::Sign, Op::Verify],
+        note: Deviates("BoringSSL's key keeps no expanded form: the matrix A is expanded on every sign and verify"),
+    },
+    Declared {
+        kinds: &["ml-dsa", "slh-dsa"],
+        ops: &[Op::KeygenEncode],
+        note: NotOffered("no timed signature keygen with export through BoringSSL's API here"),
+    },
+];
 
 pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
     crate::openssl::create_built(

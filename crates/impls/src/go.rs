@@ -17,8 +17,10 @@
 //! Go module proxy and fills Go's build cache ahead, so this build only links.
 //! `--impl go:PATH` or `CRYPTOSPEED_GO_WORKER=PATH` names an executable to use instead.
 
+use crate::declared::{Conformance::*, Declared};
 use crate::ImplOptions;
 use cryptospeed_engine::Implementation;
+use cryptospeed_model::Op;
 use sha2::{Digest, Sha256};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -62,6 +64,46 @@ pub const SOURCES: &[(&str, &str)] = &[
 pub const MIN_GO: (u32, u32) = (1, 24);
 
 const EXE: &str = "cryptospeed-go-worker";
+
+/// Where this column's timed calls depart from the catalog's definitions (declared.rs).
+pub const DECLARED: &[Declared] = &[
+    Declared {
+        kinds: &["ml-kem"],
+        ops: &[Op::Encaps],
+        note: Deviates(
+            "Go's key object caches the matrix A, expanded when it was parsed, before timing",
+        ),
+    },
+    Declared {
+        kinds: &["ml-kem"],
+        ops: &[Op::Decaps],
+        note: Deviates("the key object comes from keygen, never encoded or parsed, and caches A"),
+    },
+    Declared {
+        kinds: &["ml-kem"],
+        ops: &[Op::KeygenEncode],
+        note: Deviates(
+            "the private key is written as its 64-byte seed (Go's only private encoding)",
+        ),
+    },
+    Declared {
+        kinds: &["ml-kem"],
+        ops: &[Op::DecapsParse],
+        note: Deviates(
+            "parses the 64-byte seed: the key pair is re-derived (Go has no expanded-key parser)",
+        ),
+    },
+    Declared {
+        kinds: &["hybrid-kem"],
+        ops: &[Op::KeygenEncode, Op::DecapsParse],
+        note: NotOffered("the Go worker's hybrid key has no byte encoding"),
+    },
+    Declared {
+        kinds: &["ml-dsa", "slh-dsa"],
+        ops: crate::declared::FROM_BYTES,
+        note: NotOffered("the Go worker has no from-bytes calls for signatures"),
+    },
+];
 
 /// Replaces this process with the Go worker (`go:PATH` names another build of it); returns only
 /// with the reason it cannot.

@@ -1,12 +1,14 @@
 //! The implementation registry. Each module wraps one library behind the engine's
 //! [`Implementation`] trait; a worker process hosts exactly one of them.
 //!
-//! Adding an implementation is one module plus one line in [`REGISTRY`].
+//! Adding an implementation is one module plus one entry in [`REGISTRY`]; the module declares
+//! where its timed calls depart from the catalog's definitions (`DECLARED`, declared.rs).
 
 pub mod aws_lc;
 pub mod aws_lc_rs;
 pub mod boringssl;
 pub mod buffer;
+pub mod declared;
 pub mod dl;
 pub mod go;
 mod hybrid_kem;
@@ -27,6 +29,7 @@ mod rustcrypto_slh;
 pub mod suite;
 pub mod wolfssl;
 
+use cryptospeed_catalog::definition::Declared;
 use cryptospeed_engine::Implementation;
 
 /// Options an implementation may honour, given on the worker's command line.
@@ -74,6 +77,9 @@ pub struct Registered {
     pub description: &'static str,
     pub create: Constructor,
     pub capabilities: Capabilities,
+    /// Where its timed calls depart from the catalog's definitions (declared.rs), declared in
+    /// its module as `DECLARED`.
+    pub declared: &'static [Declared],
 }
 
 /// Every implementation this build carries.
@@ -83,78 +89,91 @@ pub const REGISTRY: &[Registered] = &[
         description: "OpenSSL libcrypto through EVP, loaded at run time (system libcrypto.so.3 by default)",
         create: openssl::create,
         capabilities: Capabilities { masks: MaskControl::OpensslIa32cap, traceable: true },
+        declared: openssl::DECLARED,
     },
     Registered {
         name: "openssl-cli",
         description: "an openssl executable (openssl-cli:PATH), timed by `openssl speed -mr`",
         create: openssl_cli::create,
         capabilities: Capabilities { masks: MaskControl::OpensslIa32cap, traceable: false },
+        declared: openssl_cli::DECLARED,
     },
     Registered {
         name: "aws-lc",
         description: "AWS-LC's whole libcrypto through EVP, built with cmake from the aws-lc-sys crate's tree",
         create: aws_lc::create,
         capabilities: IN_PROCESS,
+        declared: aws_lc::DECLARED,
     },
     Registered {
         name: "aws-lc-rs",
         description: "AWS-LC through aws-lc-rs (crates.io), the Rust API rustls calls, statically linked",
         create: aws_lc_rs::create,
         capabilities: IN_PROCESS,
+        declared: aws_lc_rs::DECLARED,
     },
     Registered {
         name: "boringssl",
         description: "BoringSSL's libcrypto through EVP, built with cmake from the boring-sys crate's tree",
         create: boringssl::create,
         capabilities: IN_PROCESS,
+        declared: boringssl::DECLARED,
     },
     Registered {
         name: "go",
         description: "Go's crypto (standard library, golang.org/x/crypto) in the Go worker, built with the Go toolchain",
         create: go::create,
         capabilities: Capabilities { masks: MaskControl::GoDebug, traceable: false },
+        declared: go::DECLARED,
     },
     Registered {
         name: "libgcrypt",
         description: "libgcrypt (Debian libgcrypt20), loaded at run time",
         create: libgcrypt::create,
         capabilities: IN_PROCESS,
+        declared: libgcrypt::DECLARED,
     },
     Registered {
         name: "libsodium",
         description: "libsodium (Debian libsodium23), loaded at run time",
         create: libsodium::create,
         capabilities: IN_PROCESS,
+        declared: libsodium::DECLARED,
     },
     Registered {
         name: "mbedtls",
         description: "Mbed TLS crypto (Debian libmbedcrypto7), loaded at run time",
         create: mbedtls::create,
         capabilities: IN_PROCESS,
+        declared: mbedtls::DECLARED,
     },
     Registered {
         name: "nettle",
         description: "GNU Nettle and Hogweed (Debian libnettle8, libhogweed6), loaded at run time",
         create: nettle::create,
         capabilities: IN_PROCESS,
+        declared: nettle::DECLARED,
     },
     Registered {
         name: "ring",
         description: "ring 0.17 (crates.io), statically linked",
         create: ring::create,
         capabilities: IN_PROCESS,
+        declared: ring::DECLARED,
     },
     Registered {
         name: "rustcrypto",
         description: "the RustCrypto crates (pure Rust), legacy ciphers and hashes included",
         create: rustcrypto::create,
         capabilities: IN_PROCESS,
+        declared: rustcrypto::DECLARED,
     },
     Registered {
         name: "wolfssl",
         description: "wolfSSL's wolfCrypt (Debian libwolfssl35), loaded at run time",
         create: wolfssl::create,
         capabilities: IN_PROCESS,
+        declared: wolfssl::DECLARED,
     },
 ];
 
@@ -166,7 +185,10 @@ pub fn registered(name: &str) -> Option<&'static Registered> {
 /// Instantiates an implementation by registry name.
 pub fn create(name: &str, options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
     match registered(name) {
-        Some(r) => (r.create)(options),
+        Some(r) => Ok(Box::new(declared::Declaring {
+            inner: (r.create)(options)?,
+            declared: r.declared,
+        })),
         None => Err(format!(
             "unknown implementation '{name}'; known: {}",
             REGISTRY

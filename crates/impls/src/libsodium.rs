@@ -2,6 +2,7 @@
 //! SHA-256, SHA-512, BLAKE2b-512, HMAC-SHA-256, AES-256-GCM (only where the CPU has AES-NI and
 //! PCLMUL, as libsodium requires), ChaCha20-Poly1305 (IETF), Ed25519 and X25519.
 
+use crate::declared::Declared;
 use crate::suite::{AeadFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
 use crate::ImplOptions;
 use cryptospeed_catalog::{Algorithm, Curve, Primitive};
@@ -43,6 +44,9 @@ crate::dynamic_api! {
 pub struct Sodium {
     api: Arc<Api>,
 }
+
+/// Where this column's timed calls depart from the catalog's definitions (declared.rs).
+pub const DECLARED: &[Declared] = crate::declared::NONE;
 
 pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
     let path = options.library.as_deref().unwrap_or("libsodium.so.23");

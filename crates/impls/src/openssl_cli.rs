@@ -7,6 +7,7 @@
 //! Known-answer tests run through the same executable (`openssl dgst`, `openssl enc`) before a
 //! primitive is timed. Offered: digests, HMAC and the non-AEAD ciphers.
 
+use crate::declared::{Conformance::*, Declared};
 use crate::ImplOptions;
 use cryptospeed_catalog::agreement::AgreementCase;
 use cryptospeed_catalog::{unhex, Algorithm, Kat, Primitive};
@@ -21,6 +22,13 @@ pub struct OpensslCli {
     version: String,
     kats: HashMap<&'static str, Result<(), String>>,
 }
+
+/// Where this column's timed calls depart from the catalog's definitions (declared.rs).
+pub const DECLARED: &[Declared] = &[Declared {
+    kinds: &[],
+    ops: crate::declared::FROM_BYTES,
+    note: NotOffered("openssl speed has no from-bytes operations"),
+}];
 
 pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
     let path = options.library.clone().unwrap_or_else(|| "openssl".into());

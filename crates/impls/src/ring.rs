@@ -3,6 +3,7 @@
 //! RSA (2048–8192-bit signing). Its key agreement takes only ephemeral keys, so X25519 and ECDH
 //! cannot be checked against published vectors and are listed as unavailable.
 
+use crate::declared::Declared;
 use crate::suite::{AeadFn, HashFn, Res, Signer, Suite, SuiteImplementation};
 use crate::ImplOptions;
 use cryptospeed_catalog::Primitive;
@@ -35,6 +36,9 @@ mod api {
 }
 
 pub struct Ring;
+
+/// Where this column's timed calls depart from the catalog's definitions (declared.rs).
+pub const DECLARED: &[Declared] = &[crate::declared::HASH_THEN_SIGN];
 
 pub fn create(_: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
     Ok(Box::new(SuiteImplementation::new(Ring)))

@@ -8,12 +8,13 @@
 //! `ml-kem` and `x25519-dalek` (hybrid_kem.rs). SEED, RC5, MDC-2, DSA,
 //! X448 and Ed448 have no crate here and are listed unavailable.
 
+use crate::declared::{Conformance::*, Declared};
 use crate::hybrid_kem;
 use crate::rustcrypto_dsa as dsa;
 use crate::rustcrypto_kem as kem;
 use crate::rustcrypto_slh as slh;
 use crate::suite::{
-    AeadFn, CipherFn, DecapsFn, DeriveFn, EncapsFn, HashFn, KemKeygenFn, Res, Signer, Suite,
+    AeadFn, CipherFn, DecapsFn, DeriveFn, EncapsFn, HashFn, KemKeygenFn, OpFn, Res, Signer, Suite,
     SuiteImplementation,
 };
 use crate::ImplOptions;
@@ -25,6 +26,7 @@ use cipher::{
 };
 use cryptospeed_catalog::{Algorithm, Curve, Primitive};
 use cryptospeed_engine::Implementation;
+use cryptospeed_model::Op;
 use cryptospeed_model::Variant;
 use digest::{Digest, ExtendableOutput, Update};
 
@@ -42,18 +44,53 @@ macro_rules! by_slh_set {
     };
 }
 
+/// The generator the timed calls draw from where a crate takes one as an argument: a handle on
+/// this thread's ChaCha20 generator, seeded from the system once (one `getrandom` call) when
+/// first used, so that neither an operation nor a call set up inside a timed loop (the
+/// from-bytes operations) asks the kernel for randomness.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct TimingRng;
+
+thread_local! {
+    static TIMING_RNG: std::cell::RefCell<rand_chacha::ChaCha20Rng> =
+        std::cell::RefCell::new(<rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::from_entropy());
+}
+
+impl rand_core::RngCore for TimingRng {
+    fn next_u32(&mut self) -> u32 {
+        TIMING_RNG.with(|r| r.borrow_mut().next_u32())
+    }
+    fn next_u64(&mut self) -> u64 {
+        TIMING_RNG.with(|r| r.borrow_mut().next_u64())
+    }
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        TIMING_RNG.with(|r| r.borrow_mut().fill_bytes(dest))
+    }
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), rand_core::Error> {
+        TIMING_RNG.with(|r| r.borrow_mut().try_fill_bytes(dest))
+    }
+}
+
+impl rand_core::CryptoRng for TimingRng {}
+
+/// The timing generator ([`TimingRng`]).
+pub(crate) fn timing_rng() -> TimingRng {
+    TimingRng
+}
+
 /// n of the SLH-DSA parameter sets in the catalog (all of security category 1).
 const SLH_N: usize = 16;
 
 /// x25519-dalek's key pairs (public, private), from a private key or fresh.
 fn x25519_keypair() -> hybrid_kem::XKeypair {
-    Box::new(|private| {
+    let rng = timing_rng();
+    Box::new(move |private| {
         let secret = match private {
             Some(k) => {
                 let k: [u8; 32] = k.try_into().map_err(|_| "X25519 keys are 32 bytes")?;
                 x25519_dalek::StaticSecret::from(k)
             }
-            None => x25519_dalek::StaticSecret::random_from_rng(rand_core::OsRng),
+            None => x25519_dalek::StaticSecret::random_from_rng(rng),
         };
         let public = x25519_dalek::PublicKey::from(&secret);
         Ok((public.as_bytes().to_vec(), secret.to_bytes().to_vec()))
@@ -73,6 +110,11 @@ fn x25519_shared() -> hybrid_kem::XShared {
     })
 }
 
+/// A timed call of the bytes-returning closure `f`, its results thrown away.
+fn without_objects(mut f: KemKeygenFn<'_>) -> Res<OpFn<'_>> {
+    Ok(Box::new(move || f().map(|r| drop(std::hint::black_box(r)))))
+}
+
 /// Verifies a pure ML-DSA signature (empty context) made by another library.
 fn dsa_verify_foreign(p: &Primitive, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
     let pure = |m: &[u8]| [&[0u8, 0][..], m].concat();
@@ -90,6 +132,31 @@ fn dsa_verify_foreign(p: &Primitive, public: &[u8], msg: &[u8], sig: &[u8]) -> R
         _ => Err(format!("{} is not ML-DSA", p.id)),
     }
 }
+
+/// Where this column's timed calls depart from the catalog's definitions (declared.rs).
+pub const DECLARED: &[Declared] = &[
+    Declared {
+        kinds: &["ecdsa"],
+        ops: &[Op::Sign],
+        note: Deviates("the crate signs messages: the input is hashed (SHA-256/384) first, and k comes from RFC 6979"),
+    },
+    crate::declared::HASH_THEN_SIGN,
+    Declared {
+        kinds: &["*-cbc"],
+        ops: &[],
+        note: Deviates("each call restarts from the IV: the chaining state does not carry over"),
+    },
+    Declared {
+        kinds: &["ml-dsa"],
+        ops: &[Op::Sign, Op::Verify],
+        note: Deviates("the key object caches A and the key's NTT forms (ml-dsa's KeyPair), computed before timing"),
+    },
+    Declared {
+        kinds: &["hybrid-kem"],
+        ops: &[Op::Keygen],
+        note: Deviates("the composed hybrid also encodes the private part"),
+    },
+];
 
 pub fn create(_: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
     Ok(Box::new(SuiteImplementation::new(RustCrypto)))
@@ -577,6 +644,38 @@ impl Suite for RustCrypto {
                 hybrid_kem::decaps(kem::decaps::<ml_kem::MlKem768>, x25519_shared(), dk)
             }
             _ => Err(format!("rustcrypto has no crate for {}", p.id)),
+        }
+    }
+
+    fn kem_keygen_timed(&self, p: &Primitive) -> Res<OpFn<'_>> {
+        match p.algorithm {
+            Algorithm::MlKem { level: 512 } => kem::keygen_timed::<ml_kem::MlKem512>(),
+            Algorithm::MlKem { level: 768 } => kem::keygen_timed::<ml_kem::MlKem768>(),
+            Algorithm::MlKem { level: 1024 } => kem::keygen_timed::<ml_kem::MlKem1024>(),
+            _ => without_objects(self.kem_keygen(p, None)?),
+        }
+    }
+
+    fn kem_encaps_timed(&self, p: &Primitive, ek: &[u8]) -> Res<OpFn<'_>> {
+        match p.algorithm {
+            Algorithm::MlKem { level: 512 } => kem::encaps_timed::<ml_kem::MlKem512>(ek),
+            Algorithm::MlKem { level: 768 } => kem::encaps_timed::<ml_kem::MlKem768>(ek),
+            Algorithm::MlKem { level: 1024 } => kem::encaps_timed::<ml_kem::MlKem1024>(ek),
+            _ => without_objects(self.kem_encaps(p, ek, None)?),
+        }
+    }
+
+    fn kem_decaps_timed(&self, p: &Primitive, dk: &[u8], c: &[u8]) -> Res<OpFn<'_>> {
+        match p.algorithm {
+            Algorithm::MlKem { level: 512 } => kem::decaps_timed::<ml_kem::MlKem512>(dk, c),
+            Algorithm::MlKem { level: 768 } => kem::decaps_timed::<ml_kem::MlKem768>(dk, c),
+            Algorithm::MlKem { level: 1024 } => kem::decaps_timed::<ml_kem::MlKem1024>(dk, c),
+            _ => {
+                let (mut f, c) = (self.kem_decaps(p, dk)?, c.to_vec());
+                Ok(Box::new(move || {
+                    f(&c).map(|k| drop(std::hint::black_box(k)))
+                }))
+            }
         }
     }
 

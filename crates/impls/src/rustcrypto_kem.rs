@@ -1,11 +1,16 @@
 //! ML-KEM for the `rustcrypto` column: RustCrypto's `ml-kem` crate (0.2, pure Rust, FIPS 203),
 //! with its `deterministic` feature for the known-answer tests' seeded key generation and
 //! derandomised encapsulation. Kept apart from rustcrypto.rs because its generic bounds are the
-//! KEM crate's own.
+//! KEM crate's own. The timed calls draw randomness from one ChaCha20 generator seeded before
+//! timing (the crate takes the generator as an argument) and keep their results as the crate
+//! returns them, in arrays: nothing is allocated or encoded per operation that the definition
+//! does not ask for.
 
-use crate::suite::{DecapsFn, EncapsFn, KemKeygenFn, Res};
+use crate::rustcrypto::timing_rng;
+use crate::suite::{DecapsFn, EncapsFn, KemKeygenFn, OpFn, Res};
 use ml_kem::kem::{Decapsulate, Encapsulate};
 use ml_kem::{Ciphertext, EncapsulateDeterministic, Encoded, EncodedSizeUser, KemCore, B32};
+use std::hint::black_box;
 
 fn array<T: EncodedSizeUser>(bytes: &[u8], what: &str) -> Res<T> {
     let enc = Encoded::<T>::try_from(bytes)
@@ -24,10 +29,11 @@ pub fn keygen<K: KemCore + 'static>(seed: Option<&[u8]>) -> Res<KemKeygenFn<'sta
         Some(s) => return Err(format!("an ML-KEM seed is 64 bytes, not {}", s.len())),
         None => None,
     };
+    let mut rng = timing_rng();
     Ok(Box::new(move || {
         let (dk, ek) = match &seed {
             Some((d, z)) => K::generate_deterministic(d, z),
-            None => K::generate(&mut rand_core::OsRng),
+            None => K::generate(&mut rng),
         };
         Ok((ek.as_bytes().to_vec(), dk.as_bytes().to_vec()))
     }))
@@ -37,13 +43,14 @@ pub fn keygen<K: KemCore + 'static>(seed: Option<&[u8]>) -> Res<KemKeygenFn<'sta
 pub fn encaps<K: KemCore + 'static>(ek: &[u8], m: Option<&[u8]>) -> Res<EncapsFn<'static>> {
     let ek: K::EncapsulationKey = array(ek, "encapsulation key")?;
     let m = m.map(|m| b32(m, "m")).transpose()?;
+    let mut rng = timing_rng();
     Ok(Box::new(move || {
         let (c, k) = match &m {
             Some(m) => ek
                 .encapsulate_deterministic(m)
                 .map_err(|e| format!("encapsulation failed: {e:?}"))?,
             None => ek
-                .encapsulate(&mut rand_core::OsRng)
+                .encapsulate(&mut rng)
                 .map_err(|e| format!("encapsulation failed: {e:?}"))?,
         };
         Ok((c.to_vec(), k.to_vec()))
@@ -60,5 +67,37 @@ pub fn decaps<K: KemCore + 'static>(dk: &[u8]) -> Res<DecapsFn<'static>> {
             .decapsulate(&c)
             .map_err(|e| format!("decapsulation failed: {e:?}"))?;
         Ok(k.to_vec())
+    }))
+}
+
+/// The timed key generation: the key pair kept as the crate's key objects, nothing encoded.
+pub fn keygen_timed<K: KemCore + 'static>() -> Res<OpFn<'static>> {
+    let mut rng = timing_rng();
+    Ok(Box::new(move || {
+        black_box(K::generate(&mut rng));
+        Ok(())
+    }))
+}
+
+/// The timed encapsulation to `ek`, parsed once: ciphertext and secret left in their arrays.
+pub fn encaps_timed<K: KemCore + 'static>(ek: &[u8]) -> Res<OpFn<'static>> {
+    let ek: K::EncapsulationKey = array(ek, "encapsulation key")?;
+    let mut rng = timing_rng();
+    Ok(Box::new(move || {
+        let out = ek.encapsulate(&mut rng);
+        black_box(out.map_err(|e| format!("encapsulation failed: {e:?}"))?);
+        Ok(())
+    }))
+}
+
+/// The timed decapsulation of `c` with `dk`, both parsed once: the secret left in its array.
+pub fn decaps_timed<K: KemCore + 'static>(dk: &[u8], c: &[u8]) -> Res<OpFn<'static>> {
+    let dk: K::DecapsulationKey = array(dk, "decapsulation key")?;
+    let c = Ciphertext::<K>::try_from(c)
+        .map_err(|_| format!("a ciphertext of {} bytes has the wrong length", c.len()))?;
+    Ok(Box::new(move || {
+        let k = dk.decapsulate(&c);
+        black_box(k.map_err(|e| format!("decapsulation failed: {e:?}"))?);
+        Ok(())
     }))
 }

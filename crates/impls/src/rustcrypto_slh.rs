@@ -3,15 +3,18 @@
 //! from fresh SK.seed, SK.prf and PK.seed (FIPS 205's slh_keygen), signing is pure SLH-DSA with an
 //! empty context, hedged with a fresh opt_rand; the known answers use the crate's
 //! internal-interface calls (`slh_sign_internal` with opt_rand = PK.seed, `slh_verify_internal`).
-//! The system's randomness comes through rand_core 0.6 (the crate's own wants rand_core 0.10).
+//! Random bytes come from one ChaCha20 generator seeded before timing (rand_core 0.6; the
+//! crate's own wants rand_core 0.10, so the bytes are drawn here and handed over), into a buffer
+//! the signer keeps; verification uses the verifying key parsed once.
 
+use crate::rustcrypto::{timing_rng, TimingRng};
 use crate::suite::{KemKeygenFn, Res, Signer};
 use rand_core::RngCore;
 use slh_dsa::{ParameterSet, Signature, SigningKey, VerifyingKey};
 
-fn random(n: usize) -> Vec<u8> {
+fn random(rng: &mut TimingRng, n: usize) -> Vec<u8> {
     let mut v = vec![0u8; n];
-    rand_core::OsRng.fill_bytes(&mut v);
+    rng.fill_bytes(&mut v);
     v
 }
 
@@ -33,20 +36,38 @@ fn from_seed<P: ParameterSet>(seed: &[u8], n: usize) -> Res<SigningKey<P>> {
 
 struct SlhSigner<P: ParameterSet> {
     key: SigningKey<P>,
-    n: usize,
+    verifying: VerifyingKey<P>,
+    /// opt_rand, refilled per signature.
+    rand: Vec<u8>,
+    rng: TimingRng,
+}
+
+impl<P: ParameterSet> SlhSigner<P> {
+    fn signature(&mut self, msg: &[u8]) -> Res<Signature<P>> {
+        self.rng.fill_bytes(&mut self.rand);
+        self.key
+            .try_sign_with_context(msg, &[], Some(&self.rand))
+            .map_err(|e| format!("signing failed: {e}"))
+    }
 }
 
 impl<P: ParameterSet> Signer for SlhSigner<P> {
     fn sign(&mut self, msg: &[u8]) -> Res<Vec<u8>> {
-        let rand = random(self.n);
-        let sig = self
-            .key
-            .try_sign_with_context(msg, &[], Some(&rand))
-            .map_err(|e| format!("signing failed: {e}"))?;
-        Ok(sig.to_vec())
+        Ok(self.signature(msg)?.to_vec())
+    }
+    /// The signature is kept as the crate's value, not copied into a vector.
+    fn sign_timed(&mut self, msg: &[u8]) -> Res<()> {
+        std::hint::black_box(self.signature(msg)?);
+        Ok(())
     }
     fn verify(&mut self, msg: &[u8], sig: &[u8]) -> Res<bool> {
-        verify::<P>(&self.public(), msg, sig)
+        let Ok(sig) = Signature::<P>::try_from(sig) else {
+            return Ok(false);
+        };
+        Ok(self
+            .verifying
+            .try_verify_with_context(msg, &[], &sig)
+            .is_ok())
     }
     fn public(&self) -> Vec<u8> {
         let vk: &VerifyingKey<P> = self.key.as_ref();
@@ -56,14 +77,27 @@ impl<P: ParameterSet> Signer for SlhSigner<P> {
 
 /// A signer with the key pair of a 3n-byte seed, or a fresh one.
 pub fn signer<P: ParameterSet + 'static>(seed: Option<&[u8]>, n: usize) -> Res<Box<dyn Signer>> {
-    let key = from_seed::<P>(&seed.map_or_else(|| random(3 * n), <[u8]>::to_vec), n)?;
-    Ok(Box::new(SlhSigner { key, n }))
+    let mut rng = timing_rng();
+    let key = from_seed::<P>(
+        &seed.map_or_else(|| random(&mut rng, 3 * n), <[u8]>::to_vec),
+        n,
+    )?;
+    let verifying: &VerifyingKey<P> = key.as_ref();
+    let verifying = verifying.clone();
+    let rand = vec![0u8; n];
+    Ok(Box::new(SlhSigner {
+        key,
+        verifying,
+        rand,
+        rng,
+    }))
 }
 
 /// Fresh key pairs: (public key, private key) in FIPS 205's encodings.
 pub fn keygen<P: ParameterSet + 'static>(n: usize) -> Res<KemKeygenFn<'static>> {
+    let mut rng = timing_rng();
     Ok(Box::new(move || {
-        let key = from_seed::<P>(&random(3 * n), n)?;
+        let key = from_seed::<P>(&random(&mut rng, 3 * n), n)?;
         let vk: &VerifyingKey<P> = key.as_ref();
         Ok((vk.to_vec(), key.to_vec()))
     }))

@@ -27,10 +27,24 @@ pub enum Op {
     /// key)`), as opposed to [`Op::Verify`] with one key reused.
     #[serde(rename = "verify-fresh-key")]
     VerifyFreshKey,
+    /// Key generation that ends with both keys in their standard byte encodings (what a TLS
+    /// client sends), as opposed to [`Op::Keygen`], which may keep the library's key object only.
+    #[serde(rename = "keygen+encode")]
+    KeygenEncode,
+    /// Encapsulation to an encoded public key parsed inside the timed call (a TLS server's work
+    /// per handshake).
+    #[serde(rename = "encaps+parse")]
+    EncapsParse,
+    /// Decapsulation with an encoded private key parsed inside the timed call.
+    #[serde(rename = "decaps+parse")]
+    DecapsParse,
+    /// Verification with an encoded public key parsed inside the timed call.
+    #[serde(rename = "verify+parse")]
+    VerifyParse,
 }
 
 impl Op {
-    pub const ALL: [Op; 11] = [
+    pub const ALL: [Op; 15] = [
         Op::Hash,
         Op::Mac,
         Op::Encrypt,
@@ -42,6 +56,10 @@ impl Op {
         Op::Encaps,
         Op::Decaps,
         Op::VerifyFreshKey,
+        Op::KeygenEncode,
+        Op::EncapsParse,
+        Op::DecapsParse,
+        Op::VerifyParse,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -57,6 +75,10 @@ impl Op {
             Op::Encaps => "encaps",
             Op::Decaps => "decaps",
             Op::VerifyFreshKey => "verify-fresh-key",
+            Op::KeygenEncode => "keygen+encode",
+            Op::EncapsParse => "encaps+parse",
+            Op::DecapsParse => "decaps+parse",
+            Op::VerifyParse => "verify+parse",
         }
     }
 

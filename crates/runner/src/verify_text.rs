@@ -2,9 +2,71 @@
 //! way the commands print it, for any front end that shows it.
 
 use crate::verify::{Agreement, Check, Column};
+use cryptospeed_catalog::definition::Conformance;
 use cryptospeed_catalog::Primitive;
 use cryptospeed_engine::protocol::AvailabilityEntry;
+use cryptospeed_impls::declared;
 use std::fmt::Write;
+
+/// Each operation's definition, by operation name (catalog definitions.rs).
+fn definitions_json(p: &Primitive) -> serde_json::Value {
+    let by_op: serde_json::Map<String, serde_json::Value> = p
+        .ops()
+        .iter()
+        .filter_map(|&op| {
+            Some((
+                op.to_string(),
+                serde_json::to_value(p.definition(op)?).ok()?,
+            ))
+        })
+        .collect();
+    serde_json::Value::Object(by_op)
+}
+
+/// Column `name`'s conformance per operation of `p`: `"conforms"`, `{"deviates": why}` or
+/// `{"not-offered": why}`.
+fn conformance_json(name: &str, p: &Primitive) -> serde_json::Value {
+    let by_op: serde_json::Map<String, serde_json::Value> = p
+        .ops()
+        .iter()
+        .filter_map(|&op| {
+            let c = declared::of(name, p, op)?;
+            Some((op.to_string(), serde_json::to_value(c).ok()?))
+        })
+        .collect();
+    serde_json::Value::Object(by_op)
+}
+
+/// The operations of `p` where column `name` departs from the definition: `(op, text)`.
+pub fn departures(name: &str, p: &Primitive) -> Vec<(String, String)> {
+    p.ops()
+        .iter()
+        .filter_map(|&op| match declared::of(name, p, op)? {
+            Conformance::Conforms => None,
+            Conformance::Deviates(why) => Some((op.to_string(), why.to_string())),
+            Conformance::NotOffered(why) => Some((op.to_string(), format!("not timed: {why}"))),
+        })
+        .collect()
+}
+
+/// The deviations of the available primitives of one column, one line each.
+fn deviation_lines(
+    out: &mut String,
+    all: &[&Primitive],
+    name: &str,
+    entries: &[AvailabilityEntry],
+) {
+    let mut n = 0;
+    for (p, _) in all.iter().zip(entries).filter(|(_, e)| e.available) {
+        for (op, why) in departures(name, p) {
+            let _ = writeln!(out, "  {name} {} {op}: {why}", p.id);
+            n += 1;
+        }
+    }
+    if n == 0 {
+        let _ = writeln!(out, "  {name}: every operation conforms to its definition");
+    }
+}
 
 fn table(header: &[&str]) -> comfy_table::Table {
     let mut t = comfy_table::Table::new();
@@ -32,11 +94,13 @@ pub fn list_json(
                 .iter()
                 .zip(entries)
                 .map(|((_, name), e)| {
-                    let cell = serde_json::json!({"available": e[i].available, "reason": e[i].reason});
+                    let cell = serde_json::json!({"available": e[i].available, "reason": e[i].reason,
+                        "operations": conformance_json(name, p)});
                     (name.clone(), cell)
                 })
                 .collect();
-            serde_json::json!({"primitive": p.id, "aliases": p.aliases, "ops": p.ops(), "groups": p.groups, "implementations": by_impl})
+            serde_json::json!({"primitive": p.id, "aliases": p.aliases, "ops": p.ops(), "groups": p.groups,
+                "definitions": definitions_json(p), "implementations": by_impl})
         })
         .collect();
     let _ = writeln!(out, "{}", serde_json::to_string_pretty(&rows)?);
@@ -61,24 +125,35 @@ pub fn list_one_column(
     let _ = writeln!(out, "{table}");
     let available = entries.iter().filter(|e| e.available).count();
     let _ = writeln!(out, "{available} of {} primitives available", entries.len());
+    let _ = writeln!(
+        out,
+        "\nwhere {name} departs from the definitions (`list --json` has them all):"
+    );
+    deviation_lines(out, all, name, entries);
 }
 
+/// Every column side by side: `yes` where a primitive is available and conforms, `yes*` where
+/// it departs from a definition somewhere (`reasons` lists each departure under the table).
 pub fn list_matrix(
     out: &mut String,
     all: &[&Primitive],
     names: &[(String, String)],
     entries: &[Vec<AvailabilityEntry>],
+    reasons: bool,
 ) {
     let mut header = vec!["primitive"];
     header.extend(names.iter().map(|(_, name)| name.as_str()));
     let mut table = table(&header);
     for (i, p) in all.iter().enumerate() {
         let mut row = vec![p.id.to_string()];
-        row.extend(
-            entries
-                .iter()
-                .map(|e| if e[i].available { "yes" } else { "n/a" }.to_string()),
-        );
+        row.extend(names.iter().zip(entries).map(|((_, name), e)| {
+            match (e[i].available, departures(name, p).is_empty()) {
+                (false, _) => "n/a",
+                (true, true) => "yes",
+                (true, false) => "yes*",
+            }
+            .to_string()
+        }));
         table.add_row(row);
     }
     let _ = writeln!(out, "{table}");
@@ -101,8 +176,19 @@ pub fn list_matrix(
     }
     let _ = writeln!(
         out,
-        "`cryptospeed list --impl NAME` gives each unavailable primitive's reason"
+        "`cryptospeed list --impl NAME` gives each unavailable primitive's reason; \
+         yes* departs from a definition somewhere ({})",
+        if reasons {
+            "below"
+        } else {
+            "`--reasons` says where"
+        }
     );
+    if reasons {
+        for ((_, name), e) in names.iter().zip(entries) {
+            deviation_lines(out, all, name, e);
+        }
+    }
 }
 
 /// One implementation: each primitive's known-answer result. True when none failed.

@@ -8,10 +8,12 @@ mod ed448;
 mod modes;
 mod pkey;
 
+use crate::declared::{Conformance::*, Declared};
 use crate::suite::{AeadFn, CipherFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
 use crate::ImplOptions;
 use cryptospeed_catalog::Primitive;
 use cryptospeed_engine::Implementation;
+use cryptospeed_model::Op;
 use cryptospeed_model::Variant;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_uint, c_void};
@@ -73,6 +75,13 @@ pub struct Gcrypt {
     /// The public-key calls, or why this build lacks them.
     pkey: Result<Arc<pkey::PkApi>, String>,
 }
+
+/// Where this column's timed calls depart from the catalog's definitions (declared.rs).
+pub const DECLARED: &[Declared] = &[Declared {
+    kinds: &["rsa", "dsa", "ecdsa"],
+    ops: &[Op::Sign, Op::Verify],
+    note: Deviates("the input is hashed (SHA-256/384/512) and signed through S-expressions built per call, as GnuPG does"),
+}];
 
 pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
     let path = options.library.as_deref().unwrap_or("libgcrypt.so.20");

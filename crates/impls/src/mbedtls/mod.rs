@@ -5,10 +5,12 @@
 
 mod pkey;
 
+use crate::declared::{Conformance::*, Declared};
 use crate::suite::{AeadFn, CipherFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
 use crate::ImplOptions;
 use cryptospeed_catalog::Primitive;
 use cryptospeed_engine::Implementation;
+use cryptospeed_model::Op;
 use cryptospeed_model::Variant;
 use std::ffi::{CStr, CString};
 use std::os::raw::{c_char, c_int, c_void};
@@ -47,6 +49,21 @@ pub struct MbedTls {
     /// The public-key calls, or why this build lacks them.
     pkey: Result<Arc<pkey::PkApi>, String>,
 }
+
+/// Where this column's timed calls depart from the catalog's definitions (declared.rs).
+pub const DECLARED: &[Declared] = &[
+    Declared {
+        kinds: &["ecdsa"],
+        ops: &[Op::Sign],
+        note: Deviates("the input is hashed (SHA-256/384/512) first, and k is derived by RFC 6979 (MBEDTLS_ECDSA_DETERMINISTIC)"),
+    },
+    crate::declared::HASH_THEN_SIGN,
+    Declared {
+        kinds: &["*-cbc"],
+        ops: &[],
+        note: Deviates("mbedtls_cipher_crypt restarts from the IV on each call"),
+    },
+];
 
 pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
     let path = options.library.as_deref().unwrap_or("libmbedcrypto.so.7");

@@ -9,10 +9,12 @@
 mod modes;
 mod pkey;
 
+use crate::declared::{Conformance::*, Declared};
 use crate::suite::{AeadFn, CipherFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
 use crate::ImplOptions;
 use cryptospeed_catalog::{Algorithm, Curve, Primitive};
 use cryptospeed_engine::Implementation;
+use cryptospeed_model::Op;
 use cryptospeed_model::Variant;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_uint, c_void};
@@ -109,6 +111,13 @@ pub struct Nettle {
     /// Nettle's XTS and CCM calls (each optional), or why the library could not be opened.
     modes: Result<Arc<modes::NettleModes>, String>,
 }
+
+/// Where this column's timed calls depart from the catalog's definitions (declared.rs).
+pub const DECLARED: &[Declared] = &[Declared {
+    kinds: &["rsa", "dsa", "ecdsa"],
+    ops: &[Op::Sign, Op::Verify],
+    note: Deviates("the input is hashed (SHA-256/384/512) by Nettle first, RSA with DigestInfo; nonces from Yarrow-256"),
+}];
 
 pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
     let path = options.library.as_deref().unwrap_or("libnettle.so.8");

@@ -19,10 +19,12 @@ mod pq;
 mod pq_suite;
 mod symmetric;
 
+use crate::declared::{Conformance::*, Declared};
 use crate::suite;
 use crate::ImplOptions;
 use cryptospeed_catalog::{Algorithm, Family, Primitive};
 use cryptospeed_engine::{Implementation, Timed};
+use cryptospeed_model::Op;
 use cryptospeed_model::{CellSpec, Variant};
 use ffi::Api;
 use std::collections::HashMap;
@@ -62,6 +64,22 @@ pub struct OpenSsl {
     pq: pq_suite::PqSuite,
     availability: HashMap<&'static str, Result<(), String>>,
 }
+
+/// Where this column's timed calls depart from the catalog's definitions (declared.rs).
+pub const DECLARED: &[Declared] = &[
+    Declared {
+        kinds: &["*-ccm", "*-ocb", "*-gcm-siv"],
+        ops: &[],
+        note: Deviates(
+            "the key is set again per message, as openssl speed 3.5 does for every AE mode",
+        ),
+    },
+    Declared {
+        kinds: &["ml-dsa", "slh-dsa"],
+        ops: &[Op::KeygenEncode],
+        note: NotOffered("no timed signature keygen with export through EVP here"),
+    },
+];
 
 pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
     let path = options

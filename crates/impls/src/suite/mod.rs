@@ -7,6 +7,7 @@
 //! The timed loops call the closure once per operation; a boxed closure costs one indirect call,
 //! the same as a call through a shared library's PLT, and is negligible beside the work measured.
 
+mod from_bytes;
 mod timed;
 
 use crate::kat::{corrupt, mismatch};

@@ -61,6 +61,10 @@ pub(super) fn prepare<'a>(
         })),
         (Family::Kem, Op::Keygen) => Box::new(OpLoop(s.kem_keygen_timed(p)?)),
         (Family::Kem, Op::Encaps | Op::Decaps) => kem_loop(s, p, cell.op)?,
+        (
+            Family::Kem | Family::SeededSignature,
+            Op::KeygenEncode | Op::EncapsParse | Op::DecapsParse | Op::VerifyParse,
+        ) => Box::new(OpLoop(super::from_bytes::prepare(s, p, cell.op)?)),
         (_, op) => return Err(format!("{} does not time {} {op}", s.name(), p.id)),
     })
 }
@@ -133,12 +137,15 @@ fn kem_loop<'a>(s: &'a dyn Suite, p: &Primitive, op: Op) -> Res<Box<dyn Timed + 
     Ok(Box::new(OpLoop(s.kem_decaps_timed(p, &dk, &c)?)))
 }
 
+/// Bytes of the message the seeded (post-quantum) signature schemes sign.
+pub(super) const SEEDED_MSG_LEN: usize = 32;
+
 /// Bytes signed per operation in the timed loop, as `openssl speed` does: 36 for RSA, 32 for
 /// the seeded (post-quantum) schemes, 20 (a SHA-1-sized digest) for the others.
 fn tbs_len(p: &Primitive) -> usize {
     match (p.algorithm, p.family()) {
         (Algorithm::Rsa { .. }, _) => 36,
-        (_, Family::SeededSignature) => 32,
+        (_, Family::SeededSignature) => SEEDED_MSG_LEN,
         _ => 20,
     }
 }

@@ -6,6 +6,7 @@
 mod modes;
 mod pkey;
 
+use crate::declared::Declared;
 use crate::suite::{AeadFn, CipherFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
 use crate::ImplOptions;
 use cryptospeed_catalog::Primitive;
@@ -58,6 +59,9 @@ pub struct WolfSsl {
     /// The public-key calls, or why this build lacks them.
     pkey: Result<Arc<pkey::PkApi>, String>,
 }
+
+/// Where this column's timed calls depart from the catalog's definitions (declared.rs).
+pub const DECLARED: &[Declared] = &[crate::declared::HASH_THEN_SIGN];
 
 pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
     let path = options.library.as_deref().unwrap_or("libwolfssl.so.35");

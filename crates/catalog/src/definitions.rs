@@ -1,0 +1,318 @@
+//! The definition table: one entry per (kind, operation), as definition.rs describes. The
+//! post-quantum entries come first, then the classic families. Change an entry's words only with
+//! its version raised.
+
+use crate::definition::{Entry, Randomness::*};
+use cryptospeed_model::Op;
+
+const KEM: &[&str] = &["ml-kem"];
+const HYBRID: &[&str] = &["hybrid-kem"];
+const SEEDED: &[&str] = &["ml-dsa", "slh-dsa"];
+
+pub(crate) const ENTRIES: &[Entry] = &[
+    // ML-KEM (FIPS 203).
+    Entry {
+        kinds: KEM,
+        op: Op::Keygen,
+        version: 1,
+        prepared: "nothing",
+        timed: "a key pair from 64 fresh random bytes (d ‖ z): the matrix A expanded, the keys \
+                kept as the library's key object; nothing need be encoded",
+        randomness: Fresh,
+    },
+    Entry {
+        kinds: KEM,
+        op: Op::KeygenEncode,
+        version: 1,
+        prepared: "nothing",
+        timed: "keygen, then the encapsulation key and the expanded decapsulation key written in \
+                FIPS 203's byte encodings",
+        randomness: Fresh,
+    },
+    Entry {
+        kinds: KEM,
+        op: Op::Encaps,
+        version: 1,
+        prepared: "the library's encapsulation key object, parsed from FIPS 203's encoding of a \
+                   key made by the library's keygen",
+        timed: "32 fresh random bytes m, encapsulation; ciphertext and shared secret written",
+        randomness: Fresh,
+    },
+    Entry {
+        kinds: KEM,
+        op: Op::EncapsParse,
+        version: 1,
+        prepared: "the encoded encapsulation key (bytes)",
+        timed: "the encoded key parsed and checked (FIPS 203 7.2) into the library's key object, \
+                then encaps",
+        randomness: Fresh,
+    },
+    Entry {
+        kinds: KEM,
+        op: Op::Decaps,
+        version: 1,
+        prepared: "the library's decapsulation key object, parsed from FIPS 203's expanded \
+                   decapsulation key; one ciphertext made by encaps",
+        timed: "decapsulation with its implicit-rejection re-encryption; shared secret written",
+        randomness: None,
+    },
+    Entry {
+        kinds: KEM,
+        op: Op::DecapsParse,
+        version: 1,
+        prepared: "the expanded decapsulation key (bytes); one ciphertext made by encaps",
+        timed: "the encoded key parsed into the library's key object, then decaps",
+        randomness: None,
+    },
+    // X25519MLKEM768 (draft-ietf-tls-ecdhe-mlkem), as TLS 1.3 uses it.
+    Entry {
+        kinds: HYBRID,
+        op: Op::Keygen,
+        version: 1,
+        prepared: "nothing",
+        timed: "the client's share: a fresh ML-KEM-768 key pair and a fresh X25519 key pair, \
+                the share (ML-KEM encapsulation key ‖ X25519 public key) encoded",
+        randomness: Fresh,
+    },
+    Entry {
+        kinds: HYBRID,
+        op: Op::KeygenEncode,
+        version: 1,
+        prepared: "nothing",
+        timed: "keygen, and the private part (expanded ML-KEM key ‖ X25519 private key) encoded",
+        randomness: Fresh,
+    },
+    Entry {
+        kinds: HYBRID,
+        op: Op::Encaps,
+        version: 1,
+        prepared: "the client's share parsed into key objects (ML-KEM key, X25519 peer point)",
+        timed: "the server's reply: ML-KEM encapsulation, a fresh X25519 key pair and its \
+                agreement with the share's X25519 key; ciphertext (ML-KEM ‖ X25519) and secret \
+                (ML-KEM ‖ X25519) written",
+        randomness: Fresh,
+    },
+    Entry {
+        kinds: HYBRID,
+        op: Op::EncapsParse,
+        version: 1,
+        prepared: "the client's share (bytes)",
+        timed: "the share parsed (both parts), then encaps",
+        randomness: Fresh,
+    },
+    Entry {
+        kinds: HYBRID,
+        op: Op::Decaps,
+        version: 1,
+        prepared: "the client's keys as key objects; one reply made by encaps (bytes)",
+        timed: "the client's finish: the reply split and its X25519 part read, ML-KEM \
+                decapsulation, X25519 agreement; secret written",
+        randomness: None,
+    },
+    Entry {
+        kinds: HYBRID,
+        op: Op::DecapsParse,
+        version: 1,
+        prepared: "the client's private part (bytes); one reply made by encaps",
+        timed: "the private part parsed into key objects, then decaps",
+        randomness: None,
+    },
+    // ML-DSA (FIPS 204) and SLH-DSA (FIPS 205).
+    Entry {
+        kinds: SEEDED,
+        op: Op::Keygen,
+        version: 1,
+        prepared: "nothing",
+        timed: "a key pair from a fresh random seed (ML-DSA: xi expanded; SLH-DSA: the \
+                hypertree's top layer computed), kept as the library's key object",
+        randomness: Fresh,
+    },
+    Entry {
+        kinds: SEEDED,
+        op: Op::KeygenEncode,
+        version: 1,
+        prepared: "nothing",
+        timed: "keygen, then the public and private keys written in the standard's encodings",
+        randomness: Fresh,
+    },
+    Entry {
+        kinds: SEEDED,
+        op: Op::Sign,
+        version: 1,
+        prepared: "the library's signing key object, from its keygen",
+        timed: "pure signing of a 32-byte message with an empty context, hedged (ML-DSA's rnd, \
+                SLH-DSA's opt_rand fresh); signature written",
+        randomness: Hedged,
+    },
+    Entry {
+        kinds: SEEDED,
+        op: Op::Verify,
+        version: 1,
+        prepared: "the library's verifying key object; one signature made by sign",
+        timed: "pure verification of that signature over the 32-byte message, empty context",
+        randomness: None,
+    },
+    Entry {
+        kinds: SEEDED,
+        op: Op::VerifyParse,
+        version: 1,
+        prepared: "the encoded public key (bytes); one signature made by sign",
+        timed: "the encoded key parsed into the library's key object, then verify",
+        randomness: None,
+    },
+    // Classic signatures, as openssl speed times them.
+    Entry {
+        kinds: &["rsa"],
+        op: Op::Sign,
+        version: 1,
+        prepared: "the shipped private key (CRT form) as the library's key object",
+        timed: "the 36-byte input signed as it is, PKCS#1 v1.5 type-1 padding, no hash and no \
+                DigestInfo (openssl speed's EVP_PKEY_sign)",
+        randomness: None,
+    },
+    Entry {
+        kinds: &["rsa"],
+        op: Op::Verify,
+        version: 1,
+        prepared: "the shipped key as the library's key object; one signature made by sign",
+        timed: "that signature checked against the 36-byte input (no hash, no DigestInfo)",
+        randomness: None,
+    },
+    Entry {
+        kinds: &["rsa"],
+        op: Op::Encrypt,
+        version: 1,
+        prepared: "the shipped key's public half as the library's key object",
+        timed: "PKCS#1 v1.5 type-2 encryption of a 36-byte plaintext (fresh random padding)",
+        randomness: Fresh,
+    },
+    Entry {
+        kinds: &["rsa"],
+        op: Op::Decrypt,
+        version: 1,
+        prepared: "the shipped private key as the library's key object; one ciphertext",
+        timed: "PKCS#1 v1.5 decryption, the padding checked",
+        randomness: None,
+    },
+    Entry {
+        kinds: &["dsa", "ecdsa"],
+        op: Op::Sign,
+        version: 1,
+        prepared: "a key pair as the library's key object (shipped for DSA, fresh for ECDSA)",
+        timed: "a 20-byte input signed as a digest (not hashed again), a fresh random nonce k; \
+                DER signature written",
+        randomness: Fresh,
+    },
+    Entry {
+        kinds: &["dsa", "ecdsa"],
+        op: Op::Verify,
+        version: 1,
+        prepared: "the key object; one signature made by sign",
+        timed: "that signature checked against the 20-byte digest",
+        randomness: None,
+    },
+    Entry {
+        kinds: &["eddsa"],
+        op: Op::Sign,
+        version: 1,
+        prepared: "the key pair of a fixed seed as the library's key object",
+        timed: "RFC 8032 signing of a 20-byte message (the message hashed inside, as EdDSA \
+                defines); signature written",
+        randomness: Deterministic,
+    },
+    Entry {
+        kinds: &["eddsa"],
+        op: Op::Verify,
+        version: 1,
+        prepared: "the key object; one signature made by sign",
+        timed: "RFC 8032 verification of that signature",
+        randomness: None,
+    },
+    // Key agreement.
+    Entry {
+        kinds: &["ecdh", "ffdh"],
+        op: Op::Derive,
+        version: 1,
+        prepared: "one private key and one peer public key, each as the library's key object",
+        timed: "the shared secret computed and written (the peer's point or value already \
+                parsed and checked)",
+        randomness: None,
+    },
+    // Symmetric.
+    Entry {
+        kinds: &["digest", "xof"],
+        op: Op::Hash,
+        version: 1,
+        prepared: "a message of the cell's size",
+        timed: "a one-shot hash of the whole message (init, update, final); output written",
+        randomness: None,
+    },
+    Entry {
+        kinds: &["hmac", "cmac"],
+        op: Op::Mac,
+        version: 1,
+        prepared: "the key set once into the library's MAC object",
+        timed: "init with the key already set, update over the message, final; tag written",
+        randomness: None,
+    },
+    Entry {
+        kinds: &["gmac"],
+        op: Op::Mac,
+        version: 1,
+        prepared: "the key and IV set once into one GMAC context",
+        timed: "GHASH update over the message only, streaming on one context (openssl speed's \
+                ghash)",
+        randomness: None,
+    },
+    Entry {
+        kinds: &["cipher"],
+        op: Op::Encrypt,
+        version: 1,
+        prepared: "one context with the key and IV set once",
+        timed: "the message encrypted in place; chaining state (CBC IV, CTR counter) carries \
+                over to the next call",
+        randomness: None,
+    },
+    Entry {
+        kinds: &["cipher"],
+        op: Op::Decrypt,
+        version: 1,
+        prepared: "one context with the key and IV set once",
+        timed: "the message decrypted in place; chaining state carries over",
+        randomness: None,
+    },
+    Entry {
+        kinds: &["xts"],
+        op: Op::Encrypt,
+        version: 1,
+        prepared: "one context with both keys set once",
+        timed: "the message as one XTS data unit under the same tweak (the IV), ciphertext \
+                stealing when not a multiple of 16",
+        randomness: None,
+    },
+    Entry {
+        kinds: &["xts"],
+        op: Op::Decrypt,
+        version: 1,
+        prepared: "one context with both keys set once",
+        timed: "the message decrypted as one XTS data unit under the same tweak",
+        randomness: None,
+    },
+    Entry {
+        kinds: &["aead"],
+        op: Op::Encrypt,
+        version: 1,
+        prepared: "one context with the key set once",
+        timed: "per message: the nonce set, 13 bytes of AAD, the message encrypted in place, the \
+                tag written (openssl speed -aead)",
+        randomness: None,
+    },
+    Entry {
+        kinds: &["aead"],
+        op: Op::Decrypt,
+        version: 1,
+        prepared: "one context with the key set once; one sealed message",
+        timed: "per message: the nonce set, the AAD, the message decrypted and the tag checked",
+        randomness: None,
+    },
+];

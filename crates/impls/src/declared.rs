@@ -1,0 +1,157 @@
+//! Each implementation's declared deviations from the catalog's definitions (catalog
+//! definition.rs), as its registry entry carries them, and the wrapper that makes a worker honour
+//! them: an operation declared not offered is reported unavailable before any call is made.
+//! The declarations themselves live beside each implementation's code (`DECLARED` in its module).
+
+use cryptospeed_catalog::agreement::AgreementCase;
+use cryptospeed_catalog::definition::conformance;
+pub use cryptospeed_catalog::definition::{Conformance, Declared};
+use cryptospeed_catalog::Primitive;
+use cryptospeed_engine::{AgreementOutput, Implementation, Timed};
+use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, Op, Variant};
+
+/// The declarations of a column that follows every definition.
+pub const NONE: &[Declared] = &[];
+
+/// The from-bytes operations (catalog definitions.rs), for columns that declare them not offered.
+pub const FROM_BYTES: &[Op] = &[
+    Op::KeygenEncode,
+    Op::EncapsParse,
+    Op::DecapsParse,
+    Op::VerifyParse,
+];
+
+/// Classic signatures through an API that signs messages: what ring, aws-lc-rs, RustCrypto,
+/// wolfSSL and Mbed TLS do with the 36- and 20-byte inputs.
+pub const HASH_THEN_SIGN: Declared = Declared {
+    kinds: &["rsa", "ecdsa"],
+    ops: &[Op::Sign, Op::Verify],
+    note: Conformance::Deviates(
+        "the API signs messages: the input is hashed (SHA-256/384/512) first, RSA with DigestInfo",
+    ),
+};
+
+/// A hosted implementation whose declared not-offered operations are refused up front.
+pub(crate) struct Declaring {
+    pub(crate) inner: Box<dyn Implementation>,
+    pub(crate) declared: &'static [Declared],
+}
+
+impl Implementation for Declaring {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+    fn describe(&self) -> Variant {
+        self.inner.describe()
+    }
+    fn availability(&mut self, p: &Primitive) -> Result<(), String> {
+        self.inner.availability(p)
+    }
+    fn offers(&self, p: &Primitive, op: Op) -> Result<(), String> {
+        match conformance(self.declared, p, op) {
+            Conformance::NotOffered(why) => {
+                Err(format!("{} does not time {op}: {why}", self.name()))
+            }
+            _ => self.inner.offers(p, op),
+        }
+    }
+    fn known_answer_test(&mut self, p: &Primitive) -> Result<(), String> {
+        self.inner.known_answer_test(p)
+    }
+    fn prepare(&mut self, p: &Primitive, cell: &CellSpec) -> Result<Box<dyn Timed + '_>, String> {
+        self.offers(p, cell.op)?;
+        self.inner.prepare(p, cell)
+    }
+    fn agree(&mut self, p: &Primitive, case: &AgreementCase) -> Result<AgreementOutput, String> {
+        self.inner.agree(p, case)
+    }
+    fn check_signature(
+        &mut self,
+        p: &Primitive,
+        public: &[u8],
+        msg: &[u8],
+        signature: &[u8],
+    ) -> Result<bool, String> {
+        self.inner.check_signature(p, public, msg, signature)
+    }
+    fn measure_whole(
+        &mut self,
+        p: &Primitive,
+        cell: &CellSpec,
+        config: &MeasureConfig,
+    ) -> Option<Measurement> {
+        self.inner.measure_whole(p, cell, config)
+    }
+}
+
+/// The conformance of implementation `name` for operation `op` of `p`; `None` for a name the
+/// registry does not know.
+pub fn of(name: &str, p: &Primitive, op: Op) -> Option<Conformance> {
+    let r = crate::registered(name)?;
+    Some(conformance(r.declared, p, op))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::REGISTRY;
+
+    /// Every declaration names a kind or primitive and an operation that exist together, and
+    /// says why in one line: a stale declaration fails here.
+    #[test]
+    fn every_declaration_reaches_a_defined_operation() {
+        for r in REGISTRY {
+            for d in r.declared {
+                let hit = cryptospeed_catalog::all().iter().any(|p| {
+                    p.ops()
+                        .iter()
+                        .any(|&op| d.covers(p, op) && p.definition(op).is_some())
+                });
+                assert!(hit, "{}: {:?} reaches nothing", r.name, d);
+                let why = match d.note {
+                    Conformance::Deviates(w) | Conformance::NotOffered(w) => w,
+                    Conformance::Conforms => panic!("{}: a declaration of conformance", r.name),
+                };
+                assert!(
+                    !why.is_empty() && !why.contains('\n') && why.len() < 200,
+                    "{}: {why}",
+                    r.name
+                );
+                for k in d.kinds {
+                    let one = Declared {
+                        kinds: std::slice::from_ref(k),
+                        ops: &[],
+                        note: d.note,
+                    };
+                    let known = cryptospeed_catalog::all()
+                        .iter()
+                        .any(|p| one.covers(p, p.ops()[0]));
+                    assert!(known, "{}: {k} names no primitive", r.name);
+                }
+            }
+        }
+    }
+
+    /// Every (implementation, primitive, operation) has a definition and a conformance.
+    #[test]
+    fn every_cell_of_every_column_is_defined_and_declared() {
+        let mut deviations = 0;
+        for r in REGISTRY {
+            for p in cryptospeed_catalog::all() {
+                for &op in p.ops() {
+                    assert!(p.definition(op).is_some(), "{} {op}", p.id);
+                    if let Some(Conformance::Deviates(_)) = of(r.name, p, op) {
+                        deviations += 1;
+                    }
+                }
+            }
+        }
+        assert!(deviations > 0, "no column declares a deviation");
+        let ml_kem = cryptospeed_catalog::lookup("ml-kem-768").unwrap();
+        assert!(matches!(
+            of("go", ml_kem, Op::Decaps),
+            Some(Conformance::Deviates(_))
+        ));
+        assert!(of("no-such-column", ml_kem, Op::Decaps).is_none());
+    }
+}
