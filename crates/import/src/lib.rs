@@ -14,6 +14,7 @@
 mod bssl;
 mod bssl_json;
 pub mod file;
+mod gotest;
 pub mod names;
 mod openssl;
 mod rounding;
@@ -158,6 +159,7 @@ pub trait LogFormat: Sync {
 pub static FORMATS: &[&dyn LogFormat] = &[
     &bssl_json::BsslJson,
     &bssl::BsslText,
+    &gotest::GoTest,
     &openssl::OpensslSpeed,
 ];
 

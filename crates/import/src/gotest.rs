@@ -1,0 +1,259 @@
+//! `go test -bench` output, the Go world's benchmark format (and what `benchstat` reads):
+//! `goos:`/`goarch:`/`pkg:`/`cpu:` lines, then `BenchmarkHash8K/New-2  123  456.7 ns/op
+//! 17.9 MB/s  0 B/op  0 allocs/op`. With `-count N` each benchmark prints N lines: the k-th line
+//! of every benchmark goes to the k-th output, so the repetitions pool as runs of one label.
+//! The standard library's `crypto/...` benchmarks map onto catalog cells; any other name is kept
+//! as `go-<package>-<name>`, listed as not in the catalog.
+
+use crate::names::{self, Mapped};
+use crate::{
+    cpu_line, number, numbered_lines, ImportError, ImportOptions, ImportedResult, ImportedRun,
+    LogFormat, ParsedLog, CLOCK_GHZ, CPU_MODEL,
+};
+use cryptospeed_model::Op;
+
+pub struct GoTest;
+
+impl LogFormat for GoTest {
+    fn name(&self) -> &'static str {
+        "go-test-bench"
+    }
+
+    fn sniff(&self, text: &str) -> bool {
+        text.lines()
+            .any(|l| l.starts_with("Benchmark") && l.split_whitespace().any(|w| w == "ns/op"))
+    }
+
+    fn parse(&self, text: &str, _options: &ImportOptions) -> Result<ParsedLog, ImportError> {
+        let mut log = ParsedLog::default();
+        let mut config: Vec<(String, String)> = Vec::new();
+        let mut pkg = String::new();
+        for (n, line) in numbered_lines(text) {
+            let t = line.trim_end();
+            if let Some((key, value)) = config_line(t) {
+                if key == "pkg" {
+                    pkg = value.clone();
+                }
+                if !config.iter().any(|(k, v)| *k == key && *v == value) {
+                    config.push((key, value));
+                }
+            } else if t.starts_with("Benchmark") {
+                let result = benchmark_line(n, t, &pkg)?;
+                place(&mut log.runs, result, n);
+            } else if !is_go_noise(t) {
+                log.skipped.push((n, line.to_string()));
+            }
+        }
+        for run in &mut log.runs {
+            finish(run, &config);
+        }
+        Ok(log)
+    }
+}
+
+/// `goos: linux`, `pkg: crypto/sha256`, `cpu: Intel(R) Xeon(R) CPU @ 2.20GHz` (any
+/// `key: value` line before the benchmarks, as benchstat reads them).
+fn config_line(t: &str) -> Option<(String, String)> {
+    let (key, value) = t.split_once(": ")?;
+    let plain = !key.is_empty() && key.chars().all(|c| c.is_ascii_lowercase() || c == '-');
+    plain.then(|| (key.to_string(), value.trim().to_string()))
+}
+
+/// `PASS`, `ok  crypto/sha256 20.9s`, `FAIL`, `--- BENCH:` and its indented log lines.
+fn is_go_noise(t: &str) -> bool {
+    t.is_empty()
+        || t == "PASS"
+        || t.starts_with("ok  \t")
+        || t.starts_with("ok ")
+        || t.starts_with("? ")
+}
+
+/// The k-th line of a benchmark goes to output k (its k-th repetition).
+fn place(runs: &mut Vec<ImportedRun>, result: ImportedResult, n: usize) {
+    let same = |r: &ImportedResult| {
+        r.primitive == result.primitive && r.op == result.op && r.bytes == result.bytes
+    };
+    let k = runs
+        .iter()
+        .position(|run| !run.results.iter().any(same))
+        .unwrap_or(runs.len());
+    if k == runs.len() {
+        runs.push(ImportedRun {
+            format: "go-test-bench".into(),
+            implementation: "go".into(),
+            first_line: n,
+            ..Default::default()
+        });
+    }
+    let run = &mut runs[k];
+    run.last_line = n;
+    run.results.push(result);
+}
+
+fn finish(run: &mut ImportedRun, config: &[(String, String)]) {
+    for (k, v) in config {
+        match run.field(k) {
+            Some(old) if old != v => {
+                let joined = format!("{old}, {v}");
+                run.set(k, joined);
+            }
+            Some(_) => {}
+            None => run.set(k, v.clone()),
+        }
+    }
+    if let Some((model, ghz)) = run.field("cpu").and_then(cpu_line) {
+        run.set(CLOCK_GHZ, format!("{ghz}"));
+        run.set(CPU_MODEL, model);
+    } else if let Some(cpu) = run.field("cpu").map(str::to_string) {
+        run.set(CPU_MODEL, cpu);
+    }
+    if let Some(arch) = run.field("goarch").map(str::to_string) {
+        run.set("platform", arch);
+    }
+}
+
+/// One result line: the name, the iteration count, then value-unit pairs; the rate comes from
+/// `ns/op` (bytes/s for a cell with a size).
+fn benchmark_line(n: usize, t: &str, pkg: &str) -> Result<ImportedResult, ImportError> {
+    let tokens: Vec<&str> = t.split_whitespace().collect();
+    let bad = |what: &str| {
+        ImportError::at(
+            n,
+            format!("expected 'BenchmarkNAME  N  V ns/op …' ({what}), found '{t}'"),
+        )
+    };
+    if tokens.len() < 4 || tokens.len() % 2 != 0 {
+        return Err(bad("a name, an iteration count and value-unit pairs"));
+    }
+    tokens[1]
+        .parse::<u64>()
+        .map_err(|_| bad("an iteration count"))?;
+    let mut ns = None;
+    for pair in tokens[2..].chunks(2) {
+        let v = number(pair[0]).ok_or_else(|| bad(&format!("'{}' is not a number", pair[0])))?;
+        if pair[1] == "ns/op" {
+            ns = Some(v);
+        }
+    }
+    let ns = ns
+        .filter(|v| *v > 0.0)
+        .ok_or_else(|| bad("a positive ns/op"))?;
+    let name = strip_procs(tokens[0]);
+    let (m, op, bytes) = map_name(pkg, name);
+    let ops = 1e9 / ns;
+    Ok(ImportedResult {
+        primitive: m.primitive,
+        op,
+        bytes,
+        rate: ops * bytes.unwrap_or(1) as f64,
+        printed_name: format!("{pkg} {name}"),
+        mapped: m.mapped,
+        line: n,
+    })
+}
+
+/// `BenchmarkHash8K/New-2` → `BenchmarkHash8K/New` (the `-GOMAXPROCS` suffix).
+fn strip_procs(name: &str) -> &str {
+    match name.rsplit_once('-') {
+        Some((head, procs)) if procs.chars().all(|c| c.is_ascii_digit()) && !procs.is_empty() => {
+            head
+        }
+        _ => name,
+    }
+}
+
+/// The catalog cell of a standard-library benchmark, else the name kept.
+fn map_name(pkg: &str, name: &str) -> (Mapped, Op, Option<u64>) {
+    let bare = name.strip_prefix("Benchmark").unwrap_or(name);
+    if let Some(found) = digest(pkg, bare).or_else(|| public_key(pkg, bare)) {
+        return found;
+    }
+    let kept = names::slug(&format!(
+        "go {} {bare}",
+        pkg.rsplit('/').next().unwrap_or(pkg)
+    ));
+    let m = Mapped {
+        primitive: kept,
+        mapped: false,
+    };
+    (m, guess_op(bare), None)
+}
+
+/// `crypto/sha256` `Hash8K/Sum224`, `crypto/sha512` `Hash1K/Sum384`, `crypto/md5` `Hash8Bytes`
+/// (`…/New` kept as `go-sha256-new`).
+fn digest(pkg: &str, bare: &str) -> Option<(Mapped, Op, Option<u64>)> {
+    let family = pkg.strip_prefix("crypto/")?;
+    if !["md5", "sha1", "sha256", "sha512", "sha3"].contains(&family) {
+        return None;
+    }
+    let (size, variant) = bare.split_once('/').unwrap_or((bare, ""));
+    let bytes = match size.strip_prefix("Hash")? {
+        "8Bytes" => 8,
+        "320Bytes" => 320,
+        "1K" => 1024,
+        "8K" => 8192,
+        "256K" => 262144,
+        "1M" => 1 << 20,
+        _ => return None,
+    };
+    if variant == "New" {
+        // Through hash.Hash (New, Write, Sum): a second figure of the digest, kept apart from
+        // the one-shot Sum that the catalog's cell (and openssl speed) times.
+        let m = Mapped {
+            primitive: format!("go-{family}-new"),
+            mapped: false,
+        };
+        return Some((m, Op::Hash, Some(bytes)));
+    }
+    let id = match (family, variant) {
+        (_, "Sum224") => "sha224",
+        (_, "Sum384") => "sha384",
+        (_, "Sum512") | ("sha512", "") => "sha512",
+        (_, "Sum256") | ("sha256", "") => "sha256",
+        ("md5", "") => "md5",
+        ("sha1", "") => "sha1",
+        _ => return None,
+    };
+    Some((names::symmetric(id, false).0, Op::Hash, Some(bytes)))
+}
+
+/// `crypto/ecdsa` `Sign/P256`, `Verify/P384`, `GenerateKey/P521`; `crypto/ed25519` `Signing`,
+/// `Verification`, `KeyGeneration`.
+fn public_key(pkg: &str, bare: &str) -> Option<(Mapped, Op, Option<u64>)> {
+    let (what, curve) = bare.split_once('/').unwrap_or((bare, ""));
+    let op = match what {
+        "Sign" | "Signing" => Op::Sign,
+        "Verify" | "Verification" => Op::Verify,
+        "GenerateKey" | "KeyGeneration" => Op::Keygen,
+        _ => return None,
+    };
+    let m = match pkg {
+        "crypto/ecdsa" if curve.starts_with('P') => names::curve("ecdsa", curve),
+        "crypto/ed25519" if curve.is_empty() => names::named_scheme("ed25519"),
+        _ => return None,
+    };
+    m.mapped.then_some((m, op, None))
+}
+
+fn guess_op(bare: &str) -> Op {
+    let has = |w: &str| bare.to_ascii_lowercase().contains(w);
+    if has("verify") {
+        Op::Verify
+    } else if has("sign") {
+        Op::Sign
+    } else if has("generatekey") || has("keygen") {
+        Op::Keygen
+    } else if has("decap") {
+        Op::Decaps
+    } else if has("encap") {
+        Op::Encaps
+    } else if has("decrypt") || has("open") {
+        Op::Decrypt
+    } else if has("encrypt") || has("seal") {
+        Op::Encrypt
+    } else if has("mac") {
+        Op::Mac
+    } else {
+        Op::Hash
+    }
+}
