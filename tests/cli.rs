@@ -180,8 +180,12 @@ fn list_names_every_algorithm_of_openssl_speed() {
             .lines()
             .find(|l| l.split_whitespace().next() == Some(id))
             .unwrap_or_else(|| panic!("{id} not listed:\n{text}"));
-        assert!(
-            line.contains(" available") || line.contains("unavailable: "),
+        // The system libcrypto (Debian's OpenSSL 3 with its legacy provider) has every one of
+        // them but the four Debian leaves out, checked below: the column says "available".
+        let debian_lacks = ["md2", "mdc2", "idea-cbc", "rc5-cbc"].contains(&id);
+        assert_eq!(
+            line.trim_end().ends_with(" available"),
+            !debian_lacks,
             "{line}"
         );
     }
@@ -331,24 +335,25 @@ fn integrity(db: &Path) -> String {
         .unwrap()
 }
 
-/// Starts a long run and waits until at least `cells` measurements are stored.
-fn start_long_run(db: &Path, cells: i64) -> std::process::Child {
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cryptospeed"))
-        .args([
-            "run",
-            "-a",
-            "md5,sha1,sha256,sha512,aes-128-cbc,aes-256-cbc",
-            "--db",
-            db.to_str().unwrap(),
-            "--max-time",
-            "0.3",
-            "--sample-time",
-            "0.002",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+/// Starts a long run and waits until at least `cells` measurements are stored. The run (and its
+/// workers) is killed when the test ends, also when an assertion fails first.
+fn start_long_run(db: &Path, cells: i64) -> cryptospeed_testkit::KillOnDrop {
+    let child = common::spawn(
+        common::command()
+            .args([
+                "run",
+                "-a",
+                "md5,sha1,sha256,sha512,aes-128-cbc,aes-256-cbc",
+                "--db",
+                db.to_str().unwrap(),
+                "--max-time",
+                "0.3",
+                "--sample-time",
+                "0.002",
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null()),
+    );
     let start = Instant::now();
     while measurements(db) < cells {
         assert!(
@@ -366,7 +371,7 @@ fn sigint_keeps_finished_cells_and_marks_the_run_interrupted() {
     let db = db(&dir);
     let mut child = start_long_run(&db, 3);
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let status = child.wait().unwrap();
+    let status = child.child().wait().unwrap();
     assert_eq!(status.code(), Some(130));
     assert_eq!(integrity(&db), "ok");
     let conn = Connection::open(&db).unwrap();
@@ -400,7 +405,7 @@ fn sigkill_leaves_a_sound_database_with_every_finished_cell() {
     let mut child = start_long_run(&db, 4);
     let before = measurements(&db);
     unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
-    child.wait().unwrap();
+    child.child().wait().unwrap();
     assert_eq!(integrity(&db), "ok");
     assert!(measurements(&db) >= before);
     let shown = bin()
@@ -416,7 +421,7 @@ fn two_runs_can_write_one_database_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let db = db(&dir);
     let spawn = |label: &str| {
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("cryptospeed"))
+        common::command()
             .args([
                 "run",
                 "-a",
@@ -505,13 +510,13 @@ fn processes_opening_one_new_database_at_once_all_succeed() {
         let db = dir.path().join(format!("r{round}.db"));
         let children: Vec<_> = (0..3)
             .map(|_| {
-                std::process::Command::new(env!("CARGO_BIN_EXE_cryptospeed"))
-                    .args(["runs", "--db"])
-                    .arg(&db)
-                    .stdout(std::process::Stdio::null())
-                    .stderr(std::process::Stdio::piped())
-                    .spawn()
-                    .unwrap()
+                common::spawn(
+                    common::command()
+                        .args(["runs", "--db"])
+                        .arg(&db)
+                        .stdout(std::process::Stdio::null())
+                        .stderr(std::process::Stdio::piped()),
+                )
             })
             .collect();
         for c in children {

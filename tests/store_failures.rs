@@ -8,47 +8,49 @@
 mod common;
 
 use common::{bin, ok};
+use cryptospeed_testkit::KillOnDrop;
 use cryptospeed_testkit::PgServer;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// A run of 18 cells that takes several seconds, its table as JSON in `out`.
-fn start_run(db: &str, out: &Path, spool: &Path, extra: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_cryptospeed"))
-        .args([
-            "run",
-            "--db",
-            db,
-            "-a",
-            "md5,sha1,sha256,sha512,aes-128-cbc,rc4",
-        ])
-        .args([
-            "-b",
-            "16,256,8192",
-            "--max-time",
-            "0.6",
-            "--sample-time",
-            "0.002",
-        ])
-        .args([
-            "--min-bouts",
-            "6",
-            "--precision",
-            "0.05",
-            "--format",
-            "json",
-            "-o",
-        ])
-        .arg(out)
-        .args(extra)
-        .env("CRYPTOSPEED_SPOOL", spool)
-        .env("CRYPTOSPEED_HEARTBEAT_S", "0.3")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+/// A run of 18 cells that takes several seconds, its table as JSON in `out`; killed with its
+/// workers when the test ends, also when an assertion fails first.
+fn start_run(db: &str, out: &Path, spool: &Path, extra: &[&str]) -> KillOnDrop {
+    common::spawn(
+        common::command()
+            .args([
+                "run",
+                "--db",
+                db,
+                "-a",
+                "md5,sha1,sha256,sha512,aes-128-cbc,rc4",
+            ])
+            .args([
+                "-b",
+                "16,256,8192",
+                "--max-time",
+                "0.6",
+                "--sample-time",
+                "0.002",
+            ])
+            .args([
+                "--min-bouts",
+                "6",
+                "--precision",
+                "0.05",
+                "--format",
+                "json",
+                "-o",
+            ])
+            .arg(out)
+            .args(extra)
+            .env("CRYPTOSPEED_SPOOL", spool)
+            .env("CRYPTOSPEED_HEARTBEAT_S", "0.3")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
 }
 
 /// Waits (at most 60 s) until `ready` says yes.
@@ -63,7 +65,7 @@ fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
     }
 }
 
-fn finish(child: Child) -> (Output, String) {
+fn finish(child: KillOnDrop) -> (Output, String) {
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     (out, stderr)
@@ -231,8 +233,8 @@ fn a_killed_run_reads_as_abandoned() {
     let conn = rusqlite::Connection::open(db).unwrap();
     conn.execute("UPDATE machine SET hostname = 'elsewhere'", [])
         .unwrap();
-    child.kill().unwrap();
-    child.wait().unwrap();
+    child.child().kill().unwrap();
+    child.child().wait().unwrap();
     let killed = Instant::now();
     let seen = runs();
     if killed.elapsed() < Duration::from_millis(1500) {
@@ -281,12 +283,12 @@ fn a_killed_sweep_shard_is_run_again_by_all() {
         ))
         .unwrap()
     };
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cryptospeed"))
-        .args(["sweep", "run", "k", "--shard", "0/2", "--db", db])
-        .env("CRYPTOSPEED_HEARTBEAT_S", "0.3")
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = common::spawn(
+        common::command()
+            .args(["sweep", "run", "k", "--shard", "0/2", "--db", db])
+            .env("CRYPTOSPEED_HEARTBEAT_S", "0.3")
+            .stderr(Stdio::null()),
+    );
     wait_for("shard 0 to name its run", || status()[0]["run_id"].is_i64());
     // While it runs, another runner leaves it alone.
     let out = bin()
@@ -298,8 +300,8 @@ fn a_killed_sweep_shard_is_run_again_by_all() {
         text.contains("is running on") && text.contains("left to it"),
         "{text}"
     );
-    child.kill().unwrap();
-    child.wait().unwrap();
+    child.child().kill().unwrap();
+    child.child().wait().unwrap();
     assert_eq!(status()[0]["status"], "abandoned");
     let out = bin()
         .args(["sweep", "run", "k", "--all", "--db", db])

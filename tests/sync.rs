@@ -48,6 +48,22 @@ fn sqlite_count(db: &Path, table: &str) -> i64 {
         .unwrap()
 }
 
+/// Each measured cell with its number of samples, one `label|primitive|op|bytes|samples` line
+/// per cell, sorted: the same text from a SQLite file and from PostgreSQL when every cell
+/// arrived with every one of its samples.
+const PER_CELL: &str =
+    "SELECT r.label || '|' || m.primitive || '|' || m.op || '|' || m.bytes || '|' || \
+     (SELECT COUNT(*) FROM sample s WHERE s.measurement_id = m.id) \
+     FROM measurement m JOIN run r ON r.id = m.run_id \
+     ORDER BY r.label, m.primitive, m.op, m.bytes";
+
+fn sqlite_cells(db: &Path) -> Vec<String> {
+    let c = rusqlite::Connection::open(db).unwrap();
+    let mut q = c.prepare(PER_CELL).unwrap();
+    let rows = q.query_map([], |r| r.get::<_, String>(0)).unwrap();
+    rows.map(|r| r.unwrap()).collect()
+}
+
 fn pg_count(server: &PgServer, table: &str) -> i64 {
     server
         .psql("shared", &format!("SELECT COUNT(*) FROM {table}"))
@@ -69,7 +85,14 @@ fn runs_sync_into_postgres_once_each_with_their_samples() {
     outputs.push(measure(a.to_str().unwrap(), "openssl", "laptop-a"));
     outputs.push(measure(b.to_str().unwrap(), "rustcrypto", "laptop-b"));
     let samples = sqlite_count(&a, "sample") + sqlite_count(&b, "sample");
-    assert!(samples > 16, "each of 8 cells has samples");
+    // Each of the 4 cells of each file has its own samples: at least the 6 `quick` asks for.
+    let mut cells = sqlite_cells(&a);
+    cells.extend(sqlite_cells(&b));
+    assert_eq!(cells.len(), 8, "{cells:?}");
+    for cell in &cells {
+        let n: i64 = cell.rsplit('|').next().unwrap().parse().unwrap();
+        assert!(n >= 6, "a cell with {n} samples: {cell}");
+    }
 
     for file in [&a, &b] {
         let text = run_ok(
@@ -84,6 +107,14 @@ fn runs_sync_into_postgres_once_each_with_their_samples() {
     assert_eq!(pg_count(&server, "run"), 2);
     assert_eq!(pg_count(&server, "measurement"), 8);
     assert_eq!(pg_count(&server, "sample"), samples, "every sample arrived");
+    // And each cell's samples arrived with it (not only the total).
+    let pg_cells: Vec<String> = server
+        .psql("shared", PER_CELL)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(pg_cells, cells);
     assert_eq!(pg_count(&server, "machine"), 1, "one machine measured both");
     // Sample values, not only their number: the sums agree.
     let pg_sum = server

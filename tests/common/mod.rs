@@ -1,11 +1,46 @@
 //! Helpers the end-to-end test files share: the binary under test and the small time budget
-//! that keeps every run quick.
+//! that keeps every run quick. Every command a test starts through them uses the test suite's
+//! own cache ([`test_cache`], never the user's `~/.cache/cryptospeed`) and starts no background
+//! build of AWS-LC or BoringSSL that could outlive the test (`CRYPTOSPEED_NO_AUTO_BUILD`; a test
+//! that needs one builds it with `variant build-library`, which waits for it). `cargo test`
+//! alone is as clean as scripts/test, which sets the same.
 
 use assert_cmd::Command;
 use std::path::Path;
 
+/// The environment every command a test starts gets (a test may set its own over it).
+pub const SUITE_ENV: [(&str, &str); 1] = [("CRYPTOSPEED_NO_AUTO_BUILD", "1")];
+
 pub fn bin() -> Command {
-    Command::cargo_bin("cryptospeed").unwrap()
+    let mut c = Command::cargo_bin("cryptospeed").unwrap();
+    c.envs(SUITE_ENV).env("CRYPTOSPEED_CACHE", test_cache());
+    c
+}
+
+/// The binary under test as a plain `std::process::Command` (for a child a test signals or
+/// runs beside others), with the environment of [`bin`].
+#[allow(dead_code)] // not every test file uses every helper
+pub fn command() -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_cryptospeed"));
+    c.envs(SUITE_ENV).env("CRYPTOSPEED_CACHE", test_cache());
+    c
+}
+
+/// [`command`] started as a child that is killed, with its workers, when the test ends, also
+/// when an assertion fails first.
+#[allow(dead_code)]
+pub fn spawn(c: &mut std::process::Command) -> cryptospeed_testkit::KillOnDrop {
+    cryptospeed_testkit::KillOnDrop::spawn(c).unwrap()
+}
+
+/// AWS-LC and BoringSSL, built into the suite's cache if they are not there yet (waiting for the
+/// build: several minutes the first time), so that `--impl all` has every column whichever test
+/// runs first.
+#[allow(dead_code)]
+pub fn build_aws_lc_and_boringssl() {
+    for name in ["aws-lc", "boringssl"] {
+        ok(bin().args(["variant", "build-library", name]));
+    }
 }
 
 /// Store and measuring options for a quick run: 0.3 s per cell, ±5%.
@@ -104,14 +139,11 @@ pub fn small_build_keeping(keep: &[&str]) -> Vec<&'static str> {
         .collect()
 }
 
-/// The variant cache the tests share across runs (builds are found there again).
+/// The variant cache the tests share across runs (builds are found there again, by their
+/// content key): [`cryptospeed_testkit::cache_dir`].
 #[allow(dead_code)]
 pub fn test_cache() -> std::path::PathBuf {
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir)
-        .join("cryptospeed-tests")
+    cryptospeed_testkit::cache_dir()
 }
 
 /// [`SMALL_BUILD`] less these: the post-quantum families and the curves X25519MLKEM768 sits on.
