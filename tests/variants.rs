@@ -58,23 +58,13 @@ fn summary_field(stdout: &str, name: &str) -> String {
         .unwrap_or_else(|| panic!("no {name} in the summary:\n{stdout}"))
 }
 
-/// The small build of an unpatched tree in the suite's cache (built once, then found there);
-/// its label and key.
+/// A good small build in the suite's cache: the one tests/pq.rs and tests/symmetric_modes.rs
+/// use (built once by whichever test comes first, its known-answer tests run again by each); its
+/// label and key.
 fn good_small_variant(tmp: &Path) -> (String, String) {
-    let tree = tmp.join("good");
-    fetch_tree(&tree);
-    let out = small_build(&tree, "cs-test-small-{key}", &test_cache());
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(summary_field(&stdout, "status"), "ready", "{stdout}");
-    (
-        summary_field(&stdout, "variant"),
-        summary_field(&stdout, "key"),
-    )
+    let (label, library) = common::pq_variant(tmp);
+    let dir = library.parent().unwrap().file_name().unwrap();
+    (label, dir.to_string_lossy().into_owned())
 }
 
 /// The small build of a tree with one round constant of SHA-256 changed: it builds and runs,
@@ -324,7 +314,8 @@ fn a_cached_variant_whose_library_changed_is_refused_naming_the_variant_and_the_
     // The refusal is the hash's: loaded by path, the changed library passes its tests.
     let verified = ok(bin()
         .args(["verify", "-a", "sha256", "--impl"])
-        .arg(format!("openssl:{}", library.display())));
+        .arg(format!("openssl:{}", library.display()))
+        .env("CRYPTOSPEED_CACHE", &cache));
     assert!(verified.contains("1 passed, 0 failed"), "{verified}");
 }
 
