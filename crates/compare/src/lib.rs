@@ -7,7 +7,7 @@
 
 mod run_noise;
 
-pub use run_noise::{between_run_variance, run_noise, RunCenter, RunNoise};
+pub use run_noise::{between_run_variance, moderate, run_noise, RunCenter, RunNoise, PRIOR_DF};
 
 use cryptospeed_model::{Op, RunRecord};
 use cryptospeed_stats as stats;

@@ -7,6 +7,13 @@
 //! squared standard error (a one-way random-effects model, variants as groups so that runs of
 //! different builds never inflate it). A comparison of single runs across runs adds σ²_run to
 //! each side (`bouts+runs` in JSON).
+//!
+//! A store rarely holds more than a few runs of a variant, so one cell's σ²_run rests on two or
+//! three degrees of freedom, and Student's t on so few made every interval across runs wide
+//! enough to hold 1.0 in 144 of 144 A/A comparisons (power thrown away). Each cell's estimate is
+//! therefore moderated toward the machine's pooled one (the df-weighted mean over its cells),
+//! as limma moderates gene-wise variances (Smyth 2004): the pool counts as [`PRIOR_DF`] degrees
+//! of freedom beside the cell's own, and the sum's degrees of freedom are both.
 
 use crate::{bout_means, cell_key, CellKey};
 use cryptospeed_model::RunRecord;
@@ -19,6 +26,10 @@ use std::collections::BTreeMap;
 pub struct RunNoise {
     pub var: f64,
     pub df: f64,
+    /// The moment estimate before it is held at 0 (negative when the runs' centers scatter less
+    /// than their own errors say): pooled as it is, so that cells with no run-to-run noise do not
+    /// push the machine's figure up.
+    pub raw: f64,
 }
 
 /// Every cell's run-to-run noise from stored runs measured in bouts (at least three runs in all,
@@ -50,9 +61,39 @@ pub fn run_noise(history: &[RunRecord]) -> BTreeMap<CellKey, RunNoise> {
     for ((key, _), runs) in groups {
         by_cell.entry(key).or_default().push(runs);
     }
-    by_cell
+    let own: BTreeMap<CellKey, RunNoise> = by_cell
         .into_iter()
         .filter_map(|(key, variants)| Some((key, between_run_variance(&variants)?)))
+        .collect();
+    moderate(own)
+}
+
+/// The weight, in degrees of freedom, of the machine's pooled run-to-run variance in each cell's.
+pub const PRIOR_DF: f64 = 10.0;
+
+/// Each cell's run-to-run variance moderated toward the df-weighted mean of all cells' moment
+/// estimates (taken before they are held at 0): the pool weighs [`PRIOR_DF`] degrees of freedom
+/// (fewer when the other cells hold fewer).
+pub fn moderate(own: BTreeMap<CellKey, RunNoise>) -> BTreeMap<CellKey, RunNoise> {
+    let total_df: f64 = own.values().map(|n| n.df).sum();
+    let pooled = own.values().map(|n| n.df * n.raw).sum::<f64>() / total_df.max(1.0);
+    own.into_iter()
+        .map(|(key, n)| {
+            let d0 = PRIOR_DF.min(total_df - n.df);
+            if d0 <= 0.0 {
+                return (key, n);
+            }
+            let raw = (d0 * pooled + n.df * n.raw) / (d0 + n.df);
+            let var = raw.max(0.0);
+            (
+                key,
+                RunNoise {
+                    var,
+                    df: d0 + n.df,
+                    raw,
+                },
+            )
+        })
         .collect()
 }
 
@@ -80,14 +121,15 @@ pub fn between_run_variance(groups: &[Vec<RunCenter>]) -> Option<RunNoise> {
         return None;
     }
     let (ms, mse) = (ss / df, se2 / runs as f64);
-    let var = (ms - mse).max(0.0);
+    let raw = ms - mse;
+    let var = raw.max(0.0);
     // Var(MS) ≈ 2·MS²/df and Var(mean se²) ≈ 2·Σ se⁴/df / k²; the 2s cancel in the ratio.
     let spread = ms.powi(2) / df + se4_per_df / (runs as f64).powi(2);
     let df = match var > 0.0 && spread > 0.0 {
         true => (var.powi(2) / spread).clamp(1.0, df),
         false => df,
     };
-    Some(RunNoise { var, df })
+    Some(RunNoise { var, df, raw })
 }
 
 #[cfg(test)]
@@ -120,6 +162,41 @@ mod tests {
         assert!(with.df > 100.0 && with.df < 399.0, "{with:?}");
         let without = between_run_variance(&[runs(400, 0.0, 0.02, 2)]).unwrap();
         assert!(without.var.sqrt() < 0.004, "{without:?}");
+    }
+
+    #[test]
+    fn a_cell_with_few_runs_is_moderated_toward_the_machine_and_gains_its_degrees_of_freedom() {
+        let key = |p: &str| cell_key(p, cryptospeed_model::Op::Hash, Some(16));
+        let own: BTreeMap<CellKey, RunNoise> = [
+            (key("md5"), noise(4e-4, 2.0)),
+            (key("sha1"), noise(1e-4, 30.0)),
+            (key("sha256"), noise(-1e-4, 30.0)),
+        ]
+        .into_iter()
+        .collect();
+        let m = moderate(own);
+        let md5 = m[&key("md5")];
+        // Pooled from the raw estimates, sha256's negative one included: (2·4 + 30 − 30)/62 ·1e-4;
+        // weight 10 against md5's own 2.
+        let pooled = 2.0 * 4e-4 / 62.0;
+        assert!(
+            (md5.var - (10.0 * pooled + 2.0 * 4e-4) / 12.0).abs() < 1e-12,
+            "{md5:?}"
+        );
+        assert_eq!(md5.df, 12.0);
+        // A lone cell has nothing to be moderated toward.
+        let alone = moderate([(key("md5"), noise(4e-4, 2.0))].into());
+        assert_eq!(alone[&key("md5")], noise(4e-4, 2.0));
+        // Held at 0 after pooling, never below.
+        assert_eq!(m[&key("sha256")].var, 0.0);
+    }
+
+    fn noise(raw: f64, df: f64) -> RunNoise {
+        RunNoise {
+            var: raw.max(0.0),
+            df,
+            raw,
+        }
     }
 
     #[test]
