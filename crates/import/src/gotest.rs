@@ -122,7 +122,7 @@ fn benchmark_line(n: usize, t: &str, pkg: &str) -> Result<ImportedResult, Import
             format!("expected 'BenchmarkNAME  N  V ns/op …' ({what}), found '{t}'"),
         )
     };
-    if tokens.len() < 4 || tokens.len() % 2 != 0 {
+    if tokens.len() < 4 || !tokens.len().is_multiple_of(2) {
         return Err(bad("a name, an iteration count and value-unit pairs"));
     }
     tokens[1]

@@ -4,6 +4,7 @@
 //! the tabular writers share.
 
 mod csv;
+mod gobench;
 mod json;
 mod markdown;
 mod matrix;
@@ -22,6 +23,7 @@ pub const FORMATS: &[OutputFormat<RunRecord, Options>] = &[
     csv::FORMAT,
     markdown::FORMAT,
     matrix::FORMAT,
+    gobench::FORMAT,
 ];
 
 const NAMES: [&str; FORMATS.len()] = registry::names(FORMATS);
