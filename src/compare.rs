@@ -111,7 +111,10 @@ pub fn compare(a: CompareArgs) -> Result<i32> {
     }
     let baseline = cryptospeed_query::baseline(a.baseline.as_deref(), &sides, &args, &arg_of_side)?;
     if !(a.resolution > 0.0 && a.resolution < 1.0) {
-        bail!("--resolution must be between 0 and 1 (0.02 means 2%), got {}", a.resolution);
+        bail!(
+            "--resolution must be between 0 and 1 (0.02 means 2%), got {}",
+            a.resolution
+        );
     }
     if !(0.0..1.0).contains(&a.min_effect) {
         bail!(
@@ -192,8 +195,8 @@ fn compared(
     store: &dyn cryptospeed_store::Store,
 ) -> Result<Comparison> {
     let noise = cryptospeed_compare::run_noise(&cryptospeed_query::history(store, sides)?);
-    let comparison = build(sides, baseline, a.alpha, a.min_effect, filter, &noise)
-        .with_resolution(a.resolution);
+    let comparison =
+        build(sides, baseline, a.alpha, a.min_effect, filter, &noise).with_resolution(a.resolution);
     if comparison.rows.is_empty() {
         return Err(anyhow!(
             "no cells to compare: the sides share no primitive/size after the filters"
