@@ -118,15 +118,15 @@ fn rebuild(side: &StoredSide, here: &Machine, cancel: &AtomicBool) -> Result<Imp
         loadable_here(r, here)?;
     }
     let stored = one_build(&runs, side.variant)?;
-    let candidates = candidates(stored)?;
-    let mut why = String::new();
-    for choice in candidates {
+    // The most specific candidate's reason is the one worth reading.
+    let mut first_reason = None;
+    for choice in candidates(stored)? {
         match matches_now(&choice, stored, cancel) {
             Ok(()) => return Ok(choice),
-            Err(reason) => why = reason,
+            Err(reason) => first_reason = first_reason.or(Some(reason)),
         }
     }
-    Err(why)
+    Err(first_reason.unwrap_or_else(|| "no worker could be started for it".into()))
 }
 
 /// Refuses a run that is an imported log or was measured on another machine.
@@ -184,8 +184,8 @@ fn replica_tag(v: &Variant) -> Option<String> {
 }
 
 /// The worker choices that may run the stored build now, most specific first: the cached
-/// variant of its label, else the implementation as `run --impl` loads it by default, else
-/// `NAME:LIBRARY` with the library it recorded.
+/// variant of its label, `NAME:LIBRARY` with the library file it recorded, the implementation
+/// as `run --impl` loads it by default.
 fn candidates(v: &Variant) -> Result<Vec<ImplChoice>, String> {
     let Some(registered) = cryptospeed_impls::registered(&v.implementation) else {
         return Err(format!(
@@ -201,17 +201,18 @@ fn candidates(v: &Variant) -> Result<Vec<ImplChoice>, String> {
         ..c
     };
     let base = base_label(&v.label, replica.as_deref(), &mask);
-    if let Some(built) = cached_variant(&base)? {
-        return Ok(vec![dress(built)]);
-    }
-    let mut out = vec![dress(ImplChoice::parse(&v.implementation))];
+    let mut out: Vec<ImplChoice> = cached_variant(&base)?.into_iter().map(&dress).collect();
     if v.library.starts_with('/') {
-        if !std::path::Path::new(&v.library).exists() {
+        if out.is_empty() && !std::path::Path::new(&v.library).exists() {
             return Err(format!("its library {} is gone", v.library));
         }
-        let named = ImplChoice::parse(&format!("{}:{}", v.implementation, v.library));
+        let named = ImplChoice {
+            library: Some(v.library.clone()),
+            ..ImplChoice::parse(&v.implementation)
+        };
         out.push(dress(named));
     }
+    out.push(dress(ImplChoice::parse(&v.implementation)));
     Ok(out)
 }
 
