@@ -1,6 +1,6 @@
 //! `show RUN --format gobench` read back by the real `benchstat` (golang.org/x/perf, installed
-//! with `go install golang.org/x/perf/cmd/benchstat@latest`; skipped with a note where it is
-//! not installed): the three repetitions of a real `go test -bench -count 3` log, imported and
+//! with `go install golang.org/x/perf/cmd/benchstat@latest`; `#[ignore = "needs benchstat …"]`,
+//! and scripts/test runs it where benchstat is installed): the three repetitions of a real `go test -bench -count 3` log, imported and
 //! written out again, give benchstat the medians of the printed figures.
 
 mod common;
