@@ -220,6 +220,11 @@ impl Bouts {
         self.bouts >= config.min_bouts.max(2) && self.summary(cell, config, "").status == Status::Ok
     }
 
+    /// Seconds one bout of this cell has taken on average.
+    fn mean_bout_s(&self) -> f64 {
+        self.spent_s / self.bouts.max(1) as f64
+    }
+
     /// Each bout's figure (mean time per call), by the round it ran in.
     fn figures(&self) -> Vec<(u32, f64)> {
         cryptospeed_stats::bout_figures(&self.samples, Sample::ns_per_op)
@@ -451,7 +456,6 @@ fn run_round(
 /// imprecise takes another round's worth from the time precise cells left unused, while there is
 /// any, up to [`MAX_BUDGET_FACTOR`] times its budget; a precise cell leaves its unused time there.
 fn may_stop(row: &mut [Bouts], cell: &CellSpec, config: &MeasureConfig, tally: &mut Tally) -> bool {
-    let open = |b: &&mut Bouts| !b.done;
     if row.iter().all(|b| b.done || b.bouts >= MAX_BOUTS) {
         return true;
     }
@@ -464,24 +468,20 @@ fn may_stop(row: &mut [Bouts], cell: &CellSpec, config: &MeasureConfig, tally: &
             .sum::<f64>();
         return true;
     }
-    if !row.iter_mut().filter(open).all(|b| b.out_of_time(config)) {
+    let open = || row.iter().filter(|b| !b.done);
+    if !open().all(|b| b.out_of_time(config)) {
         return false;
     }
     // Out of time and imprecise: one more round from the pool, if it holds one.
-    let round_s: f64 = row
-        .iter()
-        .filter(|b| !b.done)
-        .map(|b| b.spent_s / b.bouts.max(1) as f64)
-        .sum();
-    let capped = row
-        .iter()
-        .any(|b| b.spent_s + round_s > MAX_BUDGET_FACTOR * config.max_time_s);
+    let round_s: f64 = open().map(Bouts::mean_bout_s).sum();
+    let capped =
+        open().any(|b| b.spent_s + b.mean_bout_s() > MAX_BUDGET_FACTOR * config.max_time_s);
     if capped || tally.unused_s < round_s {
         return true;
     }
     tally.unused_s -= round_s;
     for b in row.iter_mut().filter(|b| !b.done) {
-        b.granted_s = b.spent_s - config.max_time_s + b.spent_s / b.bouts.max(1) as f64;
+        b.granted_s = b.spent_s - config.max_time_s + b.mean_bout_s();
     }
     false
 }
