@@ -3,9 +3,11 @@
 //! drift over the run hits every variant alike. Each round runs in fresh worker processes with
 //! another memory layout, so what differs from one process to the next (address-space layout,
 //! buffer placement, environment size) becomes variance between bouts instead of a hidden bias
-//! (Mytkowicz et al. 2009; Kalibera & Jones 2013). A cell is done, and stored, once its interval
-//! between bouts is within the precision target after at least `min_bouts` bouts, or its time
-//! budget is spent.
+//! (Mytkowicz et al. 2009; Kalibera & Jones 2013). Every worker of a round is pinned to the
+//! same CPU ([`round_cpu`]), so the two bouts of a pair share what that CPU suffers. A cell is
+//! done, and stored, once its interval between bouts, and every paired ratio against the first
+//! variant, is within the precision target after at least `min_bouts` bouts, or its time budget
+//! (and whatever precise cells left unused, see [`may_stop`]) is spent.
 //!
 //! A worker that dies costs only the cell it was on (it is restarted for the rest); Ctrl-C keeps
 //! every finished cell, stores every unfinished one that has bouts as `imprecise` with what it
