@@ -79,6 +79,53 @@ fn without_a_go_toolchain_the_column_is_unavailable_and_the_rest_runs() {
     assert!(openssl["ns_per_op"].as_f64().unwrap() > 0.0, "{openssl}");
 }
 
+/// A stand-in Go worker: it says hello and fails every other request with the request it was
+/// sent, so a cell that reaches it shows FAILED with that line.
+const STUB_WORKER: &str = r#"#!/bin/sh
+while read -r line; do
+  case "$line" in
+    *'"cmd":"hello"'*) echo '{"reply":"hello","protocol":2,"variant":{"label":"go-stub","implementation":"go","version":"0","library":"stub","build_info":[],"capabilities":"","feature_mask":""}}' ;;
+    *'"cmd":"quit"'*) echo '{"reply":"bye"}'; exit 0 ;;
+    *) echo '{"reply":"error","message":"the stub was asked"}' ;;
+  esac
+done
+"#;
+
+#[test]
+fn cells_the_go_column_declares_not_offered_are_unavailable_before_the_worker_is_asked() {
+    let _one_at_a_time = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let stub = dir.path().join("go-worker");
+    std::fs::write(&stub, STUB_WORKER).unwrap();
+    std::fs::set_permissions(&stub, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = bin()
+        .args(["run", "--impl", &format!("go:{}", stub.display())])
+        .args([
+            "-a",
+            "x25519mlkem768",
+            "--ops",
+            "encaps,keygen+encode,decaps+parse",
+        ])
+        .args(["--format", "json"])
+        .args(quick(&dir.path().join("r.db")))
+        .output()
+        .unwrap();
+    let rows = rows(&out.stdout);
+    let row = |op: &str| rows.iter().find(|r| r["op"] == op).unwrap().clone();
+    // The stub is reached for what the column offers...
+    assert_eq!(row("encaps")["status"], "failed", "{}", row("encaps"));
+    // ...and never for what go.rs's DECLARED says it does not time, which says why.
+    for op in ["keygen+encode", "decaps+parse"] {
+        let r = row(op);
+        assert_eq!(r["status"], "unavailable", "{r}");
+        assert_eq!(
+            r["reason"],
+            format!("go does not time {op}: the Go worker's hybrid key has no byte encoding"),
+            "{r}"
+        );
+    }
+}
+
 #[test]
 #[ignore = "needs Go ≥ 1.24 on PATH (scripts/test runs it when there is one)"]
 fn the_go_worker_passes_every_known_answer_test_it_offers() {

@@ -92,6 +92,16 @@ pub fn conformance(declared: &[Declared], p: &Primitive, op: Op) -> Conformance 
         .map_or(Conformance::Conforms, |d| d.note)
 }
 
+/// Why column `name` does not time `op` of `p`, as its declarations say; `None` when it may.
+/// Every worker kind is held to this: the in-process wrapper (crates/impls declared.rs) and the
+/// orchestrator's worker client, for the workers that are not cryptospeed (Go, C).
+pub fn refusal(name: &str, declared: &[Declared], p: &Primitive, op: Op) -> Option<String> {
+    match conformance(declared, p, op) {
+        Conformance::NotOffered(why) => Some(format!("{name} does not time {op}: {why}")),
+        _ => None,
+    }
+}
+
 /// The definition kind of a primitive: its protocol kind, XTS apart from the other ciphers.
 pub fn kind(p: &Primitive) -> &'static str {
     match p.algorithm {

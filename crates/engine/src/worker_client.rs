@@ -3,8 +3,13 @@
 //!
 //! The worker runs in its own process group, so a Ctrl-C at the terminal reaches only the
 //! orchestrator, which then decides what to keep and stops the worker itself.
+//!
+//! A client can be held to its column's declarations ([`WorkerClient::hold_to`]): a cell the
+//! column declares not offered is reported unavailable with the declaration's reason before the
+//! worker is asked, whatever language the worker is written in.
 
 use crate::protocol::{Request, Response, PROTOCOL_VERSION};
+use cryptospeed_catalog::definition::{refusal, Declared};
 use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, Status, Variant};
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -56,6 +61,8 @@ pub struct WorkerClient {
     pub variant: Variant,
     /// Whether the worker serves `measure` itself (else the orchestrator samples through it).
     pub measures: bool,
+    /// The column's name and declarations (crates/impls), empty until [`WorkerClient::hold_to`].
+    declared: (&'static str, &'static [Declared]),
 }
 
 fn signal_name(sig: i32) -> &'static str {
@@ -106,6 +113,7 @@ impl WorkerClient {
             replies: rx,
             variant: Variant::default(),
             measures: true,
+            declared: ("", &[]),
         };
         match client.request(
             &Request::Hello {
@@ -218,6 +226,18 @@ impl WorkerClient {
         }
     }
 
+    /// Holds this worker to column `name`'s declarations: cells they say are not offered are
+    /// never sent to the worker.
+    pub fn hold_to(&mut self, name: &'static str, declared: &'static [Declared]) {
+        self.declared = (name, declared);
+    }
+
+    /// Why the column's declarations say it does not time `cell`, if they do.
+    fn refused(&self, cell: &CellSpec) -> Option<String> {
+        let p = cryptospeed_catalog::lookup(&cell.primitive)?;
+        refusal(self.declared.0, self.declared.1, p, cell.op)
+    }
+
     /// Measures one cell: with one `measure` request, or, for workers that leave sampling to
     /// the orchestrator, with the engine's sampler driving `sample` requests. `deadline` bounds
     /// each request.
@@ -228,6 +248,9 @@ impl WorkerClient {
         deadline: Duration,
         cancel: &AtomicBool,
     ) -> Result<Measurement, WorkerError> {
+        if let Some(why) = self.refused(&cell) {
+            return Ok(Measurement::not_timed(cell, Status::Unavailable, why));
+        }
         if self.measures {
             return match self.request(
                 &Request::Measure {

@@ -4,7 +4,7 @@
 //! The declarations themselves live beside each implementation's code (`DECLARED` in its module).
 
 use cryptospeed_catalog::agreement::AgreementCase;
-use cryptospeed_catalog::definition::conformance;
+use cryptospeed_catalog::definition::{conformance, refusal};
 pub use cryptospeed_catalog::definition::{Conformance, Declared};
 use cryptospeed_catalog::Primitive;
 use cryptospeed_engine::{AgreementOutput, Implementation, Timed};
@@ -48,11 +48,9 @@ impl Implementation for Declaring {
         self.inner.availability(p)
     }
     fn offers(&self, p: &Primitive, op: Op) -> Result<(), String> {
-        match conformance(self.declared, p, op) {
-            Conformance::NotOffered(why) => {
-                Err(format!("{} does not time {op}: {why}", self.name()))
-            }
-            _ => self.inner.offers(p, op),
+        match refusal(self.name(), self.declared, p, op) {
+            Some(why) => Err(why),
+            None => self.inner.offers(p, op),
         }
     }
     fn known_answer_test(&mut self, p: &Primitive) -> Result<(), String> {

@@ -219,8 +219,14 @@ impl ImplChoice {
         if let Some(layout) = layout {
             spec.env.extend(layout.env());
         }
-        WorkerClient::spawn(&spec, cancel)
-            .map_err(|e| anyhow::anyhow!("implementation '{}': {e}", self.name))
+        let mut worker = WorkerClient::spawn(&spec, cancel)
+            .map_err(|e| anyhow::anyhow!("implementation '{}': {e}", self.name))?;
+        if let Some(r) = cryptospeed_impls::registered(&self.name) {
+            // The Go and C workers are not cryptospeed: the orchestrator holds them to the
+            // column's declarations (a Rust worker also holds itself).
+            worker.hold_to(r.name, r.declared);
+        }
+        Ok(worker)
     }
 }
 
@@ -304,5 +310,44 @@ mod tests {
             .collect();
         assert!(pads.iter().all(|p| *p < 4096));
         assert!(pads.iter().collect::<std::collections::BTreeSet<_>>().len() > 32);
+    }
+
+    /// A worker of its own (the C worker of a 32-bit variant) that answers hello and fails
+    /// every other request: what reaches it fails, what the column declares not offered does not.
+    #[test]
+    fn a_worker_program_of_its_own_is_held_to_its_columns_declarations() {
+        let stub = std::env::temp_dir().join(format!("cryptospeed-stub-{}", std::process::id()));
+        let hello = r#"{"reply":"hello","protocol":2,"variant":{"label":"stub","implementation":"boringssl","version":"0","library":"stub","build_info":[],"capabilities":"","feature_mask":""}}"#;
+        let script = format!(
+            "#!/bin/sh\nwhile read -r line; do case \"$line\" in\n*hello*) echo '{hello}' ;;\n*) echo '{{\"reply\":\"error\",\"message\":\"asked\"}}' ;;\nesac; done\n"
+        );
+        std::fs::write(&stub, script).unwrap();
+        std::fs::set_permissions(&stub, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let mut choice = ImplChoice::parse("boringssl");
+        choice.program = Some(stub.display().to_string());
+        let never = AtomicBool::new(false);
+        let mut w = choice.start(None, &never).unwrap();
+        let config = cryptospeed_model::MeasureConfig::default();
+        let mut measure = |op| {
+            let cell = cryptospeed_model::CellSpec {
+                primitive: "ml-dsa-65".into(),
+                op,
+                bytes: None,
+                misalign: 0,
+            };
+            w.measure(cell, &config, std::time::Duration::from_secs(10), &never)
+                .unwrap()
+        };
+        let asked = measure(cryptospeed_model::Op::Sign);
+        let declined = measure(cryptospeed_model::Op::KeygenEncode);
+        let _ = std::fs::remove_file(&stub);
+        assert_eq!(asked.status, cryptospeed_model::Status::Failed);
+        assert_eq!(declined.status, cryptospeed_model::Status::Unavailable);
+        let why = declined.reason.unwrap_or_default();
+        assert!(
+            why.starts_with("boringssl does not time keygen+encode: no timed"),
+            "{why}"
+        );
     }
 }
