@@ -151,6 +151,7 @@ pub fn compare(a: CompareArgs) -> Result<i32> {
             "cycles" => Normalize::Cycles,
             _ => Normalize::None,
         },
+        footnotes: crate::deviations::of_comparison(&comparison, &stored),
     };
     let text = render::render(&comparison, &a.format, &view)
         .ok_or_else(|| anyhow!("unknown format {}", a.format))?;

@@ -4,6 +4,7 @@
 
 mod args;
 mod compare;
+mod deviations;
 mod import;
 mod list;
 mod profile;

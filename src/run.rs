@@ -35,14 +35,12 @@ impl OutputArgs {
         let default = if variants > 1 { "matrix" } else { "openssl" };
         let name = self.format.as_deref().unwrap_or(default);
         let format = Format::parse(name).expect("clap checked the format");
-        cryptospeed_report::render(
-            record,
-            format,
-            Options {
-                ci: self.ci,
-                cycles: self.cycles,
-            },
-        )
+        let options = Options {
+            ci: self.ci,
+            cycles: self.cycles,
+            footnotes: crate::deviations::of_run(record),
+        };
+        cryptospeed_report::render(record, format, &options)
     }
 }
 

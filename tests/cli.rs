@@ -621,3 +621,62 @@ fn output_to_a_device_writes_to_it_and_leaves_it_a_device() {
     let kind = std::fs::metadata("/dev/null").unwrap().file_type();
     assert!(kind.is_char_device(), "/dev/null was replaced by a file");
 }
+
+/// A column's declared deviation (ring signs messages: the input is hashed first) reaches the
+/// figures: the table marks them and says why below, JSON and `compare` carry the same line.
+#[test]
+fn declared_deviations_are_footnoted_under_run_and_compare_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let run = |format: &str| {
+        let out = bin()
+            .args(["run", "--impl", "ring,openssl", "--cells", "rsa2048"])
+            .args(["--ops", "sign", "--format", format, "--label", format])
+            .args(quick(&db))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let table = run("matrix");
+    let row = table.lines().find(|l| l.contains("rsa-2048")).unwrap();
+    assert_eq!(row.matches('¹').count(), 1, "{table}");
+    let note = "¹ ring: the API signs messages: the input is hashed";
+    assert!(table.contains(note), "{table}");
+    let json: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
+    let ring = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["impl"] == "ring")
+        .unwrap();
+    assert!(ring["deviation"]
+        .as_str()
+        .unwrap()
+        .starts_with("the API signs messages"));
+    let openssl = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["impl"] == "openssl")
+        .unwrap();
+    assert!(openssl.get("deviation").is_none(), "{openssl}");
+    let out = bin()
+        .args(["compare", "matrix", "--db", db.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(": the API signs messages: the input is hashed"),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("rsa-2048") && l.contains('¹')),
+        "{text}"
+    );
+}

@@ -89,7 +89,8 @@ pub fn html(input: &ReportInput) -> Result<String> {
                 r,
                 &Options {
                     ci: true,
-                    cycles: true
+                    cycles: true,
+                    ..Options::default()
                 }
             ))
         );

@@ -5,11 +5,13 @@
 pub mod compare;
 pub mod data;
 pub mod figures;
+pub mod footnotes;
 pub mod html;
 pub mod markup;
 pub mod profile;
 pub mod registry;
 pub mod run;
 
+pub use footnotes::{Deviation, Footnotes};
 pub use registry::OutputFormat;
 pub use run::{render, Format, Options};

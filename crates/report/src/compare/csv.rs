@@ -1,5 +1,5 @@
 //! Long-format CSV, one line per cell and side, every figure at full precision, for
-//! spreadsheets and plotting scripts.
+//! spreadsheets and plotting scripts; the side's declared deviation for the cell comes last.
 
 use super::View;
 use crate::registry::OutputFormat;
@@ -23,8 +23,8 @@ pub const FORMAT: OutputFormat<Comparison, View> = OutputFormat {
     write,
 };
 
-pub fn write(c: &Comparison, _view: &View) -> String {
-    let mut out = String::from("primitive,op,bytes,side,baseline,rate,unit,basis,ci_lo,ci_hi,runs,samples,ratio,percent,ratio_ci_lo,ratio_ci_hi,p,significant,detectable,verdict\n");
+pub fn write(c: &Comparison, view: &View) -> String {
+    let mut out = String::from("primitive,op,bytes,side,baseline,rate,unit,basis,ci_lo,ci_hi,runs,samples,ratio,percent,ratio_ci_lo,ratio_ci_hi,p,significant,detectable,verdict,deviation\n");
     for r in &c.rows {
         for (i, side) in c.sides.iter().enumerate() {
             let v = r.values[i].as_ref();
@@ -60,6 +60,11 @@ pub fn write(c: &Comparison, _view: &View) -> String {
                 opt(vs.and_then(|x| x.detectable)),
                 vs.map(|x| format!("{:?}", x.verdict).to_lowercase())
                     .unwrap_or_default(),
+                field(
+                    view.footnotes
+                        .text(&side.name, &r.key.primitive, r.key.op)
+                        .unwrap_or(""),
+                ),
             ];
             out.push_str(&cols.join(","));
             out.push('\n');
@@ -67,7 +72,7 @@ pub fn write(c: &Comparison, _view: &View) -> String {
     }
     for (i, side) in c.sides.iter().enumerate() {
         out.push_str(&format!(
-            "geomean,,,{},{},,,,,,,,{},{},,,,,,\n",
+            "geomean,,,{},{},,,,,,,,{},{},,,,,,,\n",
             field(&side.name),
             i == c.baseline,
             opt(side.geomean),

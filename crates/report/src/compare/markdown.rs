@@ -1,4 +1,5 @@
-//! GitHub-flavoured Markdown tables, ready for a pull request or a README.
+//! GitHub-flavoured Markdown tables, ready for a pull request or a README, with the declared
+//! deviations as numbered footnotes below.
 
 use super::{grids, legend, View};
 use crate::markup::{markdown, markdown_escape};
@@ -18,6 +19,10 @@ pub fn write(c: &Comparison, view: &View) -> String {
     }
     for g in grids(c, view) {
         out.push_str(&markdown(&g));
+    }
+    let notes = view.footnotes.lines();
+    if !notes.is_empty() {
+        out.push_str(&format!("\n{}\n", markdown_escape(&notes.join("  \n"))));
     }
     out
 }

@@ -11,7 +11,7 @@ mod text;
 
 use crate::markup::Grid;
 use crate::registry::{self, OutputFormat};
-use cryptospeed_compare::{Comparison, Row, SideValue, Verdict, Versus};
+use cryptospeed_compare::{Comparison, Row, SideSummary, SideValue, Verdict, Versus};
 
 /// What the candidate columns show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -36,7 +36,7 @@ pub enum Layout {
     Sizes,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct View {
     pub mode: Mode,
     pub layout: Layout,
@@ -44,6 +44,8 @@ pub struct View {
     pub detail: bool,
     /// How the sides' rates were normalised (see [`Normalize`]).
     pub normalize: Normalize,
+    /// The declared deviations of the shown cells, by side name (crate::footnotes).
+    pub footnotes: crate::Footnotes,
 }
 
 /// Rates made comparable across machines of different clocks. Each run's rates are divided by its
@@ -200,6 +202,16 @@ fn geomean_text(g: Option<f64>, view: &View) -> String {
     }
 }
 
+/// The footnote marker of side `i`'s figure in row `r` (none where the side has no figure).
+fn mark(c: &Comparison, r: &Row, i: usize, view: &View) -> String {
+    match r.values[i] {
+        Some(_) => view
+            .footnotes
+            .aligned_marker(&c.sides[i].name, &r.key.primitive, r.key.op),
+        None => String::new(),
+    }
+}
+
 fn size(bytes: Option<u64>) -> String {
     bytes.map(|b| b.to_string()).unwrap_or_default()
 }
@@ -266,18 +278,24 @@ fn sides_grid(c: &Comparison, view: &View) -> Grid {
         .map(|r: &Row| {
             let mut line = vec![r.label.clone(), size(r.key.bytes)];
             for i in 0..c.sides.len() {
-                line.push(if i == c.baseline {
+                let figure = if i == c.baseline {
                     baseline(r.values[i].as_ref(), view)
                 } else {
                     candidate(r.values[i].as_ref(), r.versus[i].as_ref(), view)
-                });
+                };
+                line.push(figure + &mark(c, r, i, view));
             }
             line
         })
         .collect();
     if view.mode != Mode::Raw {
         let mut g = vec!["geomean".to_string(), String::new()];
-        g.extend(c.sides.iter().map(|s| geomean_text(s.geomean, view)));
+        let blank = |s: &SideSummary| view.footnotes.blank(&s.name);
+        g.extend(
+            c.sides
+                .iter()
+                .map(|s| geomean_text(s.geomean, view) + &blank(s)),
+        );
         rows.push(g);
     }
     Grid {
@@ -317,6 +335,7 @@ fn sizes_grids(c: &Comparison, view: &View, cand: usize) -> Vec<Grid> {
                     line.push(match row {
                         Some(r) => {
                             candidate(r.values[cand].as_ref(), r.versus[cand].as_ref(), view)
+                                + &mark(c, r, cand, view)
                         }
                         None => "n/a".into(),
                     });
@@ -337,7 +356,8 @@ fn sizes_grids(c: &Comparison, view: &View, cand: usize) -> Vec<Grid> {
             .map(|r| {
                 vec![
                     r.label.clone(),
-                    candidate(r.values[cand].as_ref(), r.versus[cand].as_ref(), view),
+                    candidate(r.values[cand].as_ref(), r.versus[cand].as_ref(), view)
+                        + &mark(c, r, cand, view),
                 ]
             })
             .collect();
@@ -404,6 +424,7 @@ mod tests {
                             layout,
                             detail,
                             normalize: Normalize::None,
+                            footnotes: crate::footnotes::tests::sample(["base", "fast"]),
                         };
                         all += &format!("==== {} {mode:?} {layout:?} {detail}\n", f.name);
                         all += &render(&c, f.name, &view).unwrap();

@@ -1,5 +1,5 @@
 //! Aligned plain text, benchstat-like: a legend, then each table with padded columns (names
-//! left-aligned, figures right-aligned).
+//! left-aligned, figures right-aligned), the declared deviations as numbered footnotes below.
 
 use super::{grids, legend, View};
 use crate::markup::aligned;
@@ -21,6 +21,14 @@ pub fn write(c: &Comparison, view: &View) -> String {
     for g in grids(c, view) {
         out.push('\n');
         out.push_str(&aligned(&g));
+    }
+    let notes = view.footnotes.lines();
+    if !notes.is_empty() {
+        out.push('\n');
+    }
+    for line in notes {
+        out.push_str(&line);
+        out.push('\n');
     }
     out
 }

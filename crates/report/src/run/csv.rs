@@ -1,5 +1,5 @@
-//! CSV: the JSON format's records as rows (one per cell), for spreadsheets; fields holding a
-//! comma or a quote are quoted.
+//! CSV: the JSON format's records as rows (one per cell, the declared deviation last), for
+//! spreadsheets; fields holding a comma or a quote are quoted.
 
 use super::json::records;
 use super::Options;
@@ -20,10 +20,10 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-pub fn write(record: &RunRecord, _: &Options) -> String {
-    let mut out = String::from("run,impl,variant,primitive,op,bytes,unit,median,ci95_lo,ci95_hi,n,cycles_per_byte,cycles_per_op,status,reason\n");
+pub fn write(record: &RunRecord, options: &Options) -> String {
+    let mut out = String::from("run,impl,variant,primitive,op,bytes,unit,median,ci95_lo,ci95_hi,n,cycles_per_byte,cycles_per_op,status,reason,deviation\n");
     let num = |x: Option<f64>| x.map(|v| format!("{v}")).unwrap_or_default();
-    for r in records(record) {
+    for r in records(record, &options.footnotes) {
         let fields = [
             r.run.to_string(),
             csv_field(r.implementation),
@@ -40,6 +40,7 @@ pub fn write(record: &RunRecord, _: &Options) -> String {
             num(r.cycles_per_op),
             r.status.to_string(),
             csv_field(r.reason.unwrap_or("")),
+            csv_field(r.deviation.unwrap_or("")),
         ];
         out.push_str(&fields.join(","));
         out.push('\n');

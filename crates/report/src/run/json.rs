@@ -1,8 +1,10 @@
 //! JSON: one record per cell, in the units people compare (bytes/s for symmetric cells,
-//! ops/s for public key), with the confidence interval, sample count, cycles and status.
+//! ops/s for public key), with the confidence interval, sample count, cycles and status, and
+//! the column's declared deviation from the operation's definition where it has one.
 
 use super::Options;
 use crate::registry::OutputFormat;
+use crate::Footnotes;
 use cryptospeed_model::{RunRecord, VariantMeasurement};
 use serde::Serialize;
 
@@ -32,13 +34,22 @@ pub struct Record<'a> {
     pub cpu_fraction: Option<f64>,
     pub status: &'static str,
     pub reason: Option<&'a str>,
+    /// How this column's timed call departs from the catalog's definition (crate::footnotes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deviation: Option<&'a str>,
 }
 
-pub fn records(record: &RunRecord) -> Vec<Record<'_>> {
+pub fn records<'a>(record: &'a RunRecord, footnotes: &'a Footnotes) -> Vec<Record<'a>> {
     record
         .measurements
         .iter()
-        .map(|vm| to_record(record.run.id, vm))
+        .map(|vm| {
+            let c = &vm.measurement.cell;
+            Record {
+                deviation: footnotes.text(&vm.implementation, &c.primitive, c.op),
+                ..to_record(record.run.id, vm)
+            }
+        })
         .collect()
 }
 
@@ -81,6 +92,7 @@ fn to_record(run: i64, vm: &VariantMeasurement) -> Record<'_> {
         cpu_fraction: m.cpu_fraction,
         status: m.status.as_str(),
         reason: m.reason.as_deref(),
+        deviation: None,
     }
 }
 
@@ -90,8 +102,9 @@ pub const FORMAT: OutputFormat<RunRecord, Options> = OutputFormat {
     write,
 };
 
-pub fn write(record: &RunRecord, _: &Options) -> String {
-    serde_json::to_string_pretty(&records(record)).expect("records serialise") + "\n"
+pub fn write(record: &RunRecord, options: &Options) -> String {
+    serde_json::to_string_pretty(&records(record, &options.footnotes)).expect("records serialise")
+        + "\n"
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! Markdown tables for READMEs and issue comments: one symmetric table (1000s of bytes/s, with
-//! ±% when asked) and one public-key table (ops/s) per variant.
+//! ±% when asked) and one public-key table (ops/s) per variant; a figure whose column declares a
+//! deviation carries its footnote's marker, the footnotes close the document.
 
 use super::{by_variant, find, is_symmetric, primitives_in, sizes, symmetric_op, Options};
 use crate::registry::OutputFormat;
@@ -12,9 +13,10 @@ pub const FORMAT: OutputFormat<RunRecord, Options> = OutputFormat {
     write,
 };
 
-pub fn write(record: &RunRecord, &options: &Options) -> String {
+pub fn write(record: &RunRecord, options: &Options) -> String {
     let mut out = String::new();
     for (label, ms) in by_variant(record) {
+        let mark = |p: &str, op| options.footnotes.marker(&ms[0].implementation, p, op);
         let _ = writeln!(out, "### {label} on {}\n", record.machine.cpu_model);
         let prims = primitives_in(&ms);
         let sizes = sizes(&ms);
@@ -31,12 +33,13 @@ pub fn write(record: &RunRecord, &options: &Options) -> String {
                     let cell = match find(&ms, p.id, op, Some(*s)) {
                         Some(m) if m.status.has_numbers() => {
                             let k = m.bytes_per_s().unwrap_or(0.0) / 1e3;
-                            match (options.ci, m.summary) {
+                            let figure = match (options.ci, m.summary) {
                                 (true, Some(sum)) => {
                                     format!("{k:.2}k ±{:.1}%", sum.rel_ci() * 100.0)
                                 }
                                 _ => format!("{k:.2}k"),
-                            }
+                            };
+                            figure + &mark(p.id, op)
                         }
                         Some(m) => m.status.as_str().to_string(),
                         None => "n/a".into(),
@@ -60,9 +63,10 @@ pub fn write(record: &RunRecord, &options: &Options) -> String {
                             (true, Some(s)) => {
                                 let _ = writeln!(
                                     out,
-                                    "| {} | {op} | {:.1} | {:.1} | {:.0} |",
+                                    "| {} | {op} | {:.1}{} | {:.1} | {:.0} |",
                                     p.id,
                                     1e9 / s.median,
+                                    mark(p.id, *op),
                                     s.rel_ci() * 100.0,
                                     m.cycles_per_op().unwrap_or(0.0)
                                 );
@@ -82,6 +86,10 @@ pub fn write(record: &RunRecord, &options: &Options) -> String {
             out.push('\n');
         }
     }
+    let notes = options.footnotes.lines();
+    if !notes.is_empty() {
+        let _ = writeln!(out, "{}\n", notes.join("  \n"));
+    }
     out
 }
 
@@ -94,6 +102,7 @@ mod tests {
             &super::Options {
                 ci: true,
                 cycles: false,
+                ..Default::default()
             },
         );
         assert!(text.contains("| primitive | 16 B | 8192 B |"), "{text}");

@@ -21,7 +21,13 @@ fn rate(m: &Measurement) -> Option<f64> {
     }
 }
 
-fn text(m: Option<&Measurement>, best: Option<f64>, options: Options) -> String {
+/// A cell's figure with its marks; `implementation` names its column's footnotes.
+fn text(
+    m: Option<&Measurement>,
+    best: Option<f64>,
+    options: &Options,
+    implementation: &str,
+) -> String {
     let Some(m) = m else {
         return "-".into();
     };
@@ -44,6 +50,12 @@ fn text(m: Option<&Measurement>, best: Option<f64>, options: Options) -> String 
             if m.status == Status::Imprecise {
                 s.push('?');
             }
+            let c = &m.cell;
+            s.push_str(
+                &options
+                    .footnotes
+                    .aligned_marker(implementation, &c.primitive, c.op),
+            );
             if best == Some(r) {
                 s.push_str(" *");
             }
@@ -58,10 +70,11 @@ fn text(m: Option<&Measurement>, best: Option<f64>, options: Options) -> String 
 
 type Row = (String, String, Vec<Option<Measurement>>);
 
-fn table(title: &str, columns: &[String], rows: &[Row], options: Options) -> String {
+/// One table; `impls` holds each column's implementation, for its footnote markers.
+fn table(columns: &[String], impls: &[&str], rows: &[Row], options: &Options) -> String {
     let mut t = comfy_table::Table::new();
     t.load_preset(comfy_table::presets::NOTHING);
-    let mut header = vec![title.to_string(), "op".to_string()];
+    let mut header = vec!["primitive".to_string(), "op".to_string()];
     header.extend(columns.iter().cloned());
     t.set_header(header);
     for (id, op, cells) in rows {
@@ -72,7 +85,8 @@ fn table(title: &str, columns: &[String], rows: &[Row], options: Options) -> Str
             .fold(None, |a: Option<f64>, r| Some(a.map_or(r, |a| a.max(r))));
         let best = best.filter(|_| cells.iter().flatten().filter_map(rate).count() > 1);
         let mut row = vec![id.clone(), op.clone()];
-        row.extend(cells.iter().map(|m| text(m.as_ref(), best, options)));
+        let texts = cells.iter().zip(impls);
+        row.extend(texts.map(|(m, i)| text(m.as_ref(), best, options, i)));
         t.add_row(row);
     }
     for i in 2..columns.len() + 2 {
@@ -89,9 +103,13 @@ pub const FORMAT: OutputFormat<RunRecord, Options> = OutputFormat {
     write,
 };
 
-pub fn write(record: &RunRecord, &options: &Options) -> String {
+pub fn write(record: &RunRecord, options: &Options) -> String {
     let groups = by_variant(record);
     let columns: Vec<String> = groups.iter().map(|(l, _)| l.clone()).collect();
+    let impls: Vec<&str> = groups
+        .iter()
+        .map(|(_, ms)| ms[0].implementation.as_str())
+        .collect();
     let all: Vec<&VariantMeasurement> = record.measurements.iter().collect();
     let mut out = String::new();
     let _ = writeln!(
@@ -127,7 +145,7 @@ pub fn write(record: &RunRecord, &options: &Options) -> String {
         }
         if !rows.is_empty() {
             let _ = writeln!(out, "\nMB/s at {size} bytes (10^6 bytes per second)");
-            out.push_str(&table("primitive", &columns, &rows, options));
+            out.push_str(&table(&columns, &impls, &rows, options));
         }
     }
     let mut rows = Vec::new();
@@ -141,7 +159,7 @@ pub fn write(record: &RunRecord, &options: &Options) -> String {
     }
     if !rows.is_empty() {
         let _ = writeln!(out, "\noperations per second");
-        out.push_str(&table("primitive", &columns, &rows, options));
+        out.push_str(&table(&columns, &impls, &rows, options));
     }
     let _ = writeln!(
         out,
@@ -157,6 +175,9 @@ pub fn write(record: &RunRecord, &options: &Options) -> String {
             out,
             "†: read back from `openssl speed -mr`: one number, no samples, no confidence interval"
         );
+    }
+    for line in options.footnotes.lines() {
+        let _ = writeln!(out, "{line}");
     }
     out
 }

@@ -61,16 +61,18 @@ impl PartialEq for Format {
 impl Eq for Format {}
 
 /// What to show beyond the numbers `openssl speed` prints.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Options {
     /// Show the 95% confidence interval as ±% of the median.
     pub ci: bool,
     /// Show TSC cycles per byte (symmetric) or per operation (public key).
     pub cycles: bool,
+    /// The declared deviations of the run's cells, by implementation (crate::footnotes).
+    pub footnotes: crate::Footnotes,
 }
 
-pub fn render(record: &RunRecord, format: Format, options: Options) -> String {
-    (format.0.write)(record, &options)
+pub fn render(record: &RunRecord, format: Format, options: &Options) -> String {
+    (format.0.write)(record, options)
 }
 
 /// The message sizes of a run's symmetric cells, ascending.

@@ -1,6 +1,7 @@
 //! The table `openssl speed` prints (OpenSSL 3.0 layout): the version header, the symmetric table
 //! in 1000s of bytes per second with the `k` suffix, and the sign/verify and op tables for public
-//! key. Optional columns add the confidence interval and TSC cycles.
+//! key. Optional columns add the confidence interval and TSC cycles. The layout has no room for
+//! footnote marks: a variant's declared deviations follow its tables as `#` lines, cell by cell.
 
 use super::{by_variant, find, is_symmetric, ops, primitives_in, sizes, symmetric_op, Options};
 use crate::registry::OutputFormat;
@@ -28,7 +29,7 @@ pub const FORMAT: OutputFormat<RunRecord, Options> = OutputFormat {
     write,
 };
 
-pub fn write(record: &RunRecord, &options: &Options) -> String {
+pub fn write(record: &RunRecord, options: &Options) -> String {
     let mut out = String::new();
     let tsc_ghz = record.machine.tsc_hz / 1e9;
     for (label, ms) in by_variant(record) {
@@ -55,6 +56,7 @@ pub fn write(record: &RunRecord, &options: &Options) -> String {
         let prims = primitives_in(&ms);
         symmetric_table(&mut out, &ms, &prims, options, tsc_ghz);
         pkey_tables(&mut out, &ms, &prims, options);
+        deviations(&mut out, options, &ms[0].implementation);
         out.push('\n');
     }
     out.trim_end().to_string() + "\n"
@@ -66,7 +68,7 @@ fn symmetric_table(
     out: &mut String,
     ms: &[&cryptospeed_model::VariantMeasurement],
     prims: &[&'static cryptospeed_catalog::Primitive],
-    options: Options,
+    options: &Options,
     tsc_ghz: f64,
 ) {
     let sym: Vec<_> = prims.iter().filter(|p| is_symmetric(p)).collect();
@@ -156,11 +158,37 @@ fn symmetric_table(
     }
 }
 
+/// `# deviates: rsa-2048 sign, rsa-2048 verify: TEXT`, one line per text `implementation`
+/// declares for the run's cells.
+fn deviations(out: &mut String, options: &Options, implementation: &str) {
+    let mine: Vec<_> = options
+        .footnotes
+        .list
+        .iter()
+        .filter(|d| d.column == implementation)
+        .collect();
+    let mut texts: Vec<&str> = Vec::new();
+    for d in &mine {
+        if !texts.contains(&d.text.as_str()) {
+            texts.push(&d.text);
+        }
+    }
+    for text in texts {
+        let mut cells: Vec<String> = mine
+            .iter()
+            .filter(|d| d.text == text)
+            .map(|d| format!("{} {}", d.primitive, d.op))
+            .collect();
+        cells.dedup();
+        let _ = writeln!(out, "# deviates: {}: {text}", cells.join(", "));
+    }
+}
+
 fn extra(
     ms: &[&cryptospeed_model::VariantMeasurement],
     id: &str,
     ops_list: &[Op],
-    options: Options,
+    options: &Options,
 ) -> String {
     let mut s = String::new();
     for op in ops_list {
@@ -182,7 +210,7 @@ fn pkey_tables(
     out: &mut String,
     ms: &[&cryptospeed_model::VariantMeasurement],
     prims: &[&'static cryptospeed_catalog::Primitive],
-    options: Options,
+    options: &Options,
 ) {
     let mut headed = [false; 8];
     let mut not_measured = Vec::new();
@@ -339,6 +367,7 @@ mod tests {
             &Options {
                 ci: true,
                 cycles: true,
+                ..Default::default()
             },
         );
         assert!(text.contains("±1.0%"), "{text}");

@@ -1,0 +1,86 @@
+//! The declared deviations (`DECLARED` beside each implementation in crates/impls) of the cells a
+//! document shows, handed to the report crate as plain data: the report cannot see the
+//! implementations, and numbers and places what it is given (crates/report footnotes.rs).
+
+use cryptospeed_compare::Comparison;
+use cryptospeed_impls::declared::Conformance;
+use cryptospeed_model::{Op, RunRecord};
+use cryptospeed_query::StoredSide;
+use cryptospeed_report::{Deviation, Footnotes};
+
+/// The deviation `implementation` declares for `op` of `primitive`, if any.
+fn declared(implementation: &str, primitive: &str, op: Op) -> Option<&'static str> {
+    let p = cryptospeed_catalog::lookup(primitive)?;
+    match cryptospeed_impls::declared::of(implementation, p, op)? {
+        Conformance::Deviates(text) => Some(text),
+        _ => None,
+    }
+}
+
+/// Adds `column`'s deviation for the cell, once.
+fn add(list: &mut Vec<Deviation>, column: &str, implementation: &str, primitive: &str, op: Op) {
+    let Some(text) = declared(implementation, primitive, op) else {
+        return;
+    };
+    let d = Deviation {
+        column: column.to_string(),
+        primitive: primitive.to_string(),
+        op,
+        text: text.to_string(),
+    };
+    if !list.contains(&d) {
+        list.push(d);
+    }
+}
+
+/// A run's footnotes: every cell with figures whose implementation declares a deviation.
+pub fn of_run(record: &RunRecord) -> Footnotes {
+    let mut list = Vec::new();
+    for vm in &record.measurements {
+        let (m, name) = (&vm.measurement, vm.implementation.as_str());
+        if m.status.has_numbers() {
+            add(&mut list, name, name, &m.cell.primitive, m.cell.op);
+        }
+    }
+    Footnotes::new(list)
+}
+
+/// A comparison's footnotes, row by row: each side's figures whose implementation (that of the
+/// variant the side keeps) declares a deviation.
+pub fn of_comparison(c: &Comparison, stored: &[StoredSide]) -> Footnotes {
+    let implementations: Vec<Option<&str>> = c
+        .sides
+        .iter()
+        .map(|s| implementation_of(stored, &s.name))
+        .collect();
+    let mut list = Vec::new();
+    for r in &c.rows {
+        for (i, side) in c.sides.iter().enumerate() {
+            if let (Some(_), Some(name)) = (&r.values[i], implementations[i]) {
+                add(&mut list, &side.name, name, &r.key.primitive, r.key.op);
+            }
+        }
+    }
+    Footnotes::new(list)
+}
+
+/// The implementation of the stored side called `name`: its variant's, as its runs recorded it.
+fn implementation_of<'a>(stored: &'a [StoredSide], name: &str) -> Option<&'a str> {
+    let side = stored.iter().find(|s| s.name == name)?;
+    let mut variants = side.records.iter().flat_map(|r| &r.variants);
+    let variant = variants.find(|v| v.label == side.variant)?;
+    Some(&variant.implementation)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_declared_deviation_is_found_and_a_conforming_cell_is_not() {
+        assert!(declared("go", "ml-kem-768", Op::Decaps).is_some());
+        assert!(declared("ring", "rsa-2048", Op::Sign).is_some());
+        assert_eq!(declared("openssl", "sha256", Op::Hash), None);
+        assert_eq!(declared("no-such-column", "ml-kem-768", Op::Decaps), None);
+    }
+}
