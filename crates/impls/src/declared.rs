@@ -22,14 +22,24 @@ pub const FROM_BYTES: &[Op] = &[
 ];
 
 /// Classic signatures through an API that signs messages: what ring, aws-lc-rs, RustCrypto,
-/// wolfSSL and Mbed TLS do with the 36- and 20-byte inputs.
-pub const HASH_THEN_SIGN: Declared = Declared {
-    kinds: &["rsa", "ecdsa"],
-    ops: &[Op::Sign, Op::Verify],
-    note: Conformance::Deviates(
-        "the API signs messages: the input is hashed (SHA-256/384/512) first, RSA with DigestInfo",
-    ),
-};
+/// wolfSSL and Mbed TLS do with the 36- and 20-byte inputs, said per family (RSA also wraps the
+/// digest in DigestInfo; ECDSA does not).
+pub const HASH_THEN_SIGN: [Declared; 2] = [
+    Declared {
+        kinds: &["rsa"],
+        ops: &[Op::Sign, Op::Verify],
+        note: Conformance::Deviates(
+            "the API signs messages: the input is hashed (SHA-256/384/512) first and the digest wrapped in DigestInfo",
+        ),
+    },
+    Declared {
+        kinds: &["ecdsa"],
+        ops: &[Op::Sign, Op::Verify],
+        note: Conformance::Deviates(
+            "the API signs messages: the input is hashed (SHA-256/384/512) first and the digest signed",
+        ),
+    },
+];
 
 /// A hosted implementation whose declared not-offered operations are refused up front.
 pub(crate) struct Declaring {
@@ -151,5 +161,26 @@ mod tests {
             Some(Conformance::Deviates(_))
         ));
         assert!(of("no-such-column", ml_kem, Op::Decaps).is_none());
+    }
+
+    /// The hashing deviations name DigestInfo on RSA rows only (ECDSA signs the bare digest).
+    #[test]
+    fn digest_info_is_said_of_rsa_rows_only() {
+        let (rsa, ecdsa) = ("rsa-2048", "ecdsa-p256");
+        let text = |name, id| match of(name, cryptospeed_catalog::lookup(id).unwrap(), Op::Verify) {
+            Some(Conformance::Deviates(t)) => t,
+            other => panic!("{name} {id}: {other:?}"),
+        };
+        for name in [
+            "ring",
+            "aws-lc-rs",
+            "rustcrypto",
+            "wolfssl",
+            "mbedtls",
+            "nettle",
+        ] {
+            assert!(text(name, rsa).contains("DigestInfo"), "{name}");
+            assert!(!text(name, ecdsa).contains("DigestInfo"), "{name}");
+        }
     }
 }

@@ -140,7 +140,8 @@ pub const DECLARED: &[Declared] = &[
         ops: &[Op::Sign],
         note: Deviates("the crate signs messages: the input is hashed (SHA-256/384) first, and k comes from RFC 6979"),
     },
-    crate::declared::HASH_THEN_SIGN,
+    crate::declared::HASH_THEN_SIGN[0],
+    crate::declared::HASH_THEN_SIGN[1],
     Declared {
         kinds: &["*-cbc"],
         ops: &[],

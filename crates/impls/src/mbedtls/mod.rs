@@ -57,7 +57,8 @@ pub const DECLARED: &[Declared] = &[
         ops: &[Op::Sign],
         note: Deviates("the input is hashed (SHA-256/384/512) first, and k is derived by RFC 6979 (MBEDTLS_ECDSA_DETERMINISTIC)"),
     },
-    crate::declared::HASH_THEN_SIGN,
+    crate::declared::HASH_THEN_SIGN[0],
+    crate::declared::HASH_THEN_SIGN[1],
     Declared {
         kinds: &["*-cbc"],
         ops: &[],

@@ -61,7 +61,7 @@ pub struct WolfSsl {
 }
 
 /// Where this column's timed calls depart from the catalog's definitions (declared.rs).
-pub const DECLARED: &[Declared] = &[crate::declared::HASH_THEN_SIGN];
+pub const DECLARED: &[Declared] = &crate::declared::HASH_THEN_SIGN;
 
 pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
     let path = options.library.as_deref().unwrap_or("libwolfssl.so.35");
