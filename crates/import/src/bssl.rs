@@ -252,7 +252,7 @@ fn sized(name: &str, bytes: Option<u64>) -> Option<(Mapped, Op, Option<u64>)> {
 }
 
 /// The operation a description's verb names.
-fn verb_op(lower: &str) -> Op {
+pub(crate) fn verb_op(lower: &str) -> Op {
     if lower.contains("verif") {
         Op::Verify
     } else if lower.contains("sign") {

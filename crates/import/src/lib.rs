@@ -14,6 +14,8 @@
 mod bssl;
 mod bssl_json;
 pub mod file;
+mod gbench;
+mod gbench_json;
 mod gotest;
 pub mod names;
 mod openssl;
@@ -157,8 +159,10 @@ pub trait LogFormat: Sync {
 
 /// Every log family, most specific first; a new family is one file and one line here.
 pub static FORMATS: &[&dyn LogFormat] = &[
+    &gbench_json::GbenchJson,
     &bssl_json::BsslJson,
     &bssl::BsslText,
+    &gbench::GbenchConsole,
     &gotest::GoTest,
     &openssl::OpensslSpeed,
 ];
