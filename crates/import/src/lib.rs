@@ -17,6 +17,7 @@ pub mod file;
 mod gbench;
 mod gbench_json;
 mod gotest;
+mod liboqs;
 pub mod names;
 mod openssl;
 mod rounding;
@@ -163,6 +164,7 @@ pub static FORMATS: &[&dyn LogFormat] = &[
     &bssl_json::BsslJson,
     &bssl::BsslText,
     &gbench::GbenchConsole,
+    &liboqs::LiboqsSpeed,
     &gotest::GoTest,
     &openssl::OpensslSpeed,
 ];
