@@ -426,6 +426,50 @@ mod tests {
     }
 
     #[test]
+    fn a_bout_is_its_mean_time_per_call_over_the_samples_its_thread_ran_through() {
+        let sample = |bout, wall_ns, cpu_ns| cryptospeed_model::Sample {
+            iters: 10,
+            wall_ns,
+            cpu_ns,
+            tsc: 0,
+            bout,
+        };
+        let samples = [
+            sample(0, 1000, 1000),
+            sample(0, 3000, 2990),
+            // Descheduled for half of it: left out.
+            sample(0, 9000, 4500),
+            // No CPU clock: never judged.
+            sample(1, 500, 0),
+        ];
+        // Bout 0: (100 + 300) / 2 ns per call, the mean, where the median of two is the same
+        // but the median of the three would have been 300.
+        assert_eq!(
+            bout_figures(&samples, |s| s.ns_per_op()),
+            [(0, 200.0), (1, 50.0)]
+        );
+        assert_eq!(by_bout(&samples), [vec![100.0, 300.0], vec![50.0]]);
+    }
+
+    #[test]
+    fn the_detectable_change_is_t_plus_t_power_standard_errors() {
+        // df large: (z₀.₉₇₅ + z₀.₈) · 0.01 = (1.959964 + 0.841621) · 0.01 on the log scale.
+        let r = RatioEstimate {
+            ratio: 1.0,
+            ci: (0.98, 1.02),
+            p: 1.0,
+            df: 1e6,
+            se: 0.01,
+        };
+        let d = r.detectable(0.05, 0.8);
+        // (statrs' t quantile at df 10⁶ is within 3·10⁻⁴ of the normal one.)
+        assert!((d - (0.02801585f64).exp_m1()).abs() < 2e-5, "{d}");
+        // Few degrees of freedom make it larger; no spread at all, zero.
+        assert!(RatioEstimate { df: 4.0, ..r }.detectable(0.05, 0.8) > d * 1.3);
+        assert_eq!(RatioEstimate { se: 0.0, ..r }.detectable(0.05, 0.8), 0.0);
+    }
+
+    #[test]
     fn identical_bouts_give_a_ratio_of_one_with_p_one() {
         let b = bout_estimate(&one_per_bout(&BASE), 0.95).unwrap();
         let r = ratio(&b, &b, 0.95);
