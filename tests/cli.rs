@@ -442,6 +442,9 @@ fn two_runs_can_write_one_database_at_once() {
     });
     assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
     assert!(b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
+    // Without --pin the runner still pins each round's workers, and says where.
+    let closing = String::from_utf8_lossy(&a.stderr);
+    assert!(closing.contains("every round's workers pinned to"), "{closing}");
     assert_eq!(measurements(&db), 18);
     let runs = bin()
         .args(["runs", "--db", db.to_str().unwrap()])
@@ -470,6 +473,11 @@ fn show_renders_every_format_from_the_store() {
         .output()
         .unwrap();
     assert!(out.status.success());
+    let closing = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        closing.contains("every worker pinned to CPU 0 (--pin);"),
+        "{closing}"
+    );
     for (format, needle) in [
         ("csv", "run,impl,variant"),
         ("markdown", "| primitive |"),

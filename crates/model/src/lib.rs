@@ -495,11 +495,38 @@ pub struct RunConditions {
     /// The CPU the workers were pinned to, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pinned: Option<usize>,
+    /// The CPUs the rounds ran on: every worker of a round is pinned to one CPU, and the rounds
+    /// take these CPUs in turn (with `--pin`, just that CPU). Empty for runs stored before this
+    /// was recorded, and where the kernel gave no CPU set.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round_cpus: Vec<usize>,
     /// Worker processes started (one per variant per round, plus restarts).
     pub processes: u32,
     /// Warnings for the reader: a noisy machine, cells that could not reach the precision.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+}
+
+impl RunConditions {
+    /// Where the workers ran and how busy the machine was, in one line for the reader; `None`
+    /// when no CPU was recorded.
+    pub fn placement(&self) -> Option<String> {
+        let cpus: Vec<String> = self.round_cpus.iter().map(|c| c.to_string()).collect();
+        let pinned = match (self.pinned, cpus.len()) {
+            (Some(cpu), _) => format!("every worker pinned to CPU {cpu} (--pin)"),
+            (None, 0) => return None,
+            (None, 1) => format!("every round's workers pinned to CPU {}", cpus[0]),
+            (None, _) => format!(
+                "every round's workers pinned to one CPU, the rounds taking CPUs {} in turn",
+                cpus.join(",")
+            ),
+        };
+        Some(format!(
+            "{pinned}; {:.1}% of CPU time stolen, {:.2} CPUs busy with other work",
+            100.0 * self.steal,
+            self.other_load
+        ))
+    }
 }
 
 /// The origin of an imported run: the file, the format and the header the log carried.
@@ -567,7 +594,7 @@ pub struct RunRecord {
 
 #[cfg(test)]
 mod tests {
-    use super::Op;
+    use super::{Op, RunConditions};
 
     #[test]
     fn every_op_round_trips_through_its_name() {
@@ -575,5 +602,25 @@ mod tests {
             assert_eq!(Op::parse(op.as_str()), Some(op), "{op}");
         }
         assert_eq!(Op::VerifyFreshKey.as_str(), "verify-fresh-key");
+    }
+
+    #[test]
+    fn placement_names_the_cpus_the_rounds_took() {
+        let mut c = RunConditions {
+            steal: 0.031,
+            other_load: 0.25,
+            round_cpus: vec![0, 1],
+            ..Default::default()
+        };
+        assert_eq!(
+            c.placement().unwrap(),
+            "every round's workers pinned to one CPU, the rounds taking CPUs 0,1 in turn; 3.1% of CPU time stolen, 0.25 CPUs busy with other work"
+        );
+        c.pinned = Some(1);
+        c.round_cpus = vec![1];
+        assert!(c.placement().unwrap().starts_with("every worker pinned to CPU 1 (--pin);"));
+        c.pinned = None;
+        c.round_cpus.clear();
+        assert_eq!(c.placement(), None);
     }
 }

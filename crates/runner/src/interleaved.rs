@@ -311,6 +311,7 @@ pub(crate) fn run(
         .collect();
     let mut tally = Tally::default();
     let mut processes = slots.len() as u32;
+    let mut round_cpus: std::collections::BTreeSet<usize> = ctx.pin.into_iter().collect();
     let mut round = 0;
     let status = loop {
         relay(&recorder, progress);
@@ -320,6 +321,7 @@ pub(crate) fn run(
         if round > 0 {
             ctx.layout = layout_for(base, round, config);
             ctx.pin = round_cpu(pin, &cpus, round);
+            round_cpus.extend(ctx.pin);
             for (vi, slot) in slots.iter_mut().enumerate() {
                 if cells.iter().any(|c| !c[vi].done) && slot.broken.is_none() {
                     slot.restart(&ctx, ctx.layout);
@@ -352,6 +354,7 @@ pub(crate) fn run(
         }
     }
     let mut conditions = conditions_of(cpu_start, started, pin, processes, &tally, config);
+    conditions.round_cpus = round_cpus.into_iter().collect();
     if status == RunStatus::Interrupted {
         // Cells cut short by Ctrl-C say nothing about the machine's noise.
         conditions.warnings.retain(|w| !w.contains("did not reach"));

@@ -149,6 +149,8 @@ impl Outcome {
             "run {}{label} {status} ({cells}) {stored}",
             self.run_id
         )];
+        let conditions = self.record.run.conditions.as_ref();
+        lines.extend(conditions.and_then(|c| c.placement()));
         if let Storage::Incomplete { spool, error, .. } = &self.storage {
             lines.push(error.clone());
             lines.push(match spool {
