@@ -47,20 +47,12 @@ fn a_stored_slow_replica_is_found_slower_when_both_sides_are_timed_again() {
     stored_run(&db, "openssl#slow", "new", &CELLS);
     let before = snapshot(&db);
 
-    // A busy machine can hide 5% in one short run: up to three re-measurements, each a run of
-    // its own under the same label.
-    let mut found = Vec::new();
-    for attempt in 0..3 {
-        let run = 3 + attempt;
-        let c = remeasured(&db, run);
-        found.push(replica_found_slower(&c));
-        if found[attempt as usize].is_ok() {
-            break;
-        }
-    }
-    assert!(found.iter().any(|f| f.is_ok()), "{found:?}");
+    // One re-measurement decides: its rounds pin both sides to one CPU and keep only the
+    // samples nothing interrupted, so 5% shows even with a build beside it.
+    let c = remeasured(&db, 3);
+    replica_found_slower(&c).unwrap();
 
-    // The new runs are stored, labelled after the runs they re-measure, with the command that
+    // The new run is stored, labelled after the runs they re-measure, with the command that
     // made them; the stored runs are as they were.
     let store = SqliteStore::open(&db).unwrap();
     let new = store.load_run("3").unwrap();
