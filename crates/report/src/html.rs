@@ -57,6 +57,9 @@ pub fn html(input: &ReportInput) -> Result<String> {
     for k in KINDS {
         let _ = write!(out, r##"<a href="#{}">{}</a>"##, k.name, escape(k.section));
     }
+    if data.series.len() > 1 {
+        out.push_str(r##"<a href="#comparison">Comparison</a>"##);
+    }
     out.push_str(r##"<a href="#tables">Tables</a></nav>"##);
     out.push_str("\n</header>\n");
     runs_section(&mut out, input);
@@ -74,6 +77,7 @@ pub fn html(input: &ReportInput) -> Result<String> {
         figures_html(&mut out, &figures, k.name);
         out.push_str("</section>\n");
     }
+    out.push_str(&crate::html_comparison::section(&data));
     out.push_str(r#"<section id="tables"><h2>Tables</h2><p>Each run as <code>openssl speed</code> prints it, with the 95% confidence interval and TSC cycles per byte (per operation for public key).</p>"#);
     for r in &input.records {
         let _ = writeln!(

@@ -7,6 +7,7 @@ pub mod data;
 pub mod figures;
 pub mod footnotes;
 pub mod html;
+pub mod html_comparison;
 pub mod markup;
 pub mod profile;
 pub mod registry;
