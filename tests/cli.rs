@@ -444,7 +444,10 @@ fn two_runs_can_write_one_database_at_once() {
     assert!(b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
     // Without --pin the runner still pins each round's workers, and says where.
     let closing = String::from_utf8_lossy(&a.stderr);
-    assert!(closing.contains("every round's workers pinned to"), "{closing}");
+    assert!(
+        closing.contains("every round's workers pinned to"),
+        "{closing}"
+    );
     assert_eq!(measurements(&db), 18);
     let runs = bin()
         .args(["runs", "--db", db.to_str().unwrap()])

@@ -618,7 +618,10 @@ mod tests {
         );
         c.pinned = Some(1);
         c.round_cpus = vec![1];
-        assert!(c.placement().unwrap().starts_with("every worker pinned to CPU 1 (--pin);"));
+        assert!(c
+            .placement()
+            .unwrap()
+            .starts_with("every worker pinned to CPU 1 (--pin);"));
         c.pinned = None;
         c.round_cpus.clear();
         assert_eq!(c.placement(), None);
