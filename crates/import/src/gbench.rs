@@ -2,7 +2,8 @@
 //! `BM_SpeedAEAD/seal_aes_128_gcm/InputSize:16   80.4 ns   80.2 ns   866505 bytes_per_second=…`),
 //! and AWS-LC, mlkem-native and many crypto projects publish such logs. This file reads the
 //! console form and holds what the JSON form (`gbench_json.rs`) shares with it: `bssl_bench`'s
-//! names mapped onto catalog cells (any other name kept, lowercased with dashes), repetitions
+//! names, and other projects' `NAME/BYTES` benchmarks of a catalog hash or cipher, mapped onto
+//! catalog cells (any other name kept, lowercased with dashes), repetitions
 //! as outputs and the `_mean` aggregate checked against them.
 //!
 //! The figure is the `Time` column (wall time per iteration, as `openssl speed`, `bssl speed` and
@@ -244,9 +245,13 @@ pub(crate) fn bench_name(name: &str) -> (Mapped, Op, Option<u64>) {
         .iter()
         .find_map(|p| p.strip_prefix("InputSize:"))
         .and_then(|s| s.parse::<u64>().ok());
-    let known = name
-        .strip_prefix("BM_Speed")
-        .and_then(|_| bssl_bench(&parts, bytes));
+    let (known, bytes) = match name.strip_prefix("BM_Speed") {
+        Some(_) => (bssl_bench(&parts, bytes), bytes),
+        None => match sized_bulk(&parts) {
+            Some(found) => (Some(found), sized_arg(&parts)),
+            None => (None, bytes),
+        },
+    };
     let (m, op) = known.unwrap_or_else(|| kept(&parts.join("/"), bytes.is_some()));
     if threads == "1" {
         return (m, op, bytes);
@@ -281,6 +286,27 @@ fn kept(name: &str, sized: bool) -> (Mapped, Op) {
         mapped: false,
     };
     (m, op)
+}
+
+/// Another project's benchmark of a catalog hash, MAC or cipher with one numeric argument
+/// (`bench_sha3::sha3_256/64`, `BM_SHA256/1024`): the argument is read as the message size in
+/// bytes, as such benchmarks use it (`state.range(0)` bytes per iteration). Names with more
+/// arguments (`shake128/IN/OUT`) or a name the catalog does not know are kept whole.
+fn sized_bulk(parts: &[&str]) -> Option<(Mapped, Op)> {
+    sized_arg(parts)?;
+    let base = parts[0].rsplit("::").next().unwrap_or(parts[0]);
+    let base = base.strip_prefix("BM_").unwrap_or(base);
+    let (m, op) = names::symmetric(&names::slug(base), false);
+    let bulk = matches!(op, Op::Hash | Op::Mac | Op::Encrypt | Op::Decrypt);
+    (m.mapped && bulk).then_some((m, op))
+}
+
+/// The single numeric argument of `NAME/N`, if that is the name's shape.
+fn sized_arg(parts: &[&str]) -> Option<u64> {
+    match parts {
+        [_, n] => n.parse().ok(),
+        _ => None,
+    }
 }
 
 /// `bssl_bench`'s families (BoringSSL bench/*.cc) whose timed call is the catalog operation.
