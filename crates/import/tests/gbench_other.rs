@@ -109,3 +109,22 @@ fn an_aggregates_only_json_keeps_the_mean_of_each_benchmark() {
         .unwrap();
     assert!((r.rate / (64.0 / (mean_ns * 1e-9)) - 1.0).abs() < 1e-9);
 }
+
+#[test]
+fn the_same_benchmark_on_another_machine_gives_the_same_cells() {
+    let cells = |name: &str| {
+        let mut c: Vec<(String, Option<u64>)> = one_run(&fixture(name))
+            .results
+            .into_iter()
+            .map(|r| (r.primitive, r.bytes))
+            .collect();
+        c.sort();
+        c
+    };
+    let (x86, arm) = (
+        cells("gbench-itzmeanjan-sha3-i5-8279u-clang.txt"),
+        cells("gbench-itzmeanjan-sha3-graviton2-gcc.txt"),
+    );
+    assert_eq!(x86.len(), 81);
+    assert_eq!(x86, arm);
+}
