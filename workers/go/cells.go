@@ -202,6 +202,8 @@ func (w *worker) prepare(c *cellSpec) (*cell, error) {
 		return kemCell(p, c.Op)
 	case p.Family == "slh-dsa":
 		return slhCell(p, c.Op)
+	case p.Family == "ml-dsa":
+		return mldsaCell(p, c.Op)
 	}
 	return nil, fmt.Errorf("go does not time %s %s", p.ID, c.Op)
 }

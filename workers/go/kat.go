@@ -80,6 +80,9 @@ func knownAnswer(p *prim, k *katVector) error {
 	if p.Family == "slh-dsa" {
 		return slhKnownAnswer(p, k)
 	}
+	if p.Family == "ml-dsa" {
+		return mldsaKnownAnswer(p, k)
+	}
 	switch k.Kind {
 	case "digest":
 		msg, want := mustHex(k.Msg), mustHex(k.Out)
@@ -387,6 +390,8 @@ func agreement(p *prim, c *agreementCase) ([]byte, []byte, error) {
 		return kemAgreement(p, c)
 	case "slh-dsa":
 		return slhAgreement(p, c)
+	case "ml-dsa":
+		return mldsaAgreement(p, c)
 	}
 	return nil, nil, fmt.Errorf("%s has no agreement check", p.ID)
 }
@@ -401,6 +406,9 @@ func checkSignature(p *prim, public, msg, sig []byte) (bool, error) {
 	}
 	if p.Family == "slh-dsa" {
 		return slhCheck(p, public, msg, sig)
+	}
+	if p.Family == "ml-dsa" {
+		return mldsaCheck(p, public, msg, sig)
 	}
 	return verifyForeign(p, public, p.SignatureDigest, msg, sig)
 }

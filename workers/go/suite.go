@@ -103,7 +103,7 @@ func unavailable(p *prim) string {
 		return why
 	}
 	switch p.Family {
-	case "digest", "xof", "hmac", "gmac", "cipher", "aead", "rsa", "dsa", "ecdsa", "ecdh", "eddsa", "ml-kem", "hybrid-kem", "slh-dsa":
+	case "digest", "xof", "hmac", "gmac", "cipher", "aead", "rsa", "dsa", "ecdsa", "ecdh", "eddsa", "ml-kem", "hybrid-kem", "slh-dsa", "ml-dsa":
 	default:
 		return "the Go worker has no " + p.Family + " family"
 	}
@@ -134,6 +134,8 @@ func probe(p *prim) (any, error) {
 		return kemProbe(p)
 	case "slh-dsa":
 		return slhOf(p, nil)
+	case "ml-dsa":
+		return mldsaOf(p)
 	}
 	return nil, fmt.Errorf("the Go worker has no %s family", p.Family)
 }

@@ -76,6 +76,10 @@ pub struct AvailabilityEntry {
     pub available: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The library module that serves the primitive, with its version, where the worker says
+    /// (the Go worker: `crypto/mlkem (go1.26.8)`, `github.com/cloudflare/circl/… (v1.6.4)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -249,6 +249,7 @@ fn availability(implementation: &mut dyn Implementation, primitives: Vec<String>
                 primitive: id,
                 available: r.is_ok(),
                 reason: r.err(),
+                library: None,
             }
         })
         .collect();

@@ -1,4 +1,5 @@
-//! `go`: Go's crypto (standard library and golang.org/x/crypto), measured by the Go worker
+//! `go`: Go's crypto (standard library, golang.org/x/crypto, and Cloudflare's CIRCL for the
+//! post-quantum schemes the standard library lacks), measured by the Go worker
 //! (workers/go), an executable of its own that speaks the worker protocol. It exists because Go's
 //! crypto can be called at full speed only from Go: this module finds (or builds) that executable
 //! and makes `cryptospeed worker --impl go` become it.
@@ -38,6 +39,9 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("kem.go", include_str!("../../../workers/go/kem.go")),
     ("hybrid.go", include_str!("../../../workers/go/hybrid.go")),
     ("slh.go", include_str!("../../../workers/go/slh.go")),
+    ("mldsa.go", include_str!("../../../workers/go/mldsa.go")),
+    ("kem512.go", include_str!("../../../workers/go/kem512.go")),
+    ("modules.go", include_str!("../../../workers/go/modules.go")),
     (
         "kem_derand.go",
         include_str!("../../../workers/go/kem_derand.go"),
@@ -65,8 +69,18 @@ pub const MIN_GO: (u32, u32) = (1, 24);
 
 const EXE: &str = "cryptospeed-go-worker";
 
-/// Where this column's timed calls depart from the catalog's definitions (declared.rs).
+/// Where this column's timed calls depart from the catalog's definitions (declared.rs); the
+/// first declaration that covers a cell is its conformance. ML-KEM-768 and -1024 are Go's
+/// crypto/mlkem; ML-KEM-512 and ML-DSA are CIRCL's (workers/go kem512.go, mldsa.go), whose
+/// ML-KEM keys parse and write FIPS 203's expanded decapsulation key.
 pub const DECLARED: &[Declared] = &[
+    Declared {
+        kinds: &["ml-kem-512"],
+        ops: &[Op::Encaps, Op::Decaps],
+        note: Deviates(
+            "CIRCL's key object caches the matrix A, expanded when it was parsed, before timing",
+        ),
+    },
     Declared {
         kinds: &["ml-kem"],
         ops: &[Op::Encaps],
@@ -75,19 +89,19 @@ pub const DECLARED: &[Declared] = &[
         ),
     },
     Declared {
-        kinds: &["ml-kem"],
+        kinds: &["ml-kem-768", "ml-kem-1024"],
         ops: &[Op::Decaps],
         note: Deviates("the key object comes from keygen, never encoded or parsed, and caches A"),
     },
     Declared {
-        kinds: &["ml-kem"],
+        kinds: &["ml-kem-768", "ml-kem-1024"],
         ops: &[Op::KeygenEncode],
         note: Deviates(
             "the private key is written as its 64-byte seed (Go's only private encoding)",
         ),
     },
     Declared {
-        kinds: &["ml-kem"],
+        kinds: &["ml-kem-768", "ml-kem-1024"],
         ops: &[Op::DecapsParse],
         note: Deviates(
             "parses the 64-byte seed: the key pair is re-derived (Go has no expanded-key parser)",
@@ -99,9 +113,28 @@ pub const DECLARED: &[Declared] = &[
         note: NotOffered("the Go worker's hybrid key has no byte encoding"),
     },
     Declared {
-        kinds: &["ml-dsa", "slh-dsa"],
+        kinds: &["ml-dsa"],
+        ops: &[Op::Keygen, Op::KeygenEncode],
+        note: Deviates(
+            "CIRCL's keygen also computes the NTT forms of s1, s2 and t0 that its signing key caches",
+        ),
+    },
+    Declared {
+        kinds: &["ml-dsa"],
+        ops: &[Op::Sign],
+        note: Deviates(
+            "CIRCL's signing key caches A and s1, s2, t0 in NTT form, computed by keygen before timing",
+        ),
+    },
+    Declared {
+        kinds: &["ml-dsa"],
+        ops: &[Op::Verify],
+        note: Deviates("CIRCL's public key caches A and tr, computed by keygen before timing"),
+    },
+    Declared {
+        kinds: &["slh-dsa"],
         ops: crate::declared::FROM_BYTES,
-        note: NotOffered("the Go worker has no from-bytes calls for signatures"),
+        note: NotOffered("the Go worker has no from-bytes calls for SLH-DSA"),
     },
 ];
 

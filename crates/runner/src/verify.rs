@@ -88,6 +88,7 @@ pub fn availability_matrix(
             primitive: p.id.into(),
             available: false,
             reason: Some(why.to_string()),
+            library: None,
         };
         primitives.iter().map(entry).collect()
     };

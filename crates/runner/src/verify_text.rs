@@ -94,8 +94,11 @@ pub fn list_json(
                 .iter()
                 .zip(entries)
                 .map(|((_, name), e)| {
-                    let cell = serde_json::json!({"available": e[i].available, "reason": e[i].reason,
+                    let mut cell = serde_json::json!({"available": e[i].available, "reason": e[i].reason,
                         "operations": conformance_json(name, p)});
+                    if let Some(library) = &e[i].library {
+                        cell["library"] = library.as_str().into();
+                    }
                     (name.clone(), cell)
                 })
                 .collect();
@@ -117,7 +120,10 @@ pub fn list_one_column(
     let mut table = table(&["primitive", "operations", "aliases", name.as_str()]);
     for (p, e) in all.iter().zip(entries) {
         let status = match &e.reason {
-            _ if e.available => "available".to_string(),
+            _ if e.available => match &e.library {
+                Some(library) => format!("available: {library}"),
+                None => "available".to_string(),
+            },
             reason => format!("unavailable: {}", reason.clone().unwrap_or_default()),
         };
         table.add_row([p.id.to_string(), ops_text(p), p.aliases.join(", "), status]);
