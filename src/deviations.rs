@@ -9,7 +9,7 @@ use cryptospeed_query::StoredSide;
 use cryptospeed_report::{Deviation, Footnotes};
 
 /// The deviation `implementation` declares for `op` of `primitive`, if any.
-fn declared(implementation: &str, primitive: &str, op: Op) -> Option<&'static str> {
+pub fn declared(implementation: &str, primitive: &str, op: Op) -> Option<&'static str> {
     let p = cryptospeed_catalog::lookup(primitive)?;
     match cryptospeed_impls::declared::of(implementation, p, op)? {
         Conformance::Deviates(text) => Some(text),

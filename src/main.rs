@@ -12,6 +12,7 @@ mod remeasure;
 mod report_cmd;
 mod run;
 mod session;
+mod site;
 mod sweep;
 mod sync;
 mod trace_cmd;
@@ -60,6 +61,9 @@ enum Command {
     /// Write a self-contained HTML report of stored runs and profiles: metadata, tables and
     /// charts (throughput by size, speedup, cycles/byte, instruction mix, predictors, miss rates).
     Report(report_cmd::ReportArgs),
+    /// Write a static results site over the store: an index, a page per primitive, machine
+    /// and run, and comparison pages; built again, only pages whose data changed are written.
+    Site(site::SiteArgs),
     /// Write one chart of a report as SVG or PNG.
     Chart(report_cmd::ChartArgs),
     /// Run any program under valgrind (cstrace) and simulate one cache hierarchy and branch
@@ -94,6 +98,7 @@ fn main() {
         Command::Trace(a) => trace_cmd::trace(a),
         Command::Report(a) => report_cmd::report(a),
         Command::Chart(a) => report_cmd::chart(a),
+        Command::Site(a) => site::site(a),
         Command::Worker(a) => worker::serve(a),
     };
     match result {

@@ -145,6 +145,19 @@ fn sides_of(
         .join(" + ");
     let records: Vec<(RunRecord, Option<String>)> =
         resolved.into_iter().flat_map(|r| r.records).collect();
+    sides_of_records(arg, index, &description, records, a.single_argument)
+}
+
+/// The sides of one argument whose runs are already resolved (each with the variant it keeps,
+/// if any), `description` saying what they are (`run 12`): one side per variant they hold. A
+/// caller that holds the runs (the results site) names sides exactly as `compare` does.
+pub fn sides_of_records(
+    arg: &str,
+    index: usize,
+    description: &str,
+    records: Vec<(RunRecord, Option<String>)>,
+    single_argument: bool,
+) -> Result<Vec<StoredSide>> {
     // Variant labels present, in order of first appearance.
     let mut variants: Vec<String> = Vec::new();
     for (rec, keep) in &records {
@@ -168,7 +181,7 @@ fn sides_of(
     let sides = variants.iter().map(|v| StoredSide {
         name: if variants.len() == 1 {
             display_name(arg, &runs)
-        } else if a.single_argument {
+        } else if single_argument {
             // One argument holding several variants: the variants are the columns.
             v.clone()
         } else {
@@ -204,7 +217,14 @@ pub fn history(
     store: &dyn cryptospeed_store::Store,
     sides: &[SideInput],
 ) -> Result<Vec<cryptospeed_model::RunRecord>> {
-    let rows = store.runs()?;
+    history_ids(&store.runs()?, sides)
+        .iter()
+        .map(|id| store.load_run(&id.to_string()))
+        .collect()
+}
+
+/// The ids of the runs [`history`] reads, from the store's run list.
+pub fn history_ids(rows: &[cryptospeed_store::RunRow], sides: &[SideInput]) -> Vec<i64> {
     let ids: Vec<i64> = sides.iter().flat_map(|s| s.runs.iter().copied()).collect();
     let machines: Vec<i64> = rows
         .iter()
@@ -216,11 +236,7 @@ pub fn history(
         .filter(|r| r.source.is_empty() && machines.contains(&r.machine_id))
         .collect();
     measured.sort_by_key(|r| std::cmp::Reverse(r.id));
-    measured
-        .iter()
-        .take(HISTORY_RUNS)
-        .map(|r| store.load_run(&r.id.to_string()))
-        .collect()
+    measured.iter().take(HISTORY_RUNS).map(|r| r.id).collect()
 }
 
 /// A stored run's measurements in the catalog's order (primitive, operation, size) rather than

@@ -4,12 +4,13 @@
 
 use crate::data::{ReportData, ReportInput};
 use crate::figures::{Figure, KINDS};
+use crate::policy::CSP;
 use crate::run::Options;
 use anyhow::Result;
 use cryptospeed_chart::escape;
 use std::fmt::Write as _;
 
-const STYLE: &str = r#"
+pub const STYLE: &str = r#"
 body { font-family: "DejaVu Sans", Verdana, Arial, sans-serif; margin: 24px auto; max-width: 1400px; color: #222; padding: 0 16px; }
 h1 { font-size: 26px; margin-bottom: 4px; }
 h2 { border-bottom: 2px solid #332288; padding-bottom: 4px; margin-top: 40px; }
@@ -38,7 +39,7 @@ pub fn html(input: &ReportInput) -> Result<String> {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta http-equiv="Content-Security-Policy" content="{CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
 <style>{STYLE}</style>

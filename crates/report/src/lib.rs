@@ -9,6 +9,7 @@ pub mod footnotes;
 pub mod html;
 pub mod html_comparison;
 pub mod markup;
+pub mod policy;
 pub mod profile;
 pub mod registry;
 pub mod run;

@@ -1,0 +1,192 @@
+//! One build: read the run list, draw the pages of the runs that changed (and the comparisons
+//! that name them), merge their figures, then draw the comparisons across runs and the listing
+//! pages (primitives, machines, index) from the merged figures, and save the manifest.
+
+use crate::comparisons::Spec;
+use crate::figures::Figures;
+use crate::state::{Pages, State};
+use crate::{Options, Outcome};
+use anyhow::{Context, Result};
+use cryptospeed_compare::{CellKey, RunNoise};
+use cryptospeed_model::RunRecord;
+use cryptospeed_store::{MachineRow, RunRow, Store};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::rc::Rc;
+
+/// Builds (or brings up to date) the site of `store` in `options.dir`.
+pub fn build(store: &mut dyn Store, options: &Options) -> Result<Outcome> {
+    std::fs::create_dir_all(&options.dir)
+        .with_context(|| format!("cannot create {}", options.dir.display()))?;
+    let old = State::load(&options.dir, &options.tool);
+    let rows = store.runs()?;
+    let machines = store.machines()?;
+    let mut b = Build::new(store, options, old, rows, machines);
+    b.runs()?;
+    b.cross_comparisons()?;
+    b.listings()?;
+    b.finish()
+}
+
+/// A machine's run-to-run noise per cell, as `compare` learns it.
+pub(crate) type Noise = BTreeMap<CellKey, RunNoise>;
+
+/// The runs a set of machines' noise is learnt from, and the noise once computed.
+pub(crate) type History = (Vec<i64>, Option<Rc<Noise>>);
+
+/// A comparison page as the listing pages link to it.
+#[derive(Debug, Clone)]
+pub(crate) struct Linked {
+    pub path: String,
+    pub title: String,
+    /// The machines whose runs it names.
+    pub machines: Vec<i64>,
+}
+
+pub(crate) struct Build<'a> {
+    pub store: &'a mut dyn Store,
+    pub options: &'a Options,
+    pub old: State,
+    pub new: State,
+    pub pages: Pages,
+    pub rows: Vec<RunRow>,
+    pub machines: Vec<MachineRow>,
+    /// Run labels, for telling a run id from a label that looks like one.
+    pub labels: HashSet<String>,
+    /// Run id → machine id.
+    pub machine_of: HashMap<i64, i64>,
+    /// Records held for the comparisons that follow (the last run of each configuration).
+    pub records: HashMap<i64, Rc<RunRecord>>,
+    /// Machine set → the ids of the runs its run-to-run noise is learnt from, and the noise.
+    pub history: HashMap<Vec<i64>, History>,
+    /// Comparison pages across runs, for the index and machine pages.
+    pub linked: Vec<Linked>,
+    pub runs_read: usize,
+    pub computed: usize,
+}
+
+/// What makes two runs the same configuration: the machine, measured or imported, and the
+/// variants they hold.
+fn configuration(row: &RunRow) -> (i64, bool, String) {
+    let mut variants: Vec<&str> = row.variants.split(',').collect();
+    variants.sort_unstable();
+    (row.machine_id, row.source.is_empty(), variants.join(","))
+}
+
+/// What a run page shows, as a key: any change means the page is drawn again.
+fn run_key(row: &RunRow, previous: Option<i64>) -> String {
+    format!(
+        "{}|{}|{:?}|{}|{}|{}|{previous:?}",
+        row.status.as_str(),
+        row.measurements,
+        row.label,
+        row.started_at,
+        row.source,
+        row.variants
+    )
+}
+
+impl<'a> Build<'a> {
+    fn new(
+        store: &'a mut dyn Store,
+        options: &'a Options,
+        old: State,
+        rows: Vec<RunRow>,
+        machines: Vec<MachineRow>,
+    ) -> Build<'a> {
+        let pages = Pages::new(&options.dir, old.pages.clone());
+        let new = State {
+            format: old.format.clone(),
+            figures: old.figures.clone(),
+            ..State::default()
+        };
+        Build {
+            store,
+            options,
+            old,
+            new,
+            pages,
+            labels: rows.iter().filter_map(|r| r.label.clone()).collect(),
+            machine_of: rows.iter().map(|r| (r.id, r.machine_id)).collect(),
+            rows,
+            machines,
+            records: HashMap::new(),
+            history: HashMap::new(),
+            linked: Vec::new(),
+            runs_read: 0,
+            computed: 0,
+        }
+    }
+
+    /// A run, from those held or from the store (in the catalog's order, as `show` prints it).
+    pub fn record(&mut self, id: i64) -> Result<Rc<RunRecord>> {
+        if let Some(r) = self.records.get(&id) {
+            return Ok(r.clone());
+        }
+        let mut record = self.store.load_run(&id.to_string())?;
+        cryptospeed_query::in_catalog_order(&mut record);
+        self.runs_read += 1;
+        Ok(Rc::new(record))
+    }
+
+    pub fn machine(&self, id: i64) -> Option<&MachineRow> {
+        self.machines.iter().find(|m| m.id == id)
+    }
+
+    /// Every run's page, and the comparisons with its previous run and between its variants.
+    fn runs(&mut self) -> Result<()> {
+        let mut last: HashMap<(i64, bool, String), i64> = HashMap::new();
+        for i in 0..self.rows.len() {
+            let row = self.rows[i].clone();
+            let config = configuration(&row);
+            let previous = last.insert(config, row.id);
+            let key = run_key(&row, previous);
+            let path = format!("runs/{}.html", row.id);
+            let unchanged = self.old.runs.get(&row.id) == Some(&key);
+            if !(unchanged && self.pages.keep(&path)) {
+                let record = self.record(row.id)?;
+                self.new.figures.merge(&record, row.machine_id);
+                let machine = self.machine(row.machine_id).cloned();
+                let html = crate::run_page::render(self, &record, machine.as_ref(), previous);
+                self.pages.put(&path, &html)?;
+                self.records.insert(row.id, record);
+            }
+            self.new.runs.insert(row.id, key);
+            if let Some(p) = previous {
+                self.comparison(&Spec::previous(p, row.id))?;
+                self.records.remove(&p);
+            }
+            if row.variants.contains(',') {
+                self.comparison(&Spec::sweep(row.id))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The primitive, machine and index pages.
+    fn listings(&mut self) -> Result<()> {
+        let figures: Figures = self.new.figures.clone();
+        for primitive in figures.primitives() {
+            let html = crate::primitive::render(self, &figures, &primitive);
+            self.pages.put(&crate::primitive::path(&primitive), &html)?;
+        }
+        for m in self.machines.clone() {
+            let html = crate::listing::machine_page(self, &figures, &m);
+            self.pages.put(&crate::listing::machine_path(&m), &html)?;
+        }
+        let html = crate::listing::index(self, &figures);
+        self.pages.put("index.html", &html)
+    }
+
+    fn finish(mut self) -> Result<Outcome> {
+        let removed = self.pages.remove_stale()?;
+        self.new.pages = std::mem::take(&mut self.pages.now);
+        self.new.save(&self.options.dir)?;
+        Ok(Outcome {
+            pages: self.new.pages.len(),
+            written: self.pages.written,
+            removed,
+            runs_read: self.runs_read,
+            comparisons: self.computed,
+        })
+    }
+}
