@@ -43,9 +43,9 @@ pub fn section(data: &ReportData<'_>) -> String {
     let mut out = String::from(
         r#"<section id="comparison"><h2>Comparison</h2><p>Every series against the baseline, as <code>cryptospeed compare --detail</code> prints it: ratio (higher is faster), its 95% interval, p-value, and the smallest change the cell would have seen. A cell marked <code>~</code> saw no change as large as the resolution; <code>?</code> cannot tell.</p>"#,
     );
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<pre>{}</pre></section>\n",
+        "<pre>{}</pre></section>",
         escape(&crate::compare::render(&c, "text", &view).unwrap_or_default())
     );
     out
