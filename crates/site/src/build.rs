@@ -2,16 +2,16 @@
 //! that name them), merge their figures, then draw the comparisons across runs and the listing
 //! pages (primitives, machines, index) from the merged figures, and save the manifest.
 
-use crate::comparisons::Spec;
+use crate::comparisons::{Pending, Spec};
 use crate::figures::Figures;
-use crate::state::{Pages, State};
+use crate::state::{ComparisonState, Pages, State};
 use crate::{Options, Outcome};
 use anyhow::{Context, Result};
 use cryptospeed_compare::{CellKey, RunNoise};
 use cryptospeed_model::RunRecord;
 use cryptospeed_store::{MachineRow, RunRow, Store};
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// Builds (or brings up to date) the site of `store` in `options.dir`.
 pub fn build(store: &mut dyn Store, options: &Options) -> Result<Outcome> {
@@ -31,7 +31,7 @@ pub fn build(store: &mut dyn Store, options: &Options) -> Result<Outcome> {
 pub(crate) type Noise = BTreeMap<CellKey, RunNoise>;
 
 /// The runs a set of machines' noise is learnt from, and the noise once computed.
-pub(crate) type History = (Vec<i64>, Option<Rc<Noise>>);
+pub(crate) type History = (Vec<i64>, Option<Arc<Noise>>);
 
 /// A comparison page as the listing pages link to it.
 #[derive(Debug, Clone)]
@@ -55,13 +55,44 @@ pub(crate) struct Build<'a> {
     /// Run id → machine id.
     pub machine_of: HashMap<i64, i64>,
     /// Records held for the comparisons that follow (the last run of each configuration).
-    pub records: HashMap<i64, Rc<RunRecord>>,
+    pub records: HashMap<i64, Arc<RunRecord>>,
     /// Machine set → the ids of the runs its run-to-run noise is learnt from, and the noise.
     pub history: HashMap<Vec<i64>, History>,
     /// Comparison pages across runs, for the index and machine pages.
     pub linked: Vec<Linked>,
     pub runs_read: usize,
     pub computed: usize,
+}
+
+/// Runs planned and read before their pages are drawn together.
+const CHUNK: usize = 256;
+
+/// A page to draw: a run's (its record, machine and previous run), or a comparison.
+enum Job {
+    Run(Arc<RunRecord>, Option<Box<MachineRow>>, Option<i64>),
+    Compare(Box<Pending>),
+}
+
+/// A drawn page, with the comparison's state for a comparison.
+type Drawn = (String, Option<ComparisonState>);
+
+/// `f` over `items` on every core, the results in the items' order.
+fn parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads < 2 || items.len() < 2 {
+        return items.iter().map(f).collect();
+    }
+    let size = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(size)
+            .map(|part| scope.spawn(|| part.iter().map(&f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a drawing thread panicked"))
+            .collect()
+    })
 }
 
 /// What makes two runs the same configuration: the machine, measured or imported, and the
@@ -118,45 +149,84 @@ impl<'a> Build<'a> {
     }
 
     /// A run, from those held or from the store (in the catalog's order, as `show` prints it).
-    pub fn record(&mut self, id: i64) -> Result<Rc<RunRecord>> {
+    pub fn record(&mut self, id: i64) -> Result<Arc<RunRecord>> {
         if let Some(r) = self.records.get(&id) {
             return Ok(r.clone());
         }
         let mut record = self.store.load_run(&id.to_string())?;
         cryptospeed_query::in_catalog_order(&mut record);
         self.runs_read += 1;
-        Ok(Rc::new(record))
+        Ok(Arc::new(record))
     }
 
     pub fn machine(&self, id: i64) -> Option<&MachineRow> {
         self.machines.iter().find(|m| m.id == id)
     }
 
-    /// Every run's page, and the comparisons with its previous run and between its variants.
+    /// Every run's page, and the comparisons with its previous run and between its variants:
+    /// read and planned here, drawn on every core, a chunk of runs at a time.
     fn runs(&mut self) -> Result<()> {
         let mut last: HashMap<(i64, bool, String), i64> = HashMap::new();
-        for i in 0..self.rows.len() {
-            let row = self.rows[i].clone();
-            let config = configuration(&row);
-            let previous = last.insert(config, row.id);
-            let key = run_key(&row, previous);
-            let path = format!("runs/{}.html", row.id);
-            let unchanged = self.old.runs.get(&row.id) == Some(&key);
-            if !(unchanged && self.pages.keep(&path)) {
-                let record = self.record(row.id)?;
-                self.new.figures.merge(&record, row.machine_id);
-                let machine = self.machine(row.machine_id).cloned();
-                let html = crate::run_page::render(self, &record, machine.as_ref(), previous);
-                self.pages.put(&path, &html)?;
-                self.records.insert(row.id, record);
+        for start in (0..self.rows.len()).step_by(CHUNK) {
+            let end = (start + CHUNK).min(self.rows.len());
+            let mut jobs = Vec::new();
+            for i in start..end {
+                let row = self.rows[i].clone();
+                let previous = last.insert(configuration(&row), row.id);
+                self.plan_run(&row, previous, &mut jobs)?;
             }
-            self.new.runs.insert(row.id, key);
-            if let Some(p) = previous {
-                self.comparison(&Spec::previous(p, row.id))?;
-                self.records.remove(&p);
+            let options = self.options;
+            let done = parallel(&jobs, |job| match job {
+                Job::Run(record, machine, previous) => (
+                    crate::run_page::render(options, record, machine.as_deref(), *previous),
+                    None,
+                ),
+                Job::Compare(p) => {
+                    let (html, state) = p.compute(&options.deviations);
+                    (html, Some(state))
+                }
+            });
+            self.settle_chunk(jobs, done)?;
+        }
+        Ok(())
+    }
+
+    /// Reads what one run's pages need and adds the jobs that draw them.
+    fn plan_run(&mut self, row: &RunRow, previous: Option<i64>, jobs: &mut Vec<Job>) -> Result<()> {
+        let key = run_key(row, previous);
+        let path = format!("runs/{}.html", row.id);
+        let unchanged = self.old.runs.get(&row.id) == Some(&key);
+        if !(unchanged && self.pages.keep(&path)) {
+            let record = self.record(row.id)?;
+            self.new.figures.merge(&record, row.machine_id);
+            let machine = self.machine(row.machine_id).cloned().map(Box::new);
+            self.records.insert(row.id, record.clone());
+            jobs.push(Job::Run(record, machine, previous));
+        }
+        self.new.runs.insert(row.id, key);
+        if let Some(p) = previous {
+            if let Some(pending) = self.prepare(&Spec::previous(p, row.id)) {
+                jobs.push(Job::Compare(Box::new(pending)));
             }
-            if row.variants.contains(',') {
-                self.comparison(&Spec::sweep(row.id))?;
+            self.records.remove(&p);
+        }
+        if row.variants.contains(',') {
+            if let Some(pending) = self.prepare(&Spec::sweep(row.id)) {
+                jobs.push(Job::Compare(Box::new(pending)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Puts the pages a chunk's jobs drew.
+    fn settle_chunk(&mut self, jobs: Vec<Job>, done: Vec<Drawn>) -> Result<()> {
+        for (job, (html, state)) in jobs.into_iter().zip(done) {
+            match (job, state) {
+                (Job::Compare(p), Some(state)) => self.settle(&p.spec.path, &html, state)?,
+                (Job::Run(record, ..), _) => self
+                    .pages
+                    .put(&format!("runs/{}.html", record.run.id), &html)?,
+                (Job::Compare(_), None) => unreachable!("a comparison job returns its state"),
             }
         }
         Ok(())

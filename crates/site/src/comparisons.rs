@@ -5,16 +5,18 @@
 //! named by cryptospeed-query, the comparison by cryptospeed-compare with the machine's
 //! run-to-run noise, the text by cryptospeed-report), and the command that prints it.
 
-use crate::build::{Build, Linked};
+use crate::build::{Build, Linked, Noise};
 use crate::page::{link, page};
 use crate::state::ComparisonState;
+use crate::Deviations;
 use anyhow::{bail, Result};
 use cryptospeed_chart::escape;
 use cryptospeed_compare::{compare_with_noise, Comparison, Filter, SideInput};
+use cryptospeed_model::RunRecord;
 use cryptospeed_query::{SideOptions, StoredSide};
 use cryptospeed_report::compare::{self as render, Layout, Mode, Normalize, View};
 use std::collections::BTreeMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// compare's defaults: significance level, smallest effect, resolution.
 const ALPHA: f64 = 0.05;
@@ -92,10 +94,117 @@ pub fn sweep_path(run: i64) -> String {
     format!("compare/variants-{run}.html")
 }
 
+/// A comparison to compute: everything it needs, held so that it can be computed on another
+/// thread (the store stays on the building one).
+pub struct Pending {
+    pub spec: Spec,
+    inputs: String,
+    history: String,
+    work: Work,
+}
+
+enum Work {
+    /// Computed already (an error, or sides that had to be named through the store).
+    Ready(Result<(String, Comparison), String>),
+    /// The runs its arguments name, with the variant each keeps, and the machines' noise.
+    Runs(Vec<(Arc<RunRecord>, Option<String>)>, Arc<Noise>),
+}
+
+impl Pending {
+    /// The page and what it was computed from.
+    pub fn compute(&self, deviations: &Deviations) -> (String, ComparisonState) {
+        let result = match &self.work {
+            Work::Ready(Ok((text, c))) => Ok((text.clone(), uses_history(c))),
+            Work::Ready(Err(e)) => Err(e.clone()),
+            Work::Runs(records, noise) => from_runs(&self.spec, records, noise, deviations)
+                .map(|(text, c)| (text, uses_history(&c)))
+                .map_err(|e| format!("{e:#}")),
+        };
+        let (text, uses_history) = match result {
+            Ok(done) => done,
+            Err(e) => (format!("cryptospeed: error: {e}\n"), false),
+        };
+        let state = ComparisonState {
+            inputs: self.inputs.clone(),
+            uses_history,
+            history: if uses_history {
+                self.history.clone()
+            } else {
+                String::new()
+            },
+        };
+        (page_of(&self.spec, &text), state)
+    }
+}
+
+/// The sides as cryptospeed-query names them, from runs already read, compared.
+fn from_runs(
+    spec: &Spec,
+    records: &[(Arc<RunRecord>, Option<String>)],
+    noise: &Noise,
+    deviations: &Deviations,
+) -> Result<(String, Comparison)> {
+    let single = spec.args.len() == 1;
+    let mut stored = Vec::new();
+    for (i, (arg, (record, variant))) in spec.args.iter().zip(records).enumerate() {
+        let selector = arg.split('@').next().unwrap_or(arg);
+        let records = vec![((**record).clone(), variant.clone())];
+        let description = format!("run {selector}");
+        stored.extend(cryptospeed_query::sides_of_records(
+            arg,
+            i,
+            &description,
+            records,
+            single,
+        )?);
+    }
+    compared(spec, &stored, noise, deviations)
+}
+
+/// What `cryptospeed compare` prints for these sides (baseline first, its default settings).
+fn compared(
+    spec: &Spec,
+    stored: &[StoredSide],
+    noise: &Noise,
+    deviations: &Deviations,
+) -> Result<(String, Comparison)> {
+    let sides = stored
+        .iter()
+        .map(|s| s.input(spec.per_ghz))
+        .collect::<Result<Vec<_>>>()?;
+    if sides.len() < 2 {
+        bail!(
+            "nothing to compare: give at least two sides (or one run that holds several variants)"
+        );
+    }
+    let filter = Filter {
+        bytes: None,
+        primitives: None,
+    };
+    let c = compare_with_noise(&sides, 0, ALPHA, MIN_EFFECT, &filter, noise)
+        .with_resolution(cryptospeed_compare::DEFAULT_RESOLUTION);
+    if c.rows.is_empty() {
+        bail!("no cells to compare: the sides share no primitive/size after the filters");
+    }
+    let view = View {
+        mode: Mode::Ratio,
+        layout: Layout::Sides,
+        detail: false,
+        normalize: if spec.per_ghz {
+            Normalize::PerGhz
+        } else {
+            Normalize::None
+        },
+        footnotes: (deviations.of_comparison)(&c, stored),
+    };
+    let text = render::render(&c, "text", &view).unwrap_or_default();
+    Ok((text, c))
+}
+
 impl Build<'_> {
-    /// Draws the page of `spec` unless the runs it names, and the noise it used, are as they
-    /// were at the last build.
-    pub fn comparison(&mut self, spec: &Spec) -> Result<()> {
+    /// What the page of `spec` needs, read from the store; `None` when the runs it names, and
+    /// the noise it used, are as they were at the last build (the page is kept).
+    pub fn prepare(&mut self, spec: &Spec) -> Option<Pending> {
         let runs = spec.runs();
         let mut inputs = format!("{:?} {}", spec.args, spec.per_ghz);
         for r in &runs {
@@ -107,110 +216,63 @@ impl Build<'_> {
             .collect();
         machines.sort_unstable();
         machines.dedup();
-        let history = self.history_ids(&machines, &runs);
-        let history_key = format!("{history:?}");
+        let ids = self.history_ids(&machines, &runs);
+        let history = format!("{ids:?}");
         if let Some(old) = self.old.comparisons.get(&spec.path) {
-            let same = old.inputs == inputs && (!old.uses_history || old.history == history_key);
+            let same = old.inputs == inputs && (!old.uses_history || old.history == history);
             if same && self.pages.keep(&spec.path) {
                 let old = old.clone();
                 self.new.comparisons.insert(spec.path.clone(), old);
-                return Ok(());
+                return None;
             }
         }
-        self.computed += 1;
-        let (text, uses_history) = match self.compute(spec, &machines, &history) {
-            Ok((text, c)) => (text, uses_history(&c)),
-            Err(e) => (format!("cryptospeed: error: {e:#}\n"), false),
+        let work = match self.work(spec, &machines, &ids) {
+            Ok(work) => work,
+            Err(e) => Work::Ready(Err(format!("{e:#}"))),
         };
-        let html = page_of(spec, &text);
-        self.pages.put(&spec.path, &html)?;
-        let state = ComparisonState {
+        Some(Pending {
+            spec: spec.clone(),
             inputs,
-            uses_history,
-            history: if uses_history {
-                history_key
-            } else {
-                String::new()
-            },
-        };
-        self.new.comparisons.insert(spec.path.clone(), state);
-        Ok(())
+            history,
+            work,
+        })
     }
 
-    /// The text `cryptospeed compare` prints for the spec, and the comparison.
-    fn compute(
-        &mut self,
-        spec: &Spec,
-        machines: &[i64],
-        history: &[i64],
-    ) -> Result<(String, Comparison)> {
-        let stored = self.stored_sides(spec)?;
-        let sides = stored
-            .iter()
-            .map(|s| s.input(spec.per_ghz))
-            .collect::<Result<Vec<_>>>()?;
-        if sides.len() < 2 {
-            bail!("nothing to compare: give at least two sides (or one run that holds several variants)");
-        }
+    fn work(&mut self, spec: &Spec, machines: &[i64], history: &[i64]) -> Result<Work> {
         let noise = self.noise(machines, history)?;
-        let filter = Filter {
-            bytes: None,
-            primitives: None,
-        };
-        let c = compare_with_noise(&sides, 0, ALPHA, MIN_EFFECT, &filter, &noise)
-            .with_resolution(cryptospeed_compare::DEFAULT_RESOLUTION);
-        if c.rows.is_empty() {
-            bail!("no cells to compare: the sides share no primitive/size after the filters");
-        }
-        let view = View {
-            mode: Mode::Ratio,
-            layout: Layout::Sides,
-            detail: false,
-            normalize: if spec.per_ghz {
-                Normalize::PerGhz
-            } else {
-                Normalize::None
-            },
-            footnotes: (self.options.deviations.of_comparison)(&c, &stored),
-        };
-        let text = render::render(&c, "text", &view).unwrap_or_default();
-        Ok((text, c))
-    }
-
-    /// The sides as cryptospeed-query names them, from the runs this build holds. An argument
-    /// that is also some run's label goes the long way, through the store, as compare would.
-    fn stored_sides(&mut self, spec: &Spec) -> Result<Vec<StoredSide>> {
-        let single = spec.args.len() == 1;
         if spec
             .args
             .iter()
             .any(|a| self.labels.contains(a.split('@').next().unwrap_or(a)))
         {
+            // An argument that is also some run's label: named through the store, as compare
+            // would name it.
             let options = SideOptions {
                 per_ghz: spec.per_ghz,
-                single_argument: single,
+                single_argument: spec.args.len() == 1,
                 ..SideOptions::default()
             };
-            return cryptospeed_query::stored_sides(&spec.args, self.store, &options);
+            let stored = cryptospeed_query::stored_sides(&spec.args, self.store, &options)?;
+            let done = compared(spec, &stored, &noise, &self.options.deviations);
+            return Ok(Work::Ready(done.map_err(|e| format!("{e:#}"))));
         }
-        let mut stored = Vec::new();
-        for (i, arg) in spec.args.iter().enumerate() {
+        let mut records = Vec::new();
+        for arg in &spec.args {
             let (selector, variant) = match arg.rsplit_once('@') {
                 Some((s, v)) => (s, Some(v.to_string())),
                 None => (arg.as_str(), None),
             };
-            let record = self.record(selector.parse()?)?;
-            let records = vec![((*record).clone(), variant)];
-            let description = format!("run {selector}");
-            stored.extend(cryptospeed_query::sides_of_records(
-                arg,
-                i,
-                &description,
-                records,
-                single,
-            )?);
+            records.push((self.record(selector.parse()?)?, variant));
         }
-        Ok(stored)
+        Ok(Work::Runs(records, noise))
+    }
+
+    /// Puts a computed comparison's page.
+    pub fn settle(&mut self, path: &str, html: &str, state: ComparisonState) -> Result<()> {
+        self.computed += 1;
+        self.pages.put(path, html)?;
+        self.new.comparisons.insert(path.to_string(), state);
+        Ok(())
     }
 
     /// The runs `compare` learns the machines' run-to-run noise from (the newest measured runs
@@ -228,7 +290,7 @@ impl Build<'_> {
         ids
     }
 
-    fn noise(&mut self, machines: &[i64], history: &[i64]) -> Result<Rc<crate::build::Noise>> {
+    fn noise(&mut self, machines: &[i64], history: &[i64]) -> Result<Arc<Noise>> {
         if let Some((_, Some(noise))) = self.history.get(machines) {
             return Ok(noise.clone());
         }
@@ -236,7 +298,7 @@ impl Build<'_> {
         for id in history {
             records.push((*self.record(*id)?).clone());
         }
-        let noise = Rc::new(cryptospeed_compare::run_noise(&records));
+        let noise = Arc::new(cryptospeed_compare::run_noise(&records));
         self.history
             .insert(machines.to_vec(), (history.to_vec(), Some(noise.clone())));
         Ok(noise)
@@ -284,7 +346,10 @@ impl Build<'_> {
             .into_iter()
             .chain(crate::comparisons::across_machines(self));
         for (spec, machines) in specs.collect::<Vec<_>>() {
-            self.comparison(&spec)?;
+            if let Some(p) = self.prepare(&spec) {
+                let (html, state) = p.compute(&self.options.deviations);
+                self.settle(&spec.path, &html, state)?;
+            }
             self.linked.push(Linked {
                 path: spec.path.clone(),
                 title: spec.title.clone(),

@@ -150,9 +150,15 @@ impl Figures {
                 *newest = (*newest).max(record.run.id);
             }
         }
+        // A log that prints a cell twice (openssl speed 4's legacy and signature tables) gives
+        // the run two figures of it: the first is the run's, as `show` prints it.
+        let mut seen = std::collections::HashSet::new();
         for vm in &record.measurements {
             let m = &vm.measurement;
             if !m.status.has_numbers() || m.cell.misalign != 0 {
+                continue;
+            }
+            if !seen.insert((&vm.variant, &m.cell.primitive, m.cell.op, m.cell.bytes)) {
                 continue;
             }
             let Some(rate) = m.rate().filter(|r| r.is_finite() && *r > 0.0) else {

@@ -3,20 +3,20 @@
 //! report's throughput and cycles charts, and links to the comparison with the previous run of
 //! the same configuration, to its variants' comparison, and to the pages of its primitives.
 
-use crate::build::Build;
 use crate::page::{link, page, row, table};
+use crate::Options;
 use cryptospeed_chart::escape;
 use cryptospeed_model::RunRecord;
 use cryptospeed_report::data::{ReportData, ReportInput};
-use cryptospeed_report::run::Options;
+use cryptospeed_report::run::Options as TableOptions;
 use cryptospeed_store::MachineRow;
 use std::fmt::Write as _;
 
-/// The chart kinds a run page draws.
-const CHARTS: &[&str] = &["throughput", "cycles"];
+/// The chart kinds a run page draws (throughput by size is on the primitive pages, across runs).
+const CHARTS: &[&str] = &["cycles"];
 
 pub fn render(
-    b: &Build<'_>,
+    options: &Options,
     record: &RunRecord,
     machine: Option<&MachineRow>,
     previous: Option<i64>,
@@ -37,17 +37,17 @@ pub fn render(
             escape(&i.format)
         );
     }
-    body.push_str(&links(b, record, previous));
+    body.push_str(&links(record, machine, previous));
     body.push_str(&metadata(record, machine));
     body.push_str(&variants(record));
     body.push_str(&charts(record));
     let text = cryptospeed_report::render(
         record,
         cryptospeed_report::Format::parse("openssl").expect("the openssl format is registered"),
-        &Options {
+        &TableOptions {
             ci: true,
             cycles: true,
-            footnotes: (b.options.deviations.of_run)(record),
+            footnotes: (options.deviations.of_run)(record),
         },
     );
     let _ = writeln!(
@@ -69,10 +69,10 @@ pub fn render(
     page(&title, 1, &lead, &body)
 }
 
-fn links(b: &Build<'_>, record: &RunRecord, previous: Option<i64>) -> String {
+fn links(record: &RunRecord, machine: Option<&MachineRow>, previous: Option<i64>) -> String {
     let r = &record.run;
     let mut items = Vec::new();
-    if let Some(m) = b.machine(b.machine_of.get(&r.id).copied().unwrap_or(-1)) {
+    if let Some(m) = machine {
         items.push(link(
             &format!("../{}", crate::listing::machine_path(m)),
             "its machine",
