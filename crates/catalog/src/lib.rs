@@ -406,15 +406,26 @@ fn squash(name: &str) -> String {
     s.strip_suffix("bits").map(str::to_string).unwrap_or(s)
 }
 
-/// Finds a primitive by id or alias, in any of `openssl speed`'s spellings.
+/// Finds a primitive by id or alias, in any of `openssl speed`'s spellings: the first primitive
+/// of the catalog that has the name, through an index built once (the site and the comparisons
+/// look names up for every cell they show).
 pub fn lookup(name: &str) -> Option<&'static Primitive> {
+    static INDEX: std::sync::OnceLock<std::collections::HashMap<String, usize>> =
+        std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut index = std::collections::HashMap::new();
+        for (i, p) in all().iter().enumerate() {
+            for name in std::iter::once(&p.id).chain(p.aliases.iter()) {
+                index.entry(squash(name)).or_insert(i);
+            }
+        }
+        index
+    });
     let key = squash(name);
     if key.is_empty() {
         return None;
     }
-    all()
-        .iter()
-        .find(|p| squash(p.id) == key || p.aliases.iter().any(|a| squash(a) == key))
+    index.get(&key).map(|&i| &all()[i])
 }
 
 /// A name resolved against the whole catalog: a timed primitive, or one known by name only.

@@ -107,11 +107,18 @@ impl SideInput {
 }
 
 pub fn cell_key(primitive: &str, op: Op, bytes: Option<u64>) -> CellKey {
+    // Each primitive's position in the catalog, found once (keys are made for every cell shown).
+    static ORDER: std::sync::OnceLock<std::collections::HashMap<&'static str, usize>> =
+        std::sync::OnceLock::new();
     let all = cryptospeed_catalog::all();
-    let order = all
-        .iter()
-        .position(|p| p.id == primitive)
-        .unwrap_or(all.len());
+    let order = ORDER.get_or_init(|| {
+        all.iter()
+            .enumerate()
+            .rev()
+            .map(|(i, p)| (p.id, i))
+            .collect()
+    });
+    let order = order.get(primitive).copied().unwrap_or(all.len());
     CellKey {
         order,
         primitive: primitive.to_string(),
