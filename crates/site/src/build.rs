@@ -73,8 +73,8 @@ enum Job {
     Compare(Box<Pending>),
 }
 
-/// A drawn page, with the comparison's state for a comparison.
-type Drawn = (String, Option<ComparisonState>);
+/// A drawn page: its path, hash, whether it was written, and a comparison's state.
+type Drawn = (String, String, bool, Option<ComparisonState>);
 
 /// `f` over `items` on every core, the results in the items' order.
 fn parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
@@ -175,18 +175,23 @@ impl<'a> Build<'a> {
                 let previous = last.insert(configuration(&row), row.id);
                 self.plan_run(&row, previous, &mut jobs)?;
             }
-            let options = self.options;
-            let done = parallel(&jobs, |job| match job {
-                Job::Run(record, machine, previous) => (
-                    crate::run_page::render(options, record, machine.as_deref(), *previous),
-                    None,
-                ),
-                Job::Compare(p) => {
-                    let (html, state) = p.compute(&options.deviations);
-                    (html, Some(state))
-                }
+            let (options, pages) = (self.options, &self.pages);
+            let done = parallel(&jobs, |job| {
+                let (path, html, state) = match job {
+                    Job::Run(record, machine, previous) => (
+                        format!("runs/{}.html", record.run.id),
+                        crate::run_page::render(options, record, machine.as_deref(), *previous),
+                        None,
+                    ),
+                    Job::Compare(p) => {
+                        let (html, state) = p.compute(&options.deviations);
+                        (p.spec.path.clone(), html, Some(state))
+                    }
+                };
+                let (hash, written) = pages.write(&path, &html)?;
+                Ok((path, hash, written, state))
             });
-            self.settle_chunk(jobs, done)?;
+            self.settle_chunk(done)?;
         }
         Ok(())
     }
@@ -218,15 +223,14 @@ impl<'a> Build<'a> {
         Ok(())
     }
 
-    /// Puts the pages a chunk's jobs drew.
-    fn settle_chunk(&mut self, jobs: Vec<Job>, done: Vec<Drawn>) -> Result<()> {
-        for (job, (html, state)) in jobs.into_iter().zip(done) {
-            match (job, state) {
-                (Job::Compare(p), Some(state)) => self.settle(&p.spec.path, &html, state)?,
-                (Job::Run(record, ..), _) => self
-                    .pages
-                    .put(&format!("runs/{}.html", record.run.id), &html)?,
-                (Job::Compare(_), None) => unreachable!("a comparison job returns its state"),
+    /// Notes the pages a chunk's jobs drew and wrote.
+    fn settle_chunk(&mut self, done: Vec<Result<Drawn>>) -> Result<()> {
+        for d in done {
+            let (path, hash, written, state) = d?;
+            self.pages.record(&path, hash, written);
+            if let Some(state) = state {
+                self.computed += 1;
+                self.new.comparisons.insert(path, state);
             }
         }
         Ok(())

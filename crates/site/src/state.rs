@@ -108,14 +108,27 @@ impl Pages {
 
     /// Puts a page at `path` (relative, `/`-separated).
     pub fn put(&mut self, path: &str, html: &str) -> Result<()> {
+        let (hash, written) = self.write(path, html)?;
+        self.record(path, hash, written);
+        Ok(())
+    }
+
+    /// Writes the page unless the file holds it already; returns its hash and whether it was
+    /// written. Any thread may write; [`record`](Self::record) then notes it.
+    pub fn write(&self, path: &str, html: &str) -> Result<(String, bool)> {
         let hash = digest(html);
         let file = self.dir.join(path);
-        if self.old.get(path) != Some(&hash) || !file.is_file() {
-            write_atomically(&file, html.as_bytes())?;
-            self.written += 1;
+        if self.old.get(path) == Some(&hash) && file.is_file() {
+            return Ok((hash, false));
         }
+        write_atomically(&file, html.as_bytes())?;
+        Ok((hash, true))
+    }
+
+    /// Notes a page [`write`](Self::write) put.
+    pub fn record(&mut self, path: &str, hash: String, written: bool) {
+        self.written += usize::from(written);
         self.now.insert(path.to_string(), hash);
-        Ok(())
     }
 
     /// Keeps a page whose inputs did not change, unread and unwritten; false when the manifest
