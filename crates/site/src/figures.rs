@@ -22,6 +22,8 @@ pub struct Best {
     pub rate: f64,
     /// Half-width of the 95% interval as a fraction of the median (none for imported figures).
     pub rel_ci: Option<f64>,
+    /// The 95% interval of the rate.
+    pub ci: Option<(f64, f64)>,
     /// TSC cycles per byte (per operation for public key).
     pub cycles: Option<f64>,
     /// An imported single figure (an `openssl speed` log, …): no interval, no samples.
@@ -177,6 +179,7 @@ impl Figures {
                     .summary
                     .filter(|_| m.reported_rate.is_none())
                     .map(|s| s.rel_ci()),
+                ci: m.rate_ci().filter(|_| m.reported_rate.is_none()),
                 cycles: if m.cell.bytes.is_some() {
                     m.cycles_per_byte()
                 } else {
@@ -240,6 +243,7 @@ mod tests {
             run,
             rate,
             rel_ci: None,
+            ci: None,
             cycles: None,
             imported: false,
         }

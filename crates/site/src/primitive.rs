@@ -185,7 +185,7 @@ fn chart(b: &Build<'_>, primitive: &str, op: Op, grid: &Grid<'_>) -> String {
             .values()
             .filter_map(|x| {
                 let bytes = x.bytes?;
-                let ci = x.rel_ci.map(|c| (x.rate * (1.0 - c), x.rate * (1.0 + c)));
+                let ci = x.ci;
                 Some(Point {
                     x: bytes as f64,
                     y: x.rate / 1e6,
