@@ -45,6 +45,17 @@ pub fn of_run(record: &RunRecord) -> Footnotes {
     Footnotes::new(list)
 }
 
+/// The footnotes of several runs (the HTML report's), each deviation once.
+pub fn of_runs(records: &[RunRecord]) -> Footnotes {
+    let mut list = Vec::new();
+    for d in records.iter().flat_map(|r| of_run(r).list) {
+        if !list.contains(&d) {
+            list.push(d);
+        }
+    }
+    Footnotes::new(list)
+}
+
 /// A comparison's footnotes, row by row: each side's figures whose implementation (that of the
 /// variant the side keeps) declares a deviation.
 pub fn of_comparison(c: &Comparison, stored: &[StoredSide]) -> Footnotes {

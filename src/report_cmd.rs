@@ -62,7 +62,11 @@ pub struct ChartArgs {
 /// Loads the selected runs and their profiles.
 fn input(sel: &Selection, title: Option<String>) -> Result<ReportInput> {
     let store = cryptospeed_store::open(&db_location(&sel.store.db))?;
-    let records = cryptospeed_query::runs(store.as_ref(), &sel.runs)?;
+    let mut records = cryptospeed_query::runs(store.as_ref(), &sel.runs)?;
+    // As `show` orders them, so the tables and footnote numbers read the same.
+    records
+        .iter_mut()
+        .for_each(cryptospeed_query::in_catalog_order);
     let profiles = cryptospeed_query::profiles(store.as_ref(), &records)?;
     let bytes = sel
         .bytes
@@ -70,8 +74,10 @@ fn input(sel: &Selection, title: Option<String>) -> Result<ReportInput> {
         .map(crate::args::parse_size)
         .transpose()?;
     let title = title.unwrap_or_else(|| cryptospeed_report::data::default_title(&records));
+    let deviations = crate::deviations::of_runs(&records);
     Ok(ReportInput {
         title,
+        deviations,
         records,
         profiles,
         baseline: sel.baseline.clone(),

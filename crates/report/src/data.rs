@@ -24,6 +24,8 @@ pub struct ReportInput {
     pub bytes: Option<u64>,
     /// "cryptospeed 0.1.0, 2026-11-21 10:00 UTC": the footer (fixed in tests).
     pub generated_by: String,
+    /// The declared deviations of the runs' cells, by implementation (crate::footnotes).
+    pub deviations: crate::Footnotes,
 }
 
 /// A report's title when none is given: the runs it shows.

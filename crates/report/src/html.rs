@@ -26,6 +26,8 @@ figcaption { font-size: 12.5px; color: #444; max-width: 760px; margin-top: 4px; 
 pre { background: #f7f7f7; border: 1px solid #ddd; padding: 10px; overflow-x: auto; font-size: 12px; }
 .warning { color: #882255; }
 .empty { color: #777; font-style: italic; }
+ul.deviations { margin: 0; padding-left: 16px; }
+.footnote { font-size: 13px; margin: 2px 0; }
 "#;
 
 /// The whole report as one HTML document.
@@ -61,7 +63,7 @@ pub fn html(input: &ReportInput) -> Result<String> {
     if data.series.len() > 1 {
         out.push_str(r##"<a href="#comparison">Comparison</a>"##);
     }
-    out.push_str(r##"<a href="#tables">Tables</a></nav>"##);
+    out.push_str(r##"<a href="#definitions">Definitions</a><a href="#tables">Tables</a></nav>"##);
     out.push_str("\n</header>\n");
     runs_section(&mut out, input);
     variants_section(&mut out, input);
@@ -79,7 +81,8 @@ pub fn html(input: &ReportInput) -> Result<String> {
         out.push_str("</section>\n");
     }
     out.push_str(&crate::html_comparison::section(&data));
-    out.push_str(r#"<section id="tables"><h2>Tables</h2><p>Each run as <code>openssl speed</code> prints it, with the 95% confidence interval and TSC cycles per byte (per operation for public key).</p>"#);
+    out.push_str(&crate::html_definitions::section(input));
+    out.push_str(r#"<section id="tables"><h2>Tables</h2><p>Each run as <code>openssl speed</code> prints it, with the 95% confidence interval and TSC cycles per byte (per operation for public key); <code># deviates</code> lines name the cells whose column departs from the definition.</p>"#);
     for r in &input.records {
         let _ = writeln!(
             out,
@@ -95,7 +98,7 @@ pub fn html(input: &ReportInput) -> Result<String> {
                 &Options {
                     ci: true,
                     cycles: true,
-                    ..Options::default()
+                    footnotes: crate::html_definitions::of_record(&input.deviations, r),
                 }
             ))
         );

@@ -8,6 +8,7 @@ pub mod figures;
 pub mod footnotes;
 pub mod html;
 pub mod html_comparison;
+pub mod html_definitions;
 pub mod markup;
 pub mod policy;
 pub mod profile;
