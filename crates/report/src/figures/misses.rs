@@ -54,44 +54,57 @@ fn build(data: &ReportData<'_>) -> Vec<Figure> {
     out
 }
 
-fn figure(p: &Profiled, level: Level, by: By) -> Option<Figure> {
-    let results: Vec<&CacheResult> = p
-        .doc
-        .analysis
-        .caches
-        .iter()
-        .filter(|c| c.level == level)
-        .collect();
-    // Reference values: 64 B, 8 ways, LRU when simulated, else the most common value.
-    let pick = |values: Vec<String>, want: &str| -> Option<String> {
-        if values.iter().any(|v| v == want) {
-            Some(want.to_string())
-        } else {
-            values.first().cloned()
-        }
-    };
-    let distinct = |f: &dyn Fn(&CacheResult) -> String| -> Vec<String> {
-        let mut v: Vec<String> = Vec::new();
-        for r in &results {
-            let x = f(r);
-            if !v.contains(&x) {
-                v.push(x);
+/// The values held fixed while one parameter varies: 64 B, 8 ways, LRU when simulated, else the
+/// first value simulated.
+struct Held {
+    line: String,
+    ways: String,
+    policy: String,
+}
+
+impl Held {
+    fn of(results: &[&CacheResult]) -> Option<Held> {
+        let pick = |f: &dyn Fn(&CacheResult) -> String, want: &str| -> Option<String> {
+            if results.iter().any(|r| f(r) == want) {
+                return Some(want.to_string());
             }
+            results.first().map(|r| f(r))
+        };
+        Some(Held {
+            line: pick(&|r| r.config.line.to_string(), "64")?,
+            ways: pick(&|r| r.config.assoc.to_string(), "8")?,
+            policy: pick(&|r| r.config.policy.clone(), "lru")?,
+        })
+    }
+
+    /// True for the results of the chart that varies `by`.
+    fn keeps(&self, by: By, r: &CacheResult) -> bool {
+        let line = r.config.line.to_string() == self.line;
+        let ways = r.config.assoc.to_string() == self.ways;
+        let policy = r.config.policy == self.policy;
+        match by {
+            By::Line => ways && policy,
+            By::Ways => line && policy,
+            By::Policy => line && ways,
         }
-        v
-    };
-    let line = pick(distinct(&|r| r.config.line.to_string()), "64")?;
-    let ways = pick(distinct(&|r| r.config.assoc.to_string()), "8")?;
-    let policy = pick(distinct(&|r| r.config.policy.clone()), "lru")?;
-    let (key, label) = (|r: &CacheResult| series_name(by, r), by.label());
-    let keep = |r: &CacheResult| match by {
-        By::Line => r.config.assoc.to_string() == ways && r.config.policy == policy,
-        By::Ways => r.config.line.to_string() == line && r.config.policy == policy,
-        By::Policy => r.config.line.to_string() == line && r.config.assoc.to_string() == ways,
-    };
+    }
+
+    /// `8 ways, LRU`: what the chart that varies `by` holds.
+    fn describe(&self, by: By) -> String {
+        let (line, ways, policy) = (&self.line, &self.ways, policy_name(&self.policy));
+        match by {
+            By::Line => format!("{ways} ways, {policy}"),
+            By::Ways => format!("{line} B lines, {policy}"),
+            By::Policy => format!("{line} B lines, {ways} ways"),
+        }
+    }
+}
+
+/// One line per value of the varied parameter: miss rate (%) against cache size.
+fn series_of(results: &[&CacheResult], by: By, held: &Held) -> Vec<Series> {
     let mut series: Vec<Series> = Vec::new();
-    for r in results.iter().filter(|r| keep(r)) {
-        let name = key(r);
+    for r in results.iter().filter(|r| held.keeps(by, r)) {
+        let name = series_name(by, r);
         let point = Point::new(r.config.size as f64, 100.0 * r.miss_rate);
         match series.iter_mut().find(|s| s.name == name) {
             Some(s) => s.points.push(point),
@@ -101,14 +114,22 @@ fn figure(p: &Profiled, level: Level, by: By) -> Option<Figure> {
             }),
         }
     }
+    series
+}
+
+fn figure(p: &Profiled, level: Level, by: By) -> Option<Figure> {
+    let results: Vec<&CacheResult> = p
+        .doc
+        .analysis
+        .caches
+        .iter()
+        .filter(|c| c.level == level)
+        .collect();
+    let held = Held::of(&results)?;
+    let series = series_of(&results, by, &held);
     if series.iter().all(|s| s.points.len() < 2) {
         return None;
     }
-    let held = match by {
-        By::Line => format!("{ways} ways, {}", policy_name(&policy)),
-        By::Ways => format!("{line} B lines, {}", policy_name(&policy)),
-        By::Policy => format!("{line} B lines, {ways} ways"),
-    };
     let id = slug(&[
         "misses",
         &p.run.to_string(),
@@ -118,9 +139,11 @@ fn figure(p: &Profiled, level: Level, by: By) -> Option<Figure> {
         by.name(),
     ]);
     let title = format!(
-        "{} {} miss rate by {label} ({held})",
+        "{} {} miss rate by {} ({})",
         p.doc.primitive,
-        level.name()
+        level.name(),
+        by.label(),
+        held.describe(by)
     );
     let mut chart = LineChart::new(
         &id,
@@ -133,21 +156,19 @@ fn figure(p: &Profiled, level: Level, by: By) -> Option<Figure> {
     chart.plot_height = 220.0;
     chart.series = series;
     let accesses = results.first().map(|r| r.accesses).unwrap_or(0);
+    let warning = match p.doc.path_warning {
+        Some(_) => " Traced code path differs from the native one (see the profile).",
+        None => "",
+    };
     Some(Figure {
         id,
         kind: KIND.name,
         title,
         svg: chart.svg(),
         caption: format!(
-            "{} · {} {} accesses in the measured calls.{}",
+            "{} · {accesses} {} accesses in the measured calls.{warning}",
             p.name,
-            accesses,
             level.name(),
-            p.doc
-                .path_warning
-                .as_ref()
-                .map(|_| " Traced code path differs from the native one (see the profile).")
-                .unwrap_or("")
         ),
     })
 }

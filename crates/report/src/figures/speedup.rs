@@ -5,7 +5,7 @@
 use super::{slug, Figure, FigureKind};
 use crate::data::ReportData;
 use cryptospeed_chart::{Axis, Bar, BarChart, BarSeries, TickFormat};
-use cryptospeed_compare::{compare, Filter, SideInput};
+use cryptospeed_compare::{compare, Comparison, Filter, Row, SideInput};
 
 pub const KIND: FigureKind = FigureKind {
     name: "speedup",
@@ -14,12 +14,9 @@ pub const KIND: FigureKind = FigureKind {
     build,
 };
 
-fn build(data: &ReportData<'_>) -> Vec<Figure> {
-    if data.series.len() < 2 {
-        return Vec::new();
-    }
-    let sides: Vec<SideInput> = data
-        .series
+/// The series as sides of a comparison, each its run's variant.
+fn sides(data: &ReportData<'_>) -> Vec<SideInput> {
+    data.series
         .iter()
         .map(|s| {
             let mut side = SideInput {
@@ -29,13 +26,51 @@ fn build(data: &ReportData<'_>) -> Vec<Figure> {
             side.add_run(s.record, Some(s.variant));
             side
         })
+        .collect()
+}
+
+/// One bar per row for series `i`: its ratio over the baseline, interval and verdict.
+fn bars(rows: &[&Row], i: usize) -> Vec<Option<Bar>> {
+    rows.iter()
+        .map(|r| {
+            r.versus[i].as_ref().map(|v| Bar {
+                value: v.ratio,
+                lo: v.ratio_ci.map(|c| c.0),
+                hi: v.ratio_ci.map(|c| c.1),
+                faded: v.significant == Some(false),
+                note: Some(note(v)),
+            })
+        })
+        .collect()
+}
+
+/// `Baseline: B. Geometric mean over the cells both have: S 1.250×.`
+fn caption(c: &Comparison, baseline: usize, base: &str) -> String {
+    let geomeans: Vec<String> = c
+        .sides
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != baseline)
+        .filter_map(|(_, s)| s.geomean.map(|g| format!("{} {g:.3}×", s.name)))
         .collect();
+    let geomeans = if geomeans.is_empty() {
+        "none".to_string()
+    } else {
+        geomeans.join(", ")
+    };
+    format!("Baseline: {base}. Geometric mean over the cells both have: {geomeans}.")
+}
+
+fn build(data: &ReportData<'_>) -> Vec<Figure> {
+    if data.series.len() < 2 {
+        return Vec::new();
+    }
     let filter = Filter {
         bytes: data.size,
         primitives: None,
     };
-    let c = compare(&sides, data.baseline, 0.05, 0.01, &filter);
-    let rows: Vec<_> = c
+    let c = compare(&sides(data), data.baseline, 0.05, 0.01, &filter);
+    let rows: Vec<&Row> = c
         .rows
         .iter()
         .filter(|r| r.versus.iter().any(|v| v.is_some()))
@@ -58,48 +93,20 @@ fn build(data: &ReportData<'_>) -> Vec<Figure> {
     chart.categories = rows.iter().map(|r| r.label.clone()).collect();
     chart.reference = Some((1.0, "1× = baseline".to_string()));
     for (i, s) in data.series.iter().enumerate() {
-        if i == data.baseline {
-            continue;
-        }
-        let values: Vec<Option<Bar>> = rows
-            .iter()
-            .map(|r| {
-                r.versus[i].as_ref().map(|v| Bar {
-                    value: v.ratio,
-                    lo: v.ratio_ci.map(|c| c.0),
-                    hi: v.ratio_ci.map(|c| c.1),
-                    faded: v.significant == Some(false),
-                    note: Some(note(v)),
-                })
-            })
-            .collect();
-        if values.iter().any(|v| v.is_some()) {
+        let values = bars(&rows, i);
+        if i != data.baseline && values.iter().any(|v| v.is_some()) {
             chart.series.push(BarSeries {
                 name: s.name.clone(),
                 values,
             });
         }
     }
-    let geomeans: Vec<String> = c
-        .sides
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| *i != data.baseline)
-        .filter_map(|(_, s)| s.geomean.map(|g| format!("{} {g:.3}×", s.name)))
-        .collect();
     vec![Figure {
         id: slug(&["speedup", base]),
         kind: KIND.name,
         title: chart.title.clone(),
         svg: chart.svg(),
-        caption: format!(
-            "Baseline: {base}. Geometric mean over the cells both have: {}.",
-            if geomeans.is_empty() {
-                "none".to_string()
-            } else {
-                geomeans.join(", ")
-            }
-        ),
+        caption: caption(&c, data.baseline, base),
     }]
 }
 

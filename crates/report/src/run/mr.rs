@@ -4,8 +4,8 @@
 
 use super::{by_variant, find, is_symmetric, ops, primitives_in, sizes, symmetric_op, Options};
 use crate::registry::OutputFormat;
-use cryptospeed_catalog::SpeedRow;
-use cryptospeed_model::{Op, RunRecord};
+use cryptospeed_catalog::{Primitive, SpeedRow};
+use cryptospeed_model::{Op, RunRecord, VariantMeasurement};
 use std::fmt::Write;
 
 pub const FORMAT: OutputFormat<RunRecord, Options> = OutputFormat {
@@ -31,86 +31,59 @@ pub fn write(record: &RunRecord, _: &Options) -> String {
             out.push('\n');
         }
         for p in prims.iter().filter(|p| measured(p.id)) {
-            let z = |x: Option<f64>| x.unwrap_or(0.0);
-            let inv = |x: Option<f64>| x.map(|v| 1.0 / v).unwrap_or(0.0);
-            match p.speed {
-                SpeedRow::Symmetric { index, name } => {
-                    let op = symmetric_op(&ms, p);
-                    let _ = write!(out, "+F:{index}:{name}");
-                    for s in &sizes {
-                        let r = find(&ms, p.id, op, Some(*s))
-                            .filter(|m| m.status.has_numbers())
-                            .and_then(|m| m.bytes_per_s());
-                        let _ = write!(out, ":{:.2}", z(r));
-                    }
-                    out.push('\n');
-                }
-                SpeedRow::Rsa { index, bits } => {
-                    let _ = writeln!(
-                        out,
-                        "+F2:{index}:{bits}:{:.6}:{:.6}",
-                        z(ops(&ms, p.id, Op::Sign)),
-                        z(ops(&ms, p.id, Op::Verify))
-                    );
-                }
-                SpeedRow::Dsa { index, bits } => {
-                    let _ = writeln!(
-                        out,
-                        "+F3:{index}:{bits}:{:.6}:{:.6}",
-                        z(ops(&ms, p.id, Op::Sign)),
-                        z(ops(&ms, p.id, Op::Verify))
-                    );
-                }
-                SpeedRow::Ecdsa { index, bits, .. } => {
-                    let _ = writeln!(
-                        out,
-                        "+F4:{index}:{bits}:{:.6}:{:.6}",
-                        z(ops(&ms, p.id, Op::Sign)),
-                        z(ops(&ms, p.id, Op::Verify))
-                    );
-                }
-                SpeedRow::Ecdh { index, bits, .. } => {
-                    let x = ops(&ms, p.id, Op::Derive);
-                    let _ = writeln!(out, "+F5:{index}:{bits}:{:.6}:{:.6}", z(x), inv(x));
-                }
-                SpeedRow::Eddsa { index, bits, name } => {
-                    let _ = writeln!(
-                        out,
-                        "+F6:{index}:{bits}:{name}:{:.6}:{:.6}",
-                        z(ops(&ms, p.id, Op::Sign)),
-                        z(ops(&ms, p.id, Op::Verify))
-                    );
-                }
-                SpeedRow::Ffdh { index, bits } => {
-                    let x = ops(&ms, p.id, Op::Derive);
-                    let _ = writeln!(out, "+F8:{index}:{bits}:{:.6}:{:.6}", z(x), inv(x));
-                }
-                SpeedRow::Kem { name } => {
-                    // OpenSSL 3.5 prints `+F9:INDEX:keygen:encaps:decaps` with the index of the
-                    // KEM in its run-time list, which no other build shares; the name is
-                    // written in its place so the line can be read back.
-                    let _ = writeln!(
-                        out,
-                        "+F9:{name}:{:.6}:{:.6}:{:.6}",
-                        z(ops(&ms, p.id, Op::Keygen)),
-                        z(ops(&ms, p.id, Op::Encaps)),
-                        z(ops(&ms, p.id, Op::Decaps))
-                    );
-                }
-                SpeedRow::Signature { name } => {
-                    // Likewise 3.5's `+F10:INDEX:keygen:sign:verify`, named.
-                    let _ = writeln!(
-                        out,
-                        "+F10:{name}:{:.6}:{:.6}:{:.6}",
-                        z(ops(&ms, p.id, Op::Keygen)),
-                        z(ops(&ms, p.id, Op::Sign)),
-                        z(ops(&ms, p.id, Op::Verify))
-                    );
-                }
-            }
+            let _ = writeln!(out, "{}", line(&ms, p, &sizes));
         }
     }
     out
+}
+
+/// One primitive's `+F…` line (0 for an operation without figures, as openssl speed prints).
+fn line(ms: &[&VariantMeasurement], p: &Primitive, sizes: &[u64]) -> String {
+    let rate = |op| ops(ms, p.id, op).unwrap_or(0.0);
+    let sign_verify = || format!("{:.6}:{:.6}", rate(Op::Sign), rate(Op::Verify));
+    // Derivations per second and seconds per derivation.
+    let derive = || {
+        let x = ops(ms, p.id, Op::Derive);
+        let inv = x.map(|v| 1.0 / v).unwrap_or(0.0);
+        format!("{:.6}:{inv:.6}", x.unwrap_or(0.0))
+    };
+    match p.speed {
+        SpeedRow::Symmetric { index, name } => {
+            let op = symmetric_op(ms, p);
+            let mut line = format!("+F:{index}:{name}");
+            for s in sizes {
+                let r = find(ms, p.id, op, Some(*s))
+                    .filter(|m| m.status.has_numbers())
+                    .and_then(|m| m.bytes_per_s());
+                let _ = write!(line, ":{:.2}", r.unwrap_or(0.0));
+            }
+            line
+        }
+        SpeedRow::Rsa { index, bits } => format!("+F2:{index}:{bits}:{}", sign_verify()),
+        SpeedRow::Dsa { index, bits } => format!("+F3:{index}:{bits}:{}", sign_verify()),
+        SpeedRow::Ecdsa { index, bits, .. } => format!("+F4:{index}:{bits}:{}", sign_verify()),
+        SpeedRow::Ecdh { index, bits, .. } => format!("+F5:{index}:{bits}:{}", derive()),
+        SpeedRow::Eddsa { index, bits, name } => {
+            format!("+F6:{index}:{bits}:{name}:{}", sign_verify())
+        }
+        SpeedRow::Ffdh { index, bits } => format!("+F8:{index}:{bits}:{}", derive()),
+        // OpenSSL 3.5 prints `+F9:INDEX:keygen:encaps:decaps` with the index of the KEM in its
+        // run-time list, which no other build shares; the name is written in its place so the
+        // line can be read back.
+        SpeedRow::Kem { name } => format!(
+            "+F9:{name}:{:.6}:{:.6}:{:.6}",
+            rate(Op::Keygen),
+            rate(Op::Encaps),
+            rate(Op::Decaps)
+        ),
+        // Likewise 3.5's `+F10:INDEX:keygen:sign:verify`, named.
+        SpeedRow::Signature { name } => format!(
+            "+F10:{name}:{:.6}:{:.6}:{:.6}",
+            rate(Op::Keygen),
+            rate(Op::Sign),
+            rate(Op::Verify)
+        ),
+    }
 }
 
 #[cfg(test)]

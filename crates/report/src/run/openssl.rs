@@ -5,8 +5,8 @@
 
 use super::{by_variant, find, is_symmetric, ops, primitives_in, sizes, symmetric_op, Options};
 use crate::registry::OutputFormat;
-use cryptospeed_catalog::SpeedRow;
-use cryptospeed_model::{Measurement, Op, RunRecord, Status};
+use cryptospeed_catalog::{Primitive, SpeedRow};
+use cryptospeed_model::{Measurement, Op, RunRecord, Status, VariantMeasurement};
 use std::fmt::Write;
 
 fn speed_name(row: SpeedRow, id: &str) -> String {
@@ -66,95 +66,103 @@ pub fn write(record: &RunRecord, options: &Options) -> String {
 /// layout), with TSC cycles per byte below it when asked.
 fn symmetric_table(
     out: &mut String,
-    ms: &[&cryptospeed_model::VariantMeasurement],
-    prims: &[&'static cryptospeed_catalog::Primitive],
+    ms: &[&VariantMeasurement],
+    prims: &[&'static Primitive],
     options: &Options,
     tsc_ghz: f64,
 ) {
-    let sym: Vec<_> = prims.iter().filter(|p| is_symmetric(p)).collect();
+    let sym: Vec<&Primitive> = prims.iter().copied().filter(|p| is_symmetric(p)).collect();
     let sizes = sizes(ms);
-    if !sym.is_empty() && !sizes.is_empty() {
-        let _ = writeln!(
-            out,
-            "The 'numbers' are in 1000s of bytes per second processed."
-        );
-        let mut header = String::from("type        ");
-        for s in &sizes {
-            let _ = write!(header, "{s:7} bytes");
-            if options.ci {
-                header.push_str("       ");
-            }
+    if sym.is_empty() || sizes.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "The 'numbers' are in 1000s of bytes per second processed."
+    );
+    let mut header = String::from("type        ");
+    for s in &sizes {
+        let _ = write!(header, "{s:7} bytes");
+        if options.ci {
+            header.push_str("       ");
         }
-        let _ = writeln!(out, "{}", header.trim_end());
-        let mut not_measured = Vec::new();
-        for p in &sym {
-            let op = symmetric_op(ms, p);
-            let cells: Vec<_> = sizes.iter().map(|b| find(ms, p.id, op, Some(*b))).collect();
-            if cells
-                .iter()
-                .all(|c| c.is_none_or(|m| !m.status.has_numbers()))
-            {
-                if let Some(m) = cells.iter().flatten().next() {
-                    not_measured.push(format!(
-                        "{}: {} ({})",
-                        p.id,
-                        m.status.as_str(),
-                        m.reason.as_deref().unwrap_or("")
-                    ));
-                }
-                continue;
+    }
+    let _ = writeln!(out, "{}", header.trim_end());
+    let mut not_measured = Vec::new();
+    for p in &sym {
+        let op = symmetric_op(ms, p);
+        let cells: Vec<_> = sizes.iter().map(|b| find(ms, p.id, op, Some(*b))).collect();
+        if !cells.iter().flatten().any(|m| m.status.has_numbers()) {
+            if let Some(m) = cells.iter().flatten().next() {
+                let why = m.reason.as_deref().unwrap_or("");
+                not_measured.push(format!("{}: {} ({why})", p.id, m.status.as_str()));
             }
-            let mut line = format!("{:<13}", speed_name(p.speed, p.id));
-            for c in &cells {
-                match c.and_then(|m| {
-                    m.bytes_per_s()
-                        .filter(|_| m.status.has_numbers())
-                        .map(|r| (r, m))
-                }) {
-                    Some((r, m)) => {
-                        if r > 10000.0 {
-                            let _ = write!(line, " {:11.2}k", r / 1e3);
-                        } else {
-                            let _ = write!(line, " {r:11.2} ");
-                        }
-                        if options.ci {
-                            let _ = write!(line, " {:>6}", ci_pct(m));
-                        }
-                    }
-                    None => {
-                        let _ = write!(line, " {:>11} ", "n/a");
-                        if options.ci {
-                            line.push_str("       ");
-                        }
-                    }
+            continue;
+        }
+        let _ = writeln!(out, "{}", rate_line(p, &cells, options).trim_end());
+    }
+    if options.cycles {
+        cycles_table(out, ms, &sym, &sizes, tsc_ghz);
+    }
+    for n in not_measured {
+        let _ = writeln!(out, "# not measured: {n}");
+    }
+}
+
+/// One row of the symmetric table: the rate at each size (`k` above 10000), `n/a` where the
+/// cell has no figures, each with its interval when asked.
+fn rate_line(p: &Primitive, cells: &[Option<&Measurement>], options: &Options) -> String {
+    let mut line = format!("{:<13}", speed_name(p.speed, p.id));
+    for c in cells {
+        let rated = c.filter(|m| m.status.has_numbers());
+        match rated.and_then(|m| m.bytes_per_s().map(|r| (r, m))) {
+            Some((r, m)) => {
+                if r > 10000.0 {
+                    let _ = write!(line, " {:11.2}k", r / 1e3);
+                } else {
+                    let _ = write!(line, " {r:11.2} ");
+                }
+                if options.ci {
+                    let _ = write!(line, " {:>6}", ci_pct(m));
                 }
             }
-            let _ = writeln!(out, "{}", line.trim_end());
-        }
-        if options.cycles {
-            let _ = writeln!(out, "TSC reference cycles per byte ({tsc_ghz:.2} GHz):");
-            for p in &sym {
-                let op = symmetric_op(ms, p);
-                let vals: Vec<Option<f64>> = sizes
-                    .iter()
-                    .map(|b| find(ms, p.id, op, Some(*b)).and_then(|m| m.cycles_per_byte()))
-                    .collect();
-                if vals.iter().all(Option::is_none) {
-                    continue;
+            None => {
+                let _ = write!(line, " {:>11} ", "n/a");
+                if options.ci {
+                    line.push_str("       ");
                 }
-                let mut line = format!("{:<13}", speed_name(p.speed, p.id));
-                for v in vals {
-                    match v {
-                        Some(c) => write!(line, " {c:11.2} ").unwrap(),
-                        None => write!(line, " {:>11} ", "n/a").unwrap(),
-                    }
-                }
-                let _ = writeln!(out, "{}", line.trim_end());
             }
         }
-        for n in not_measured {
-            let _ = writeln!(out, "# not measured: {n}");
+    }
+    line
+}
+
+/// TSC reference cycles per byte of the symmetric rows, at each size.
+fn cycles_table(
+    out: &mut String,
+    ms: &[&VariantMeasurement],
+    sym: &[&Primitive],
+    sizes: &[u64],
+    tsc_ghz: f64,
+) {
+    let _ = writeln!(out, "TSC reference cycles per byte ({tsc_ghz:.2} GHz):");
+    for p in sym {
+        let op = symmetric_op(ms, p);
+        let vals: Vec<Option<f64>> = sizes
+            .iter()
+            .map(|b| find(ms, p.id, op, Some(*b)).and_then(|m| m.cycles_per_byte()))
+            .collect();
+        if vals.iter().all(Option::is_none) {
+            continue;
         }
+        let mut line = format!("{:<13}", speed_name(p.speed, p.id));
+        for v in vals {
+            match v {
+                Some(c) => write!(line, " {c:11.2} ").unwrap(),
+                None => write!(line, " {:>11} ", "n/a").unwrap(),
+            }
+        }
+        let _ = writeln!(out, "{}", line.trim_end());
     }
 }
 
