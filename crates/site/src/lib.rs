@@ -11,6 +11,7 @@
 
 mod build;
 mod comparisons;
+mod context;
 pub mod figures;
 mod listing;
 pub mod page;

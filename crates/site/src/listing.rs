@@ -2,19 +2,15 @@
 //! latest runs) and a page per machine (what it is, every run measured or imported on it, the
 //! primitives it has figures for, the comparisons that name it).
 
-use crate::build::Build;
+use crate::context::Context;
 use crate::figures::Figures;
-use crate::page::{link, machine_name, page, row, table};
+use crate::page::{link, machine_name, machine_path, page, row, table};
 use cryptospeed_chart::escape;
 use cryptospeed_store::{MachineRow, RunRow};
 use std::fmt::Write as _;
 
 /// Runs the index lists (the machine pages list them all).
 const LATEST: usize = 50;
-
-pub fn machine_path(m: &MachineRow) -> String {
-    format!("machines/{}.html", m.key)
-}
 
 fn tsc(m: &MachineRow) -> String {
     if m.tsc_hz > 0.0 {
@@ -60,7 +56,7 @@ fn runs_table(rows: &[&RunRow], root: &str) -> String {
     )
 }
 
-pub fn machine_page(b: &Build<'_>, figures: &Figures, m: &MachineRow) -> String {
+pub fn machine_page(b: &Context<'_>, figures: &Figures, m: &MachineRow) -> String {
     let mut body = String::new();
     let meta = [
         ("CPU", m.cpu_model.clone()),
@@ -97,7 +93,7 @@ pub fn machine_page(b: &Build<'_>, figures: &Figures, m: &MachineRow) -> String 
     primitives.dedup();
     let links: Vec<String> = primitives
         .iter()
-        .map(|p| link(&format!("../{}", crate::primitive::path(p)), p))
+        .map(|p| link(&format!("../{}", crate::page::primitive_path(p)), p))
         .collect();
     let _ = writeln!(
         body,
@@ -131,7 +127,7 @@ pub fn machine_page(b: &Build<'_>, figures: &Figures, m: &MachineRow) -> String 
     )
 }
 
-pub fn index(b: &Build<'_>, figures: &Figures) -> String {
+pub fn index(b: &Context<'_>, figures: &Figures) -> String {
     let mut body = String::new();
     let machines: Vec<String> = b
         .machines
@@ -160,7 +156,7 @@ pub fn index(b: &Build<'_>, figures: &Figures) -> String {
     let primitives: Vec<String> = figures
         .primitives()
         .iter()
-        .map(|p| link(&crate::primitive::path(p), p))
+        .map(|p| link(&crate::page::primitive_path(p), p))
         .collect();
     let _ = writeln!(
         body,
@@ -190,7 +186,7 @@ pub fn index(b: &Build<'_>, figures: &Figures) -> String {
     page("cryptospeed results", 0, &lead, &body)
 }
 
-fn variants(b: &Build<'_>, figures: &Figures) -> String {
+fn variants(b: &Context<'_>, figures: &Figures) -> String {
     let rows: Vec<String> = figures
         .variants
         .iter()

@@ -95,6 +95,26 @@ pub fn slug(text: &str) -> String {
     format!("{clean}-{}", &crate::state::digest(text)[..8])
 }
 
+/// A machine's page.
+pub fn machine_path(m: &cryptospeed_store::MachineRow) -> String {
+    format!("machines/{}.html", m.key)
+}
+
+/// A primitive's page.
+pub fn primitive_path(primitive: &str) -> String {
+    format!("primitives/{}.html", slug(primitive))
+}
+
+/// A run's comparison with the previous run of its configuration.
+pub fn previous_path(run: i64) -> String {
+    format!("compare/previous-{run}.html")
+}
+
+/// A run's comparison of its variants.
+pub fn sweep_path(run: i64) -> String {
+    format!("compare/variants-{run}.html")
+}
+
 /// A machine's name on the pages: its CPU model and host.
 pub fn machine_name(m: &cryptospeed_store::MachineRow) -> String {
     format!("{} ({}, {})", m.cpu_model, m.hostname, m.key)

@@ -3,7 +3,7 @@
 //! every machine at every message size (as `cryptospeed show` prints it, with its interval and a
 //! link to the run it came from), TSC cycles per byte, and throughput against message size.
 
-use crate::build::Build;
+use crate::context::Context;
 use crate::figures::{Best, Figures};
 use crate::page::{link, page, slug, table};
 use cryptospeed_chart::{escape, Axis, LineChart, Point, Series, TickFormat};
@@ -11,14 +11,10 @@ use cryptospeed_model::Op;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-pub fn path(primitive: &str) -> String {
-    format!("primitives/{}.html", slug(primitive))
-}
-
 /// Rows of one operation's table: (implementation, machine) → size → best figure.
 type Grid<'a> = BTreeMap<(String, i64), BTreeMap<Option<u64>, &'a Best>>;
 
-pub fn render(b: &Build<'_>, figures: &Figures, primitive: &str) -> String {
+pub fn render(b: &Context<'_>, figures: &Figures, primitive: &str) -> String {
     let all: Vec<&Best> = figures.of_primitive(primitive).collect();
     let mut ops: Vec<Op> = all.iter().map(|x| x.op).collect();
     ops.sort_by_key(|o| Op::ALL.iter().position(|a| a == o));
@@ -80,7 +76,7 @@ fn definition(primitive: &str, ops: &[Op]) -> String {
     )
 }
 
-fn deviations(b: &Build<'_>, primitive: &str, all: &[&Best], ops: &[Op]) -> String {
+fn deviations(b: &Context<'_>, primitive: &str, all: &[&Best], ops: &[Op]) -> String {
     let mut implementations: Vec<&str> = all.iter().map(|x| x.implementation.as_str()).collect();
     implementations.sort_unstable();
     implementations.dedup();
@@ -108,7 +104,7 @@ fn deviations(b: &Build<'_>, primitive: &str, all: &[&Best], ops: &[Op]) -> Stri
 
 /// The figures (or cycles) of one operation: a row per implementation and machine, a column
 /// per message size.
-fn figure_table(b: &Build<'_>, grid: &Grid<'_>, cycles: bool) -> String {
+fn figure_table(b: &Context<'_>, grid: &Grid<'_>, cycles: bool) -> String {
     let mut sizes: Vec<Option<u64>> = grid.values().flat_map(|r| r.keys().copied()).collect();
     sizes.sort_unstable();
     sizes.dedup();
@@ -160,10 +156,10 @@ fn figure_cell(x: &Best) -> String {
     )
 }
 
-fn machine_link(b: &Build<'_>, machine: i64) -> String {
+fn machine_link(b: &Context<'_>, machine: i64) -> String {
     match b.machine(machine) {
         Some(m) => link(
-            &format!("../{}", crate::listing::machine_path(m)),
+            &format!("../{}", crate::page::machine_path(m)),
             &format!("{} ({})", m.cpu_model, m.key),
         ),
         None => format!("machine {machine}"),
@@ -172,7 +168,7 @@ fn machine_link(b: &Build<'_>, machine: i64) -> String {
 
 /// Throughput against message size, a line per implementation and machine, whiskers at the
 /// 95% interval; none for public key (a single figure per row).
-fn chart(b: &Build<'_>, primitive: &str, op: Op, grid: &Grid<'_>) -> String {
+fn chart(b: &Context<'_>, primitive: &str, op: Op, grid: &Grid<'_>) -> String {
     let mut chart = LineChart::new(
         &format!("site-{}-{op}", slug(primitive)),
         "throughput",

@@ -74,7 +74,7 @@ fn links(record: &RunRecord, machine: Option<&MachineRow>, previous: Option<i64>
     let mut items = Vec::new();
     if let Some(m) = machine {
         items.push(link(
-            &format!("../{}", crate::listing::machine_path(m)),
+            &format!("../{}", crate::page::machine_path(m)),
             "its machine",
         ));
     }
@@ -84,13 +84,13 @@ fn links(record: &RunRecord, machine: Option<&MachineRow>, previous: Option<i64>
             &format!("previous run of this configuration (run {p})"),
         ));
         items.push(link(
-            &format!("../{}", crate::comparisons::previous_path(r.id)),
+            &format!("../{}", crate::page::previous_path(r.id)),
             &format!("compared with run {p}"),
         ));
     }
     if record.variants.len() > 1 {
         items.push(link(
-            &format!("../{}", crate::comparisons::sweep_path(r.id)),
+            &format!("../{}", crate::page::sweep_path(r.id)),
             "its variants compared",
         ));
     }
@@ -103,7 +103,7 @@ fn links(record: &RunRecord, machine: Option<&MachineRow>, previous: Option<i64>
     primitives.dedup();
     let prims: Vec<String> = primitives
         .iter()
-        .map(|p| link(&format!("../{}", crate::primitive::path(p)), p))
+        .map(|p| link(&format!("../{}", crate::page::primitive_path(p)), p))
         .collect();
     format!(
         "<nav class=\"run\">{}</nav>\n<p>Primitives: {}</p>\n",

@@ -2,15 +2,17 @@
 //! that name them), merge their figures, then draw the comparisons across runs and the listing
 //! pages (primitives, machines, index) from the merged figures, and save the manifest.
 
+mod comparing;
+
 use crate::comparisons::{Pending, Spec};
+use crate::context::Context as Drawing;
 use crate::figures::Figures;
 use crate::state::{ComparisonState, Pages, State};
 use crate::{Options, Outcome};
 use anyhow::{Context, Result};
-use cryptospeed_compare::{CellKey, RunNoise};
 use cryptospeed_model::RunRecord;
 use cryptospeed_store::{MachineRow, RunRow, Store};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// Builds (or brings up to date) the site of `store` in `options.dir`.
@@ -27,29 +29,16 @@ pub fn build(store: &mut dyn Store, options: &Options) -> Result<Outcome> {
     b.finish()
 }
 
-/// A machine's run-to-run noise per cell, as `compare` learns it.
-pub(crate) type Noise = BTreeMap<CellKey, RunNoise>;
-
 /// The runs a set of machines' noise is learnt from, and the noise once computed.
-pub(crate) type History = (Vec<i64>, Option<Arc<Noise>>);
-
-/// A comparison page as the listing pages link to it.
-#[derive(Debug, Clone)]
-pub(crate) struct Linked {
-    pub path: String,
-    pub title: String,
-    /// The machines whose runs it names.
-    pub machines: Vec<i64>,
-}
+pub(crate) type History = (Vec<i64>, Option<Arc<crate::comparisons::Noise>>);
 
 pub(crate) struct Build<'a> {
     pub store: &'a mut dyn Store,
-    pub options: &'a Options,
+    /// The options, runs, machines and cross-run comparisons the pages are drawn against.
+    pub ctx: Drawing<'a>,
     pub old: State,
     pub new: State,
     pub pages: Pages,
-    pub rows: Vec<RunRow>,
-    pub machines: Vec<MachineRow>,
     /// Run labels, for telling a run id from a label that looks like one.
     pub labels: HashSet<String>,
     /// Run id → machine id.
@@ -58,8 +47,6 @@ pub(crate) struct Build<'a> {
     pub records: HashMap<i64, Arc<RunRecord>>,
     /// Machine set → the ids of the runs its run-to-run noise is learnt from, and the noise.
     pub history: HashMap<Vec<i64>, History>,
-    /// Comparison pages across runs, for the index and machine pages.
-    pub linked: Vec<Linked>,
     pub runs_read: usize,
     pub computed: usize,
 }
@@ -130,19 +117,23 @@ impl<'a> Build<'a> {
             figures: old.figures.clone(),
             ..State::default()
         };
+        let labels = rows.iter().filter_map(|r| r.label.clone()).collect();
+        let machine_of = rows.iter().map(|r| (r.id, r.machine_id)).collect();
         Build {
             store,
-            options,
+            ctx: Drawing {
+                options,
+                rows,
+                machines,
+                linked: Vec::new(),
+            },
             old,
             new,
             pages,
-            labels: rows.iter().filter_map(|r| r.label.clone()).collect(),
-            machine_of: rows.iter().map(|r| (r.id, r.machine_id)).collect(),
-            rows,
-            machines,
+            labels,
+            machine_of,
             records: HashMap::new(),
             history: HashMap::new(),
-            linked: Vec::new(),
             runs_read: 0,
             computed: 0,
         }
@@ -160,22 +151,22 @@ impl<'a> Build<'a> {
     }
 
     pub fn machine(&self, id: i64) -> Option<&MachineRow> {
-        self.machines.iter().find(|m| m.id == id)
+        self.ctx.machine(id)
     }
 
     /// Every run's page, and the comparisons with its previous run and between its variants:
     /// read and planned here, drawn on every core, a chunk of runs at a time.
     fn runs(&mut self) -> Result<()> {
         let mut last: HashMap<(i64, bool, String), i64> = HashMap::new();
-        for start in (0..self.rows.len()).step_by(CHUNK) {
-            let end = (start + CHUNK).min(self.rows.len());
+        for start in (0..self.ctx.rows.len()).step_by(CHUNK) {
+            let end = (start + CHUNK).min(self.ctx.rows.len());
             let mut jobs = Vec::new();
             for i in start..end {
-                let row = self.rows[i].clone();
+                let row = self.ctx.rows[i].clone();
                 let previous = last.insert(configuration(&row), row.id);
                 self.plan_run(&row, previous, &mut jobs)?;
             }
-            let (options, pages) = (self.options, &self.pages);
+            let (options, pages) = (self.ctx.options, &self.pages);
             let done = parallel(&jobs, |job| {
                 let (path, html, state) = match job {
                     Job::Run(record, machine, previous) => (
@@ -240,21 +231,22 @@ impl<'a> Build<'a> {
     fn listings(&mut self) -> Result<()> {
         let figures: Figures = self.new.figures.clone();
         for primitive in figures.primitives() {
-            let html = crate::primitive::render(self, &figures, &primitive);
-            self.pages.put(&crate::primitive::path(&primitive), &html)?;
+            let html = crate::primitive::render(&self.ctx, &figures, &primitive);
+            self.pages
+                .put(&crate::page::primitive_path(&primitive), &html)?;
         }
-        for m in self.machines.clone() {
-            let html = crate::listing::machine_page(self, &figures, &m);
-            self.pages.put(&crate::listing::machine_path(&m), &html)?;
+        for m in self.ctx.machines.clone() {
+            let html = crate::listing::machine_page(&self.ctx, &figures, &m);
+            self.pages.put(&crate::page::machine_path(&m), &html)?;
         }
-        let html = crate::listing::index(self, &figures);
+        let html = crate::listing::index(&self.ctx, &figures);
         self.pages.put("index.html", &html)
     }
 
     fn finish(mut self) -> Result<Outcome> {
         let removed = self.pages.remove_stale()?;
         self.new.pages = std::mem::take(&mut self.pages.now);
-        self.new.save(&self.options.dir)?;
+        self.new.save(&self.ctx.options.dir)?;
         Ok(Outcome {
             pages: self.new.pages.len(),
             written: self.pages.written,
