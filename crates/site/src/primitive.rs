@@ -124,7 +124,9 @@ fn figure_table(b: &Context<'_>, grid: &Grid<'_>, cycles: bool) -> String {
         for s in &sizes {
             match cells.get(s) {
                 Some(x) if cycles => {
-                    let _ = write!(r, "<td class=\"n\">{}</td>", x.cycles_text());
+                    let text = x.cycles_text();
+                    let text = if text.is_empty() { "–" } else { &text };
+                    let _ = write!(r, "<td class=\"n\">{text}</td>");
                 }
                 Some(x) => r.push_str(&figure_cell(x)),
                 None => r.push_str("<td class=\"n\">–</td>"),
