@@ -51,6 +51,27 @@ fn files(root: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 #[test]
+fn a_folder_that_is_not_a_site_is_left_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut store = SqliteStore::open(&tmp.path().join("s.db")).unwrap();
+    import(&mut store, "openssl-3.0.19-human.txt");
+    let theirs = tmp.path().join("www");
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::write(theirs.join("index.html"), "their page").unwrap();
+    let options = Options {
+        dir: theirs.clone(),
+        tool: "cryptospeed test".into(),
+        deviations: Deviations::default(),
+    };
+    let err = build(&mut store, &options).unwrap_err().to_string();
+    assert!(err.contains("no manifest.json"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(theirs.join("index.html")).unwrap(),
+        "their page"
+    );
+}
+
+#[test]
 fn rebuilds_write_only_what_changed_and_equal_a_full_build() {
     let tmp = tempfile::tempdir().unwrap();
     let mut store = SqliteStore::open(&tmp.path().join("s.db")).unwrap();

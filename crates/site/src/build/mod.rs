@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 /// Builds (or brings up to date) the site of `store` in `options.dir`.
 pub fn build(store: &mut dyn Store, options: &Options) -> Result<Outcome> {
+    refuse_foreign_folder(&options.dir)?;
     std::fs::create_dir_all(&options.dir)
         .with_context(|| format!("cannot create {}", options.dir.display()))?;
     let old = State::load(&options.dir, &options.tool);
@@ -49,6 +50,22 @@ pub(crate) struct Build<'a> {
     pub history: HashMap<Vec<i64>, History>,
     pub runs_read: usize,
     pub computed: usize,
+}
+
+/// A folder that holds files but no site manifest is someone else's: writing `index.html` there
+/// could overwrite theirs.
+fn refuse_foreign_folder(dir: &std::path::Path) -> Result<()> {
+    let Ok(mut entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    if entries.next().is_some() && !dir.join(crate::state::MANIFEST).exists() {
+        anyhow::bail!(
+            "{} holds files but no {} (not a site cryptospeed wrote): give a new or empty folder",
+            dir.display(),
+            crate::state::MANIFEST
+        );
+    }
+    Ok(())
 }
 
 /// Runs planned and read before their pages are drawn together.
