@@ -1,7 +1,7 @@
 //! The results site end to end, from a store filled by real commands: two measured runs of two
 //! implementations (a run's variants), one of them copied under a second machine of another clock
-//! (as tests/across_machines.rs makes one), and two real `openssl speed` logs imported (two
-//! releases, imported single figures). Then `cryptospeed site`, and every page is checked:
+//! (as tests/across_machines.rs makes one), two real `openssl speed` logs imported (two
+//! releases, imported single figures), and a sweep of two shards. Then `cryptospeed site`, and every page is checked:
 //!
 //! - opened in headless Chromium (Debian's chromium, as tests/report.rs): nothing on the console,
 //!   which is where a blocked fetch or a script error shows under the Content Security Policy;
@@ -44,6 +44,16 @@ fn store(dir: &Path) -> PathBuf {
         .arg(format!("{FIXTURES}/openssl-3.0.19-human.txt"))
         .arg(format!("{FIXTURES}/openssl-4.0.3-human-classic.txt"))
         .args(["--db", db.to_str().unwrap()]));
+    // A sweep of two shards, each timing both implementations.
+    let spec = dir.join("sweep.toml");
+    std::fs::write(
+        &spec,
+        "name = \"nightly\"\nimplementations = [\"openssl\", \"rustcrypto\"]\nprimitives = [\"md5\"]\nsizes = [64, \"1k\"]\nshards = 2\noptions = [\"--max-time\", \"0.3\", \"--sample-time\", \"0.002\", \"--min-samples\", \"6\"]\n",
+    )
+    .unwrap();
+    let dbs = db.to_str().unwrap();
+    ok(bin().args(["sweep", "plan"]).arg(&spec).args(["--db", dbs]));
+    ok(bin().args(["sweep", "run", "nightly", "--all", "--db", dbs]));
     db
 }
 
@@ -138,7 +148,13 @@ fn a_site_of_two_machines_variants_and_imported_logs() {
     assert!(all["runs/4.html"].contains("data-imported"));
     assert!(all["primitives/aes-128-cbc.html"].contains("imported single figure"));
     let compare: Vec<&String> = all.keys().filter(|p| p.starts_with("compare/")).collect();
-    for kind in ["previous-2", "variants-1", "release-", "machines-"] {
+    for kind in [
+        "previous-2",
+        "variants-1",
+        "release-",
+        "machines-",
+        "sweep-nightly",
+    ] {
         assert!(
             compare.iter().any(|p| p.contains(kind)),
             "{kind}: {compare:?}"

@@ -47,6 +47,18 @@ impl Spec {
         }
     }
 
+    /// A stored sweep: every variant pooled over the runs of its shards, against the first.
+    pub fn of_sweep(name: &str, runs: &[i64]) -> Spec {
+        let ids: Vec<String> = runs.iter().map(i64::to_string).collect();
+        Spec {
+            path: format!("compare/sweep-{}.html", crate::page::slug(name)),
+            title: format!("Sweep {name}: its variants against the first"),
+            about: format!("Every variant of the sweep {name}, pooled over the runs of its {} finished shard(s), against the first variant (the baseline).", runs.len()),
+            args: vec![ids.join(",")],
+            per_ghz: false,
+        }
+    }
+
     pub fn sweep(run: i64) -> Spec {
         Spec {
             path: crate::page::sweep_path(run),
@@ -61,7 +73,8 @@ impl Spec {
     pub fn runs(&self) -> Vec<i64> {
         self.args
             .iter()
-            .filter_map(|a| a.split('@').next()?.parse().ok())
+            .flat_map(|a| items(a))
+            .filter_map(|(selector, _)| selector.parse().ok())
             .collect()
     }
 
@@ -77,6 +90,18 @@ impl Spec {
         }
         c
     }
+}
+
+/// The items of an argument (`A1,A2@V`), each a selector and the variant it keeps, as
+/// cryptospeed-query splits them.
+pub fn items(arg: &str) -> Vec<(&str, Option<&str>)> {
+    arg.split(',')
+        .filter(|s| !s.is_empty())
+        .map(|item| match item.rsplit_once('@') {
+            Some((s, v)) if !s.is_empty() => (s, Some(v)),
+            _ => (item, None),
+        })
+        .collect()
 }
 
 /// `text` quoted for a POSIX shell when it needs it.
@@ -102,7 +127,7 @@ pub enum Work {
     /// Computed already (an error, or sides that had to be named through the store).
     Ready(Result<(String, Comparison), String>),
     /// The runs its arguments name, with the variant each keeps, and the machines' noise.
-    Runs(Vec<(Arc<RunRecord>, Option<String>)>, Arc<Noise>),
+    Runs(Vec<Vec<(Arc<RunRecord>, Option<String>)>>, Arc<Noise>),
 }
 
 impl Pending {
@@ -135,21 +160,27 @@ impl Pending {
 /// The sides as cryptospeed-query names them, from runs already read, compared.
 fn from_runs(
     spec: &Spec,
-    records: &[(Arc<RunRecord>, Option<String>)],
+    records: &[Vec<(Arc<RunRecord>, Option<String>)>],
     noise: &Noise,
     deviations: &Deviations,
 ) -> Result<(String, Comparison)> {
     let single = spec.args.len() == 1;
     let mut stored = Vec::new();
-    for (i, (arg, (record, variant))) in spec.args.iter().zip(records).enumerate() {
-        let selector = arg.split('@').next().unwrap_or(arg);
-        let records = vec![((**record).clone(), variant.clone())];
-        let description = format!("run {selector}");
+    for (i, (arg, runs)) in spec.args.iter().zip(records).enumerate() {
+        let description = items(arg)
+            .iter()
+            .map(|(selector, _)| format!("run {selector}"))
+            .collect::<Vec<_>>()
+            .join(" + ");
+        let runs = runs
+            .iter()
+            .map(|(r, v)| ((**r).clone(), v.clone()))
+            .collect();
         stored.extend(cryptospeed_query::sides_of_records(
             arg,
             i,
             &description,
-            records,
+            runs,
             single,
         )?);
     }

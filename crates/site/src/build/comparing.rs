@@ -3,7 +3,7 @@
 //! kept, and what a page to compute needs from the store (its runs, the machines' noise).
 
 use super::Build;
-use crate::comparisons::{compared, version_order, Noise, Pending, Spec, Work};
+use crate::comparisons::{compared, items, version_order, Noise, Pending, Spec, Work};
 use crate::context::Linked;
 use crate::state::ComparisonState;
 use anyhow::Result;
@@ -54,7 +54,8 @@ impl Build<'_> {
         if spec
             .args
             .iter()
-            .any(|a| self.labels.contains(a.split('@').next().unwrap_or(a)))
+            .flat_map(|a| items(a))
+            .any(|(selector, _)| self.labels.contains(selector))
         {
             // An argument that is also some run's label: named through the store, as compare
             // would name it.
@@ -69,11 +70,11 @@ impl Build<'_> {
         }
         let mut records = Vec::new();
         for arg in &spec.args {
-            let (selector, variant) = match arg.rsplit_once('@') {
-                Some((s, v)) => (s, Some(v.to_string())),
-                None => (arg.as_str(), None),
-            };
-            records.push((self.record(selector.parse()?)?, variant));
+            let mut runs = Vec::new();
+            for (selector, variant) in items(arg) {
+                runs.push((self.record(selector.parse()?)?, variant.map(str::to_string)));
+            }
+            records.push(runs);
         }
         Ok(Work::Runs(records, noise))
     }
@@ -120,7 +121,10 @@ impl Build<'_> {
     /// The comparisons across runs: releases of an implementation on a machine, and each
     /// variant measured on several machines, per GHz.
     pub fn cross_comparisons(&mut self) -> Result<()> {
-        let specs = releases(self).into_iter().chain(across_machines(self));
+        let specs = sweeps(self)?
+            .into_iter()
+            .chain(releases(self))
+            .chain(across_machines(self));
         for (spec, machines) in specs.collect::<Vec<_>>() {
             if let Some(p) = self.prepare(&spec) {
                 let (html, state) = p.compute(&self.ctx.options.deviations);
@@ -215,4 +219,38 @@ fn across_machines(b: &Build<'_>) -> Vec<(Spec, Vec<i64>)> {
         ));
     }
     specs
+}
+
+/// Each stored sweep with finished shards whose runs hold several variants: its variants pooled
+/// over those runs.
+fn sweeps(b: &Build<'_>) -> Result<Vec<(Spec, Vec<i64>)>> {
+    let mut specs = Vec::new();
+    for sweep in b.store.sweeps()? {
+        let mut runs: Vec<i64> = b
+            .store
+            .sweep_shards(&sweep.name)?
+            .iter()
+            .filter(|s| s.status == "done")
+            .filter_map(|s| s.run_id)
+            .filter(|id| {
+                b.ctx
+                    .rows
+                    .iter()
+                    .any(|r| r.id == *id && r.measurements > 0 && r.variants.contains(','))
+            })
+            .collect();
+        runs.sort_unstable();
+        runs.dedup();
+        if runs.is_empty() {
+            continue;
+        }
+        let mut machines: Vec<i64> = runs
+            .iter()
+            .filter_map(|r| b.machine_of.get(r).copied())
+            .collect();
+        machines.sort_unstable();
+        machines.dedup();
+        specs.push((Spec::of_sweep(&sweep.name, &runs), machines));
+    }
+    Ok(specs)
 }
