@@ -1,19 +1,25 @@
 //! `aws-lc-rs`: Amazon's AWS-LC (a BoringSSL fork) through aws-lc-rs, whose API is ring's plus more;
 //! the common calls come from [`crate::ring_like_api`], and this module adds what AWS-LC has
-//! beyond ring: SHA3-256, and key agreement from fixed private keys (so X25519 and ECDH are
-//! checked against RFC 7748 and Wycheproof vectors). aws-lc-sys prefixes its symbols, so it
+//! beyond ring: SHA3-256, key agreement from fixed private keys (so X25519 and ECDH are
+//! checked against RFC 7748 and Wycheproof vectors), and ML-KEM (`kem`, aws_lc_rs_kem.rs). aws-lc-sys prefixes its symbols, so it
 //! links beside the dynamically loaded system libcrypto without clashes.
 //!
 //! It is kept beside `aws-lc` (AWS-LC's whole libcrypto, crate::aws_lc) because it measures what
 //! the libcrypto path does not: the Rust API rustls and other Rust programs call (message-level
 //! signing, aws-lc-rs's own AEAD and digest wrappers) on the aws-lc-sys build Cargo makes.
 
-use crate::declared::Declared;
-use crate::suite::{AeadFn, DeriveFn, HashFn, Res, Signer, Suite, SuiteImplementation};
+use crate::declared::{Conformance::Deviates, Declared};
+use crate::suite::{
+    AeadFn, DecapsFn, DeriveFn, EncapsFn, HashFn, KemKeygenFn, OpFn, Res, Signer, Suite,
+    SuiteImplementation,
+};
 use crate::ImplOptions;
 use cryptospeed_catalog::{Algorithm, Curve, Primitive};
 use cryptospeed_engine::Implementation;
-use cryptospeed_model::Variant;
+use cryptospeed_model::{Op, Variant};
+
+#[path = "aws_lc_rs_kem.rs"]
+mod kem;
 
 mod api {
     crate::ring_like_api!(aws_lc_rs);
@@ -42,7 +48,15 @@ mod api {
 pub struct AwsLc;
 
 /// Where this column's timed calls depart from the catalog's definitions (declared.rs).
-pub const DECLARED: &[Declared] = &crate::declared::HASH_THEN_SIGN;
+pub const DECLARED: &[Declared] = &[
+    crate::declared::HASH_THEN_SIGN[0],
+    crate::declared::HASH_THEN_SIGN[1],
+    Declared {
+        kinds: &["ml-kem"],
+        ops: &[Op::Encaps, Op::Decaps],
+        note: Deviates("AWS-LC's key keeps only its encoding: every call re-checks, re-hashes and unpacks it, in a new EVP_PKEY_CTX with new output buffers (aws-lc-rs's API)"),
+    },
+];
 
 pub fn create(_: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
     Ok(Box::new(SuiteImplementation::new(AwsLc)))
@@ -72,6 +86,24 @@ impl Suite for AwsLc {
             }));
         }
         api::hash("aws-lc-rs", p)
+    }
+    fn kem_keygen(&self, p: &Primitive, seed: Option<&[u8]>) -> Res<KemKeygenFn<'_>> {
+        kem::keygen(p, seed)
+    }
+    fn kem_encaps(&self, p: &Primitive, ek: &[u8], m: Option<&[u8]>) -> Res<EncapsFn<'_>> {
+        kem::encaps(p, ek, m)
+    }
+    fn kem_decaps(&self, p: &Primitive, dk: &[u8]) -> Res<DecapsFn<'_>> {
+        kem::decaps(p, dk)
+    }
+    fn kem_keygen_timed(&self, p: &Primitive) -> Res<OpFn<'_>> {
+        kem::keygen_timed(p)
+    }
+    fn kem_encaps_timed(&self, p: &Primitive, ek: &[u8]) -> Res<OpFn<'_>> {
+        kem::encaps_timed(p, ek)
+    }
+    fn kem_decaps_timed(&self, p: &Primitive, dk: &[u8], c: &[u8]) -> Res<OpFn<'_>> {
+        kem::decaps_timed(p, dk, c)
     }
     fn derive(&self, p: &Primitive, private: &[u8], peer: &[u8]) -> Res<DeriveFn> {
         use aws_lc_rs::agreement;

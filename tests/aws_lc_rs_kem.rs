@@ -1,0 +1,89 @@
+//! The aws-lc-rs column's ML-KEM (`aws_lc_rs::kem`) end to end: NIST's ACVP vectors pass before
+//! a cell is timed, its keys and ciphertexts agree with RustCrypto's `ml-kem` (another library,
+//! written apart from AWS-LC), every operation of the definition table is timed, from-bytes ones
+//! included, and its declared deviations reach `list --json` and the run's output.
+
+mod common;
+
+use common::{bin, ok, quick};
+
+const ML_KEM: [&str; 3] = ["ml-kem-512", "ml-kem-768", "ml-kem-1024"];
+
+fn row<'a>(out: &'a str, id: &str) -> &'a str {
+    out.lines()
+        .find(|l| l.trim_start().starts_with(&format!("{id} ")))
+        .unwrap_or_else(|| panic!("no {id} row in\n{out}"))
+}
+
+#[test]
+fn aws_lc_rs_passes_the_ml_kem_vectors_and_agrees_with_rustcrypto() {
+    let all = ML_KEM.join(",");
+    let kats = ok(bin().args(["verify", "--impl", "aws-lc-rs", "-a", &all]));
+    assert!(kats.contains("3 passed, 0 failed"), "{kats}");
+    for (id, tc) in ML_KEM.iter().zip(["1", "26", "51"]) {
+        let row = row(&kats, id);
+        assert!(row.contains(&format!("keyGen-FIPS203 tcId {tc}")), "{row}");
+        assert!(row.contains("decapsulation (modified ciphertext)"), "{row}");
+    }
+    let agreed = ok(bin().args(["verify", "--impl", "aws-lc-rs,rustcrypto", "-a", &all]));
+    for id in ML_KEM {
+        assert_eq!(row(&agreed, id).matches("agrees").count(), 2, "{agreed}");
+    }
+    assert!(agreed.contains(", 0 problems"), "{agreed}");
+}
+
+#[test]
+fn every_ml_kem_operation_is_timed_with_its_deviations_stated() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let out = ok(bin()
+        .args([
+            "run",
+            "--impl",
+            "aws-lc-rs",
+            "-a",
+            "ml-kem-768",
+            "--ops",
+            "all",
+        ])
+        .args(["--format", "json"])
+        .args(quick(&db)));
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    let mut ops: Vec<&str> = Vec::new();
+    for r in &rows {
+        assert!(
+            matches!(r["status"].as_str(), Some("ok" | "imprecise")),
+            "{r}"
+        );
+        assert!(r["median"].as_f64().unwrap() > 0.0, "{r}");
+        let op = r["op"].as_str().unwrap();
+        // The library's own per-call work is said where it departs; the rest conforms.
+        let deviates = matches!(op, "encaps" | "decaps");
+        assert_eq!(r.get("deviation").is_some(), deviates, "{r}");
+        ops.push(op);
+    }
+    ops.sort_unstable();
+    let want = [
+        "decaps",
+        "decaps+parse",
+        "encaps",
+        "encaps+parse",
+        "keygen",
+        "keygen+encode",
+    ];
+    assert_eq!(ops, want);
+
+    let list: serde_json::Value =
+        serde_json::from_str(&ok(bin().args(["list", "--impl", "aws-lc-rs", "--json"]))).unwrap();
+    let entry = list.as_array().unwrap().iter();
+    let entry = entry
+        .clone()
+        .find(|p| p["primitive"] == "ml-kem-768")
+        .unwrap();
+    let column = &entry["implementations"]["aws-lc-rs"];
+    assert_eq!(column["available"], true, "{column}");
+    assert_eq!(column["operations"]["keygen"], "conforms", "{column}");
+    assert_eq!(column["operations"]["decaps+parse"], "conforms", "{column}");
+    let decaps = column["operations"]["decaps"].to_string();
+    assert!(decaps.contains("EVP_PKEY_CTX"), "{column}");
+}
