@@ -162,6 +162,7 @@ fn a_site_of_two_machines_variants_and_imported_logs() {
     }
 
     crawl(&out, &all);
+    tables_match_show(&db, &all);
     figures_match_show(&db, &all);
     comparisons_match_compare(&db, &all);
     open_every_page(&out, &all, &dir.path().join("chrome"));
@@ -314,6 +315,18 @@ fn figures_match_show(db: &Path, all: &BTreeMap<String, String>) {
         }
     }
     assert!(checked > 60, "only {checked} figures checked");
+}
+
+/// Each run page's tables are what `show ID --ci --cycles --format openssl` prints.
+fn tables_match_show(db: &Path, all: &BTreeMap<String, String>) {
+    for (page, html) in all.iter().filter(|(p, _)| p.starts_with("runs/")) {
+        let id = page.trim_start_matches("runs/").trim_end_matches(".html");
+        let printed = ok(bin()
+            .args(["show", id, "--ci", "--cycles", "--format", "openssl"])
+            .args(["--db", db.to_str().unwrap()]));
+        let shown = unescape(between(html, "<pre data-show>", "</pre>")[0]);
+        assert_eq!(shown, printed, "{page}");
+    }
 }
 
 /// Each comparison page's table is what its command prints.

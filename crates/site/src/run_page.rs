@@ -52,7 +52,7 @@ pub fn render(
     );
     let _ = writeln!(
         body,
-        "<section id=\"tables\"><h2>Tables</h2><p>As <code>cryptospeed show {} --ci --cycles --format openssl</code> prints them.</p><pre>{}</pre></section>",
+        "<section id=\"tables\"><h2>Tables</h2><p>As <code>cryptospeed show {} --ci --cycles --format openssl</code> prints them.</p><pre data-show>{}</pre></section>",
         r.id,
         escape(&text)
     );
