@@ -13,6 +13,7 @@ table.data th { background: #f2f2f7; text-align: left; }
 table.data td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .imported { color: #7a5a00; }
 .ci, .via { color: #666; font-size: 11.5px; }
+table.meta td { overflow-wrap: anywhere; }
 "#;
 
 /// A whole page. `depth` is how many folders below the site's root the page lies (0 for the

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 pub const MANIFEST: &str = "manifest.json";
 
 /// Bumped whenever the pages' layout changes, so an older site is rebuilt whole.
-const LAYOUT: u32 = 1;
+const LAYOUT: u32 = 2;
 
 /// Hex SHA-256 of `text`.
 pub fn digest(text: &str) -> String {
