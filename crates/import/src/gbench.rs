@@ -432,9 +432,15 @@ mod tests {
         let iov =
             d("BM_SpeedAEAD/seal_aes_128_gcm/InputSize:8192/IOVecFirst:1456/IOVecOthers:1456");
         assert!(!iov.3, "{iov:?}");
+        // Another project's NAME/BYTES benchmark of a catalog hash maps onto the cell; with two
+        // arguments it stays whole.
         assert_eq!(
             d("BM_SHA256/1024"),
-            ("sha256-1024".into(), Op::Hash, None, false)
+            ("sha256".into(), Op::Hash, Some(1024), true)
+        );
+        assert_eq!(
+            d("BM_SHA256/1024/2"),
+            ("sha256-1024-2".into(), Op::Hash, None, false)
         );
     }
 
