@@ -14,76 +14,12 @@ impl Parser<'_> {
         })?;
         let fields: Vec<&str> = body.split(':').collect();
         match tag {
-            "DT" | "DN" | "DTP" | "DNP" => {
-                // Children of -multi interleave their progress with each other's results.
-                if self.seg.multi_lines.is_none() {
-                    self.boundary_if_results(n)?;
-                }
-                self.touch(n);
-                self.seg.saw_mr = true;
-                if tag == "DT" || tag == "DN" {
-                    if fields.len() >= 3 {
-                        self.seg.progress_symmetric.get_or_insert(n);
-                        let first = self.seg.announced.first().map(|(a, _)| a.as_str());
-                        if first.is_none_or(|a| a == fields[0]) {
-                            if let Ok(size) = fields[fields.len() - 1].parse::<u64>() {
-                                self.seg.dt_sizes.push(size);
-                            }
-                        }
-                        let name = fields[0].to_string();
-                        if !self.seg.announced.iter().any(|(a, _)| *a == name) {
-                            self.seg.announced.push((name, n));
-                        }
-                    }
-                } else {
-                    self.seg.progress_public_key.get_or_insert(n);
-                }
+            "DT" | "DN" | "DTP" | "DNP" => self.mr_progress(n, tag, &fields),
+            r if r.starts_with('R') && r[1..].chars().all(|c| c.is_ascii_digit()) => {
+                self.mr_run_line(n, r, &fields);
                 Ok(())
             }
-            t2 if t2.starts_with('R') && t2[1..].chars().all(|c| c.is_ascii_digit()) => {
-                self.touch(n);
-                // `+R15:COUNT:NAME:SECONDS` (KEM keygen) and `+R18:…` (signature keygen).
-                let names = match t2 {
-                    "R15" => Some(&mut self.seg.mr_kem_names),
-                    "R18" => Some(&mut self.seg.mr_sig_names),
-                    _ => None,
-                };
-                if let (Some(names), Some(name)) = (names, fields.get(1)) {
-                    if !names.iter().any(|x| x == name) {
-                        names.push(name.to_string());
-                    }
-                }
-                Ok(())
-            }
-            "H" => {
-                let mut sizes = Vec::new();
-                for f in &fields {
-                    match f.parse::<u64>() {
-                        Ok(s) if s > 0 => sizes.push(s),
-                        _ => {
-                            return Err(ImportError::at(
-                                n,
-                                format!(
-                                    "expected '+H:16:64:…' (the block sizes), found '{}'",
-                                    shorten(t)
-                                ),
-                            ))
-                        }
-                    }
-                }
-                if self.seg.has_results() {
-                    self.close(n - 1)?;
-                }
-                self.touch(n);
-                self.seg.saw_mr = true;
-                self.seg.mr_sizes = Some(sizes.clone());
-                for (at, line) in std::mem::take(&mut self.seg.pending_mr) {
-                    let body = line.strip_prefix("+F:").unwrap_or(&line);
-                    let fields: Vec<&str> = body.split(':').collect();
-                    self.mr_symmetric(at, &line, &fields, &sizes)?;
-                }
-                Ok(())
-            }
+            "H" => self.mr_sizes_line(n, t, &fields),
             // `-mr -multi` (4.0 and 3.x alike) prints the summed `+F` lines with no `+H` of the
             // parent's own: the children's `Got: +H:…` give the sizes.
             "F" => match self
@@ -114,6 +50,81 @@ impl Parser<'_> {
                 self.mr_public_key(n, t, number_tag, &fields)
             }
         }
+    }
+
+    /// `+DT`/`+DN` (symmetric) and `+DTP`/`+DNP` (public key) progress lines.
+    fn mr_progress(&mut self, n: usize, tag: &str, fields: &[&str]) -> Result<(), ImportError> {
+        // Children of -multi interleave their progress with each other's results.
+        if self.seg.multi_lines.is_none() {
+            self.boundary_if_results(n)?;
+        }
+        self.touch(n);
+        self.seg.saw_mr = true;
+        if tag != "DT" && tag != "DN" {
+            self.seg.progress_public_key.get_or_insert(n);
+            return Ok(());
+        }
+        if fields.len() >= 3 {
+            self.seg.progress_symmetric.get_or_insert(n);
+            let first = self.seg.announced.first().map(|(a, _)| a.as_str());
+            if first.is_none_or(|a| a == fields[0]) {
+                if let Ok(size) = fields[fields.len() - 1].parse::<u64>() {
+                    self.seg.dt_sizes.push(size);
+                }
+            }
+            let name = fields[0].to_string();
+            if !self.seg.announced.iter().any(|(a, _)| *a == name) {
+                self.seg.announced.push((name, n));
+            }
+        }
+        Ok(())
+    }
+
+    /// `+R15:COUNT:NAME:SECONDS` (KEM keygen) and `+R18:…` (signature keygen) name the schemes
+    /// 3.5+'s `+F9`/`+F10` lines number; other `+R` lines are progress.
+    fn mr_run_line(&mut self, n: usize, tag: &str, fields: &[&str]) {
+        self.touch(n);
+        let names = match tag {
+            "R15" => Some(&mut self.seg.mr_kem_names),
+            "R18" => Some(&mut self.seg.mr_sig_names),
+            _ => None,
+        };
+        if let (Some(names), Some(name)) = (names, fields.get(1)) {
+            if !names.iter().any(|x| x == name) {
+                names.push(name.to_string());
+            }
+        }
+    }
+
+    /// `+H:16:64:…`: the block sizes, which also settle `+F` lines met before them.
+    fn mr_sizes_line(&mut self, n: usize, t: &str, fields: &[&str]) -> Result<(), ImportError> {
+        let mut sizes = Vec::new();
+        for f in fields {
+            match f.parse::<u64>() {
+                Ok(s) if s > 0 => sizes.push(s),
+                _ => {
+                    return Err(ImportError::at(
+                        n,
+                        format!(
+                            "expected '+H:16:64:…' (the block sizes), found '{}'",
+                            shorten(t)
+                        ),
+                    ))
+                }
+            }
+        }
+        if self.seg.has_results() {
+            self.close(n - 1)?;
+        }
+        self.touch(n);
+        self.seg.saw_mr = true;
+        self.seg.mr_sizes = Some(sizes.clone());
+        for (at, line) in std::mem::take(&mut self.seg.pending_mr) {
+            let body = line.strip_prefix("+F:").unwrap_or(&line);
+            let fields: Vec<&str> = body.split(':').collect();
+            self.mr_symmetric(at, &line, &fields, &sizes)?;
+        }
+        Ok(())
     }
 
     /// `+F:INDEX:NAME:v1:v2…`, one rate in bytes/s per size of the `+H` line.
