@@ -1,7 +1,7 @@
 //! Log files as runs: reading a file (or standard input) completely, with a clear error for one
 //! that is not text, and the run record each output in it becomes when it is stored or compared.
 
-use crate::{ImportOptions, ImportedRun, ParsedLog};
+use crate::{ImportOptions, ImportedResult, ImportedRun, ParsedLog};
 use cryptospeed_model::{
     CellSpec, ImportSource, Machine, MeasureConfig, Measurement, RunInfo, RunRecord, RunStatus,
     Status, Variant, VariantMeasurement,
@@ -73,42 +73,11 @@ pub fn record(run: &ImportedRun, file: &str, label: &str, id: i64) -> RunRecord 
         capabilities: run.field("CPUINFO").unwrap_or("").to_string(),
         feature_mask: String::new(),
     };
-    let machine = Machine {
-        cpu_model: run
-            .field(crate::CPU_MODEL)
-            .unwrap_or("unknown (imported log)")
-            .to_string(),
-        arch: run.field("platform").unwrap_or("").to_string(),
-        // The clock the log printed (or the user gave): rates per GHz divide by it.
-        tsc_hz: run
-            .field(crate::CLOCK_GHZ)
-            .and_then(|g| g.parse::<f64>().ok())
-            .filter(|g| g.is_finite() && *g > 0.0)
-            .map_or(0.0, |g| g * 1e9),
-        ..Default::default()
-    };
+    let machine = machine_of(run);
     let measurements = run
         .results
         .iter()
-        .map(|r| VariantMeasurement {
-            variant: variant_label.clone(),
-            implementation: run.implementation.clone(),
-            measurement: {
-                let cell = CellSpec {
-                    primitive: r.primitive.clone(),
-                    op: r.op,
-                    bytes: r.bytes,
-                    misalign: 0,
-                };
-                if r.rate > 0.0 {
-                    Measurement::imported(cell, r.rate)
-                } else {
-                    // openssl speed prints 0.00 for a cell it did not run: n/a, never 0.
-                    let why = format!("the log prints 0 at line {}: not run", r.line);
-                    Measurement::not_timed(cell, Status::Unavailable, why)
-                }
-            },
-        })
+        .map(|r| measurement_of(r, run, &variant_label))
         .collect();
     RunRecord {
         run: RunInfo {
@@ -133,5 +102,45 @@ pub fn record(run: &ImportedRun, file: &str, label: &str, id: i64) -> RunRecord 
         machine,
         variants: vec![variant],
         measurements,
+    }
+}
+
+/// The machine an imported log describes: what it printed of the CPU and the clock, if anything.
+fn machine_of(run: &ImportedRun) -> Machine {
+    Machine {
+        cpu_model: run
+            .field(crate::CPU_MODEL)
+            .unwrap_or("unknown (imported log)")
+            .to_string(),
+        arch: run.field("platform").unwrap_or("").to_string(),
+        // The clock the log printed (or the user gave): rates per GHz divide by it.
+        tsc_hz: run
+            .field(crate::CLOCK_GHZ)
+            .and_then(|g| g.parse::<f64>().ok())
+            .filter(|g| g.is_finite() && *g > 0.0)
+            .map_or(0.0, |g| g * 1e9),
+        ..Default::default()
+    }
+}
+
+/// One printed figure as a measurement of the variant, the rate kept exactly.
+fn measurement_of(r: &ImportedResult, run: &ImportedRun, variant: &str) -> VariantMeasurement {
+    let cell = CellSpec {
+        primitive: r.primitive.clone(),
+        op: r.op,
+        bytes: r.bytes,
+        misalign: 0,
+    };
+    let measurement = if r.rate > 0.0 {
+        Measurement::imported(cell, r.rate)
+    } else {
+        // openssl speed prints 0.00 for a cell it did not run: n/a, never 0.
+        let why = format!("the log prints 0 at line {}: not run", r.line);
+        Measurement::not_timed(cell, Status::Unavailable, why)
+    };
+    VariantMeasurement {
+        variant: variant.to_string(),
+        implementation: run.implementation.clone(),
+        measurement,
     }
 }
