@@ -190,7 +190,7 @@ fn callgrind_branch_simulation_agrees_within_three_tenths_of_a_percent() {
         let (t, m) = (cg(theirs), ours_of(mine));
         assert!(t > 0.0, "{theirs} is zero");
         let off = (m - t).abs() / t;
-        // README: "callgrind's branch counts within 0.3%" (Bc is 0.21% off: valgrind counts
+        // docs/profile.md: "callgrind's branch counts within 0.3%" (Bc is 0.21% off: valgrind counts
         // each `repe cmps` iteration twice; the others agree closer).
         assert!(
             off < 0.003,

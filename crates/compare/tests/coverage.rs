@@ -1,5 +1,5 @@
 //! Coverage of every interval `compare` reports, on simulated runs with the noise this VM shows
-//! (docs/PERFORMANCE.md): bouts whose rounds drift together, per-process scatter, bursts that
+//! (docs/experiments/host-noise.md): bouts whose rounds drift together, per-process scatter, bursts that
 //! make a quarter of the bouts 20–50% slow (sometimes both arms of a round, sometimes one), and
 //! a run-to-run shift. Each check goes through `compare_with_noise`, the function the command
 //! calls, and holds both sides: coverage (or the A/A false-positive rate) inside a band around

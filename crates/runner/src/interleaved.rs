@@ -258,7 +258,7 @@ fn layout_for(base: u64, round: u32, config: &MeasureConfig) -> Layout {
 /// thread is busy, or be the one the host is stealing from. Two workers left to the scheduler
 /// tend to stay on different vCPUs for a whole round, so one arm of a pair runs 5–20% slow and
 /// the other not; on this 2-vCPU VM that made the paired differences of an A/A twin heavy-tailed
-/// (standard deviation 2–22% per cell, against 0.3–1% with both on one CPU; docs/PERFORMANCE.md).
+/// (standard deviation 2–22% per cell, against 0.3–1% with both on one CPU; docs/experiments/host-noise.md).
 /// Sharing one CPU in a round makes whatever that CPU suffers hit both arms of every pair, and
 /// moving on to the next CPU keeps CPU placement inside each cell's own interval.
 ///
