@@ -1,6 +1,6 @@
 //! The little a backend must do for the store: run a statement with positional parameters, return
 //! rows of plain values, open and close a transaction, and keep the schema version. The store's
-//! queries and row mapping are written once, over this trait, in `sql.rs`.
+//! queries and row mapping are written once, over this trait, in `sql/`.
 //!
 //! Written here rather than with sqlx's `Any` driver because sqlx is async-only and would bring a
 //! runtime into every command, and because rusqlite (already the SQLite driver) and the `postgres`

@@ -1,7 +1,7 @@
 //! Where runs are kept. Callers see only the [`Store`] trait; SQLite is the default backend
 //! (a file, no server) and PostgreSQL the shared one (a team, a cluster). Both are the one
-//! implementation in `sql.rs` over a small adapter (`db.rs`), with one list of migrations
-//! (`schema.rs`).
+//! implementation in `sql/` (one file per entity) over a small adapter (`db.rs`), with one list
+//! of migrations (`schema.rs`).
 //!
 //! Every measurement is committed in its own transaction as soon as it is taken, so an interrupted
 //! or killed run keeps every finished cell and the store never holds half a measurement. A

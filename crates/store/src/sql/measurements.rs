@@ -1,0 +1,148 @@
+//! Measurements and their samples: written one at a time as a run goes, read back a run at once.
+
+use super::{now, one, returned_id, SqlStore};
+use crate::db::{Db, Value};
+use crate::params;
+use anyhow::{bail, Result};
+use cryptospeed_model::*;
+
+impl<D: Db> SqlStore<D> {
+    /// Inserts one measurement and its samples; the caller owns the transaction.
+    pub(super) fn insert_measurement(&self, run: i64, variant: i64, m: &Measurement) -> Result<()> {
+        let s = m.summary;
+        let unit = if m.cell.bytes.is_some() {
+            "bytes/s"
+        } else {
+            "ops/s"
+        };
+        let rows = self.db.query(
+            "INSERT INTO measurement (run_id, variant_id, primitive, op, bytes, misalign, status, reason, unit, n, median_ns, ci_lo_ns, ci_hi_ns, mad_ns, min_ns, max_ns, outliers, tsc_per_op, cpu_fraction, elapsed_s, created_at, reported_rate)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22) RETURNING id",
+            params![
+                run, variant, &m.cell.primitive, m.cell.op.as_str(), m.cell.bytes, m.cell.misalign as i64,
+                m.status.as_str(), m.reason.clone(), unit, s.map(|s| s.n), s.map(|s| s.median), s.map(|s| s.ci_lo),
+                s.map(|s| s.ci_hi), s.map(|s| s.mad), s.map(|s| s.min), s.map(|s| s.max), s.map(|s| s.outliers),
+                m.tsc_per_op, m.cpu_fraction, m.elapsed_s, now(), m.reported_rate
+            ],
+        )?;
+        let id = returned_id(rows, "measurement")?;
+        // Many rows per statement: one round trip per 100 samples rather than per sample.
+        for (chunk_no, chunk) in m.samples.chunks(100).enumerate() {
+            let mut sql = String::from(
+                "INSERT INTO sample (measurement_id, idx, iters, wall_ns, cpu_ns, tsc, bout) VALUES ",
+            );
+            let mut values: Vec<Value> = Vec::with_capacity(chunk.len() * 7);
+            for (j, smp) in chunk.iter().enumerate() {
+                let p = values.len();
+                if j > 0 {
+                    sql.push_str(", ");
+                }
+                sql.push_str(&format!(
+                    "(?{}, ?{}, ?{}, ?{}, ?{}, ?{}, ?{})",
+                    p + 1,
+                    p + 2,
+                    p + 3,
+                    p + 4,
+                    p + 5,
+                    p + 6,
+                    p + 7
+                ));
+                values.extend([
+                    Value::Int(id),
+                    Value::from(chunk_no * 100 + j),
+                    Value::from(smp.iters),
+                    Value::from(smp.wall_ns),
+                    Value::from(smp.cpu_ns),
+                    Value::from(smp.tsc),
+                    Value::from(smp.bout as u64),
+                ]);
+            }
+            self.db.execute(&sql, &values)?;
+        }
+        Ok(())
+    }
+
+    /// All samples of a run in one query, grouped by measurement.
+    pub(super) fn run_samples(
+        &self,
+        id: i64,
+    ) -> Result<std::collections::HashMap<i64, Vec<Sample>>> {
+        let mut samples: std::collections::HashMap<i64, Vec<Sample>> = Default::default();
+        for r in self.db.query(
+            "SELECT s.measurement_id, s.iters, s.wall_ns, s.cpu_ns, s.tsc, s.bout FROM sample s JOIN measurement m ON m.id = s.measurement_id WHERE m.run_id = ?1 ORDER BY s.measurement_id, s.idx",
+            params![id],
+        )? {
+            samples.entry(r.i64(0)?).or_default().push(Sample {
+                iters: r.i64(1)? as u64,
+                wall_ns: r.i64(2)? as u64,
+                cpu_ns: r.i64(3)? as u64,
+                tsc: r.i64(4)? as u64,
+                bout: r.i64(5)? as u32,
+            });
+        }
+        Ok(samples)
+    }
+
+    /// A run's measurements, each with its samples, in the order they were stored.
+    pub(super) fn run_measurements(
+        &self,
+        id: i64,
+        variants: &[(i64, Variant)],
+    ) -> Result<Vec<VariantMeasurement>> {
+        let mut samples = self.run_samples(id)?;
+        let mut measurements = Vec::new();
+        for r in self.db.query(
+            "SELECT id, variant_id, primitive, op, bytes, misalign, status, reason, n, median_ns, ci_lo_ns, ci_hi_ns, mad_ns, min_ns, max_ns, outliers, tsc_per_op, cpu_fraction, elapsed_s, reported_rate
+             FROM measurement WHERE run_id = ?1 ORDER BY id",
+            params![id],
+        )? {
+            let mid = r.i64(0)?;
+            let vid = r.i64(1)?;
+            let summary = match r.opt_i64(8)? {
+                Some(n) => Some(Summary {
+                    n: n as usize,
+                    median: r.f64(9)?,
+                    ci_lo: r.f64(10)?,
+                    ci_hi: r.f64(11)?,
+                    mad: r.f64(12)?,
+                    min: r.f64(13)?,
+                    max: r.f64(14)?,
+                    outliers: r.i64(15)? as usize,
+                }),
+                None => None,
+            };
+            let Some((_, v)) = variants.iter().find(|(i, _)| *i == vid) else {
+                bail!("measurement {mid} names a variant that is not stored");
+            };
+            measurements.push(VariantMeasurement {
+                variant: v.label.clone(),
+                implementation: v.implementation.clone(),
+                measurement: Measurement {
+                    cell: CellSpec {
+                        primitive: r.text(2)?,
+                        op: Op::parse(&r.text(3)?).unwrap_or(Op::Hash),
+                        bytes: r.opt_i64(4)?.map(|b| b as u64),
+                        misalign: r.i64(5)? as u32,
+                    },
+                    status: Status::parse(&r.text(6)?).unwrap_or(Status::Failed),
+                    reason: r.opt_text(7)?,
+                    summary,
+                    tsc_per_op: r.opt_f64(16)?,
+                    cpu_fraction: r.opt_f64(17)?,
+                    samples: samples.remove(&mid).unwrap_or_default(),
+                    elapsed_s: r.f64(18)?,
+                    reported_rate: r.opt_f64(19)?,
+                },
+            });
+        }
+        Ok(measurements)
+    }
+
+    pub(super) fn count_measurements(&self, run: i64) -> Result<usize> {
+        let rows = self.db.query(
+            "SELECT COUNT(*) FROM measurement WHERE run_id = ?1",
+            params![run],
+        )?;
+        Ok(one(rows, |r| r.i64(0))?.unwrap_or(0) as usize)
+    }
+}
