@@ -75,9 +75,11 @@ fn input(sel: &Selection, title: Option<String>) -> Result<ReportInput> {
         .transpose()?;
     let title = title.unwrap_or_else(|| cryptospeed_report::data::default_title(&records));
     let deviations = crate::deviations::of_runs(&records);
+    let noise = run_noise(store.as_ref(), &records)?;
     Ok(ReportInput {
         title,
         deviations,
+        noise,
         records,
         profiles,
         baseline: sel.baseline.clone(),
@@ -165,4 +167,23 @@ pub fn chart(a: ChartArgs) -> Result<i32> {
         figure.title
     );
     Ok(0)
+}
+
+/// The run-to-run noise of each cell on the runs' machines, learnt from their history as
+/// `compare` learns it, so the report's comparisons across runs are as wide as `compare`'s.
+fn run_noise(
+    store: &dyn cryptospeed_store::Store,
+    records: &[cryptospeed_model::RunRecord],
+) -> Result<std::collections::BTreeMap<cryptospeed_compare::CellKey, cryptospeed_compare::RunNoise>>
+{
+    let sides: Vec<cryptospeed_compare::SideInput> = records
+        .iter()
+        .map(|r| {
+            let mut side = cryptospeed_compare::SideInput::default();
+            side.add_run(r, None);
+            side
+        })
+        .collect();
+    let history = cryptospeed_query::history(store, &sides)?;
+    Ok(cryptospeed_compare::run_noise(&history))
 }

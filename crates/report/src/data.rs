@@ -26,6 +26,11 @@ pub struct ReportInput {
     pub generated_by: String,
     /// The declared deviations of the runs' cells, by implementation (crate::footnotes).
     pub deviations: crate::Footnotes,
+    /// Each cell's run-to-run noise on the runs' machines (`cryptospeed_compare::run_noise` of
+    /// their history), added where series from different runs are compared, as `compare` does;
+    /// empty when none is known.
+    pub noise:
+        std::collections::BTreeMap<cryptospeed_compare::CellKey, cryptospeed_compare::RunNoise>,
 }
 
 /// A report's title when none is given: the runs it shows.
@@ -82,6 +87,36 @@ pub struct ReportData<'a> {
 }
 
 impl<'a> ReportData<'a> {
+    /// Every series against the baseline, as `cryptospeed compare` of the same sides would
+    /// compute it (5% level, 1% smallest effect, run-to-run noise across runs), at `bytes` or
+    /// every size.
+    pub fn comparison(&self, bytes: Option<u64>) -> cryptospeed_compare::Comparison {
+        let sides: Vec<cryptospeed_compare::SideInput> = self
+            .series
+            .iter()
+            .map(|s| {
+                let mut side = cryptospeed_compare::SideInput {
+                    name: s.name.clone(),
+                    ..Default::default()
+                };
+                side.add_run(s.record, Some(s.variant));
+                side
+            })
+            .collect();
+        let filter = cryptospeed_compare::Filter {
+            bytes,
+            primitives: None,
+        };
+        cryptospeed_compare::compare_with_noise(
+            &sides,
+            self.baseline,
+            0.05,
+            0.01,
+            &filter,
+            &self.input.noise,
+        )
+    }
+
     pub fn new(input: &'a ReportInput) -> Result<ReportData<'a>> {
         let series = series_of(&input.records);
         let size = input.bytes.or_else(|| common_size(&series));

@@ -5,7 +5,7 @@
 use super::{slug, Figure, FigureKind};
 use crate::data::ReportData;
 use cryptospeed_chart::{Axis, Bar, BarChart, BarSeries, TickFormat};
-use cryptospeed_compare::{compare, Comparison, Filter, Row, SideInput};
+use cryptospeed_compare::{Comparison, Row};
 
 pub const KIND: FigureKind = FigureKind {
     name: "speedup",
@@ -13,21 +13,6 @@ pub const KIND: FigureKind = FigureKind {
     about: "Each series' rate divided by the baseline's, per primitive, at one message size (public-key operations per second). Whiskers: 95% interval of the ratio; pale bars: not significant (p ≥ 0.05, or under 1% change). Each bar's tooltip gives its verdict: faster, slower, ~ (no change of 2% or more, which it would have seen 80% of the time) or ? (can't tell: a 2% change could have gone unseen), and the smallest change it would have seen.",
     build,
 };
-
-/// The series as sides of a comparison, each its run's variant.
-fn sides(data: &ReportData<'_>) -> Vec<SideInput> {
-    data.series
-        .iter()
-        .map(|s| {
-            let mut side = SideInput {
-                name: s.name.clone(),
-                ..Default::default()
-            };
-            side.add_run(s.record, Some(s.variant));
-            side
-        })
-        .collect()
-}
 
 /// One bar per row for series `i`: its ratio over the baseline, interval and verdict.
 fn bars(rows: &[&Row], i: usize) -> Vec<Option<Bar>> {
@@ -65,11 +50,7 @@ fn build(data: &ReportData<'_>) -> Vec<Figure> {
     if data.series.len() < 2 {
         return Vec::new();
     }
-    let filter = Filter {
-        bytes: data.size,
-        primitives: None,
-    };
-    let c = compare(&sides(data), data.baseline, 0.05, 0.01, &filter);
+    let c = data.comparison(data.size);
     let rows: Vec<&Row> = c
         .rows
         .iter()
