@@ -25,6 +25,9 @@ pub struct ImplChoice {
     /// variant's C worker, which no 64-bit process could replace itself with); it takes
     /// `--pin CPU` and the same environment.
     pub program: Option<String>,
+    /// Arguments before the worker's own when `program` is a launcher: a cross-built variant's
+    /// worker runs as `qemu-ARCH -L /usr/TRIPLE WORKER`.
+    pub program_args: Vec<String>,
 }
 
 /// One worker process's memory layout.
@@ -149,12 +152,13 @@ impl ImplChoice {
             built: None,
             replica,
             program: None,
+            program_args: Vec::new(),
         }
     }
 
     pub fn spec(&self, pin: Option<usize>) -> Result<WorkerSpec> {
         let mut args = if self.program.is_some() {
-            Vec::new()
+            self.program_args.clone()
         } else {
             vec![
                 "worker".to_string(),

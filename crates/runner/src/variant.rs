@@ -16,14 +16,25 @@ use std::time::Duration;
 /// 32-bit variant, its own C worker executable (linked against its libcrypto).
 pub fn worker_choice(e: &Entry, built: Option<BuiltVariant>) -> ImplChoice {
     let path = |p: PathBuf| p.to_string_lossy().into_owned();
-    let program = e.worker_path().map(path);
+    let worker = e.worker_path().map(path);
+    // A cross build's worker runs under qemu-user: the emulator is the program.
+    let mut launcher = e.emulated().map(|a| a.launcher()).unwrap_or_default();
+    let (program, program_args) = match (launcher.is_empty(), worker.clone()) {
+        (false, Some(w)) => {
+            let qemu = launcher.remove(0);
+            launcher.push(w);
+            (Some(qemu), launcher)
+        }
+        _ => (worker.clone(), Vec::new()),
+    };
     ImplChoice {
         name: "openssl".into(),
-        library: program.is_none().then(|| path(e.library_path())),
+        library: worker.is_none().then(|| path(e.library_path())),
         mask: FeatureMask::default(),
         built,
         replica: None,
         program,
+        program_args,
     }
 }
 
@@ -142,6 +153,13 @@ pub fn choices(list: &str) -> Result<Vec<ImplChoice>> {
 pub fn usable(cache: &Cache, name: &str, cancel: &AtomicBool) -> Result<Entry> {
     let mut e = cache.find(name)?;
     let label = e.manifest.label.clone();
+    if let Some(arch) = e.emulated() {
+        bail!(
+            "variant {label} is built for {} and runs here only under {}, whose timing means nothing: it is never timed; use `cryptospeed profile --variant {label}` for its instruction mix, caches, predictors and modelled cycles",
+            arch.as_str(),
+            arch.qemu()
+        );
+    }
     if e.manifest.status == BuildStatus::Failed && !e.library_path().is_file() {
         bail!(
             "variant {label} failed to build ({}); it cannot be timed (log: {})",

@@ -2,7 +2,10 @@
 //! a 64-bit one in more than its Configure target: it needs the 32-bit C library (Debian's
 //! gcc-multilib), and a 64-bit worker cannot load its libcrypto, so it is timed by a worker of
 //! its own (crate::c_worker). `--arch i386` and the Configure targets `linux-x86` and
-//! `linux-elf` name the same build.
+//! `linux-elf` name the same build. A build for another instruction set (ppc64le, aarch64 on an
+//! x86-64 machine, riscv64) is a cross build: Debian's cross compiler makes it, and its C worker
+//! runs under `qemu-user` with the cross C library as its root (`-L /usr/TRIPLE`), which is
+//! enough to run its known-answer tests and to trace it, never to time it.
 
 use anyhow::{bail, Result};
 
@@ -12,6 +15,8 @@ pub enum Arch {
     X86_64,
     I386,
     Aarch64,
+    Ppc64le,
+    Riscv64,
 }
 
 impl Arch {
@@ -20,6 +25,8 @@ impl Arch {
             Arch::X86_64 => "x86_64",
             Arch::I386 => "i386",
             Arch::Aarch64 => "aarch64",
+            Arch::Ppc64le => "ppc64le",
+            Arch::Riscv64 => "riscv64",
         }
     }
 
@@ -29,13 +36,11 @@ impl Arch {
             "x86_64" | "x86-64" | "amd64" | "x64" => Arch::X86_64,
             "i386" | "i486" | "i586" | "i686" | "x86" | "ia32" | "32" => Arch::I386,
             "aarch64" | "arm64" => Arch::Aarch64,
+            "ppc64le" | "ppc64el" | "powerpc64le" => Arch::Ppc64le,
+            "riscv64" | "rv64" | "rv64gc" => Arch::Riscv64,
             other => bail!(
-                "--arch {other}: known architectures are x86_64 (amd64) and i386 (x86, i686){}",
-                if std::env::consts::ARCH == "aarch64" {
-                    " and aarch64"
-                } else {
-                    ""
-                }
+                "--arch {other}: known architectures are x86_64 (amd64), i386 (x86, i686), \
+                 aarch64 (arm64), ppc64le and riscv64"
             ),
         })
     }
@@ -58,6 +63,8 @@ impl Arch {
             Arch::X86_64 => "linux-x86_64",
             Arch::I386 => "linux-x86",
             Arch::Aarch64 => "linux-aarch64",
+            Arch::Ppc64le => "linux-ppc64le",
+            Arch::Riscv64 => "linux64-riscv64",
         }
     }
 
@@ -67,6 +74,8 @@ impl Arch {
             "linux-x86" | "linux-elf" | "linux-x86-clang" | "linux-x86-latomic" => Some(Arch::I386),
             "linux-x86_64" | "linux-x86_64-clang" => Some(Arch::X86_64),
             "linux-aarch64" => Some(Arch::Aarch64),
+            "linux-ppc64le" => Some(Arch::Ppc64le),
+            "linux64-riscv64" => Some(Arch::Riscv64),
             _ => None,
         }
     }
@@ -74,6 +83,51 @@ impl Arch {
     /// Whether a process of this program can load a library of this architecture.
     pub fn loadable_here(self) -> bool {
         Arch::host() == Some(self)
+    }
+
+    /// Whether this machine runs code of this architecture itself (an x86-64 one runs i386
+    /// code too); any other runs only under qemu-user, where its timing means nothing.
+    pub fn runs_natively(self) -> bool {
+        match Arch::host() {
+            Some(Arch::X86_64) => matches!(self, Arch::X86_64 | Arch::I386),
+            host => host == Some(self),
+        }
+    }
+
+    /// Debian's GNU triple for this architecture: the prefix of its cross tools
+    /// (`powerpc64le-linux-gnu-gcc`) and the directory of its C library (`/usr/TRIPLE`).
+    pub fn triple(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "x86_64-linux-gnu",
+            Arch::I386 => "i686-linux-gnu",
+            Arch::Aarch64 => "aarch64-linux-gnu",
+            Arch::Ppc64le => "powerpc64le-linux-gnu",
+            Arch::Riscv64 => "riscv64-linux-gnu",
+        }
+    }
+
+    /// The qemu-user emulator of this architecture (Debian's qemu-user package).
+    pub fn qemu(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "qemu-x86_64",
+            Arch::I386 => "qemu-i386",
+            Arch::Aarch64 => "qemu-aarch64",
+            Arch::Ppc64le => "qemu-ppc64le",
+            Arch::Riscv64 => "qemu-riscv64",
+        }
+    }
+
+    /// How to start a program of this architecture here: nothing before it when it runs
+    /// natively, else `qemu-ARCH -L /usr/TRIPLE`.
+    pub fn launcher(self) -> Vec<String> {
+        if self.runs_natively() {
+            return Vec::new();
+        }
+        vec![
+            self.qemu().to_string(),
+            "-L".to_string(),
+            format!("/usr/{}", self.triple()),
+        ]
     }
 }
 
@@ -130,6 +184,14 @@ mod tests {
         assert!(e.contains("disagree"), "{e}");
         assert!(Arch::parse("sparc").is_err());
         assert_eq!(Arch::parse("i686").unwrap(), Arch::I386);
+        assert_eq!(
+            resolve(Some("ppc64le"), None).unwrap(),
+            ("linux-ppc64le".to_string(), Some(Arch::Ppc64le))
+        );
+        assert_eq!(
+            resolve(None, Some("linux64-riscv64")).unwrap(),
+            ("linux64-riscv64".to_string(), Some(Arch::Riscv64))
+        );
         // Only a process of the host's own architecture loads a library: the other is never.
         let other = if Arch::host() == Some(Arch::I386) {
             Arch::X86_64

@@ -15,16 +15,17 @@
 
 use crate::arch::{self, Arch};
 use crate::c_worker;
-use crate::cache::{display_command, save_manifest, BuildStatus, Cache, Entry, Manifest};
+use crate::cache::{save_manifest, BuildStatus, Cache, Entry, Manifest};
 use crate::compiler::{self, CompilerInfo};
+use crate::cross;
 use crate::source::{self, ResolvedSource, SourceSpec};
+use crate::steps::check_make_safe;
+pub(crate) use crate::steps::{build_root, lock_key, step, tail};
 use anyhow::{bail, Context, Result};
 use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::io::Write;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -85,27 +86,6 @@ impl std::fmt::Display for BuildFailure {
 
 impl std::error::Error for BuildFailure {}
 
-/// Characters that /bin/sh takes literally in a word: the only ones allowed in anything that
-/// reaches OpenSSL's Makefile.
-fn shell_literal(c: char) -> bool {
-    c.is_ascii_alphanumeric() || "-_=+.,/:@%".contains(c)
-}
-
-fn check_make_safe(what: &str, value: &str) -> Result<()> {
-    if value.is_empty() {
-        bail!("{what}: an empty argument");
-    }
-    if let Some(bad) = value.chars().find(|c| !shell_literal(*c)) {
-        bail!(
-            "{what} '{value}' contains {bad:?}: OpenSSL's Makefile runs its recipes through /bin/sh, \
-             which would interpret it, and cryptospeed never lets a shell see its arguments; use only \
-             letters, digits and - _ = + . , / : @ % (for a compiler in such a path, make a symlink \
-             to it)"
-        );
-    }
-    Ok(())
-}
-
 /// Splits `--cflags "-O2 -march=native"` into flags.
 pub fn split_flags(text: &str) -> Vec<String> {
     text.split_whitespace().map(str::to_string).collect()
@@ -135,6 +115,15 @@ pub fn default_label(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| compiler.name.clone());
+    let cross = arch::resolve(req.arch.as_deref(), req.target.as_deref())
+        .ok()
+        .and_then(|(t, _)| cross::foreign(&t));
+    let cc = match cross {
+        Some(a) => cc
+            .strip_prefix(&format!("{}-", a.triple()))
+            .map_or(cc.clone(), str::to_string),
+        None => cc,
+    };
     let opt = req
         .cflags
         .iter()
@@ -163,6 +152,8 @@ pub fn default_label(
     match arch::resolve(req.arch.as_deref(), req.target.as_deref()) {
         // Both spellings of the 32-bit target, and --arch i386, make one variant: `…-i386`.
         Ok((_, Some(Arch::I386))) if Arch::host() != Some(Arch::I386) => parts.push("i386".into()),
+        // A cross build says its architecture (its compiler is named for it: `gcc` above).
+        Ok((t, Some(a))) if cross::foreign(&t).is_some() => parts.push(a.as_str().into()),
         _ => {
             if let Some(t) = &req.target {
                 parts.push(label_token(t));
@@ -207,100 +198,19 @@ fn needs_own_worker(target: &str) -> bool {
     matches!(Arch::of_target(target), Some(a) if !a.loadable_here())
 }
 
-/// A directory to build in whose path make and the shell take literally.
-pub(crate) fn build_root(key: &str) -> Result<PathBuf> {
-    let name = format!("cryptospeed-build-{key}-{}", std::process::id());
-    for base in [
-        std::env::temp_dir(),
-        PathBuf::from("/tmp"),
-        PathBuf::from("/var/tmp"),
-    ] {
-        let candidate = base.join(&name);
-        if candidate.to_string_lossy().chars().all(shell_literal) {
-            return Ok(candidate);
-        }
-    }
-    bail!("no temporary directory whose path is free of spaces and shell characters (set TMPDIR)")
-}
-
-/// Runs one build step with its output appended to the log.
-pub(crate) fn step(
-    log: &mut File,
-    log_path: &Path,
-    argv: &[String],
-    cwd: &Path,
-    cancel: &AtomicBool,
-) -> std::result::Result<(), String> {
-    let _ = writeln!(log, "\n$ {}", display_command(argv));
-    let out = log.try_clone().map_err(|e| e.to_string())?;
-    let err = log.try_clone().map_err(|e| e.to_string())?;
-    let child = Command::new(&argv[0])
-        .args(&argv[1..])
-        .current_dir(cwd)
-        // A build started from `make` or `cargo` must not join their job servers.
-        .env_remove("MAKEFLAGS")
-        .env_remove("MFLAGS")
-        .env_remove("MAKELEVEL")
-        .env_remove("CARGO_MAKEFLAGS")
-        .env("LC_ALL", "C")
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(out))
-        .stderr(Stdio::from(err))
-        // Its own process group, so that Ctrl-C here can stop make and every compiler it
-        // started, and nothing else.
-        .process_group(0)
-        .spawn();
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) => return Err(format!("cannot start {}: {e}", argv[0])),
-    };
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break Ok(s),
-            Ok(None) if cancel.load(Ordering::SeqCst) => {
-                // SAFETY: signals the child's own process group, created above.
-                unsafe { libc::kill(-(child.id() as i32), libc::SIGTERM) };
-                let _ = child.wait();
-                return Err("interrupted".into());
-            }
-            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(50)),
-            Err(e) => break Err(e),
-        }
-    };
-    match status {
-        Ok(s) if s.success() => Ok(()),
-        Ok(s) => Err(format!(
-            "`{}` failed ({s}); see {}",
-            display_command(&argv[..argv.len().min(3)]),
-            log_path.display()
-        )),
-        Err(e) => Err(format!("cannot start {}: {e}", argv[0])),
-    }
-}
-
-pub(crate) fn tail(path: &Path, lines: usize) -> String {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let all: Vec<&str> = text.lines().collect();
-    all[all.len().saturating_sub(lines)..].join("\n")
-}
-
-/// Holds the per-key lock for as long as it lives.
-pub(crate) struct KeyLock(#[allow(dead_code)] File);
-
-pub(crate) fn lock_key(cache: &Cache, key: &str) -> Result<KeyLock> {
-    let dir = cache.variants_dir();
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let f = File::create(dir.join(format!("{key}.lock")))?;
-    f.lock()
-        .with_context(|| format!("cannot lock the cache entry {key}"))?;
-    Ok(KeyLock(f))
-}
-
 /// Resolves the request's source and compiler and checks its arguments: everything that can be
 /// wrong before anything runs.
 pub fn plan(req: &BuildRequest) -> Result<(ResolvedSource, CompilerInfo, String, String)> {
     let (target, _) = arch::resolve(req.arch.as_deref(), req.target.as_deref())?;
-    let compiler = compiler::probe(&req.cc)?;
+    let cc = match cross::foreign(&target) {
+        Some(a) => {
+            let cc = cross::compiler_name(&req.cc, a);
+            cross::check_toolchain(a, &cc)?;
+            cc
+        }
+        None => req.cc.clone(),
+    };
+    let compiler = compiler::probe(&cc)?;
     check_make_safe("the compiler path", &compiler.path)?;
     for f in &req.cflags {
         check_make_safe("--cflags flag", f)?;
@@ -309,7 +219,10 @@ pub fn plan(req: &BuildRequest) -> Result<(ResolvedSource, CompilerInfo, String,
         check_make_safe("--configure-arg", a)?;
     }
     check_make_safe("--target", &target)?;
-    if needs_own_worker(&target) {
+    for tool in cross::configure_tools(&target) {
+        check_make_safe("a cross tool", &tool)?;
+    }
+    if needs_own_worker(&target) && cross::foreign(&target).is_none() {
         // Said before anything is unpacked: without the 32-bit C library the build would
         // stop minutes later in OpenSSL's first compile.
         let probe_dir =
@@ -574,6 +487,7 @@ impl Job<'_> {
             c.push("no-asm".into());
         }
         c.extend(req.configure_args.iter().cloned());
+        c.extend(cross::configure_tools(self.target));
         c.push("-fPIC".into());
         c.extend(req.cflags.iter().cloned());
         c.push("--prefix=/nonexistent/cryptospeed-variant".into());

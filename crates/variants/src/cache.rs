@@ -253,6 +253,12 @@ impl Entry {
         self.manifest.worker.as_ref().map(|w| self.dir.join(w))
     }
 
+    /// The architecture of a variant this machine runs only under qemu-user (a cross build):
+    /// such a variant is profiled, never timed.
+    pub fn emulated(&self) -> Option<crate::Arch> {
+        crate::cross::foreign(&self.manifest.target)
+    }
+
     pub fn log_path(&self) -> PathBuf {
         self.dir.join("build.log")
     }

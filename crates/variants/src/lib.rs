@@ -13,8 +13,10 @@ pub mod c_worker;
 pub mod cache;
 pub mod cmake;
 pub mod compiler;
+pub mod cross;
 pub mod files;
 pub mod source;
+mod steps;
 
 pub use arch::Arch;
 pub use build::{build, split_flags, BuildFailure, BuildOutcome, BuildRequest};
