@@ -27,7 +27,7 @@ pub use sqlite::SqliteStore;
 
 use anyhow::Result;
 use cryptospeed_model::{
-    Machine, MeasureConfig, Measurement, ProfileRecord, RunConditions, RunRecord, RunStatus,
+    Machine, MeasureConfig, Measurement, Op, ProfileRecord, RunConditions, RunRecord, RunStatus,
     Variant,
 };
 
@@ -169,6 +169,16 @@ pub enum ShardClaim {
     },
 }
 
+/// The definition one stored measurement was taken under (`kind/operation vVERSION`, the
+/// catalog's), `None` for an imported cell or one stored before definitions were kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredDefinition {
+    pub variant: String,
+    pub primitive: String,
+    pub op: Op,
+    pub definition: Option<String>,
+}
+
 pub trait Store {
     /// Records the start of a run and returns its id. A run with this uid already stored (a
     /// begin whose reply was lost) is not stored twice: its id is returned.
@@ -199,6 +209,8 @@ pub trait Store {
     fn latest_run_with_variant(&self, label: &str) -> Result<Option<i64>>;
     /// Loads a run by id, or the newest run with that label.
     fn load_run(&self, selector: &str) -> Result<RunRecord>;
+    /// The definition each measurement of run `run` was stored under, in the order stored.
+    fn definitions(&self, run: i64) -> Result<Vec<StoredDefinition>>;
 
     /// Every run with its identity, for `sync`.
     fn run_identities(&self) -> Result<Vec<RunIdentity>>;

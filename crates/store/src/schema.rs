@@ -163,4 +163,11 @@ ALTER TABLE run ADD COLUMN heartbeat_at TEXT;
 ALTER TABLE run ADD COLUMN heartbeat_s {real};
 ALTER TABLE run ADD COLUMN pid {int};
 "#,
+    // 7: what each measured figure times: the catalog's definition of its (primitive, operation)
+    // as `kind/operation vVERSION` when it was stored, so a figure taken under an older
+    // definition is told from one under the current. NULL for imported cells (they time what the
+    // importing tool timed) and for measurements stored before.
+    r#"
+ALTER TABLE measurement ADD COLUMN definition TEXT;
+"#,
 ];

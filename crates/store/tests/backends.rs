@@ -126,6 +126,38 @@ fn write_run(store: &mut dyn Store, label: &str) -> i64 {
     run
 }
 
+/// Each measured cell keeps the catalog's definition it was taken under; an imported one (a
+/// rate as another tool printed it) keeps none.
+fn definitions_are_kept(store: &mut dyn Store, run: i64) {
+    let md5 = cryptospeed_catalog::lookup("md5").unwrap();
+    let d = md5.definition(Op::Hash).unwrap();
+    let label = format!("{} v{}", d.id, d.version);
+    assert_eq!(label, "digest/hash v1");
+    let stored = store.definitions(run).unwrap();
+    assert_eq!(stored.len(), 2);
+    assert_eq!(stored[0].primitive, "md5");
+    assert_eq!(stored[0].variant, "openssl-3.0.19");
+    assert_eq!(stored[0].definition.as_deref(), Some(label.as_str()));
+    let mut imported = store.load_run(&run.to_string()).unwrap();
+    imported.run.uid = None;
+    imported.run.imported = Some(ImportSource {
+        file: "speed.txt".into(),
+        first_line: 1,
+        last_line: 9,
+        format: "openssl-speed".into(),
+        header: vec![],
+    });
+    imported.measurements.truncate(1);
+    imported.measurements[0].measurement.reported_rate = Some(8.19e9);
+    let copy = store.import_run(&imported).unwrap();
+    let stored = store.definitions(copy).unwrap();
+    assert_eq!(stored.len(), 1);
+    assert_eq!(
+        stored[0].definition, None,
+        "an imported cell times another tool's loop"
+    );
+}
+
 fn exercise(store: &mut dyn Store) {
     let run = write_run(store, "base");
     let back = store.load_run("base").unwrap();
@@ -214,6 +246,7 @@ fn exercise(store: &mut dyn Store) {
 
     shards_of_dead_runners_are_taken_again(store);
     partial_runs_are_completed_by_a_copy(store, &back);
+    definitions_are_kept(store, run);
 }
 
 /// A running shard whose run beats is busy; once the beats stop it reads as abandoned and may be

@@ -3,8 +3,20 @@
 use super::{now, one, returned_id, SqlStore};
 use crate::db::{Db, Value};
 use crate::params;
+use crate::StoredDefinition;
 use anyhow::{bail, Result};
 use cryptospeed_model::*;
+
+/// `kind/operation vVERSION`: the catalog's definition of what a measured cell times, as this
+/// build defines it; `None` for an imported cell or one the catalog does not define.
+fn definition_of(m: &Measurement) -> Option<String> {
+    if m.reported_rate.is_some() {
+        return None;
+    }
+    let p = cryptospeed_catalog::lookup(&m.cell.primitive)?;
+    let d = p.definition(m.cell.op)?;
+    Some(format!("{} v{}", d.id, d.version))
+}
 
 impl<D: Db> SqlStore<D> {
     /// Inserts one measurement and its samples; the caller owns the transaction.
@@ -16,13 +28,13 @@ impl<D: Db> SqlStore<D> {
             "ops/s"
         };
         let rows = self.db.query(
-            "INSERT INTO measurement (run_id, variant_id, primitive, op, bytes, misalign, status, reason, unit, n, median_ns, ci_lo_ns, ci_hi_ns, mad_ns, min_ns, max_ns, outliers, tsc_per_op, cpu_fraction, elapsed_s, created_at, reported_rate)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22) RETURNING id",
+            "INSERT INTO measurement (run_id, variant_id, primitive, op, bytes, misalign, status, reason, unit, n, median_ns, ci_lo_ns, ci_hi_ns, mad_ns, min_ns, max_ns, outliers, tsc_per_op, cpu_fraction, elapsed_s, created_at, reported_rate, definition)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23) RETURNING id",
             params![
                 run, variant, &m.cell.primitive, m.cell.op.as_str(), m.cell.bytes, m.cell.misalign as i64,
                 m.status.as_str(), m.reason.clone(), unit, s.map(|s| s.n), s.map(|s| s.median), s.map(|s| s.ci_lo),
                 s.map(|s| s.ci_hi), s.map(|s| s.mad), s.map(|s| s.min), s.map(|s| s.max), s.map(|s| s.outliers),
-                m.tsc_per_op, m.cpu_fraction, m.elapsed_s, now(), m.reported_rate
+                m.tsc_per_op, m.cpu_fraction, m.elapsed_s, now(), m.reported_rate, definition_of(m)
             ],
         )?;
         let id = returned_id(rows, "measurement")?;
@@ -136,6 +148,24 @@ impl<D: Db> SqlStore<D> {
             });
         }
         Ok(measurements)
+    }
+
+    /// The definition each measurement of a run was stored under, in the order they were stored.
+    pub(super) fn run_definitions(&self, id: i64) -> Result<Vec<StoredDefinition>> {
+        let rows = self.db.query(
+            "SELECT v.label, m.primitive, m.op, m.definition FROM measurement m JOIN variant v ON v.id = m.variant_id WHERE m.run_id = ?1 ORDER BY m.id",
+            params![id],
+        )?;
+        rows.iter()
+            .map(|r| {
+                Ok(StoredDefinition {
+                    variant: r.text(0)?,
+                    primitive: r.text(1)?,
+                    op: Op::parse(&r.text(2)?).unwrap_or(Op::Hash),
+                    definition: r.opt_text(3)?,
+                })
+            })
+            .collect()
     }
 
     pub(super) fn count_measurements(&self, run: i64) -> Result<usize> {

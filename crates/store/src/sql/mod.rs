@@ -17,8 +17,8 @@ use crate::db::{Db, Row, Value};
 use crate::liveness::{judge, Pulse};
 use crate::schema::MIGRATIONS;
 use crate::{
-    params, MachineRow, RunIdentity, RunRow, RunStart, ShardClaim, ShardRow, Store, SweepRow,
-    SyncOutcome,
+    params, MachineRow, RunIdentity, RunRow, RunStart, ShardClaim, ShardRow, Store,
+    StoredDefinition, SweepRow, SyncOutcome,
 };
 use anyhow::{anyhow, bail, Result};
 use cryptospeed_model::*;
@@ -232,6 +232,10 @@ impl<D: Db> Store for SqlStore<D> {
 
     fn load_run(&self, selector: &str) -> Result<RunRecord> {
         self.load(selector)
+    }
+
+    fn definitions(&self, run: i64) -> Result<Vec<StoredDefinition>> {
+        self.run_definitions(run)
     }
 
     fn run_identities(&self) -> Result<Vec<RunIdentity>> {
