@@ -110,39 +110,9 @@ impl LineChart {
                 let (x, y) = xy(p);
                 if let (Some(lo), Some(hi)) = (p.lo, p.hi) {
                     let (y0, y1) = (fy.map(lo, l.bottom, l.top), fy.map(hi, l.bottom, l.top));
-                    let _ = writeln!(
-                        out,
-                        r#"<path class="whisker" d="M{} {}L{} {}M{} {}L{} {}M{} {}L{} {}" stroke="{}" stroke-width="1.2" fill="none"/>"#,
-                        n(x),
-                        n(y0),
-                        n(x),
-                        n(y1),
-                        n(x - 4.0),
-                        n(y0),
-                        n(x + 4.0),
-                        n(y0),
-                        n(x - 4.0),
-                        n(y1),
-                        n(x + 4.0),
-                        n(y1),
-                        st.colour
-                    );
+                    whisker(&mut out, x, y0, y1, st.colour);
                 }
-                let interval = match (p.lo, p.hi) {
-                    (Some(lo), Some(hi)) => format!(
-                        " (95% CI {}–{})",
-                        label(lo, self.y.format, precision(p.y)),
-                        label(hi, self.y.format, precision(p.y))
-                    ),
-                    _ => String::new(),
-                };
-                let tip = format!(
-                    "<title>{}: {} at {}{}</title>",
-                    escape(&s.name),
-                    escape(&label(p.y, self.y.format, precision(p.y))),
-                    escape(&label(p.x, self.x.format, precision(p.x))),
-                    escape(&interval)
-                );
+                let tip = self.tooltip(&s.name, p);
                 out.push_str(&st.marker_svg(x, y, &tip));
                 out.push('\n');
             }
@@ -152,6 +122,46 @@ impl LineChart {
         out.push_str("</svg>\n");
         out
     }
+
+    /// A point's tooltip: the series, the value (with its interval, when it has one) and where.
+    fn tooltip(&self, series: &str, p: &Point) -> String {
+        let interval = match (p.lo, p.hi) {
+            (Some(lo), Some(hi)) => format!(
+                " (95% CI {}–{})",
+                label(lo, self.y.format, precision(p.y)),
+                label(hi, self.y.format, precision(p.y))
+            ),
+            _ => String::new(),
+        };
+        format!(
+            "<title>{}: {} at {}{}</title>",
+            escape(series),
+            escape(&label(p.y, self.y.format, precision(p.y))),
+            escape(&label(p.x, self.x.format, precision(p.x))),
+            escape(&interval)
+        )
+    }
+}
+
+/// The whisker of a point's interval: a vertical line from `y0` to `y1` at `x`, capped both ends.
+fn whisker(out: &mut String, x: f64, y0: f64, y1: f64, colour: &str) {
+    let _ = writeln!(
+        out,
+        r#"<path class="whisker" d="M{} {}L{} {}M{} {}L{} {}M{} {}L{} {}" stroke="{}" stroke-width="1.2" fill="none"/>"#,
+        n(x),
+        n(y0),
+        n(x),
+        n(y1),
+        n(x - 4.0),
+        n(y0),
+        n(x + 4.0),
+        n(y0),
+        n(x - 4.0),
+        n(y1),
+        n(x + 4.0),
+        n(y1),
+        colour
+    );
 }
 
 /// A step giving three or four significant digits for a tooltip value.

@@ -271,7 +271,21 @@ impl WorkerClient {
         }
         // The worker only samples: availability and the known-answer tests are asked first, so
         // its cells follow the same rules as a measuring worker's.
-        let id = cell.primitive.clone();
+        if let Some((status, why)) = self.not_to_sample(&cell.primitive, deadline, cancel)? {
+            return Ok(Measurement::not_timed(cell, status, why));
+        }
+        self.sample_cell(cell, config, deadline, cancel)
+    }
+
+    /// For a worker that only samples: why `primitive` is not to be sampled (not offered, or its
+    /// known-answer test failed), if it is not.
+    fn not_to_sample(
+        &mut self,
+        primitive: &str,
+        deadline: Duration,
+        cancel: &AtomicBool,
+    ) -> Result<Option<(Status, String)>, WorkerError> {
+        let id = primitive.to_string();
         match self.request(
             &Request::Availability {
                 primitives: vec![id.clone()],
@@ -282,7 +296,7 @@ impl WorkerClient {
             Response::Availability { entries } => {
                 if let Some(e) = entries.into_iter().find(|e| !e.available) {
                     let why = e.reason.unwrap_or_else(|| "not offered".into());
-                    return Ok(Measurement::not_timed(cell, Status::Unavailable, why));
+                    return Ok(Some((Status::Unavailable, why)));
                 }
             }
             other => {
@@ -294,11 +308,10 @@ impl WorkerClient {
         match self.request(&Request::Verify { primitive: id }, deadline, cancel)? {
             Response::Verify { ok: true, .. } => {}
             Response::Verify { detail, .. } => {
-                return Ok(Measurement::not_timed(
-                    cell,
+                return Ok(Some((
                     Status::Failed,
                     format!("not timed: known-answer test failed: {detail}"),
-                ))
+                )))
             }
             other => {
                 return Err(WorkerError::Protocol(format!(
@@ -306,6 +319,17 @@ impl WorkerClient {
                 )))
             }
         }
+        Ok(None)
+    }
+
+    /// Measures `cell` with the engine's sampler driving the worker's `sample` requests.
+    fn sample_cell(
+        &mut self,
+        cell: CellSpec,
+        config: &MeasureConfig,
+        deadline: Duration,
+        cancel: &AtomicBool,
+    ) -> Result<Measurement, WorkerError> {
         let mut fatal: Option<WorkerError> = None;
         let sampled = cell.clone();
         let m = crate::sampler::measure_with(
