@@ -14,6 +14,7 @@ use crate::decode::Decoded;
 use crate::ilp::{self, IlpConfig, IlpResult};
 use crate::predict;
 use crate::region::{unpack, Event};
+use crate::spans::span;
 use crate::timing::{
     self,
     sweeps::{self, TimingPoint, TimingRun},
@@ -342,8 +343,26 @@ enum Work {
     Caches(Group),
     Predictor(String),
     Ilp(IlpConfig),
-    /// Cores that share one warm-up.
+    /// Cores whose caches share one warm-up.
     Timing(Vec<TimingPoint>),
+}
+
+impl Work {
+    /// What the work item is, for [`span`].
+    fn name(&self) -> String {
+        match self {
+            Work::Caches((level, chain)) => format!(
+                "{} sets {}..{} ({} members)",
+                level.name(),
+                chain[0].sets,
+                chain[chain.len() - 1].sets,
+                chain.iter().map(|g| g.members.len()).sum::<usize>()
+            ),
+            Work::Predictor(p) => format!("predictor {p}"),
+            Work::Ilp(c) => format!("ilp window {} width {}", c.window, c.width),
+            Work::Timing(points) => format!("timing {} points", points.len()),
+        }
+    }
 }
 
 enum Done {
@@ -494,48 +513,66 @@ pub fn analyse(
     decoded: &Decoded,
     grid: &Grid,
 ) -> Analysis {
-    let l2_input = l2_stream(
-        events,
-        decoded,
-        &measured,
-        &grid.l2_front_i1,
-        &grid.l2_front_d1,
-    );
-    let outcomes = branch_outcomes(events, &measured, decoded);
-    let ilp_events = first_instructions(&events[measured.clone()], grid.ilp_limit);
-    let branches = warm_branches(grid, events, &measured, decoded);
-    let work = model_work(grid);
-    let mut done = run_parallel(work, |w| match w {
-        Work::Timing(points) => {
-            // A copy, made in a statement of its own so the lock is not held while the group
-            // runs (a guard in the call's arguments would live to the end of the arm): a
-            // predictor is not shared between threads.
-            let warmed = branches[&points[0].config.branch_key()]
-                .lock()
-                .unwrap()
-                .clone();
-            Done::Timing(timing_runs(
-                points,
+    let l2_input = span(
+        || "l2 stream".into(),
+        || {
+            l2_stream(
                 events,
-                &measured,
                 decoded,
-                grid.timing_limit,
-                &warmed,
-            ))
-        }
-        Work::Predictor(name) => Done::Predictor(predictor_result(name, &outcomes)),
-        Work::Ilp(cfg) => Done::Ilp(ilp::simulate(ilp_events, decoded, *cfg)),
-        _ => Done::Caches(vec![]),
+                &measured,
+                &grid.l2_front_i1,
+                &grid.l2_front_d1,
+            )
+        },
+    );
+    let outcomes = span(
+        || "branch outcomes".into(),
+        || branch_outcomes(events, &measured, decoded),
+    );
+    let ilp_events = first_instructions(&events[measured.clone()], grid.ilp_limit);
+    let branches = span(
+        || "warm branches".into(),
+        || warm_branches(grid, events, &measured, decoded),
+    );
+    let work = model_work(grid);
+    let mut done = run_parallel(work, |w| {
+        span(
+            || w.name(),
+            || match w {
+                Work::Timing(points) => Done::Timing(timing_runs(
+                    points,
+                    events,
+                    &measured,
+                    decoded,
+                    grid.timing_limit,
+                    &branches,
+                )),
+                Work::Predictor(name) => Done::Predictor(predictor_result(name, &outcomes)),
+                Work::Ilp(cfg) => Done::Ilp(ilp::simulate(ilp_events, decoded, *cfg)),
+                _ => Done::Caches(vec![]),
+            },
+        )
     });
     // One line size at a time: its three block streams, then every configuration using them.
     for &line in &grid.lines {
-        let streams = block_streams(events, decoded, &measured, &l2_input, line);
+        let streams = span(
+            || format!("block streams {line} B"),
+            || block_streams(events, decoded, &measured, &l2_input, line),
+        );
         let mut answered = Vec::new();
-        let work = cache_work(grid, line, &streams, &mut answered);
+        let work = span(
+            || format!("cache work {line} B"),
+            || cache_work(grid, line, &streams, &mut answered),
+        );
         done.push(Done::Caches(answered));
-        let results = run_parallel(work, |w| match w {
-            Work::Caches(g) => run_caches(g, &streams),
-            _ => vec![],
+        let results = run_parallel(work, |w| {
+            span(
+                || w.name(),
+                || match w {
+                    Work::Caches(g) => run_caches(g, &streams),
+                    _ => vec![],
+                },
+            )
         });
         done.extend(results.into_iter().map(Done::Caches));
     }
@@ -574,14 +611,14 @@ fn first_instructions(events: &[u64], limit: usize) -> &[u64] {
     events
 }
 
-/// The non-cache work: the timing model's cores first (the longest), grouped by what their
-/// warm-up depends on, then the predictors and the ILP points.
+/// The non-cache work: the timing model's cores first (the longest), grouped by the caches their
+/// warm-up fills, then the predictors and the ILP points.
 fn model_work(grid: &Grid) -> Vec<Work> {
     let mut groups: Vec<Vec<TimingPoint>> = Vec::new();
     for p in &grid.timing {
         match groups
             .iter_mut()
-            .find(|g| g[0].config.warm_key() == p.config.warm_key())
+            .find(|g| g[0].config.memory_key() == p.config.memory_key())
         {
             Some(g) => g.push(p.clone()),
             None => groups.push(vec![p.clone()]),
@@ -660,33 +697,52 @@ fn warm_branches(
     cores.iter().map(|c| c.branch_key()).zip(warmed).collect()
 }
 
+/// The points of one memory group ([`model_work`]): the caches warmed once, each branch unit
+/// taken from `branches` (warmed once per predictor and BTB), and each distinct core timed
+/// once; a point whose core equals an earlier one's (the sweeps cross at the base core) gets
+/// that result, which the model, deterministic, would give again.
 fn timing_runs(
     points: &[TimingPoint],
     events: &[u64],
     measured: &std::ops::Range<usize>,
     decoded: &Decoded,
     limit: usize,
-    branches: &timing::WarmBranches,
+    branches: &HashMap<(String, u32), Mutex<timing::WarmBranches>>,
 ) -> Vec<TimingRun> {
-    let warmed = timing::warm_with(events, measured, decoded, &points[0].config, branches)
-        .expect("sweep points are valid cores");
-    points
-        .iter()
-        .map(|p| TimingRun {
+    // A copy of a branch unit, made in a statement of its own so the lock is not held while
+    // the group runs: a predictor is not shared between threads.
+    let branches_of = |c: &timing::TimingConfig| branches[&c.branch_key()].lock().unwrap().clone();
+    let first = &points[0].config;
+    let memory = span(
+        || "timing warm-up".into(),
+        || timing::warm_with(events, measured, decoded, first, &branches_of(first)),
+    )
+    .expect("sweep points are valid cores");
+    let mut runs: Vec<TimingRun> = Vec::with_capacity(points.len());
+    for p in points {
+        let result = match runs.iter().find(|r| r.config == p.config) {
+            Some(same) => same.result.clone(),
+            None => {
+                let warmed = memory.with_branches(&branches_of(&p.config));
+                timing::time(
+                    events,
+                    measured.clone(),
+                    decoded,
+                    &p.config,
+                    &warmed,
+                    limit.max(1),
+                )
+                .expect("sweep points are valid cores")
+            }
+        };
+        runs.push(TimingRun {
             sweep: p.sweep.clone(),
             x: p.x.clone(),
             config: p.config.clone(),
-            result: timing::time(
-                events,
-                measured.clone(),
-                decoded,
-                &p.config,
-                &warmed,
-                limit.max(1),
-            )
-            .expect("sweep points are valid cores"),
-        })
-        .collect()
+            result,
+        });
+    }
+    runs
 }
 
 fn predictor_result(name: &str, outcomes: &[(Outcome, bool)]) -> PredictorResult {

@@ -11,6 +11,7 @@ pub mod ilp;
 pub mod predict;
 pub mod profile;
 pub mod region;
+pub mod spans;
 pub mod timing;
 pub mod tool;
 pub mod trace;

@@ -95,3 +95,42 @@ fn the_grid_equals_one_cache_per_configuration_fed_every_access() {
     }
     assert!(evicting > 100, "the trace makes small caches evict");
 }
+
+/// The study's 52 timing points as the grid runs them (caches warmed once per memory system,
+/// branch units once per predictor, a core that recurs in several sweeps timed once) give what
+/// each point simulated on its own from scratch gives (`timing::simulate`: its own warm-up of
+/// caches and predictor, then the timed part).
+#[test]
+fn the_timing_sweeps_equal_each_core_simulated_on_its_own() {
+    let mut d = Decoded::default();
+    let events = trace(&mut d, 30_000);
+    let measured = 20_001..events.len();
+    let grid = Grid {
+        lines: vec![],
+        windows: vec![],
+        predictors: vec![],
+        timing_limit: 4_000,
+        ..Grid::full()
+    };
+    assert_eq!(grid.timing.len(), 52);
+    let a = analyse(&events, measured.clone(), &d, &grid);
+    assert_eq!(a.timing.len(), grid.timing.len());
+    let mut distinct = 0;
+    for (k, (got, point)) in a.timing.iter().zip(&grid.timing).enumerate() {
+        assert_eq!((&got.sweep, &got.x), (&point.sweep, &point.x));
+        let want = timing::simulate(&events, measured.clone(), &d, &point.config, 4_000).unwrap();
+        assert_eq!(
+            serde_json::to_string(&got.result).unwrap(),
+            serde_json::to_string(&want).unwrap(),
+            "{} {}",
+            point.sweep,
+            point.x
+        );
+        assert_eq!(want.instructions, 4_000);
+        distinct += !grid.timing[..k].iter().any(|p| p.config == point.config) as usize;
+    }
+    assert_eq!(distinct, 44, "the sweeps cross at the base core");
+    let cycles: std::collections::BTreeSet<u64> =
+        a.timing.iter().map(|t| t.result.cycles).collect();
+    assert!(cycles.len() >= 5, "the points differ: {cycles:?}");
+}

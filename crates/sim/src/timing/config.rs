@@ -113,6 +113,11 @@ impl TimingConfig {
         )
     }
 
+    /// What the warm-up's caches depend on (part of [`TimingConfig::warm_key`]).
+    pub fn memory_key(&self) -> (CacheConfig, CacheConfig, CacheConfig) {
+        (self.i1.clone(), self.d1.clone(), self.l2.clone())
+    }
+
     /// What the warm-up's branch unit depends on (part of [`TimingConfig::warm_key`]).
     pub fn branch_key(&self) -> (String, u32) {
         (self.predictor.clone(), self.btb_entries)

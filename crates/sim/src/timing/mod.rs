@@ -147,6 +147,12 @@ struct Core<'c> {
     mem_committed: Vec<u64>,
     n: u64,
     n_mem: u64,
+    /// `n` modulo the fetch queue and the window, `n_mem` modulo the load/store queue: the
+    /// rings' slots, kept as counters (a division per ring and instruction cost more than the
+    /// rest of the step's arithmetic).
+    at_q: usize,
+    at_rob: usize,
+    at_lsq: usize,
     fetch_at: u64,
     fetch_cause: Cause,
     last_fetch_line: u64,
@@ -176,6 +182,9 @@ impl<'c> Core<'c> {
             mem_committed: vec![0; cfg.lsq as usize],
             n: 0,
             n_mem: 0,
+            at_q: 0,
+            at_rob: 0,
+            at_lsq: 0,
             fetch_at: 0,
             fetch_cause: Cause::Base,
             last_fetch_line: u64::MAX,
@@ -248,7 +257,7 @@ impl<'c> Core<'c> {
         let (mut f, mut cause) = (self.fetch_at, self.fetch_cause);
         let q = self.cfg.fetch_queue as u64;
         if self.n >= q {
-            let freed = self.dispatched[(self.n % q) as usize];
+            let freed = self.dispatched[self.at_q];
             if freed > f {
                 (f, cause) = (freed, Cause::Structural);
             }
@@ -275,14 +284,14 @@ impl<'c> Core<'c> {
         let (mut d, mut cause) = (fetched + self.cfg.frontend_stages as u64, cause);
         let rob = self.cfg.rob as u64;
         if self.n >= rob {
-            let freed = self.committed[(self.n % rob) as usize] + 1;
+            let freed = self.committed[self.at_rob] + 1;
             if freed > d {
                 (d, cause) = (freed, Cause::Structural);
             }
         }
         let lsq = self.cfg.lsq as u64;
         if memory && self.n_mem >= lsq {
-            let freed = self.mem_committed[(self.n_mem % lsq) as usize] + 1;
+            let freed = self.mem_committed[self.at_lsq] + 1;
             if freed > d {
                 (d, cause) = (freed, Cause::Structural);
             }
@@ -292,8 +301,7 @@ impl<'c> Core<'c> {
             cause = Cause::Base;
         }
         // It left the fetch queue when it entered the front end's next stage.
-        let q = self.cfg.fetch_queue as u64;
-        self.dispatched[(self.n % q) as usize] = at + 1 - self.cfg.frontend_stages.max(1) as u64;
+        self.dispatched[self.at_q] = at + 1 - self.cfg.frontend_stages.max(1) as u64;
         (at, cause)
     }
 }
@@ -408,19 +416,20 @@ impl Core<'_> {
         self.stack.charge(cause, late);
         self.stack.charge(Cause::Base, c - self.last_commit - late);
         self.last_commit = c;
-        let rob = self.cfg.rob as u64;
-        self.committed[(self.n % rob) as usize] = c;
+        self.committed[self.at_rob] = c;
         for a in data.iter().filter(|a| a.access != Access::Read) {
             for g in granules(a) {
                 self.mem_commit[(g as usize) & ((1 << MEM_BITS) - 1)] = c;
             }
         }
         if memory {
-            let lsq = self.cfg.lsq as u64;
-            self.mem_committed[(self.n_mem % lsq) as usize] = c;
+            self.mem_committed[self.at_lsq] = c;
             self.n_mem += 1;
+            self.at_lsq = next_in_ring(self.at_lsq, self.mem_committed.len());
         }
         self.n += 1;
+        self.at_q = next_in_ring(self.at_q, self.dispatched.len());
+        self.at_rob = next_in_ring(self.at_rob, self.committed.len());
         self.pending = pending_branch(info, fetched, done);
     }
 }
@@ -516,6 +525,20 @@ pub fn warm_with(
     })
 }
 
+impl Warmed {
+    /// These caches with the branch unit of `branches` instead: cores that share caches but
+    /// not a predictor ([`TimingConfig::memory_key`]) warm the caches once.
+    pub fn with_branches(&self, branches: &WarmBranches) -> Warmed {
+        Warmed {
+            mem: self.mem.clone(),
+            branches: branches.branches.clone(),
+            last_fetch_line: self.last_fetch_line,
+            pending: branches.pending.clone(),
+            instructions: self.instructions,
+        }
+    }
+}
+
 /// [`warm_branches`] and [`warm_with`] for one core.
 pub fn warm(
     events: &[u64],
@@ -581,6 +604,16 @@ fn pending_branch(info: &InstrInfo, fetched: u64, done: u64) -> Option<Pending> 
         fetched,
         done,
     })
+}
+
+/// The slot after `at` in a ring of `len` slots.
+#[inline]
+fn next_in_ring(at: usize, len: usize) -> usize {
+    if at + 1 == len {
+        0
+    } else {
+        at + 1
+    }
 }
 
 #[inline]
