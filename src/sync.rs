@@ -6,7 +6,7 @@
 use crate::session::{db_location, interrupt_flag};
 use anyhow::{bail, Result};
 use clap::Args;
-use cryptospeed_model::RunStatus;
+use cryptospeed_model::{RunRecord, RunStatus};
 use cryptospeed_store::{redact, SyncOutcome};
 use std::sync::atomic::Ordering;
 
@@ -30,6 +30,16 @@ pub struct SyncArgs {
     pub dry_run: bool,
 }
 
+/// What a sync did, for its closing line.
+#[derive(Default)]
+struct Tally {
+    copied: usize,
+    present: usize,
+    skipped: usize,
+    cells: usize,
+    samples: usize,
+}
+
 pub fn sync(a: SyncArgs) -> Result<i32> {
     let to = db_location(&a.to);
     if a.from == to {
@@ -42,8 +52,7 @@ pub fn sync(a: SyncArgs) -> Result<i32> {
     for sel in &a.runs {
         wanted.push(from_store.load_run(sel)?.run.id);
     }
-    let (mut copied, mut present, mut skipped) = (0, 0, 0);
-    let (mut cells, mut samples) = (0usize, 0usize);
+    let mut tally = Tally::default();
     for id in from_store.run_identities()? {
         if !wanted.is_empty() && !wanted.contains(&id.id) {
             continue;
@@ -58,12 +67,13 @@ pub fn sync(a: SyncArgs) -> Result<i32> {
         );
         if id.status == RunStatus::Running && !a.include_running {
             println!("{name}: skipped, still marked running (--include-running copies it)");
-            skipped += 1;
+            tally.skipped += 1;
             continue;
         }
         if cancel.load(Ordering::SeqCst) {
             eprintln!(
-                "cryptospeed: interrupted; {copied} run(s) copied before this are kept, the rest were not started"
+                "cryptospeed: interrupted; {} run(s) copied before this are kept, the rest were not started",
+                tally.copied
             );
             return Ok(130);
         }
@@ -83,16 +93,44 @@ pub fn sync(a: SyncArgs) -> Result<i32> {
             );
             continue;
         }
-        match to_store.copy_run(&id.uid, &record, &profiles)? {
+        let outcome = to_store.copy_run(&id.uid, &record, &profiles)?;
+        tally.count(&name, outcome, &record, profiles.len(), n_samples);
+    }
+    let Tally {
+        copied,
+        present,
+        skipped,
+        cells,
+        samples,
+    } = tally;
+    eprintln!(
+        "cryptospeed: {copied} run(s) copied ({cells} cells, {samples} samples), {present} already there, {skipped} skipped: {} → {}",
+        redact(&a.from),
+        redact(&to)
+    );
+    Ok(0)
+}
+
+impl Tally {
+    /// Says what became of run `name` (`record`, with `profiles` profiles and `n_samples`
+    /// samples) and counts it.
+    fn count(
+        &mut self,
+        name: &str,
+        outcome: SyncOutcome,
+        record: &RunRecord,
+        profiles: usize,
+        n_samples: usize,
+    ) {
+        match outcome {
             SyncOutcome::Copied(new) => {
                 println!(
-                    "{name}: copied as run {new} ({} cells, {n_samples} samples, {} profiles)",
+                    "{name}: copied as run {new} ({} cells, {n_samples} samples, {profiles} profiles)",
                     record.measurements.len(),
-                    profiles.len()
                 );
-                copied += 1;
-                cells += record.measurements.len();
-                samples += n_samples;
+                self.copied += 1;
+                self.cells += record.measurements.len();
+                self.samples += n_samples;
             }
             SyncOutcome::Completed {
                 id: existing,
@@ -102,19 +140,13 @@ pub fn sync(a: SyncArgs) -> Result<i32> {
                     "{name}: completed run {existing} there: {added} missing cell(s) added, status {}",
                     record.run.status.as_str()
                 );
-                copied += 1;
-                cells += added;
+                self.copied += 1;
+                self.cells += added;
             }
             SyncOutcome::AlreadyThere(existing) => {
                 println!("{name}: already there as run {existing}");
-                present += 1;
+                self.present += 1;
             }
         }
     }
-    eprintln!(
-        "cryptospeed: {copied} run(s) copied ({cells} cells, {samples} samples), {present} already there, {skipped} skipped: {} → {}",
-        redact(&a.from),
-        redact(&to)
-    );
-    Ok(0)
 }
