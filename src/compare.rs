@@ -2,6 +2,7 @@
 //! run labels, variant labels or log files (read on the fly), several runs per side pooled; with
 //! `--remeasure`, from a new run that times the sides' builds again together (src/remeasure.rs).
 
+use crate::deviations::changed_in_runs;
 use crate::session::{db_location, emit};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
@@ -156,7 +157,11 @@ pub fn compare(a: CompareArgs) -> Result<i32> {
     let text = render::render(&comparison, &a.format, &view)
         .ok_or_else(|| anyhow!("unknown format {}", a.format))?;
     emit(&text, &a.output)?;
-    for line in closing {
+    let records = stored.iter().flat_map(|s| &s.records);
+    for line in closing
+        .into_iter()
+        .chain(changed_in_runs(store.as_ref(), records)?)
+    {
         eprintln!("cryptospeed: {line}");
     }
     Ok(code)

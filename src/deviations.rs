@@ -1,6 +1,8 @@
 //! The declared deviations (`DECLARED` beside each implementation in crates/impls) of the cells a
 //! document shows, handed to the report crate as plain data: the report cannot see the
-//! implementations, and numbers and places what it is given (crates/report footnotes.rs).
+//! implementations, and numbers and places what it is given (crates/report footnotes.rs). And
+//! the other way a stored figure can differ from a new one: the catalog's definition of its
+//! operation changed after it was measured.
 
 use cryptospeed_compare::Comparison;
 use cryptospeed_impls::declared::Conformance;
@@ -31,6 +33,52 @@ fn add(list: &mut Vec<Deviation>, column: &str, implementation: &str, primitive:
     if !list.contains(&d) {
         list.push(d);
     }
+}
+
+/// `VARIANT PRIMITIVE OP was measured under ml-kem/decaps v1; the catalog now defines … v2`, once
+/// per cell of stored run `run` whose definition is not the one this build's catalog gives.
+pub fn changed_definitions(
+    store: &dyn cryptospeed_store::Store,
+    run: i64,
+) -> anyhow::Result<Vec<String>> {
+    let mut lines = Vec::new();
+    for s in store.definitions(run)? {
+        let Some(then) = s.definition else { continue };
+        let p = cryptospeed_catalog::lookup(&s.primitive);
+        let now = p.and_then(|p| p.definition(s.op));
+        let now = now.map(|d| format!("{} v{}", d.id, d.version));
+        if now.as_deref() == Some(then.as_str()) {
+            continue;
+        }
+        let now = now.unwrap_or_else(|| "none".into());
+        let line = format!(
+            "{} {} {} was measured under {then}; the catalog now defines {now}",
+            s.variant, s.primitive, s.op
+        );
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    Ok(lines)
+}
+
+/// [`changed_definitions`] of every stored run among `records`, each run once, as notes.
+pub fn changed_in_runs<'a>(
+    store: &dyn cryptospeed_store::Store,
+    records: impl Iterator<Item = &'a RunRecord>,
+) -> anyhow::Result<Vec<String>> {
+    let mut ids: Vec<i64> = records.map(|r| r.run.id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut notes = Vec::new();
+    for id in ids {
+        for line in changed_definitions(store, id)? {
+            notes.push(format!(
+                "note: run {id}: {line} (`cryptospeed list --json` prints it)"
+            ));
+        }
+    }
+    Ok(notes)
 }
 
 /// A run's footnotes: every cell with figures whose implementation declares a deviation.

@@ -273,6 +273,9 @@ pub fn show(a: ShowArgs) -> Result<i32> {
     let store = cryptospeed_store::open(&db_location(&a.store.db))?;
     let mut record = store.load_run(&a.run)?;
     cryptospeed_query::in_catalog_order(&mut record);
+    for note in crate::deviations::changed_in_runs(store.as_ref(), [&record].into_iter())? {
+        eprintln!("cryptospeed: {note}");
+    }
     emit(
         &a.output.render_for(&record, record.variants.len()),
         &a.output.output,
