@@ -34,17 +34,125 @@ pub struct IlpResult {
 const MEM_BITS: u32 = 16;
 const SLOT_BITS: u32 = 16;
 
+/// The model's state between instructions.
+struct Limits {
+    window: usize,
+    width: u32,
+    reg_ready: Vec<u64>,
+    mem_tag: Vec<u64>,
+    mem_ready: Vec<u64>,
+    slots: Vec<(u64, u32)>,
+    /// Retirement cycles of the last `window` instructions (a ring; `at` is `n % window`).
+    retired: Vec<u64>,
+    at: usize,
+    last_retire: u64,
+    n: u64,
+}
+
+/// The 8-byte granules a data access touches.
+fn granules(d: &crate::trace::DataAccess) -> std::ops::RangeInclusive<u64> {
+    (d.addr >> 3)..=((d.addr + d.size.max(1) as u64 - 1) >> 3)
+}
+
+/// The data accesses among an instruction's events.
+fn data_of(events: &[u64]) -> impl Iterator<Item = crate::trace::DataAccess> + '_ {
+    events.iter().filter_map(|w| match unpack(*w) {
+        Event::Data(d) => Some(d),
+        Event::Instr(_) => None,
+    })
+}
+
+impl Limits {
+    fn new(cfg: IlpConfig) -> Limits {
+        let window = cfg.window.max(1);
+        Limits {
+            window,
+            width: cfg.width.max(1) as u32,
+            reg_ready: vec![0u64; 512],
+            mem_tag: vec![u64::MAX; 1 << MEM_BITS],
+            mem_ready: vec![0u64; 1 << MEM_BITS],
+            slots: vec![(u64::MAX, 0); 1 << SLOT_BITS],
+            retired: vec![0u64; window],
+            at: 0,
+            last_retire: 0,
+            n: 0,
+        }
+    }
+
+    /// Earliest start: operands (registers, loaded values) ready, and room in the window.
+    fn earliest(&self, info: &crate::decode::InstrInfo, data: &[u64]) -> u64 {
+        let mut t = 0u64;
+        for s in &info.sources {
+            t = t.max(self.reg_ready[*s as usize]);
+        }
+        let mut loads = false;
+        let mut loaded = 0u64;
+        for s in &info.address_sources {
+            loaded = loaded.max(self.reg_ready[*s as usize]);
+        }
+        for d in data_of(data).filter(|d| d.access != Access::Write) {
+            loads = true;
+            for g in granules(&d) {
+                let k = (g as usize) & ((1 << MEM_BITS) - 1);
+                if self.mem_tag[k] == g {
+                    loaded = loaded.max(self.mem_ready[k]);
+                }
+            }
+        }
+        if loads {
+            t = t.max(loaded + LOAD_LATENCY as u64);
+        } else {
+            t = t.max(loaded);
+        }
+        if self.n >= self.window as u64 {
+            t = t.max(self.retired[self.at]);
+        }
+        t
+    }
+
+    /// Issue width: the first cycle at or after `t` with a free slot, taken.
+    fn issue(&mut self, mut t: u64) -> u64 {
+        loop {
+            let k = (t as usize) & ((1 << SLOT_BITS) - 1);
+            if self.slots[k].0 != t {
+                self.slots[k] = (t, 1);
+                return t;
+            }
+            if self.slots[k].1 < self.width {
+                self.slots[k].1 += 1;
+                return t;
+            }
+            t += 1;
+        }
+    }
+
+    /// The instruction started at `t`: its results, its stores, its retirement.
+    fn finish(&mut self, info: &crate::decode::InstrInfo, data: &[u64], t: u64) {
+        let done = t + info.latency as u64;
+        for d in &info.dests {
+            self.reg_ready[*d as usize] = done;
+        }
+        for d in data_of(data).filter(|d| d.access != Access::Read) {
+            for g in granules(&d) {
+                let k = (g as usize) & ((1 << MEM_BITS) - 1);
+                self.mem_tag[k] = g;
+                self.mem_ready[k] = done;
+            }
+        }
+        self.last_retire = self.last_retire.max(done);
+        self.retired[self.at] = self.last_retire;
+        self.at = if self.at + 1 == self.window {
+            0
+        } else {
+            self.at + 1
+        };
+        self.n += 1;
+    }
+}
+
 /// Runs the model over recorded events (instruction words followed by their data accesses).
 pub fn simulate(events: &[u64], decoded: &Decoded, cfg: IlpConfig) -> IlpResult {
-    let window = cfg.window.max(1);
-    let width = cfg.width.max(1) as u32;
-    let mut reg_ready = vec![0u64; 512];
-    let mut mem_tag = vec![u64::MAX; 1 << MEM_BITS];
-    let mut mem_ready = vec![0u64; 1 << MEM_BITS];
-    let mut slots: Vec<(u64, u32)> = vec![(u64::MAX, 0); 1 << SLOT_BITS];
-    let mut retired = vec![0u64; window];
-    let mut last_retire = 0u64;
-    let mut n = 0u64;
+    let mut m = Limits::new(cfg);
     let mut i = 0usize;
     while i < events.len() {
         let Event::Instr(ix) = unpack(events[i]) else {
@@ -56,77 +164,19 @@ pub fn simulate(events: &[u64], decoded: &Decoded, cfg: IlpConfig) -> IlpResult 
         while j < events.len() && !matches!(unpack(events[j]), Event::Instr(_)) {
             j += 1;
         }
-        // Earliest start: operands ready, and room in the window.
-        let mut t = 0u64;
-        for s in &info.sources {
-            t = t.max(reg_ready[*s as usize]);
-        }
-        let mut loads = false;
-        let mut loaded = 0u64;
-        for s in &info.address_sources {
-            loaded = loaded.max(reg_ready[*s as usize]);
-        }
-        for w in &events[i + 1..j] {
-            if let Event::Data(d) = unpack(*w) {
-                if d.access != Access::Write {
-                    loads = true;
-                    for g in (d.addr >> 3)..=((d.addr + d.size.max(1) as u64 - 1) >> 3) {
-                        let k = (g as usize) & ((1 << MEM_BITS) - 1);
-                        if mem_tag[k] == g {
-                            loaded = loaded.max(mem_ready[k]);
-                        }
-                    }
-                }
-            }
-        }
-        if loads {
-            t = t.max(loaded + LOAD_LATENCY as u64);
-        } else {
-            t = t.max(loaded);
-        }
-        if n >= window as u64 {
-            t = t.max(retired[(n % window as u64) as usize]);
-        }
-        // Issue width: find a cycle with a free slot.
-        loop {
-            let k = (t as usize) & ((1 << SLOT_BITS) - 1);
-            if slots[k].0 != t {
-                slots[k] = (t, 1);
-                break;
-            }
-            if slots[k].1 < width {
-                slots[k].1 += 1;
-                break;
-            }
-            t += 1;
-        }
-        let done = t + info.latency as u64;
-        for d in &info.dests {
-            reg_ready[*d as usize] = done;
-        }
-        for w in &events[i + 1..j] {
-            if let Event::Data(d) = unpack(*w) {
-                if d.access != Access::Read {
-                    for g in (d.addr >> 3)..=((d.addr + d.size.max(1) as u64 - 1) >> 3) {
-                        let k = (g as usize) & ((1 << MEM_BITS) - 1);
-                        mem_tag[k] = g;
-                        mem_ready[k] = done;
-                    }
-                }
-            }
-        }
-        last_retire = last_retire.max(done);
-        retired[(n % window as u64) as usize] = last_retire;
-        n += 1;
+        let data = &events[i + 1..j];
+        let t = m.earliest(info, data);
+        let t = m.issue(t);
+        m.finish(info, data, t);
         i = j;
     }
-    let cycles = last_retire.max(1);
+    let cycles = m.last_retire.max(1);
     IlpResult {
         window: cfg.window,
         width: cfg.width,
-        instructions: n,
+        instructions: m.n,
         cycles,
-        ipc: n as f64 / cycles as f64,
+        ipc: m.n as f64 / cycles as f64,
     }
 }
 
