@@ -19,25 +19,34 @@ fn machines_compare_per_ghz_and_in_cycles() {
         .args(["run", "-a", "md5,sha256", "-b", "8192", "--max-time", "0.3"])
         .args(["--label", "here", "--db"])
         .arg(&db));
-    let (here_key, tsc) = {
-        let mut store = SqliteStore::open(&db).unwrap();
-        let mut record = store.load_run("here").unwrap();
-        let tsc = record.machine.tsc_hz;
-        assert!(tsc > 1e8);
-        record.machine.hostname = "twin-at-double-clock".into();
-        record.machine.tsc_hz = 2.0 * tsc;
-        record.run.label = Some("twin".into());
-        let outcome = store
-            .copy_run("00000000000000000000000000000002", &record, &[])
-            .unwrap();
-        assert!(matches!(outcome, SyncOutcome::Copied(_)));
-        let machines = store.machines().unwrap();
-        assert_eq!(machines.len(), 2);
-        (machines[0].key.clone(), tsc)
-    };
+    let (here_key, tsc) = store_twin(&db);
     let dbs = db.to_str().unwrap();
+    same_rates_and_half_per_ghz(dbs, &here_key);
+    cycles_agree_with_rdtsc(dbs, &here_key, tsc);
+    selectors_name_one_machine(dbs);
+}
 
-    // Plain: the same rates, 1.00x. Per GHz: the twin at half.
+/// Copies run `here` under a machine whose TSC runs at twice the clock; returns this machine's
+/// key and TSC frequency.
+fn store_twin(db: &std::path::Path) -> (String, f64) {
+    let mut store = SqliteStore::open(db).unwrap();
+    let mut record = store.load_run("here").unwrap();
+    let tsc = record.machine.tsc_hz;
+    assert!(tsc > 1e8);
+    record.machine.hostname = "twin-at-double-clock".into();
+    record.machine.tsc_hz = 2.0 * tsc;
+    record.run.label = Some("twin".into());
+    let outcome = store
+        .copy_run("00000000000000000000000000000002", &record, &[])
+        .unwrap();
+    assert!(matches!(outcome, SyncOutcome::Copied(_)));
+    let machines = store.machines().unwrap();
+    assert_eq!(machines.len(), 2);
+    (machines[0].key.clone(), tsc)
+}
+
+/// Plain: the same rates, 1.00x. Per GHz: the twin at half.
+fn same_rates_and_half_per_ghz(dbs: &str, here_key: &str) {
     let plain = ok(bin().args([
         "compare",
         "--machine",
@@ -59,7 +68,7 @@ fn machines_compare_per_ghz_and_in_cycles() {
     let per_ghz = ok(bin().args([
         "compare",
         "--machine",
-        &here_key,
+        here_key,
         "--machine",
         "twin-at-double-clock",
         "--normalize",
@@ -69,14 +78,16 @@ fn machines_compare_per_ghz_and_in_cycles() {
     ]));
     assert_eq!(per_ghz.matches("0.50x").count(), 3, "{per_ghz}");
     assert!(per_ghz.contains("normalised"), "{per_ghz}");
+}
 
-    // Cycles per byte from rate and TSC frequency vs the TSC cycles the worker counted.
+/// Cycles per byte from rate and TSC frequency vs the TSC cycles the worker counted.
+fn cycles_agree_with_rdtsc(dbs: &str, here_key: &str, tsc: f64) {
     let json = ok(bin().args(["show", "here", "--format", "json", "--db", dbs]));
     let cells: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
     let raw = ok(bin().args([
         "compare",
         "--machine",
-        &here_key,
+        here_key,
         "--machine",
         "twin-at-double-clock",
         "--normalize",
@@ -114,8 +125,10 @@ fn machines_compare_per_ghz_and_in_cycles() {
             "twin: twice the cycles: {line}"
         );
     }
+}
 
-    // Selectors that do not name exactly one machine.
+/// Selectors that do not name exactly one machine.
+fn selectors_name_one_machine(dbs: &str) {
     let out = bin()
         .args([
             "compare",

@@ -121,7 +121,26 @@ fn report_of_a_real_run_and_profile_opens_cleanly_in_chromium() {
         .args(["--db", dbs]));
     let page = std::fs::read_to_string(&html).unwrap();
 
-    // Self-contained: no script, no fetch but in-page anchors, the label only escaped.
+    assert_self_contained(&page);
+    assert_clean_in_chromium(&html, &dir.path().join("chrome"));
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshot.png");
+    let _ = std::fs::remove_file(&shot);
+    let (_, console) = open_in_chromium(
+        &html,
+        &format!("--screenshot={}", shot.display()),
+        &dir.path().join("chrome"),
+    );
+    assert!(console.is_empty(), "console messages: {console:#?}");
+    let png = std::fs::read(&shot).expect("screenshot written");
+    assert_eq!(&png[1..4], b"PNG");
+    assert!(png.len() > 50_000, "screenshot suspiciously small");
+    eprintln!("report screenshot: {}", shot.display());
+
+    single_charts(dir.path(), dbs);
+}
+
+/// Self-contained: no script, no fetch but in-page anchors, the label only escaped.
+fn assert_self_contained(page: &str) {
     assert!(!page.contains("<script"), "raw <script> in the report");
     assert!(page.contains("cmp &lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;q&quot;"));
     assert!(page.contains("Content-Security-Policy"));
@@ -137,9 +156,11 @@ fn report_of_a_real_run_and_profile_opens_cleanly_in_chromium() {
     }
     let without_ns = page.replace("http://www.w3.org/2000/svg", "");
     assert!(!without_ns.contains("http://") && !without_ns.contains("https://"));
+}
 
-    // Opened in a real browser: nothing on the console, every chart kind in the DOM.
-    let (dom, console) = open_in_chromium(&html, "--dump-dom", &dir.path().join("chrome"));
+/// Opened in a real browser: nothing on the console, every chart kind in the DOM.
+fn assert_clean_in_chromium(html: &Path, profile: &Path) {
+    let (dom, console) = open_in_chromium(html, "--dump-dom", profile);
     assert!(console.is_empty(), "console messages: {console:#?}");
     assert_eq!(
         count(&dom, "data-chart=\"throughput\""),
@@ -161,22 +182,11 @@ fn report_of_a_real_run_and_profile_opens_cleanly_in_chromium() {
         dom.contains("data-series=\"openssl-3."),
         "the system libcrypto is a series"
     );
+}
 
-    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshot.png");
-    let _ = std::fs::remove_file(&shot);
-    let (_, console) = open_in_chromium(
-        &html,
-        &format!("--screenshot={}", shot.display()),
-        &dir.path().join("chrome"),
-    );
-    assert!(console.is_empty(), "console messages: {console:#?}");
-    let png = std::fs::read(&shot).expect("screenshot written");
-    assert_eq!(&png[1..4], b"PNG");
-    assert!(png.len() > 50_000, "screenshot suspiciously small");
-    eprintln!("report screenshot: {}", shot.display());
-
-    // Single charts for papers: SVG and PNG, and a clear error where a kind has several.
-    let svg = dir.path().join("aes.svg");
+/// Single charts for papers: SVG and PNG, and a clear error where a kind has several.
+fn single_charts(dir: &Path, dbs: &str) {
+    let svg = dir.join("aes.svg");
     ok(bin()
         .args(["chart", "throughput", EVIL, "--pick", "aes-128-cbc", "-o"])
         .arg(&svg)
@@ -184,7 +194,7 @@ fn report_of_a_real_run_and_profile_opens_cleanly_in_chromium() {
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
     assert!(text.contains("aes-128-cbc"));
-    let png = dir.path().join("speedup.png");
+    let png = dir.join("speedup.png");
     ok(bin()
         .args(["chart", "speedup", EVIL, "-o"])
         .arg(&png)
