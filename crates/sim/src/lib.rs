@@ -10,6 +10,7 @@ pub mod hierarchy;
 pub mod ilp;
 pub mod predict;
 pub mod profile;
+pub mod qemu;
 pub mod region;
 pub mod spans;
 pub mod timing;
