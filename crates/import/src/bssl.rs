@@ -192,6 +192,14 @@ pub(crate) fn describe(description: &str) -> (Mapped, Op, Option<u64>) {
         ["Ed25519", "signing"] => (names::named_scheme("Ed25519"), Op::Sign, None),
         ["Ed25519", "verify"] => (names::named_scheme("Ed25519"), Op::Verify, None),
         ["Ed25519", "key", "generation"] => (names::named_scheme("Ed25519"), Op::Keygen, None),
+        ["Kyber", bits, verb] if bits.parse::<u32>().is_ok() => match kem_op(verb) {
+            Some(op) => (pre_standard(&format!("kyber-{bits}")), op, None),
+            None => fallback(verb_op(&lower)),
+        },
+        ["HRSS", verb] => match kem_op(verb) {
+            Some(op) => (pre_standard("hrss"), op, None),
+            None => fallback(verb_op(&lower)),
+        },
         _ if lower == "curve25519 arbitrary point multiplication" => {
             (names::curve("ecdh", "X25519"), Op::Derive, None)
         }
@@ -208,6 +216,26 @@ pub(crate) fn describe(description: &str) -> (Mapped, Op, Option<u64>) {
             }
         }
         _ => fallback(verb_op(&lower)),
+    }
+}
+
+/// The operation a pre-standard KEM row names: AWS-LC's `Kyber 512 keygen` / `encapsulate` /
+/// `decapsulate`, BoringSSL's `HRSS generate` / `encap` / `decap`.
+fn kem_op(verb: &str) -> Option<Op> {
+    match verb {
+        "keygen" | "generate" => Some(Op::Keygen),
+        "encapsulate" | "encap" => Some(Op::Encaps),
+        "decapsulate" | "decap" => Some(Op::Decaps),
+        _ => None,
+    }
+}
+
+/// A KEM from before the standard (Kyber round 3, NTRU-HRSS): a primitive of its own, with its
+/// keygen / encaps / decaps, marked as not in the catalog.
+fn pre_standard(primitive: &str) -> Mapped {
+    Mapped {
+        primitive: primitive.to_string(),
+        mapped: false,
     }
 }
 
@@ -348,5 +376,33 @@ mod tests {
             d("Ed25519 signing"),
             ("ed25519".into(), Op::Sign, None, true)
         );
+    }
+
+    /// The pre-standard KEM rows as `bssl speed` printed them: AWS-LC's `SpeedKEM` (Kyber) and
+    /// BoringSSL's `SpeedHRSS` (`results.Print("HRSS generate")`, `"HRSS encap"`,
+    /// `"HRSS decap"` in tool/speed.cc): one primitive each, three operations, not in the catalog.
+    #[test]
+    fn pre_standard_kems_are_one_primitive_with_three_operations() {
+        let d = |s: &str| {
+            let (m, op, b) = describe(s);
+            (m.primitive, op, b, m.mapped)
+        };
+        for (row, op) in [
+            ("Kyber 512 keygen", Op::Keygen),
+            ("Kyber 512 encapsulate", Op::Encaps),
+            ("Kyber 512 decapsulate", Op::Decaps),
+        ] {
+            assert_eq!(d(row), ("kyber-512".into(), op, None, false), "{row}");
+        }
+        assert_eq!(d("Kyber 768 keygen").0, "kyber-768");
+        for (row, op) in [
+            ("HRSS generate", Op::Keygen),
+            ("HRSS encap", Op::Encaps),
+            ("HRSS decap", Op::Decaps),
+        ] {
+            assert_eq!(d(row), ("hrss".into(), op, None, false), "{row}");
+        }
+        // Anything else under those names stays whole, under its own name.
+        assert_eq!(d("HRSS parse").0, "hrss-parse");
     }
 }
