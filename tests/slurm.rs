@@ -13,6 +13,7 @@ mod common;
 
 use common::bin;
 use cryptospeed_testkit::{PgServer, SlurmCluster};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn text(out: &std::process::Output) -> String {
@@ -30,7 +31,51 @@ fn a_twenty_shard_sweep_runs_as_a_slurm_job_array() {
     let url = server.database("cluster").unwrap();
     let cluster = SlurmCluster::start().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let spec = dir.path().join("hashes.toml");
+    let started = Instant::now();
+    let (job, body, submitted) = submit_the_sweep(&cluster, &url, dir.path());
+    // Wait for the array to finish (the queue empties), then read the status.
+    wait_for_the_queue(
+        &cluster,
+        Duration::from_secs(600),
+        &format!("job {job} did not finish in 10 minutes"),
+    );
+    let elapsed = started.elapsed();
+    let summary = every_shard_done(&server, &cluster, &url, dir.path());
+    let second_logs = submitting_again_runs_nothing(&server, &cluster, &url, dir.path());
+    let outputs: Vec<&String> = second_logs
+        .iter()
+        .chain([&body, &submitted, &summary])
+        .collect();
+    assert_password_hidden(&server, &outputs);
+    eprintln!(
+        "slurm sweep: 20 shards done in {:.1} s (job {job}); status:\n{summary}",
+        elapsed.as_secs_f64()
+    );
+}
+
+/// The array tasks' logs (`*.out` in `dir`).
+fn task_logs(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".out"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect()
+}
+
+/// Waits until the cluster's queue is empty, failing with `what` after `limit`.
+fn wait_for_the_queue(cluster: &SlurmCluster, limit: Duration, what: &str) {
+    let deadline = Instant::now() + limit;
+    while cluster.busy().unwrap() {
+        assert!(Instant::now() < deadline, "{what}:\n{}", cluster.logs());
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// Writes the sweep's spec and submits it with `sweep slurm --submit`; returns the job id, the
+/// sbatch script and what the command printed.
+fn submit_the_sweep(cluster: &SlurmCluster, url: &str, dir: &Path) -> (u64, String, String) {
+    let spec = dir.join("hashes.toml");
     std::fs::write(
         &spec,
         r#"
@@ -43,8 +88,7 @@ options = ["--max-time", "0.1", "--sample-time", "0.002", "--min-samples", "5", 
 "#,
     )
     .unwrap();
-    let script = dir.path().join("loopback.sbatch");
-    let started = Instant::now();
+    let script = dir.join("loopback.sbatch");
     let out = bin()
         .args(["sweep", "slurm"])
         .arg(&spec)
@@ -57,7 +101,7 @@ options = ["--max-time", "0.1", "--sample-time", "0.002", "--min-samples", "5", 
             "00:05:00",
             "--submit",
         ])
-        .env("CRYPTOSPEED_DB", &url)
+        .env("CRYPTOSPEED_DB", url)
         .envs(cluster.env())
         .output()
         .unwrap();
@@ -74,28 +118,17 @@ options = ["--max-time", "0.1", "--sample-time", "0.002", "--min-samples", "5", 
         assert!(body.contains(line), "{line} missing from:\n{body}");
     }
 
-    // Wait for the array to finish (the queue empties), then read the status.
-    let deadline = Instant::now() + Duration::from_secs(600);
-    while cluster.busy().unwrap() {
-        assert!(
-            Instant::now() < deadline,
-            "job {job} did not finish in 10 minutes:\n{}",
-            cluster.logs()
-        );
-        std::thread::sleep(Duration::from_millis(500));
-    }
-    let elapsed = started.elapsed();
+    (job, body, submitted)
+}
+
+/// Every shard's run arrived in PostgreSQL and `sweep status` says so; returns its summary.
+fn every_shard_done(server: &PgServer, cluster: &SlurmCluster, url: &str, dir: &Path) -> String {
     let status = bin()
-        .args(["sweep", "status", "loopback", "--json", "--db", &url])
+        .args(["sweep", "status", "loopback", "--json", "--db", url])
         .output()
         .unwrap();
     let shards: Vec<serde_json::Value> = serde_json::from_slice(&status.stdout).unwrap();
-    let logs: Vec<String> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".out"))
-        .map(|e| std::fs::read_to_string(e.path()).unwrap())
-        .collect();
+    let logs = task_logs(dir);
     assert_eq!(shards.len(), 20);
     for s in &shards {
         assert_eq!(
@@ -129,37 +162,40 @@ options = ["--max-time", "0.1", "--sample-time", "0.002", "--min-samples", "5", 
     );
     let summary = text(
         &bin()
-            .args(["sweep", "status", "loopback", "--db", &url])
+            .args(["sweep", "status", "loopback", "--db", url])
             .output()
             .unwrap(),
     );
     assert!(summary.contains("20/20 shards done"), "{summary}");
 
+    summary
+}
+
+/// Submitting the same script again re-runs nothing; returns all task logs (both submissions).
+fn submitting_again_runs_nothing(
+    server: &PgServer,
+    cluster: &SlurmCluster,
+    url: &str,
+    dir: &Path,
+) -> Vec<String> {
+    let script = dir.join("loopback.sbatch");
+    let count = |sql: &str| server.psql("cluster", sql).unwrap().trim().to_string();
     // Submitting again re-runs nothing: every task finds its shard done.
     let again = std::process::Command::new("sbatch")
         .arg("--parsable")
         .arg(&script)
-        .env("CRYPTOSPEED_DB", &url)
+        .env("CRYPTOSPEED_DB", url)
         .envs(cluster.env())
         .output()
         .unwrap();
     assert!(again.status.success(), "{}", text(&again));
-    let deadline = Instant::now() + Duration::from_secs(300);
-    while cluster.busy().unwrap() {
-        assert!(Instant::now() < deadline, "{}", cluster.logs());
-        std::thread::sleep(Duration::from_millis(500));
-    }
+    wait_for_the_queue(cluster, Duration::from_secs(300), "the second submission");
     assert_eq!(
         count("SELECT COUNT(*) FROM run"),
         "20",
         "no shard ran twice"
     );
-    let second_logs: Vec<String> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".out"))
-        .map(|e| std::fs::read_to_string(e.path()).unwrap())
-        .collect();
+    let second_logs = task_logs(dir);
     assert_eq!(second_logs.len(), 40);
     assert_eq!(
         second_logs
@@ -169,8 +205,13 @@ options = ["--max-time", "0.1", "--sample-time", "0.002", "--min-samples", "5", 
         20
     );
 
-    // The password: not in the script, the task logs, the output or any row.
-    for t in second_logs.iter().chain([&body, &submitted, &summary]) {
+    second_logs
+}
+
+/// The password: not in the script, the task logs, the output or any row.
+fn assert_password_hidden(server: &PgServer, outputs: &[&String]) {
+    let count = |sql: &str| server.psql("cluster", sql).unwrap().trim().to_string();
+    for t in outputs {
         assert!(!t.contains(&server.password), "password leaked:\n{t}");
     }
     for table in [
@@ -190,8 +231,4 @@ options = ["--max-time", "0.1", "--sample-time", "0.002", "--min-samples", "5", 
         ));
         assert_eq!(hits, "0", "password stored in {table}");
     }
-    eprintln!(
-        "slurm sweep: 20 shards done in {:.1} s (job {job}); status:\n{summary}",
-        elapsed.as_secs_f64()
-    );
 }
