@@ -83,8 +83,12 @@ fn shards_run_once_each_and_profiles_sweep_too() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("different plan"));
 
-    // A profile sweep: one profiled cell per shard at its own size.
-    let prof = dir.path().join("p.toml");
+    a_profile_sweep_stores_one_profiled_run_per_shard(dir.path(), db);
+}
+
+/// A profile sweep: one profiled cell per shard at its own size.
+fn a_profile_sweep_stores_one_profiled_run_per_shard(dir: &std::path::Path, db: &str) {
+    let prof = dir.join("p.toml");
     std::fs::write(
         &prof,
         "name = \"prof\"\nkind = \"profile\"\nprimitives = [\"md5\"]\nsizes = [\"4k\"]\noptions = [\"--grid\", \"single\"]\n",
@@ -94,7 +98,7 @@ fn shards_run_once_each_and_profiles_sweep_too() {
     ok(bin().args(["sweep", "run", "prof", "--shard", "0/1", "--db", db]));
     let shards = status(db, "prof");
     assert_eq!(shards[0]["status"], "done");
-    let html = dir.path().join("p.html");
+    let html = dir.join("p.html");
     ok(bin()
         .args(["report", &shards[0]["run_id"].to_string(), "-o"])
         .arg(&html)
