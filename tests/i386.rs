@@ -89,7 +89,48 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
     let me = i386_build();
     assert_eq!(me["arch"], "i386");
     assert_eq!(me["target"], "linux-x86");
-    let exe = variant_dir(&me).join(me["worker"].as_str().expect("its own worker"));
+    assert_a_32_bit_worker_passing_its_known_answers(&me);
+    the_other_spelling_builds_nothing();
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    let system = timed_beside_the_system_library(&me, &db);
+    let conn = Connection::open(&db).unwrap();
+    let info: String = conn
+        .query_row(
+            "SELECT build_info FROM variant WHERE label = ?1",
+            [label(&me)],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(info.contains("arch: i386"), "{info}");
+    assert!(info.contains("platform: linux-x86"), "{info}");
+    assert!(info.contains("32-bit C worker"), "{info}");
+
+    // The report shows the architecture with the variant's build.
+    let html = tmp.path().join("r.html");
+    ok(bin()
+        .args(["report", "bits", "--db", db.to_str().unwrap(), "-o"])
+        .arg(&html));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("arch: i386"),
+        "the report names the architecture"
+    );
+
+    // The AMD64 vs i386 percent table.
+    let table = ok(bin()
+        .args(["compare", "bits", "--percent", "--baseline", &system])
+        .args(["--db", db.to_str().unwrap()]));
+    assert!(table.contains(label(&me)), "{table}");
+    assert!(
+        table.contains("rsa-2048") && table.contains("aes-128-cbc"),
+        "{table}"
+    );
+}
+
+/// The variant's worker is a real 32-bit executable and passes its known answers.
+fn assert_a_32_bit_worker_passing_its_known_answers(me: &serde_json::Value) {
+    let exe = variant_dir(me).join(me["worker"].as_str().expect("its own worker"));
     // A real 32-bit executable: ELF class 1, machine EM_386 (3).
     let head = std::fs::read(&exe).unwrap();
     assert_eq!(&head[..5], b"\x7fELF\x01", "{}", exe.display());
@@ -124,8 +165,10 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
     }
     // The post-quantum families are the 64-bit columns' only.
     assert_eq!(result("ml-kem-768").as_deref(), Some("unavailable"));
+}
 
-    // The other spelling is the same variant: nothing to build.
+/// The other spelling of the target is the same variant: nothing to build.
+fn the_other_spelling_builds_nothing() {
     let mut again = bin();
     again
         .args([
@@ -148,12 +191,13 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
         "{}",
         String::from_utf8_lossy(&again.stderr)
     );
+}
 
-    // Timed beside the 64-bit system libcrypto, sampled through the 32-bit worker.
-    let tmp = tempfile::tempdir().unwrap();
-    let db = tmp.path().join("r.db");
+/// Timed beside the 64-bit system libcrypto, sampled through the 32-bit worker, into `db`;
+/// returns the system variant's label.
+fn timed_beside_the_system_library(me: &serde_json::Value, db: &Path) -> String {
     let out = ok(bin()
-        .args(["run", "--variant", &format!("{},system", label(&me))])
+        .args(["run", "--variant", &format!("{},system", label(me))])
         .args([
             "-a",
             "sha256,aes-128-cbc,rsa2048,ecdsap256,ed25519,x25519",
@@ -161,11 +205,11 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
             "1024",
         ])
         .args(["--format", "json", "--label", "bits"])
-        .args(quick(&db))
+        .args(quick(db))
         .env("CRYPTOSPEED_CACHE", test_cache()));
     let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
     let rows = rows.as_array().unwrap();
-    let mine: Vec<_> = rows.iter().filter(|r| r["variant"] == label(&me)).collect();
+    let mine: Vec<_> = rows.iter().filter(|r| r["variant"] == label(me)).collect();
     assert_eq!(
         mine.len(),
         9,
@@ -181,7 +225,7 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
             .find(|r| {
                 r["primitive"] == "rsa-2048"
                     && r["op"] == "sign"
-                    && (r["variant"] == label(&me)) == mine
+                    && (r["variant"] == label(me)) == mine
             })
             .map(|r| r["median"].as_f64().unwrap())
             .unwrap()
@@ -190,42 +234,10 @@ fn an_i386_variant_is_built_verified_and_timed_beside_the_64_bit_library() {
         per_second(false) > 2.0 * per_second(true),
         "signatures per second: {rows:?}"
     );
-    let system = rows.iter().find(|r| r["variant"] != label(&me)).unwrap()["variant"]
+    rows.iter().find(|r| r["variant"] != label(me)).unwrap()["variant"]
         .as_str()
         .unwrap()
-        .to_string();
-    let conn = Connection::open(&db).unwrap();
-    let info: String = conn
-        .query_row(
-            "SELECT build_info FROM variant WHERE label = ?1",
-            [label(&me)],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert!(info.contains("arch: i386"), "{info}");
-    assert!(info.contains("platform: linux-x86"), "{info}");
-    assert!(info.contains("32-bit C worker"), "{info}");
-
-    // The report shows the architecture with the variant's build.
-    let html = tmp.path().join("r.html");
-    ok(bin()
-        .args(["report", "bits", "--db", db.to_str().unwrap(), "-o"])
-        .arg(&html));
-    let page = std::fs::read_to_string(&html).unwrap();
-    assert!(
-        page.contains("arch: i386"),
-        "the report names the architecture"
-    );
-
-    // The AMD64 vs i386 percent table.
-    let table = ok(bin()
-        .args(["compare", "bits", "--percent", "--baseline", &system])
-        .args(["--db", db.to_str().unwrap()]));
-    assert!(table.contains(label(&me)), "{table}");
-    assert!(
-        table.contains("rsa-2048") && table.contains("aes-128-cbc"),
-        "{table}"
-    );
+        .to_string()
 }
 
 /// Flips every copy of SHA-256's first round constant (0x428a2f98, little-endian) in `path`.
