@@ -122,6 +122,24 @@ pub fn verify(cache: &Cache, entry: &Entry, cancel: &AtomicBool) -> Result<Manif
     Ok(manifest)
 }
 
+/// A cross-built variant cannot be profiled yet: qemu-user traces it (cstrace_qemu, see
+/// `cryptospeed_sim::qemu`), but its C worker has no profile request to mark the cell's
+/// iterations. Said plainly rather than in `run`'s words.
+pub fn refuse_emulated_profile(name: &str) -> Result<()> {
+    let Ok(e) = Cache::open(None).find(name) else {
+        return Ok(()); // `choices` says what is wrong with the name
+    };
+    if let Some(arch) = e.emulated() {
+        bail!(
+            "variant {} is built for {}: profiling it under {} is not available yet (the C worker it runs has no profile request); its known answers are checked by `cryptospeed variant build`",
+            e.manifest.label,
+            arch.as_str(),
+            arch.qemu()
+        );
+    }
+    Ok(())
+}
+
 /// Resolves `run --variant A,B,C` to worker choices: each built variant loads its own library;
 /// `system` is the system libcrypto. Each variant is checked as [`usable`] says first.
 pub fn choices(list: &str) -> Result<Vec<ImplChoice>> {

@@ -64,6 +64,7 @@ fn choice_for(req: &ProfileRequest, primitive: &str, cancel: &AtomicBool) -> Res
         c
     };
     if let Some(v) = &req.variant {
+        crate::variant::refuse_emulated_profile(v)?;
         let mut c = crate::variant::choices(v)?;
         if c.len() != 1 {
             bail!("--variant takes one variant for a profile");
