@@ -75,8 +75,8 @@ pub fn profile(args: ProfileArgs) -> Result<i32> {
     profile_stored(args).map(|(code, _)| code)
 }
 
-/// `profile`, also returning the id of the stored run (none with `--no-store`).
-pub fn profile_stored(args: ProfileArgs) -> Result<(i32, Option<i64>)> {
+/// The options checked: the cells to profile (`NAME@SIZE` with its own size) and the request.
+fn request_of(args: &ProfileArgs) -> Result<(Vec<CellRef>, ProfileRequest)> {
     let core = cryptospeed_sim::timing::cores::core_named(&args.core)
         .map_err(|e| anyhow::anyhow!("--core: {e}"))?;
     let grid = match args.grid.as_str() {
@@ -109,6 +109,12 @@ pub fn profile_stored(args: ProfileArgs) -> Result<(i32, Option<i64>)> {
         grid,
         no_native: args.no_native,
     };
+    Ok((cells, request))
+}
+
+/// `profile`, also returning the id of the stored run (none with `--no-store`).
+pub fn profile_stored(args: ProfileArgs) -> Result<(i32, Option<i64>)> {
+    let (cells, request) = request_of(&args)?;
     let tracer = valgrind::choose(&args.tracer)?;
     let cancel = session::interrupt_flag();
     let mut profiles = Vec::new();

@@ -149,6 +149,45 @@ impl<R: Read> Words<R> {
     }
 }
 
+/// A segment definition's `n` items (instructions, interned in `decoded`, and data slots).
+fn read_segment<R: Read>(
+    words: &mut Words<R>,
+    decoded: &mut Decoded,
+    id: usize,
+    n: usize,
+) -> Result<Vec<SegItem>, String> {
+    let mut items = Vec::with_capacity(n);
+    for _ in 0..n {
+        let it = words.must("a segment definition")?;
+        if it >> 63 == 1 {
+            let kind = (it & 0xFF) as u8;
+            if !(1..=3).contains(&(kind & 0xF)) {
+                return Err(format!("bad data item {it:#x} in segment {id}"));
+            }
+            items.push(SegItem::Data {
+                kind,
+                size: ((it >> 8) & 0xFFFF) as u16,
+            });
+        } else {
+            let addr = it & 0xFFFF_FFFF_FFFF;
+            let len = ((it >> 48) & 0xFF) as usize;
+            // Up to 15 bytes, or 19 for valgrind's client-request sequence, which
+            // valgrind (and cachegrind) treat as one instruction.
+            if len == 0 || len > 24 {
+                return Err(format!("bad instruction length {len} in segment {id}"));
+            }
+            let mut bytes = [0u8; 24];
+            for chunk in 0..len.div_ceil(8) {
+                let b = words.must("instruction bytes")?.to_le_bytes();
+                let take = (len - chunk * 8).min(8);
+                bytes[chunk * 8..chunk * 8 + take].copy_from_slice(&b[..take]);
+            }
+            items.push(SegItem::Instr(decoded.intern(addr, &bytes[..len])));
+        }
+    }
+    Ok(items)
+}
+
 /// Feeds a cstrace stream to `sink`; `decoded` keeps every instruction seen, by address.
 pub fn read_cstrace<R: Read, S: Sink>(
     src: R,
@@ -194,35 +233,7 @@ pub fn read_cstrace<R: Read, S: Sink>(
             TAG_DEF => {
                 let id = (w & 0xFFFF_FFFF) as usize;
                 let n = ((w >> 32) & 0x3FFF_FFFF) as usize;
-                let mut items = Vec::with_capacity(n);
-                for _ in 0..n {
-                    let it = words.must("a segment definition")?;
-                    if it >> 63 == 1 {
-                        let kind = (it & 0xFF) as u8;
-                        if !(1..=3).contains(&(kind & 0xF)) {
-                            return Err(format!("bad data item {it:#x} in segment {id}"));
-                        }
-                        items.push(SegItem::Data {
-                            kind,
-                            size: ((it >> 8) & 0xFFFF) as u16,
-                        });
-                    } else {
-                        let addr = it & 0xFFFF_FFFF_FFFF;
-                        let len = ((it >> 48) & 0xFF) as usize;
-                        // Up to 15 bytes, or 19 for valgrind's client-request sequence, which
-                        // valgrind (and cachegrind) treat as one instruction.
-                        if len == 0 || len > 24 {
-                            return Err(format!("bad instruction length {len} in segment {id}"));
-                        }
-                        let mut bytes = [0u8; 24];
-                        for chunk in 0..len.div_ceil(8) {
-                            let b = words.must("instruction bytes")?.to_le_bytes();
-                            let take = (len - chunk * 8).min(8);
-                            bytes[chunk * 8..chunk * 8 + take].copy_from_slice(&b[..take]);
-                        }
-                        items.push(SegItem::Instr(decoded.intern(addr, &bytes[..len])));
-                    }
-                }
+                let items = read_segment(&mut words, decoded, id, n)?;
                 if id != segments.len() {
                     return Err(format!(
                         "segment {id} defined out of order (expected {})",

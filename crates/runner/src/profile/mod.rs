@@ -210,25 +210,7 @@ fn traced(
         Tracer::Lackey => None,
     };
     let spec = under_valgrind(tracer, choice, &out)?;
-    let result = (|| -> Result<(Variant, Response)> {
-        let mut w = WorkerClient::spawn(&spec, cancel)
-            .map_err(|e| anyhow::anyhow!("starting the worker under valgrind: {e}"))?;
-        let variant = crate::variant_of(choice, &w);
-        let reply = w
-            .request(
-                &Request::Profile {
-                    cell: cell.clone(),
-                    warmup: req.warmup,
-                    iters: req.iters,
-                },
-                Duration::from_secs(3600),
-                cancel,
-            )
-            .map_err(|e| anyhow::anyhow!("profiling {} under valgrind: {e}", cell.primitive))?;
-        w.quit_and_wait(Duration::from_secs(120))
-            .map_err(|e| anyhow::anyhow!("the traced worker did not end cleanly: {e}"))?;
-        Ok((variant, reply))
-    })();
+    let result = profile_request(&spec, choice, cell, req, cancel);
     if let Some(r) = &reader {
         valgrind::release_reader(&out, r);
     }
@@ -283,6 +265,34 @@ fn traced(
         recorder,
         total_instructions: totals.instructions,
     })
+}
+
+/// The profile request answered by a worker started from `spec` (under a tracer), which then
+/// ends: the variant it ran and its reply.
+fn profile_request(
+    spec: &WorkerSpec,
+    choice: &ImplChoice,
+    cell: &CellSpec,
+    req: &ProfileRequest,
+    cancel: &AtomicBool,
+) -> Result<(Variant, Response)> {
+    let mut w = WorkerClient::spawn(spec, cancel)
+        .map_err(|e| anyhow::anyhow!("starting the worker under valgrind: {e}"))?;
+    let variant = crate::variant_of(choice, &w);
+    let reply = w
+        .request(
+            &Request::Profile {
+                cell: cell.clone(),
+                warmup: req.warmup,
+                iters: req.iters,
+            },
+            Duration::from_secs(3600),
+            cancel,
+        )
+        .map_err(|e| anyhow::anyhow!("profiling {} under valgrind: {e}", cell.primitive))?;
+    w.quit_and_wait(Duration::from_secs(120))
+        .map_err(|e| anyhow::anyhow!("the traced worker did not end cleanly: {e}"))?;
+    Ok((variant, reply))
 }
 
 /// The worker's command line prefixed by valgrind's, writing the trace to `out`.
