@@ -221,7 +221,13 @@ fn exercise(store: &mut dyn Store) {
         "the machine is shared, not copied"
     );
 
-    // Sweeps: a plan is stored once; a shard is claimed until it is done.
+    sweeps_are_stored_once_and_claimed(store, run);
+    shards_of_dead_runners_are_taken_again(store);
+    partial_runs_are_completed_by_a_copy(store, &back);
+}
+
+/// Sweeps: a plan is stored once; a shard is claimed until it is done (by run `run`).
+fn sweeps_are_stored_once_and_claimed(store: &mut dyn Store, run: i64) {
     let shards = vec!["[1]".to_string(), "[2]".to_string()];
     assert!(store.save_sweep("s", "{\"a\":1}", &shards).unwrap());
     assert!(!store.save_sweep("s", "{\"a\":1}", &shards).unwrap());
@@ -244,9 +250,6 @@ fn exercise(store: &mut dyn Store) {
     );
     assert_eq!(rows[1].attempts, 1);
     assert_eq!(store.sweeps().unwrap()[0].done, 1);
-
-    shards_of_dead_runners_are_taken_again(store);
-    partial_runs_are_completed_by_a_copy(store, &back);
 }
 
 /// A running shard whose run beats is busy; once the beats stop it reads as abandoned and may be
