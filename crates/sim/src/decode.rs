@@ -4,8 +4,8 @@
 //! precomputed here, so the per-instruction work in the simulators is a table lookup.
 
 use iced_x86::{
-    CpuidFeature, Decoder, DecoderOptions, FlowControl, Instruction, InstructionInfoFactory,
-    Mnemonic, OpAccess, OpKind, Register,
+    CpuidFeature, Decoder, DecoderOptions, FlowControl, Instruction, InstructionInfo,
+    InstructionInfoFactory, Mnemonic, OpAccess, OpKind, Register,
 };
 use std::collections::HashMap;
 
@@ -237,30 +237,28 @@ fn is_string_op(i: &Instruction) -> bool {
     })
 }
 
-fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &[u8]) -> InstrInfo {
-    let mut decoder = Decoder::with_ip(64, bytes, addr, DecoderOptions::NONE);
-    let instr = decoder.decode();
-    let len = bytes.len() as u8;
-    if instr.is_invalid() {
-        return InstrInfo {
-            ix: 0,
-            addr,
-            len,
-            class: Class::Other,
-            branch: BranchKind::None,
-            reads_memory: false,
-            writes_memory: false,
-            sources: vec![],
-            dests: vec![],
-            address_sources: vec![],
-            latency: 1,
-            mnemonic: Mnemonic::INVALID,
-            decoded: false,
-            bytes: bytes.to_vec(),
-        };
+/// What an undecodable instruction is taken for: one cycle of something else.
+fn undecoded(addr: u64, bytes: &[u8]) -> InstrInfo {
+    InstrInfo {
+        ix: 0,
+        addr,
+        len: bytes.len() as u8,
+        class: Class::Other,
+        branch: BranchKind::None,
+        reads_memory: false,
+        writes_memory: false,
+        sources: vec![],
+        dests: vec![],
+        address_sources: vec![],
+        latency: 1,
+        mnemonic: Mnemonic::INVALID,
+        decoded: false,
+        bytes: bytes.to_vec(),
     }
-    let m = instr.mnemonic();
-    let info = factory.info(&instr);
+}
+
+/// Whether the instruction reads memory, and whether it writes it.
+fn memory_use(info: &InstructionInfo) -> (bool, bool) {
     let mut reads_memory = false;
     let mut writes_memory = false;
     for mem in info.used_memory() {
@@ -274,10 +272,20 @@ fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &[u8]) -> In
             _ => {}
         }
     }
-    let stack_op = matches!(
-        instr.flow_control(),
-        FlowControl::Call | FlowControl::IndirectCall | FlowControl::Return
-    ) || matches!(m, Mnemonic::Push | Mnemonic::Pop);
+    (reads_memory, writes_memory)
+}
+
+/// Register slots an instruction depends on and writes (full registers, RFLAGS as one; the
+/// stack pointer of a stack operation left out), sorted and without repeats.
+struct Dataflow {
+    sources: Vec<u16>,
+    dests: Vec<u16>,
+    address_sources: Vec<u16>,
+    /// It uses a vector register.
+    vector: bool,
+}
+
+fn dataflow(instr: &Instruction, info: &InstructionInfo, stack_op: bool) -> Dataflow {
     let mut sources = Vec::new();
     let mut dests = Vec::new();
     let mut vector = false;
@@ -338,9 +346,20 @@ fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &[u8]) -> In
     address_sources.dedup();
     dests.sort_unstable();
     dests.dedup();
-    let features = instr.cpuid_features();
-    let rep_string = is_string_op(&instr) && (instr.has_rep_prefix() || instr.has_repne_prefix());
-    let (class, branch) = match instr.flow_control() {
+    Dataflow {
+        sources,
+        dests,
+        address_sources,
+        vector,
+    }
+}
+
+/// The instruction's class and branch kind.
+fn class_of(instr: &Instruction, vector: bool, memory: (bool, bool)) -> (Class, BranchKind) {
+    let m = instr.mnemonic();
+    let (reads_memory, writes_memory) = memory;
+    let rep_string = is_string_op(instr) && (instr.has_rep_prefix() || instr.has_repne_prefix());
+    match instr.flow_control() {
         FlowControl::ConditionalBranch => (Class::CondBranch, BranchKind::Conditional),
         FlowControl::UnconditionalBranch => (Class::Jump, BranchKind::Direct),
         FlowControl::Call => (Class::Call, BranchKind::Direct),
@@ -354,7 +373,7 @@ fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &[u8]) -> In
             } else {
                 BranchKind::None
             };
-            let class = if features.iter().any(|f| is_crypto(*f)) {
+            let class = if instr.cpuid_features().iter().any(|f| is_crypto(*f)) {
                 Class::Crypto
             } else if vector {
                 Class::Simd
@@ -371,7 +390,24 @@ fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &[u8]) -> In
             };
             (class, branch)
         }
-    };
+    }
+}
+
+fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &[u8]) -> InstrInfo {
+    let mut decoder = Decoder::with_ip(64, bytes, addr, DecoderOptions::NONE);
+    let instr = decoder.decode();
+    if instr.is_invalid() {
+        return undecoded(addr, bytes);
+    }
+    let m = instr.mnemonic();
+    let info = factory.info(&instr);
+    let (reads_memory, writes_memory) = memory_use(info);
+    let stack_op = matches!(
+        instr.flow_control(),
+        FlowControl::Call | FlowControl::IndirectCall | FlowControl::Return
+    ) || matches!(m, Mnemonic::Push | Mnemonic::Pop);
+    let flow = dataflow(&instr, info, stack_op);
+    let (class, branch) = class_of(&instr, flow.vector, (reads_memory, writes_memory));
     let base = match class {
         Class::MulDiv if matches!(m, Mnemonic::Div | Mnemonic::Idiv) => 24,
         Class::MulDiv => 3,
@@ -381,14 +417,14 @@ fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &[u8]) -> In
     InstrInfo {
         ix: 0,
         addr,
-        len,
+        len: bytes.len() as u8,
         class,
         branch,
         reads_memory,
         writes_memory,
-        sources,
-        dests,
-        address_sources,
+        sources: flow.sources,
+        dests: flow.dests,
+        address_sources: flow.address_sources,
         latency: base,
         mnemonic: m,
         decoded: true,
