@@ -126,10 +126,10 @@ fn runs_sync_into_postgres_once_each_with_their_samples() {
 /// The cells of the two measured files (4 each), each with its own samples, and the files'
 /// samples in all.
 fn measured_cells(a: &Path, b: &Path) -> (Vec<String>, i64) {
-    let samples = sqlite_count(&a, "sample") + sqlite_count(&b, "sample");
+    let samples = sqlite_count(a, "sample") + sqlite_count(b, "sample");
     // Each of the 4 cells of each file has its own samples: at least the 6 `quick` asks for.
-    let mut cells = sqlite_cells(&a);
-    cells.extend(sqlite_cells(&b));
+    let mut cells = sqlite_cells(a);
+    cells.extend(sqlite_cells(b));
     assert_eq!(cells.len(), 8, "{cells:?}");
     for cell in &cells {
         let n: i64 = cell.rsplit('|').next().unwrap().parse().unwrap();
