@@ -29,6 +29,7 @@ mod close;
 mod human;
 mod lines;
 mod mr;
+mod mr_public_key;
 mod multi;
 
 use lines::*;
