@@ -322,12 +322,7 @@ pub(crate) fn run(
             ctx.layout = layout_for(base, round, config);
             ctx.pin = round_cpu(pin, &cpus, round);
             round_cpus.extend(ctx.pin);
-            for (vi, slot) in slots.iter_mut().enumerate() {
-                if cells.iter().any(|c| !c[vi].done) && slot.broken.is_none() {
-                    slot.restart(&ctx, ctx.layout);
-                    processes += 1;
-                }
-            }
+            processes += restart_unfinished(&mut slots, &cells, &ctx);
         }
         match run_round(
             plan,
@@ -355,13 +350,7 @@ pub(crate) fn run(
     }
     let mut conditions = conditions_of(cpu_start, started, pin, processes, &tally, config);
     conditions.round_cpus = round_cpus.into_iter().collect();
-    if status == RunStatus::Interrupted {
-        // Cells cut short by Ctrl-C say nothing about the machine's noise.
-        conditions.warnings.retain(|w| !w.contains("did not reach"));
-    }
-    for w in &conditions.warnings {
-        progress.note(w);
-    }
+    note_conditions(&mut conditions, status, progress);
     Ok(conclude(
         recorder,
         status,
@@ -370,6 +359,30 @@ pub(crate) fn run(
         Vec::new(),
         progress,
     ))
+}
+
+/// Starts the next round's workers of the variants with cells left (fresh processes, the round's
+/// CPU and layout); how many it started.
+fn restart_unfinished(slots: &mut [Slot], cells: &[Vec<Bouts>], ctx: &Ctx) -> u32 {
+    let mut started = 0;
+    for (vi, slot) in slots.iter_mut().enumerate() {
+        if cells.iter().any(|c| !c[vi].done) && slot.broken.is_none() {
+            slot.restart(ctx, ctx.layout);
+            started += 1;
+        }
+    }
+    started
+}
+
+/// Prints the run's warnings, less the noise warning of cells cut short by Ctrl-C (they say
+/// nothing about the machine).
+fn note_conditions(conditions: &mut RunConditions, status: RunStatus, progress: &dyn Progress) {
+    if status == RunStatus::Interrupted {
+        conditions.warnings.retain(|w| !w.contains("did not reach"));
+    }
+    for w in &conditions.warnings {
+        progress.note(w);
+    }
 }
 
 /// Counts over the stored measurements, for the outcome and the noise warning.
