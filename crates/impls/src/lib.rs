@@ -10,6 +10,7 @@ pub mod boringssl;
 pub mod buffer;
 pub mod declared;
 pub mod dl;
+pub mod evp;
 pub mod go;
 mod hybrid_kem;
 mod kat;
@@ -81,6 +82,11 @@ pub struct Registered {
     /// its module as `DECLARED`.
     pub declared: &'static [Declared],
 }
+
+/// The post-quantum calls of the OpenSSL family's libraries beyond EVP's (crate::evp), tried in
+/// this order by every column of the family, since each loads any build of it (`NAME:PATH`): a
+/// backend recognises its library by its symbols.
+pub(crate) const PQ_BACKENDS: &[&dyn evp::PqBackend] = &[&aws_lc::Pq, &boringssl::Pq];
 
 /// Every implementation this build carries.
 pub const REGISTRY: &[Registered] = &[

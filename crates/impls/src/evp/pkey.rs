@@ -432,10 +432,10 @@ pub fn timing_key<'a>(api: &'a Api, algorithm: &Algorithm) -> Result<Key<'a>, St
             }
         }
         Algorithm::Ffdh { group, .. } => generate(api, "DH", Some(group)),
-        // Keys of the seeded families are made by kem.rs, dsa.rs and aws_pq.rs (mod.rs routes
-        // them).
+        // Keys of the seeded families are made by kem.rs, dsa.rs and the library backends
+        // (crate::aws_lc, crate::boringssl); mod.rs routes them.
         a if a.family().is_seeded() => {
-            Err("post-quantum keys are not made here (kem.rs, dsa.rs, aws_pq.rs)".into())
+            Err("post-quantum keys are not made here (kem.rs, dsa.rs, aws_lc/pq.rs)".into())
         }
         _ => Err("not a public-key algorithm".into()),
     }

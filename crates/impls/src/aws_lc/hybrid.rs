@@ -1,74 +1,23 @@
 //! X25519MLKEM768 in the aws-lc column: AWS-LC's libcrypto has no hybrid KEM (its libssl composes
 //! the TLS key share itself), so it is composed here the same way from AWS-LC's own parts: its
-//! ML-KEM-768 through aws_pq.rs's EVP_PKEY_KEM calls and its X25519 through BoringSSL's
+//! ML-KEM-768 through pq.rs's EVP_PKEY_KEM calls and its X25519 through BoringSSL's
 //! `X25519_keypair`, `X25519_public_from_private` and `X25519`. Layout and work per operation as in
 //! the catalog's hybrid.rs (ML-KEM's part first; secret = ML-KEM ‖ X25519). All three published
 //! vectors run through these calls: the ML-KEM part derandomised by AWS-LC's deterministic entry
 //! points, the X25519 part from the vectors' private keys.
-#![allow(non_snake_case)]
 
-use super::aws_pq::Kem;
-use super::ffi::Api;
-use super::pq_suite::KemCalls;
+use super::pq::Kem;
+use crate::evp::ffi::Api;
+use crate::evp::pq_calls::KemCalls;
+use crate::evp::x25519::{split, x32, X25519Api};
 use crate::suite::{DecapsFn, EncapsFn, KemKeygenFn, OpFn, Res};
 use cryptospeed_catalog::hybrid::{MLKEM768_CT, MLKEM768_DK, MLKEM768_EK, MLKEM_SEED};
 use cryptospeed_catalog::Primitive;
-use std::os::raw::c_int;
-
-crate::dynamic_api! {
-    X25519Api, "libcrypto with BoringSSL's X25519 calls";
-    required {
-        X25519_keypair: fn(*mut u8, *mut u8);
-        X25519_public_from_private: fn(*mut u8, *const u8);
-        X25519: fn(*mut u8, *const u8, *const u8) -> c_int;
-    }
-    optional {}
-}
 
 /// ML-KEM-768 and X25519 of one AWS-LC.
 pub struct Hybrid<'a> {
     kem: Kem<'a>,
     x: X25519Api,
-}
-
-impl X25519Api {
-    /// An X25519 key pair (public, private): of `private`, or fresh.
-    pub(super) fn pair(&self, private: Option<[u8; 32]>) -> ([u8; 32], [u8; 32]) {
-        let mut public = [0u8; 32];
-        match private {
-            // SAFETY: 32-byte buffers, as the prototypes ask.
-            Some(own) => unsafe {
-                (self.X25519_public_from_private)(public.as_mut_ptr(), own.as_ptr());
-                (public, own)
-            },
-            None => {
-                let mut own = [0u8; 32];
-                // SAFETY: as above.
-                unsafe { (self.X25519_keypair)(public.as_mut_ptr(), own.as_mut_ptr()) };
-                (public, own)
-            }
-        }
-    }
-
-    /// The X25519 secret of `private` and `peer` into `out`.
-    pub(super) fn shared(
-        &self,
-        private: &[u8; 32],
-        peer: &[u8; 32],
-        out: &mut [u8; 32],
-    ) -> Res<()> {
-        // SAFETY: 32-byte buffers; X25519 returns 0 for a low-order peer key.
-        match unsafe { (self.X25519)(out.as_mut_ptr(), private.as_ptr(), peer.as_ptr()) } {
-            1 => Ok(()),
-            _ => Err(format!("{}'s X25519 rejected the peer key", self.path)),
-        }
-    }
-}
-
-pub(super) fn x32(bytes: &[u8]) -> Res<[u8; 32]> {
-    bytes
-        .try_into()
-        .map_err(|_| format!("an X25519 key is 32 bytes, not {}", bytes.len()))
 }
 
 impl<'a> Hybrid<'a> {
@@ -120,18 +69,6 @@ impl<'a> Hybrid<'a> {
         self.x.shared(&xpriv, &epub, &mut ss)?;
         Ok([k, ss.to_vec()].concat())
     }
-}
-
-/// The hybrid's parts at `at` (the ML-KEM part's length) and the 32-byte X25519 part.
-pub(super) fn split(bytes: &[u8], at: usize, what: &str) -> Res<(Vec<u8>, [u8; 32])> {
-    if bytes.len() != at + 32 {
-        return Err(format!(
-            "a hybrid {what} is {} bytes, not {}",
-            at + 32,
-            bytes.len()
-        ));
-    }
-    Ok((bytes[..at].to_vec(), x32(&bytes[at..])?))
 }
 
 impl<'a> KemCalls<'a> for Hybrid<'a> {

@@ -7,7 +7,7 @@
 
 use super::ffi::Api;
 use super::pq::{int_param, Owned, PqAlg};
-use super::pq_suite::{KeySigner, SigCalls, SignWith};
+use super::pq_calls::{KeySigner, SigCalls, SignWith};
 use crate::suite::{OpFn, Res, Signer};
 use cryptospeed_catalog::{Algorithm, Primitive};
 use std::os::raw::c_int;

@@ -1,11 +1,11 @@
 //! ML-DSA in the boringssl column through BoringSSL's own `<openssl/mldsa.h>` (it has ML-DSA
-//! outside EVP only): bssl_pq.rs's module comment says why, what each timed operation includes
-//! and through which calls the vectors run; this file is its ML-DSA half, on bssl_pq.rs's
+//! outside EVP only): pq.rs's module comment says why, what each timed operation includes
+//! and through which calls the vectors run; this file is its ML-DSA half, on pq.rs's
 //! symbol lookup, byte strings and key storage.
 
-use super::bssl_pq::{bcm_names, bcm_ok, mangled, FromSeed, Lib, Marshal, Opaque, Parse};
-use super::ffi::Api;
-use super::pq_suite::{KeySigner, SigCalls, SignWith};
+use super::pq::{bcm_names, bcm_ok, mangled, FromSeed, Lib, Marshal, Opaque, Parse};
+use crate::evp::ffi::Api;
+use crate::evp::pq_calls::{KeySigner, SigCalls, SignWith};
 use crate::suite::{OpFn, Res, Signer};
 use cryptospeed_catalog::{Algorithm, Primitive};
 use std::os::raw::{c_int, c_void};
@@ -352,7 +352,7 @@ impl SignWith for Dsa<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::openssl::bssl_pq::tests::passing;
+    use crate::boringssl::pq::tests::passing;
     use cryptospeed_catalog::{unhex, Kat};
 
     #[test]

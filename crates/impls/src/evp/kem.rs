@@ -14,7 +14,7 @@
 
 use super::ffi::Api;
 use super::pq::{octets, Owned, PqAlg};
-use super::pq_suite::KemCalls;
+use super::pq_calls::KemCalls;
 use crate::suite::{DecapsFn, EncapsFn, KemKeygenFn, OpFn, Res};
 use cryptospeed_catalog::{hybrid, Algorithm, Curve, Primitive};
 

@@ -1,13 +1,23 @@
 //! `boringssl`: Google's BoringSSL (Chrome, Android, Cloudflare) through its libcrypto, with the
 //! EVP calls `openssl speed` makes where BoringSSL has them and its own `EVP_AEAD` where it offers
 //! an AEAD only there (ChaCha20-Poly1305), and its own non-EVP `mlkem.h`/`mldsa.h` for ML-KEM and
-//! ML-DSA (openssl/bssl_pq.rs). Built with cmake from the tree the `boring-sys` crate
+//! ML-DSA (pq.rs, dsa.rs; SLH-DSA slh.rs, X25519MLKEM768 hybrid.rs), over the EVP layer the
+//! family shares (crate::evp). Built with cmake from the tree the `boring-sys` crate
 //! carries (cryptospeed_variants::cmake), together with its `bssl_bench`, the oracle these
 //! figures are checked against (tests/boringssl_family.rs, docs/PERFORMANCE.md). Its own worker
 //! process keeps its symbols away from OpenSSL's. `boringssl:PATH` loads another build.
 
+mod dsa;
+mod hybrid;
+pub(crate) mod pq;
+mod slh;
+
 use crate::declared::{Conformance::*, Declared};
+use crate::evp::ffi::Api;
+use crate::evp::pq_calls::{kem_box, sig_box, AnyKem, AnySig, PqBackend};
+use crate::suite::Res;
 use crate::ImplOptions;
+use cryptospeed_catalog::{Algorithm, Primitive};
 use cryptospeed_engine::Implementation;
 use cryptospeed_model::Op;
 
@@ -51,9 +61,32 @@ pub const DECLARED: &[Declared] = &[
 ];
 
 pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
-    crate::openssl::create_built(
+    crate::evp::create_built(
         "boringssl",
         &cryptospeed_variants::cmake::BORINGSSL,
         options,
+        crate::PQ_BACKENDS,
     )
+}
+
+/// BoringSSL's own post-quantum calls, for a libcrypto of the BoringSSL family (`None` for any
+/// other). Its reason for a primitive it lacks stands alone, without EVP's.
+pub(crate) struct Pq;
+
+impl PqBackend for Pq {
+    fn kem<'a>(&self, api: &'a Api, p: &Primitive, _evp: &str) -> Res<Option<AnyKem<'a>>> {
+        if matches!(p.algorithm, Algorithm::HybridKem { .. }) {
+            hybrid::Hybrid::new(api, p).map(|h| h.map(kem_box))
+        } else {
+            pq::Kem::new(api, p).map(|k| k.map(kem_box))
+        }
+    }
+
+    fn sig<'a>(&self, api: &'a Api, p: &Primitive, _evp: &str) -> Res<Option<AnySig<'a>>> {
+        if matches!(p.algorithm, Algorithm::SlhDsa { .. }) {
+            slh::Slh::new(api, p).map(|s| s.map(sig_box))
+        } else {
+            dsa::Dsa::new(api, p).map(|d| d.map(sig_box))
+        }
+    }
 }

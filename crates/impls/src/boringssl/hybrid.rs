@@ -1,19 +1,19 @@
 //! X25519MLKEM768 in the boringssl column: BoringSSL composes the TLS key share in libssl
 //! (ssl/ssl_key_share.cc, from `MLKEM768_*` and `X25519*`), and its libcrypto has no hybrid of
-//! its own, so it is composed here from the same libcrypto calls, as aws_hybrid.rs does for
-//! AWS-LC: ML-KEM-768 through bssl_pq.rs, X25519 through `X25519_keypair`,
-//! `X25519_public_from_private` and `X25519` (aws_hybrid.rs's table). Layout and work per
+//! its own, so it is composed here from the same libcrypto calls, as crate::aws_lc::hybrid does for
+//! AWS-LC: ML-KEM-768 through pq.rs, X25519 through `X25519_keypair`,
+//! `X25519_public_from_private` and `X25519` (crate::evp::x25519). Layout and work per
 //! operation as in the catalog's hybrid.rs (ML-KEM's part first; secret = ML-KEM ‖ X25519):
 //! keygen `MLKEM768_generate_key` + `X25519_keypair`; encaps `MLKEM768_encap` to a share parsed
 //! before timing + `X25519_keypair` + `X25519`; decaps `MLKEM768_decap` + `X25519`. The vectors
-//! run with the ML-KEM part derandomised as bssl_pq.rs's are (seeded key generation; BCM's
+//! run with the ML-KEM part derandomised as pq.rs's are (seeded key generation; BCM's
 //! external-entropy encapsulation and expanded-key import) and the X25519 part from the vectors'
 //! private keys.
 
-use super::aws_hybrid::{split, X25519Api};
-use super::bssl_pq::{Kem, Opaque};
-use super::ffi::Api;
-use super::pq_suite::KemCalls;
+use super::pq::{Kem, Opaque};
+use crate::evp::ffi::Api;
+use crate::evp::pq_calls::KemCalls;
+use crate::evp::x25519::{split, X25519Api};
 use crate::suite::{DecapsFn, EncapsFn, KemKeygenFn, OpFn, Res};
 use cryptospeed_catalog::hybrid::{MLKEM768_CT, MLKEM768_DK, MLKEM768_EK, MLKEM_SEED};
 use cryptospeed_catalog::Primitive;

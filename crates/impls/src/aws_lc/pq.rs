@@ -1,5 +1,6 @@
 //! ML-KEM and ML-DSA through AWS-LC's own EVP API, for a libcrypto (AWS-LC) that lacks OpenSSL
-//! 3.5's calls kem.rs and dsa.rs use. pq_suite.rs falls back to it when those are not there.
+//! 3.5's calls crate::evp's kem.rs and dsa.rs use. The suite (crate::evp::pq_suite) falls back to
+//! it when those are not there.
 //!
 //! ML-KEM: keys of type `EVP_PKEY_KEM` made with `EVP_PKEY_CTX_kem_set_params(ctx, NID_MLKEM*)`
 //! and `EVP_PKEY_keygen`; `EVP_PKEY_encapsulate` / `EVP_PKEY_decapsulate` on contexts made once
@@ -19,9 +20,9 @@
 //! fails those vectors with that reason rather than skipping them.
 #![allow(non_snake_case)]
 
-use super::ffi::{Api, Ptr};
-use super::pq::Owned;
-use super::pq_suite::{KemCalls, KeySigner, SigCalls, SignWith};
+use crate::evp::ffi::{Api, Ptr};
+use crate::evp::pq::Owned;
+use crate::evp::pq_calls::{KemCalls, KeySigner, SigCalls, SignWith};
 use crate::suite::{DecapsFn, EncapsFn, KemKeygenFn, OpFn, Res, Signer};
 use cryptospeed_catalog::{Algorithm, Primitive};
 use std::os::raw::c_int;
@@ -193,7 +194,7 @@ impl<'a> Kem<'a> {
             Algorithm::MlKem { level: 512 } => NID_MLKEM512,
             Algorithm::MlKem { level: 768 } => NID_MLKEM768,
             Algorithm::MlKem { level: 1024 } => NID_MLKEM1024,
-            // The hybrid's ML-KEM part (aws_hybrid.rs).
+            // The hybrid's ML-KEM part (hybrid.rs).
             Algorithm::HybridKem { .. } => NID_MLKEM768,
             _ => return Err(format!("{} is not an ML-KEM parameter set", p.id)),
         };

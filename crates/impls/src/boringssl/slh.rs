@@ -11,12 +11,12 @@
 //! Known answers: key generation through the public `SLHDSA_SHA2_128S_generate_key_from_seed`
 //! (SK.seed ‖ SK.prf ‖ PK.seed); the internal-interface vectors (M' as given, deterministic:
 //! opt_rand = PK.seed) through the BCM entry points libcrypto exports for BoringSSL's ACVP tests,
-//! `BCM_slhdsa_sha2_128s_sign_internal` and `_verify_internal` (found as bssl_pq.rs finds
+//! `BCM_slhdsa_sha2_128s_sign_internal` and `_verify_internal` (found as pq.rs finds
 //! BCM names). A build without them fails those vectors with that reason.
 
-use super::bssl_pq::{bcm_names, bcm_ok, Lib};
-use super::ffi::Api;
-use super::pq_suite::{KeySigner, SigCalls, SignWith};
+use super::pq::{bcm_names, bcm_ok, Lib};
+use crate::evp::ffi::Api;
+use crate::evp::pq_calls::{KeySigner, SigCalls, SignWith};
 use crate::suite::{OpFn, Res, Signer};
 use cryptospeed_catalog::{Algorithm, Primitive};
 use std::os::raw::c_int;
@@ -290,7 +290,7 @@ impl SignWith for Slh<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::openssl::bssl_pq::tests::{passing, primitive};
+    use crate::boringssl::pq::tests::{passing, primitive};
     use cryptospeed_catalog::{unhex, Kat};
 
     #[test]

@@ -1,11 +1,11 @@
 //! ML-KEM and ML-DSA in the boringssl column. BoringSSL offers them only through its own non-EVP
 //! API (`<openssl/mlkem.h>`, `<openssl/mldsa.h>`: key structs the caller allocates, one call per
-//! operation), which `bssl speed` times, so kem.rs's and dsa.rs's EVP calls cannot reach them;
-//! pq_suite.rs falls back to this module for a libcrypto of the BoringSSL family (one with `CBB`) that
+//! operation), which `bssl speed` times, so crate::evp's kem.rs and dsa.rs cannot reach them;
+//! crate::evp::pq_suite falls back to this module for a libcrypto of the BoringSSL family (one with `CBB`) that
 //! has neither OpenSSL 3.5's nor AWS-LC's calls. Every function is looked up by name at run time,
 //! so a BoringSSL without a parameter set reports it unavailable with the reason. This file holds
 //! what both share (symbol lookup, `CBB`/`CBS` byte strings, key storage) and ML-KEM; ML-DSA is
-//! bssl_dsa.rs, the X25519MLKEM768 hybrid bssl_hybrid.rs.
+//! dsa.rs, SLH-DSA slh.rs, the X25519MLKEM768 hybrid hybrid.rs.
 //!
 //! What each timed operation includes (the same work as the openssl and aws-lc columns, as the
 //! catalog's kem.rs and dsa.rs define it; keys are the structs BoringSSL parses into):
@@ -34,8 +34,8 @@
 //! either (the seed through `MLKEM*_private_key_from_seed`, an expanded key through BCM).
 #![allow(non_snake_case)]
 
-use super::ffi::{Api, Ptr};
-use super::pq_suite::KemCalls;
+use crate::evp::ffi::{Api, Ptr};
+use crate::evp::pq_calls::KemCalls;
 use crate::suite::{DecapsFn, EncapsFn, KemKeygenFn, OpFn, Res};
 use cryptospeed_catalog::{Algorithm, Primitive};
 use std::os::raw::{c_int, c_void};
@@ -78,7 +78,7 @@ pub(super) fn bcm_ok(status: c_int) -> bool {
 /// Storage for one of BoringSSL's opaque key structs (`MLKEM768_private_key` …), 8-byte aligned
 /// (the headers ask for 2 or 4). Sized from the headers of boring-sys 5.4.0's tree, doubled: a
 /// build loaded with `boringssl:PATH` whose structs grew still writes inside it.
-pub(super) struct Opaque(Box<[u64]>);
+pub(crate) struct Opaque(Box<[u64]>);
 
 impl Opaque {
     pub(super) fn new(bytes: usize) -> Opaque {
@@ -474,7 +474,7 @@ impl<'a> KemCalls<'a> for Kem<'a> {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::openssl::pq_suite::PqSuite;
+    use crate::evp::pq_suite::PqSuite;
     use cryptospeed_catalog::{unhex, Kat};
 
     /// BoringSSL from the boring-sys crate's tree, built by the same function
@@ -517,7 +517,7 @@ pub(super) mod tests {
         let api = boringssl();
         let (p, suite) = (
             primitive(id),
-            PqSuite::load("boringssl", &api.path).unwrap(),
+            PqSuite::load("boringssl", &api.path, crate::PQ_BACKENDS).unwrap(),
         );
         for kat in p.kats {
             crate::suite::known_answer(&suite, p, kat).unwrap();

@@ -1,0 +1,68 @@
+//! `aws-lc`: AWS-LC through its whole OpenSSL-compatible libcrypto, so every primitive AWS-LC
+//! has is measured (legacy ones included) with the EVP calls `openssl speed` makes. The library is
+//! built with cmake from the tree the `aws-lc-sys` crate carries, as a shared libcrypto without
+//! a symbol prefix (cryptospeed_variants::cmake), and driven by the EVP layer the family shares
+//! (crate::evp), which falls back to the 1.1.1-style calls where AWS-LC lacks OpenSSL 3's.
+//! ML-KEM and ML-DSA go through AWS-LC's own EVP calls (pq.rs), X25519MLKEM768 is composed from
+//! them and X25519 (hybrid.rs). Its own worker
+//! process keeps its symbols away from OpenSSL's. `aws-lc:PATH` loads another build.
+
+mod hybrid;
+mod pq;
+
+use crate::declared::{Conformance::*, Declared};
+use crate::evp::ffi::Api;
+use crate::evp::pq_calls::{kem_box, sig_box, AnyKem, AnySig, PqBackend};
+use crate::suite::Res;
+use crate::ImplOptions;
+use cryptospeed_catalog::{Algorithm, Primitive};
+use cryptospeed_engine::Implementation;
+use cryptospeed_model::Op;
+
+/// Where this column's timed calls depart from the catalog's definitions (declared.rs).
+pub const DECLARED: &[Declared] = &[
+    Declared {
+        kinds: &["ml-kem"],
+        ops: &[Op::Encaps, Op::Decaps],
+        note: Deviates("AWS-LC's key keeps only its encoding: every call re-checks, re-hashes and unpacks it"),
+    },
+    Declared {
+        kinds: &["ml-dsa"],
+        ops: &[Op::Sign, Op::Verify],
+        note: Deviates("AWS-LC's key keeps no expanded form: the matrix A is expanded on every sign and verify"),
+    },
+    Declared {
+        kinds: &["ml-dsa", "slh-dsa"],
+        ops: &[Op::KeygenEncode],
+        note: NotOffered("no timed signature keygen with export through AWS-LC's API here"),
+    },
+];
+
+pub fn create(options: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
+    crate::evp::create_built(
+        "aws-lc",
+        &cryptospeed_variants::cmake::AWS_LC,
+        options,
+        crate::PQ_BACKENDS,
+    )
+}
+
+/// AWS-LC's own post-quantum calls, for a libcrypto with them (`None` for any other).
+pub(crate) struct Pq;
+
+impl PqBackend for Pq {
+    fn kem<'a>(&self, api: &'a Api, p: &Primitive, evp: &str) -> Res<Option<AnyKem<'a>>> {
+        let aws = if matches!(p.algorithm, Algorithm::HybridKem { .. }) {
+            hybrid::Hybrid::new(api, p).map(|h| h.map(kem_box))
+        } else {
+            pq::Kem::new(api, p).map(|k| k.map(kem_box))
+        };
+        aws.map_err(|e2| format!("{evp}; nor through AWS-LC's ML-KEM API: {e2}"))
+    }
+
+    fn sig<'a>(&self, api: &'a Api, p: &Primitive, evp: &str) -> Res<Option<AnySig<'a>>> {
+        pq::Dsa::new(api, p)
+            .map(|d| d.map(sig_box))
+            .map_err(|e2| format!("{evp}; nor through AWS-LC's ML-DSA API: {e2}"))
+    }
+}

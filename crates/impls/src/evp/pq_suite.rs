@@ -1,0 +1,132 @@
+//! The post-quantum primitives of the openssl, aws-lc and boringssl columns as one [`Suite`], so
+//! their known-answer tests, agreement, cross-checks and timed loops are the suite's
+//! (suite/mod.rs, suite/timed.rs) rather than a copy per library API. `Evp` hands every
+//! primitive of `Family::Kem` and `Family::SeededSignature` to it.
+//!
+//! Per primitive it picks the backend the library has: OpenSSL 3.5's EVP calls (kem.rs, dsa.rs),
+//! else the first of the library-specific [`PqBackend`]s given to it that recognises the library
+//! (AWS-LC's own calls in crate::aws_lc, BoringSSL's in crate::boringssl). Each backend offers
+//! its calls through the traits of pq_calls.rs; what each timed operation includes is said in
+//! its module comment.
+
+use super::ffi::Api;
+use super::pq_calls::{kem_box, sig_box, AnyKem, AnySig, PqBackend};
+use super::{dsa, kem};
+use crate::suite::{DecapsFn, EncapsFn, KemKeygenFn, OpFn, Res, Signer, Suite};
+use cryptospeed_catalog::Primitive;
+use cryptospeed_model::Variant;
+
+/// The post-quantum calls of one libcrypto (its own handle on it, beside `Evp`'s).
+pub(crate) struct PqSuite {
+    name: &'static str,
+    api: Api,
+    /// Tried in order after EVP's calls.
+    backends: &'static [&'static dyn PqBackend],
+}
+
+impl PqSuite {
+    pub(crate) fn load(
+        name: &'static str,
+        path: &str,
+        backends: &'static [&'static dyn PqBackend],
+    ) -> Res<PqSuite> {
+        Ok(PqSuite {
+            name,
+            api: Api::load(path)?,
+            backends,
+        })
+    }
+
+    /// The backend of KEM `p`, or why the library has none.
+    fn kem(&self, p: &Primitive) -> Res<AnyKem<'_>> {
+        let api = &self.api;
+        let e = match kem::Kem::new(api, p) {
+            Ok(k) => return Ok(kem_box(k)),
+            Err(e) => e,
+        };
+        for backend in self.backends {
+            if let Some(k) = backend.kem(api, p, &e)? {
+                return Ok(k);
+            }
+        }
+        // A library of none of the backends' kinds (OpenSSL) keeps EVP's reason.
+        Err(e)
+    }
+
+    /// The backend of signature `p`, or why the library has none.
+    fn sig(&self, p: &Primitive) -> Res<AnySig<'_>> {
+        let api = &self.api;
+        let e = match dsa::Dsa::new(api, p) {
+            Ok(d) => return Ok(sig_box(d)),
+            Err(e) => e,
+        };
+        for backend in self.backends {
+            if let Some(s) = backend.sig(api, p, &e)? {
+                return Ok(s);
+            }
+        }
+        Err(e)
+    }
+}
+
+impl Suite for PqSuite {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Not used: `Evp` describes the variant.
+    fn describe(&self) -> Variant {
+        Variant::default()
+    }
+
+    fn kem_keygen(&self, p: &Primitive, seed: Option<&[u8]>) -> Res<KemKeygenFn<'_>> {
+        self.kem(p)?.keygen(seed)
+    }
+
+    fn kem_encaps(&self, p: &Primitive, ek: &[u8], m: Option<&[u8]>) -> Res<EncapsFn<'_>> {
+        self.kem(p)?.encaps(ek, m)
+    }
+
+    fn kem_decaps(&self, p: &Primitive, dk: &[u8]) -> Res<DecapsFn<'_>> {
+        self.kem(p)?.decaps(dk)
+    }
+
+    fn kem_keygen_timed(&self, p: &Primitive) -> Res<OpFn<'_>> {
+        self.kem(p)?.keygen_timed()
+    }
+
+    fn kem_encaps_timed(&self, p: &Primitive, ek: &[u8]) -> Res<OpFn<'_>> {
+        self.kem(p)?.encaps_timed(ek)
+    }
+
+    fn kem_decaps_timed(&self, p: &Primitive, dk: &[u8], c: &[u8]) -> Res<OpFn<'_>> {
+        self.kem(p)?.decaps_timed(dk, c)
+    }
+
+    fn signer(&self, p: &Primitive, key: Option<&[u8]>) -> Res<Box<dyn Signer + '_>> {
+        self.sig(p)?.signer(key)
+    }
+
+    fn verify_foreign(
+        &self,
+        p: &Primitive,
+        public: &[u8],
+        _digest: &str,
+        msg: &[u8],
+        sig: &[u8],
+    ) -> Res<bool> {
+        self.sig(p)?.verify(public, msg, sig)
+    }
+
+    fn sig_keygen_timed(&self, p: &Primitive) -> Res<OpFn<'_>> {
+        self.sig(p)?.keygen_timed()
+    }
+
+    fn sign_internal(&self, p: &Primitive, private: &[u8], msg: &[u8]) -> Res<Vec<u8>> {
+        self.sig(p)?.sign_internal(private, msg)
+    }
+
+    fn verify_internal(&self, p: &Primitive, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
+        self.sig(p)?.verify_internal(public, msg, sig)
+    }
+}
