@@ -6,7 +6,7 @@
 //! `decaps+parse` make [`Suite::kem_encaps`] or [`Suite::kem_decaps`] inside the timed call;
 //! `verify+parse` is [`Suite::verify_foreign`].
 
-use super::timed::{timing_signer, SEEDED_MSG_LEN};
+use super::{timing_signer, SEEDED_MSG_LEN};
 use super::{OpFn, Res, Suite};
 use cryptospeed_catalog::{Family, Primitive};
 use cryptospeed_model::Op;

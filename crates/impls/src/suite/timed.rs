@@ -3,8 +3,8 @@
 //! family, so a new algorithm of a known family needs no arm here.
 
 use super::{
-    aead_tag_len, digest_len, ffdh_derive, mac_len, AeadFn, CipherFn, DeriveFn, HashFn, OpFn, Res,
-    Signer, Suite,
+    aead_tag_len, digest_len, ffdh_derive, mac_len, timing_signer, AeadFn, CipherFn, DeriveFn,
+    HashFn, OpFn, Res, Signer, Suite, SEEDED_MSG_LEN,
 };
 use crate::buffer::AlignedBuffer;
 use cryptospeed_catalog::{Algorithm, Family, Primitive};
@@ -137,9 +137,6 @@ fn kem_loop<'a>(s: &'a dyn Suite, p: &Primitive, op: Op) -> Res<Box<dyn Timed + 
     Ok(Box::new(OpLoop(s.kem_decaps_timed(p, &dk, &c)?)))
 }
 
-/// Bytes of the message the seeded (post-quantum) signature schemes sign.
-pub(super) const SEEDED_MSG_LEN: usize = 32;
-
 /// Bytes signed per operation in the timed loop, as `openssl speed` does: 36 for RSA, 32 for
 /// the seeded (post-quantum) schemes, 20 (a SHA-1-sized digest) for the others.
 fn tbs_len(p: &Primitive) -> usize {
@@ -147,23 +144,6 @@ fn tbs_len(p: &Primitive) -> usize {
         (Algorithm::Rsa { .. }, _) => 36,
         (_, Family::SeededSignature) => SEEDED_MSG_LEN,
         _ => 20,
-    }
-}
-
-/// The timing key pair: the shipped key for RSA/DSA, a fixed seed for EdDSA, a fresh pair
-/// for ECDSA.
-pub(super) fn timing_signer<'a>(suite: &'a dyn Suite, p: &Primitive) -> Res<Box<dyn Signer + 'a>> {
-    match p.algorithm {
-        Algorithm::Rsa { .. } | Algorithm::Dsa { .. } => {
-            let pem = cryptospeed_catalog::agreement::private_key_pem(&p.algorithm)
-                .ok_or("no shipped key of this size")?;
-            suite.signer(p, Some(&cryptospeed_catalog::agreement::pem_to_der(pem)))
-        }
-        Algorithm::Eddsa { .. } => {
-            let case = p.agreement_case().ok_or("no EdDSA seed")?;
-            suite.signer(p, Some(&case.key))
-        }
-        _ => suite.signer(p, None),
     }
 }
 

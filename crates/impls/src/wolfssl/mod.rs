@@ -14,7 +14,6 @@ use cryptospeed_engine::Implementation;
 use cryptospeed_model::Variant;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
-use std::ptr::null_mut;
 use std::sync::Arc;
 
 type HashCall = unsafe extern "C" fn(*const u8, u32, *mut u8) -> c_int;
@@ -201,58 +200,7 @@ impl Suite for WolfSsl {
                     }
                 }))
             }
-            "aes-128-gcm" | "aes-256-gcm" => {
-                let mut aes = Aes {
-                    api: api.clone(),
-                    buf: Box::new([0u128; 1024]),
-                };
-                // SAFETY: the buffer is larger than wolfCrypt's Aes struct.
-                unsafe {
-                    check(
-                        (api.wc_AesInit)(aes.ptr(), null_mut(), INVALID_DEVID),
-                        "wc_AesInit",
-                    )?;
-                    check(
-                        (api.wc_AesGcmSetKey)(aes.ptr(), key.as_ptr(), key.len() as u32),
-                        "wc_AesGcmSetKey",
-                    )?;
-                }
-                // SAFETY (both): in place; nonce, tag and AAD with their lengths.
-                Ok(Box::new(move |nonce, aad, data, tag| unsafe {
-                    let aes = &mut aes;
-                    if encrypt {
-                        check(
-                            (api.wc_AesGcmEncrypt)(
-                                aes.ptr(),
-                                data.as_mut_ptr(),
-                                data.as_ptr(),
-                                data.len() as u32,
-                                nonce.as_ptr(),
-                                nonce.len() as u32,
-                                tag.as_mut_ptr(),
-                                tag.len() as u32,
-                                aad.as_ptr(),
-                                aad.len() as u32,
-                            ),
-                            "wc_AesGcmEncrypt",
-                        )?;
-                        Ok(true)
-                    } else {
-                        Ok((api.wc_AesGcmDecrypt)(
-                            aes.ptr(),
-                            data.as_mut_ptr(),
-                            data.as_ptr(),
-                            data.len() as u32,
-                            nonce.as_ptr(),
-                            nonce.len() as u32,
-                            tag.as_ptr(),
-                            tag.len() as u32,
-                            aad.as_ptr(),
-                            aad.len() as u32,
-                        ) == 0)
-                    }
-                }))
-            }
+            "aes-128-gcm" | "aes-256-gcm" => self.gcm(key, encrypt),
             "aes-128-ccm" | "aes-256-ccm" => self.ccm(key, encrypt),
             _ => Err(format!("wolfssl does not offer {}", p.id)),
         }

@@ -30,6 +30,62 @@ impl Drop for XtsAes {
 }
 
 impl WolfSsl {
+    /// AES-GCM: the key set once in a `wc_AesGcmSetKey` context, each message sealed or
+    /// opened in place.
+    pub(super) fn gcm(&self, key: &[u8], encrypt: bool) -> Res<AeadFn> {
+        let api = self.api.clone();
+        let mut aes = Aes {
+            api: api.clone(),
+            buf: Box::new([0u128; 1024]),
+        };
+        // SAFETY: the buffer is larger than wolfCrypt's Aes struct.
+        unsafe {
+            check(
+                (api.wc_AesInit)(aes.ptr(), null_mut(), INVALID_DEVID),
+                "wc_AesInit",
+            )?;
+            check(
+                (api.wc_AesGcmSetKey)(aes.ptr(), key.as_ptr(), key.len() as u32),
+                "wc_AesGcmSetKey",
+            )?;
+        }
+        // SAFETY (both): in place; nonce, tag and AAD with their lengths.
+        Ok(Box::new(move |nonce, aad, data, tag| unsafe {
+            let aes = &mut aes;
+            if encrypt {
+                check(
+                    (api.wc_AesGcmEncrypt)(
+                        aes.ptr(),
+                        data.as_mut_ptr(),
+                        data.as_ptr(),
+                        data.len() as u32,
+                        nonce.as_ptr(),
+                        nonce.len() as u32,
+                        tag.as_mut_ptr(),
+                        tag.len() as u32,
+                        aad.as_ptr(),
+                        aad.len() as u32,
+                    ),
+                    "wc_AesGcmEncrypt",
+                )?;
+                Ok(true)
+            } else {
+                Ok((api.wc_AesGcmDecrypt)(
+                    aes.ptr(),
+                    data.as_mut_ptr(),
+                    data.as_ptr(),
+                    data.len() as u32,
+                    nonce.as_ptr(),
+                    nonce.len() as u32,
+                    tag.as_ptr(),
+                    tag.len() as u32,
+                    aad.as_ptr(),
+                    aad.len() as u32,
+                ) == 0)
+            }
+        }))
+    }
+
     /// A fresh `Aes` object.
     fn aes(&self) -> Res<Aes> {
         let mut aes = Aes {
