@@ -8,23 +8,10 @@
 //! the text of an entry only by raising its version, so a figure taken under an older definition
 //! is never read as one taken under the newer.
 
+pub use crate::definitions::Randomness;
 use crate::{Algorithm, Family, Kat, Primitive};
 use cryptospeed_model::Op;
 use serde::Serialize;
-
-/// How a timed operation uses randomness.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Randomness {
-    /// None: the same inputs give the same outputs.
-    None,
-    /// Derived from the key and the message (RFC 8032's EdDSA nonce).
-    Deterministic,
-    /// Fresh random bytes mixed with key-derived ones (ML-DSA's rnd, SLH-DSA's opt_rand).
-    Hedged,
-    /// Fresh random bytes per operation (key seeds, ML-KEM's m, ECDSA's k).
-    Fresh,
-}
 
 /// What a (primitive, operation) times, independent of any library.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -132,16 +119,6 @@ pub fn definition(p: &Primitive, op: Op) -> Option<Definition> {
             RNG
         },
     })
-}
-
-/// One entry of the definition table (definitions.rs).
-pub(crate) struct Entry {
-    pub kinds: &'static [&'static str],
-    pub op: Op,
-    pub version: u32,
-    pub prepared: &'static str,
-    pub timed: &'static str,
-    pub randomness: Randomness,
 }
 
 /// ML-KEM's (encapsulation key, expanded decapsulation key, ciphertext) lengths (FIPS 203 table 3).

@@ -2,8 +2,33 @@
 //! post-quantum entries come first, then the classic families. Change an entry's words only with
 //! its version raised.
 
-use crate::definition::{Entry, Randomness::*};
 use cryptospeed_model::Op;
+use serde::Serialize;
+use Randomness::*;
+
+/// How a timed operation uses randomness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Randomness {
+    /// None: the same inputs give the same outputs.
+    None,
+    /// Derived from the key and the message (RFC 8032's EdDSA nonce).
+    Deterministic,
+    /// Fresh random bytes mixed with key-derived ones (ML-DSA's rnd, SLH-DSA's opt_rand).
+    Hedged,
+    /// Fresh random bytes per operation (key seeds, ML-KEM's m, ECDSA's k).
+    Fresh,
+}
+
+/// One entry of the definition table.
+pub(crate) struct Entry {
+    pub kinds: &'static [&'static str],
+    pub op: Op,
+    pub version: u32,
+    pub prepared: &'static str,
+    pub timed: &'static str,
+    pub randomness: Randomness,
+}
 
 const KEM: &[&str] = &["ml-kem"];
 const HYBRID: &[&str] = &["hybrid-kem"];

@@ -24,9 +24,6 @@ pub mod pkey_der;
 pub mod ring;
 pub mod ring_like;
 pub mod rustcrypto;
-mod rustcrypto_dsa;
-mod rustcrypto_kem;
-mod rustcrypto_slh;
 pub mod suite;
 pub mod wolfssl;
 

@@ -4,7 +4,7 @@
 //! signature); the known answers use the crate's internal-interface calls (`sign_internal` with
 //! rnd = 0, `verify_internal`), which take FIPS 204's M' as the ACVP vectors give it.
 
-use crate::rustcrypto::{timing_rng, TimingRng};
+use super::{timing_rng, TimingRng};
 use crate::suite::{KemKeygenFn, Res, Signer};
 use ml_dsa::{
     EncodedSignature, EncodedSigningKey, EncodedVerifyingKey, KeyGen, KeyPair, MlDsaParams,

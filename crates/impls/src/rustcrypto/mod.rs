@@ -3,16 +3,17 @@
 //! associated data only); DES, 3DES, IDEA, RC2, RC4, Blowfish, CAST5, AES, Camellia in CBC, AES
 //! in CTR, AES in ECB (`ecb`) and XTS (`xts-mode`), SM4 in CBC and ECB (`sm4`), SM3; AES-GCM,
 //! AES-CCM (`ccm`), AES-OCB (`ocb3`), AES-GCM-SIV (`aes-gcm-siv`), ChaCha20-Poly1305; RSA, ECDSA P-256/P-384, Ed25519, ECDH P-256/P-384 and
-//! X25519; ML-KEM-512/768/1024 (the `ml-kem` crate, rustcrypto_kem.rs), ML-DSA (`ml-dsa`,
-//! rustcrypto_dsa.rs), SLH-DSA (`slh-dsa`, rustcrypto_slh.rs) and X25519MLKEM768 composed from
+//! X25519; ML-KEM-512/768/1024 (the `ml-kem` crate, kem.rs), ML-DSA (`ml-dsa`,
+//! dsa.rs), SLH-DSA (`slh-dsa`, slh.rs) and X25519MLKEM768 composed from
 //! `ml-kem` and `x25519-dalek` (hybrid_kem.rs). SEED, RC5, MDC-2, DSA,
 //! X448 and Ed448 have no crate here and are listed unavailable.
 
+mod dsa;
+mod kem;
+mod slh;
+
 use crate::declared::{Conformance::*, Declared};
 use crate::hybrid_kem;
-use crate::rustcrypto_dsa as dsa;
-use crate::rustcrypto_kem as kem;
-use crate::rustcrypto_slh as slh;
 use crate::suite::{
     AeadFn, CipherFn, DecapsFn, DeriveFn, EncapsFn, HashFn, KemKeygenFn, OpFn, Res, Signer, Suite,
     SuiteImplementation,

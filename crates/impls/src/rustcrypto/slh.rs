@@ -7,7 +7,7 @@
 //! crate's own wants rand_core 0.10, so the bytes are drawn here and handed over), into a buffer
 //! the signer keeps; verification uses the verifying key parsed once.
 
-use crate::rustcrypto::{timing_rng, TimingRng};
+use super::{timing_rng, TimingRng};
 use crate::suite::{KemKeygenFn, Res, Signer};
 use rand_core::RngCore;
 use slh_dsa::{ParameterSet, Signature, SigningKey, VerifyingKey};

@@ -6,7 +6,7 @@
 //! returns them, in arrays: nothing is allocated or encoded per operation that the definition
 //! does not ask for.
 
-use crate::rustcrypto::timing_rng;
+use super::timing_rng;
 use crate::suite::{DecapsFn, EncapsFn, KemKeygenFn, OpFn, Res};
 use ml_kem::kem::{Decapsulate, Encapsulate};
 use ml_kem::{Ciphertext, EncapsulateDeterministic, Encoded, EncodedSizeUser, KemCore, B32};
