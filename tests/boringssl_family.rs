@@ -322,8 +322,8 @@ const SLH: &str = "slh-dsa-sha2-128s";
 
 #[test]
 fn boringssl_runs_ml_kem_ml_dsa_and_the_hybrid_through_its_own_api() {
-    // BoringSSL has them only outside EVP (mlkem.h, mldsa.h, slhdsa.h): bssl_pq.rs, bssl_dsa.rs,
-    // bssl_slh.rs and bssl_hybrid.rs.
+    // BoringSSL has them only outside EVP (mlkem.h, mldsa.h, slhdsa.h): crates/impls/src/boringssl/ (pq.rs, dsa.rs,
+    // slh.rs and hybrid.rs).
     // Their vectors run through its seeded calls and the BCM entry points it exports; a
     // ciphertext or signature from it is checked by AWS-LC and RustCrypto, and theirs by it.
     let _one = serial();
