@@ -81,9 +81,13 @@ pub fn changed_in_runs<'a>(
     Ok(notes)
 }
 
-/// A run's footnotes: every cell with figures whose implementation declares a deviation.
+/// A run's footnotes: every cell with figures whose implementation declares a deviation; none
+/// for an imported run, whose figures come from the logging tool's own loop.
 pub fn of_run(record: &RunRecord) -> Footnotes {
     let mut list = Vec::new();
+    if record.run.imported.is_some() {
+        return Footnotes::new(list);
+    }
     for vm in &record.measurements {
         let (m, name) = (&vm.measurement, vm.implementation.as_str());
         if m.status.has_numbers() {

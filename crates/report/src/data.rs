@@ -88,8 +88,8 @@ pub struct ReportData<'a> {
 
 impl<'a> ReportData<'a> {
     /// Every series against the baseline, as `cryptospeed compare` of the same sides would
-    /// compute it (5% level, 1% smallest effect, run-to-run noise across runs), at `bytes` or
-    /// every size.
+    /// compute it with its defaults (5% level, no smallest effect, run-to-run noise across
+    /// runs), at `bytes` or every size.
     pub fn comparison(&self, bytes: Option<u64>) -> cryptospeed_compare::Comparison {
         let sides: Vec<cryptospeed_compare::SideInput> = self
             .series
@@ -111,7 +111,7 @@ impl<'a> ReportData<'a> {
             &sides,
             self.baseline,
             0.05,
-            0.01,
+            0.0,
             &filter,
             &self.input.noise,
         )

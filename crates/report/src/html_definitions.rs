@@ -17,13 +17,17 @@ struct Row {
     implementations: Vec<String>,
 }
 
-/// The (primitive, operation) pairs with figures in the runs, in catalog order.
+/// The (primitive, operation) pairs with figures cryptospeed measured in the runs, in catalog
+/// order.
 fn rows(records: &[RunRecord]) -> Vec<Row> {
     let mut rows: Vec<Row> = Vec::new();
     for p in cryptospeed_catalog::all() {
         for op in p.ops() {
             let mut implementations: Vec<String> = Vec::new();
-            let cells = records.iter().flat_map(|r| &r.measurements);
+            // Imported figures come from the logging tool's own loop, which no definition here
+            // describes.
+            let measured = records.iter().filter(|r| r.run.imported.is_none());
+            let cells = measured.flat_map(|r| &r.measurements);
             for vm in cells.filter(|vm| {
                 let m = &vm.measurement;
                 m.status.has_numbers() && m.cell.primitive == p.id && m.cell.op == *op

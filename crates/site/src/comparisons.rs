@@ -140,12 +140,19 @@ impl Pending {
                 .map(|(text, c)| (text, uses_history(&c)))
                 .map_err(|e| format!("{e:#}")),
         };
+        let failed = result.is_err();
         let (text, uses_history) = match result {
             Ok(done) => done,
             Err(e) => (format!("cryptospeed: error: {e}\n"), false),
         };
         let state = ComparisonState {
-            inputs: self.inputs.clone(),
+            // An error page (a store that did not answer, say) is drawn again next build: no
+            // inputs match an empty record.
+            inputs: if failed {
+                String::new()
+            } else {
+                self.inputs.clone()
+            },
             uses_history,
             history: if uses_history {
                 self.history.clone()

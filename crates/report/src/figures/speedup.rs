@@ -10,7 +10,7 @@ use cryptospeed_compare::{Comparison, Row};
 pub const KIND: FigureKind = FigureKind {
     name: "speedup",
     section: "Speedup over the baseline",
-    about: "Each series' rate divided by the baseline's, per primitive, at one message size (public-key operations per second). Whiskers: 95% interval of the ratio; pale bars: not significant (p ≥ 0.05, or under 1% change). Each bar's tooltip gives its verdict: faster, slower, ~ (no change of 2% or more, which it would have seen 80% of the time) or ? (can't tell: a 2% change could have gone unseen), and the smallest change it would have seen.",
+    about: "Each series' rate divided by the baseline's, per primitive, at one message size (public-key operations per second). Whiskers: 95% interval of the ratio; pale bars: not significant (p ≥ 0.05). Each bar's tooltip gives its verdict: faster, slower, ~ (no change of 2% or more, which it would have seen 80% of the time) or ? (can't tell: a 2% change could have gone unseen), and the smallest change it would have seen.",
     build,
 };
 

@@ -8,9 +8,10 @@ use anyhow::{bail, Result};
 use cryptospeed_model::*;
 
 /// `kind/operation vVERSION`: the catalog's definition of what a measured cell times, as this
-/// build defines it; `None` for an imported cell or one the catalog does not define.
+/// build defines it; `None` for an imported cell, a cell with no figure (unavailable, failed, or
+/// a log's "not run") or one the catalog does not define.
 fn definition_of(m: &Measurement) -> Option<String> {
-    if m.reported_rate.is_some() {
+    if m.reported_rate.is_some() || !m.status.has_numbers() {
         return None;
     }
     let p = cryptospeed_catalog::lookup(&m.cell.primitive)?;
