@@ -22,6 +22,10 @@ pub(crate) struct PqSuite {
     api: Api,
     /// Tried in order after EVP's calls.
     backends: &'static [&'static dyn PqBackend],
+    /// Which backend served each KEM and signature already (`None`: EVP's calls), so a timed call
+    /// that asks again (the from-bytes operations) does not retry the ones that failed, with
+    /// their error strings, every time.
+    served: std::sync::Mutex<std::collections::HashMap<&'static str, Option<usize>>>,
 }
 
 impl PqSuite {
@@ -34,18 +38,25 @@ impl PqSuite {
             name,
             api: Api::load(path)?,
             backends,
+            served: Default::default(),
         })
     }
 
     /// The backend of KEM `p`, or why the library has none.
     fn kem(&self, p: &Primitive) -> Res<AnyKem<'_>> {
         let api = &self.api;
+        if let Some(Some(i)) = self.served(p) {
+            if let Some(k) = self.backends[i].kem(api, p, "")? {
+                return Ok(k);
+            }
+        }
         let e = match kem::Kem::new(api, p) {
             Ok(k) => return Ok(kem_box(k)),
             Err(e) => e,
         };
-        for backend in self.backends {
+        for (i, backend) in self.backends.iter().enumerate() {
             if let Some(k) = backend.kem(api, p, &e)? {
+                self.remember(p, i);
                 return Ok(k);
             }
         }
@@ -56,16 +67,35 @@ impl PqSuite {
     /// The backend of signature `p`, or why the library has none.
     fn sig(&self, p: &Primitive) -> Res<AnySig<'_>> {
         let api = &self.api;
+        if let Some(Some(i)) = self.served(p) {
+            if let Some(s) = self.backends[i].sig(api, p, "")? {
+                return Ok(s);
+            }
+        }
         let e = match dsa::Dsa::new(api, p) {
             Ok(d) => return Ok(sig_box(d)),
             Err(e) => e,
         };
-        for backend in self.backends {
+        for (i, backend) in self.backends.iter().enumerate() {
             if let Some(s) = backend.sig(api, p, &e)? {
+                self.remember(p, i);
                 return Ok(s);
             }
         }
         Err(e)
+    }
+}
+
+impl PqSuite {
+    /// The backend that served `p` before, if one did.
+    fn served(&self, p: &Primitive) -> Option<Option<usize>> {
+        self.served.lock().ok()?.get(p.id).copied()
+    }
+
+    fn remember(&self, p: &Primitive, backend: usize) {
+        if let Ok(mut served) = self.served.lock() {
+            served.insert(p.id, Some(backend));
+        }
     }
 }
 
