@@ -108,17 +108,33 @@ pub struct InstrInfo {
     pub decoded: bool,
     /// The instruction's bytes (up to 16), to show or re-decode it.
     pub bytes: Vec<u8>,
+    /// A static prediction hint the instruction set encodes in a conditional branch (POWER's
+    /// `at` bits: `+` taken, `-` not taken): `Some(true)` hinted taken. None elsewhere.
+    pub static_hint: Option<bool>,
 }
 
 /// Every distinct instruction seen in a trace.
 #[derive(Default)]
 pub struct Decoded {
+    isa: crate::isa::Isa,
     infos: Vec<InstrInfo>,
     index: HashMap<(u64, [u8; 16]), u32>,
     factory: Option<InstructionInfoFactory>,
 }
 
 impl Decoded {
+    /// An empty table decoding with `isa`'s decoder (`Decoded::default()` is x86-64).
+    pub fn new(isa: crate::isa::Isa) -> Decoded {
+        Decoded {
+            isa,
+            ..Decoded::default()
+        }
+    }
+
+    pub fn isa(&self) -> crate::isa::Isa {
+        self.isa
+    }
+
     #[inline]
     pub fn info(&self, ix: u32) -> &InstrInfo {
         &self.infos[ix as usize]
@@ -140,7 +156,11 @@ impl Decoded {
         }
         let factory = self.factory.get_or_insert_with(InstructionInfoFactory::new);
         let ix = self.infos.len() as u32;
-        let mut info = classify(factory, addr, &bytes[..n]);
+        let mut info = match self.isa {
+            crate::isa::Isa::X86_64 => classify(factory, addr, &bytes[..n]),
+            // Decoders for the other instruction sets come next; until then, unclassified.
+            _ => undecoded(addr, &bytes[..n]),
+        };
         info.ix = ix;
         info.len = len;
         self.infos.push(info);
@@ -254,6 +274,7 @@ fn undecoded(addr: u64, bytes: &[u8]) -> InstrInfo {
         mnemonic: Mnemonic::INVALID,
         decoded: false,
         bytes: bytes.to_vec(),
+        static_hint: None,
     }
 }
 
@@ -429,6 +450,7 @@ fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &[u8]) -> In
         mnemonic: m,
         decoded: true,
         bytes: bytes.to_vec(),
+        static_hint: None,
     }
 }
 

@@ -8,6 +8,7 @@ pub mod cache;
 pub mod decode;
 pub mod hierarchy;
 pub mod ilp;
+pub mod isa;
 pub mod predict;
 pub mod profile;
 pub mod qemu;
