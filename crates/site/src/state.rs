@@ -55,7 +55,8 @@ pub fn format_tag(tool: &str) -> String {
 
 impl State {
     /// The state of the site in `dir`, or an empty one (a full build) when there is none, it
-    /// cannot be read, or an older layout or tool wrote it.
+    /// cannot be read, or an older layout or tool wrote it. An older manifest's pages are kept
+    /// (only their list and hashes) so that pages this build no longer writes are removed.
     pub fn load(dir: &Path, tool: &str) -> State {
         let fresh = State {
             format: format_tag(tool),
@@ -66,7 +67,12 @@ impl State {
         };
         match serde_json::from_str::<State>(&text) {
             Ok(s) if s.format == fresh.format => s,
-            _ => fresh,
+            _ => State {
+                pages: serde_json::from_str::<PageList>(&text)
+                    .map(|l| l.pages)
+                    .unwrap_or_default(),
+                ..fresh
+            },
         }
     }
 
@@ -74,6 +80,21 @@ impl State {
         let text = serde_json::to_string(self)?;
         write_atomically(&dir.join(MANIFEST), text.as_bytes())
     }
+}
+
+/// The one part of a manifest of any layout that a build needs: which pages it wrote.
+#[derive(Deserialize)]
+struct PageList {
+    #[serde(default)]
+    pages: BTreeMap<String, String>,
+}
+
+/// Whether a manifest's page path stays inside the site's folder (relative, no `..`).
+fn inside_site(path: &str) -> bool {
+    let p = Path::new(path);
+    p.is_relative()
+        && p.components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
 }
 
 /// Writes `bytes` through a temporary file and a rename, so no reader sees half a page.
@@ -146,7 +167,8 @@ impl Pages {
     /// Removes the pages an earlier build wrote that this one did not put or keep.
     pub fn remove_stale(&self) -> Result<usize> {
         let mut removed = 0;
-        for path in self.old.keys().filter(|p| !self.now.contains_key(*p)) {
+        let gone = self.old.keys().filter(|p| !self.now.contains_key(*p));
+        for path in gone.filter(|p| inside_site(p)) {
             let file = self.dir.join(path);
             if file.is_file() {
                 std::fs::remove_file(&file)
@@ -193,5 +215,32 @@ mod tests {
         assert!(State::load(dir.path(), "cryptospeed 2").runs.is_empty());
         std::fs::write(dir.path().join(MANIFEST), "{not json").unwrap();
         assert!(State::load(dir.path(), "cryptospeed 1").runs.is_empty());
+    }
+
+    #[test]
+    fn pages_an_older_layout_wrote_are_removed_by_the_full_build() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside.html");
+        std::fs::write(&outside, "not the site's").unwrap();
+        let site = dir.path().join("site");
+        let mut old = Pages::new(&site, BTreeMap::new());
+        old.put("index.html", "index").unwrap();
+        old.put("old-layout/page.html", "gone next build").unwrap();
+        old.now
+            .insert("../outside.html".into(), digest("not the site's"));
+        let older = State {
+            format: "layout 1, cryptospeed 0".into(),
+            pages: old.now.clone(),
+            ..State::default()
+        };
+        older.save(&site).unwrap();
+        let state = State::load(&site, "cryptospeed 1");
+        assert!(state.runs.is_empty(), "an older layout means a full build");
+        let mut pages = Pages::new(&site, state.pages);
+        pages.put("index.html", "index").unwrap();
+        assert_eq!(pages.written, 0, "the same page is not written again");
+        assert_eq!(pages.remove_stale().unwrap(), 1);
+        assert!(!site.join("old-layout/page.html").exists());
+        assert!(outside.exists(), "a path outside the site is never removed");
     }
 }
