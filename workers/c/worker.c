@@ -4,6 +4,8 @@
  * library cannot be installed here, so `variant build --arch i386` compiles this file with the
  * variant's compiler and `-m32` and links it statically against the variant's own libcrypto.a.
  * Each variant then has its own worker executable, started in its own process per round.
+ * A cross build (ppc64le, aarch64, riscv64) gets one too, run under qemu-user: never timed
+ * there, it answers `profile` between its marker functions, which qemu's tracer finds by name.
  *
  * Like the Go worker it answers `hello` with "measures": false and "wants_vectors": true: the
  * orchestrator sends the catalog's known-answer vectors (one source, the Rust catalog), asks
@@ -1317,44 +1319,51 @@ static void verify_reply(jbuf *b, const char *id) {
     jb_lit(b, "}");
 }
 
-static void sample(jbuf *b, const jval *spec, unsigned long long iters) {
+/* The cell a sample or profile request names, prepared once and kept, after its primitive's
+ * known-answer tests pass; NULL after an error reply ("not <what>: …"). */
+static cell *cell_of(jbuf *b, const jval *spec, const char *what) {
     const char *id = jstr(spec, "primitive"), *op = jstr(spec, "op");
     const jval *bytes_v = jget(spec, "bytes");
     size_t n = bytes_v && bytes_v->type == J_NUM ? (size_t)bytes_v->u : 0;
     size_t misalign = (size_t)jnum(spec, "misalign");
     prim *p = find(id);
     const char *kat_err;
-    char key[256], *err = NULL, *why;
+    char key[256], *err = NULL;
     cell *c;
-    uint64_t cpu0, tsc0, wall0, wall1, tsc1, cpu1;
     if (!p) {
         error_reply(b, "unknown primitive");
-        return;
+        return NULL;
     }
     if ((kat_err = verify(p)) != NULL) {
-        char *m = fmt("not timed: known-answer test failed: %s", kat_err);
+        char *m = fmt("not %s: known-answer test failed: %s", what, kat_err);
         error_reply(b, m);
         free(m);
-        return;
+        return NULL;
     }
     if (strcmp(fault_crash, id) == 0) raise(SIGSEGV);
     snprintf(key, sizeof key, "%s|%s|%llu|%u", id, op,
              bytes_v && bytes_v->type == J_NUM ? bytes_v->u + 1 : 0ULL, (unsigned)misalign);
     for (c = cells; c; c = c->next)
-        if (strcmp(c->key, key) == 0) break;
-    if (!c) {
-        c = prepare(p, op, n, misalign, &err);
-        if (err) {
-            char *m = fmt("cannot set the cell up: %s", err);
-            error_reply(b, m);
-            free(m);
-            free(err);
-            return; /* the half-made cell is dropped (a few buffers; a worker lives one round) */
-        }
-        c->key = xstrdup(key);
-        c->next = cells;
-        cells = c;
+        if (strcmp(c->key, key) == 0) return c;
+    c = prepare(p, op, n, misalign, &err);
+    if (err) {
+        char *m = fmt("cannot set the cell up: %s", err);
+        error_reply(b, m);
+        free(m);
+        free(err);
+        return NULL; /* the half-made cell is dropped (a few buffers; a worker lives one round) */
     }
+    c->key = xstrdup(key);
+    c->next = cells;
+    cells = c;
+    return c;
+}
+
+static void sample(jbuf *b, const jval *spec, unsigned long long iters) {
+    char *why;
+    uint64_t cpu0, tsc0, wall0, wall1, tsc1, cpu1;
+    cell *c = cell_of(b, spec, "timed");
+    if (!c) return;
     cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     tsc0 = rdtsc();
     wall0 = clock_ns(CLOCK_MONOTONIC);
@@ -1371,6 +1380,75 @@ static void sample(jbuf *b, const jval *spec, unsigned long long iters) {
               (unsigned long long)(wall1 - wall0));
     jb_printf(b, "\"cpu_ns\":%llu,\"tsc\":%llu,\"bout\":0}}", (unsigned long long)(cpu1 - cpu0),
               (unsigned long long)(tsc1 - tsc0));
+}
+
+/* The markers `cryptospeed profile` traces between: under qemu-user its plugin writes marker
+ * 1, 2 or 3 when the first instruction of one of these functions runs (it finds them by their
+ * symbol names, so they are external, never inlined, and each has a body of its own that no
+ * optimisation can merge with another's). Natively they do nothing but count. */
+volatile unsigned cryptospeed_marker_count;
+
+__attribute__((noinline, used)) void cryptospeed_marker_warmup(void) {
+    cryptospeed_marker_count += 1;
+    __asm__ __volatile__("" ::: "memory");
+}
+
+__attribute__((noinline, used)) void cryptospeed_marker_measure(void) {
+    cryptospeed_marker_count += 2;
+    __asm__ __volatile__("" ::: "memory");
+}
+
+__attribute__((noinline, used)) void cryptospeed_marker_end(void) {
+    cryptospeed_marker_count += 3;
+    __asm__ __volatile__("" ::: "memory");
+}
+
+/* /proc/self/maps as one string (under qemu-user: the guest's mappings). */
+static char *self_maps(void) {
+    FILE *f = fopen("/proc/self/maps", "r");
+    jbuf text = {0};
+    char chunk[4096];
+    size_t got;
+    jb_lit(&text, "");
+    if (!f) return text.s;
+    while ((got = fread(chunk, 1, sizeof chunk - 1, f)) > 0) {
+        chunk[got] = '\0';
+        jb_lit(&text, chunk);
+    }
+    fclose(f);
+    return text.s;
+}
+
+/* `profile`: the cell's known answers and set-up as for a sample, then `warmup` calls between
+ * the warm-up and measure markers and `iters` calls between the measure and end markers, as the
+ * Rust worker does (crates/engine/src/worker_server.rs). No valgrind tool answers these
+ * markers, so "marked" is false; the tracer finds them by their addresses or names. */
+static void profile(jbuf *b, const jval *spec, unsigned long long warmup,
+                    unsigned long long iters) {
+    char *why, *maps;
+    cell *c = cell_of(b, spec, "profiled");
+    if (!c) return;
+    cryptospeed_marker_warmup();
+    why = run(c, warmup);
+    cryptospeed_marker_measure();
+    if (!why) why = run(c, iters);
+    cryptospeed_marker_end();
+    if (why) {
+        char *m = fmt("the cell failed while profiled: %s", why);
+        error_reply(b, m);
+        free(m);
+        free(why);
+        return;
+    }
+    maps = self_maps();
+    jb_printf(b, "{\"reply\":\"profiled\",\"marked\":false,\"marker_addresses\":[%llu,%llu,%llu],",
+              (unsigned long long)(uintptr_t)&cryptospeed_marker_warmup,
+              (unsigned long long)(uintptr_t)&cryptospeed_marker_measure,
+              (unsigned long long)(uintptr_t)&cryptospeed_marker_end);
+    jb_lit(b, "\"maps\":");
+    jb_str(b, maps);
+    jb_lit(b, "}");
+    free(maps);
 }
 
 /* One request line → one reply; returns 0 after `quit`. */
@@ -1412,7 +1490,9 @@ static int handle(const char *line, jbuf *b, const char *exe) {
         error_reply(b, "the C worker takes no part in the agreement check (verify --impl all); "
                        "its known-answer tests are its check");
     } else if (strcmp(cmd, "profile") == 0) {
-        error_reply(b, "the C worker cannot be profiled (it has no valgrind markers)");
+        const jval *spec = jget(r, "cell");
+        if (!spec || spec->type != J_OBJ) error_reply(b, "profile needs a cell");
+        else profile(b, spec, jnum(r, "warmup"), jnum(r, "iters"));
     } else if (strcmp(cmd, "quit") == 0) {
         jb_lit(b, "{\"reply\":\"bye\"}");
         more = 0;
