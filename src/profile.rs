@@ -46,7 +46,8 @@ pub struct ProfileArgs {
     /// 2010) or `zen3` (AMD Zen 3 from published figures); docs/profile.md has both.
     #[arg(long, default_value = "generic")]
     core: String,
-    /// Trace with `cstrace` (our valgrind tool), `lackey` (slow, always there) or `auto`.
+    /// Trace with `cstrace` (our valgrind tool), `lackey` (slow, always there), `qemu` (qemu-user
+    /// with our plugin; what `auto` picks for a cross-built variant) or `auto`.
     #[arg(long, default_value = "auto")]
     tracer: String,
     /// Skip the native run (no TSC cycles per byte, no counters).
@@ -115,7 +116,7 @@ fn request_of(args: &ProfileArgs) -> Result<(Vec<CellRef>, ProfileRequest)> {
 /// `profile`, also returning the id of the stored run (none with `--no-store`).
 pub fn profile_stored(args: ProfileArgs) -> Result<(i32, Option<i64>)> {
     let (cells, request) = request_of(&args)?;
-    let tracer = valgrind::choose(&args.tracer)?;
+    let tracer = valgrind::choose_for(&args.tracer, args.variant.as_deref())?;
     let cancel = session::interrupt_flag();
     let mut profiles = Vec::new();
     let mut counters_notice = None;

@@ -122,22 +122,30 @@ pub fn verify(cache: &Cache, entry: &Entry, cancel: &AtomicBool) -> Result<Manif
     Ok(manifest)
 }
 
-/// A cross-built variant cannot be profiled yet: qemu-user traces it (cstrace_qemu, see
-/// `cryptospeed_sim::qemu`), but its C worker has no profile request to mark the cell's
-/// iterations. Said plainly rather than in `run`'s words.
-pub fn refuse_emulated_profile(name: &str) -> Result<()> {
-    let Ok(e) = Cache::open(None).find(name) else {
-        return Ok(()); // `choices` says what is wrong with the name
+/// `profile --variant NAME` resolved to its worker: as [`choices`] does for `run`, except that a
+/// cross-built variant is taken too (it is traced under qemu-user, never timed). Its build must
+/// have succeeded and verified, and its files be the bytes it was cached with; the worker runs
+/// the profiled cell's known-answer tests again before it traces the cell.
+pub fn profile_choices(name: &str) -> Result<Vec<ImplChoice>> {
+    let cache = Cache::open(None);
+    let Some(mut e) = cache.find(name).ok().filter(|e| e.emulated().is_some()) else {
+        return choices(name);
     };
-    if let Some(arch) = e.emulated() {
+    let label = e.manifest.label.clone();
+    if e.manifest.status != BuildStatus::Ready {
         bail!(
-            "variant {} is built for {}: profiling it under {} is not available yet (the C worker it runs has no profile request); its known answers are checked by `cryptospeed variant build`",
-            e.manifest.label,
-            arch.as_str(),
-            arch.qemu()
+            "variant {label} is {} and is never profiled: {} (log: {})",
+            e.manifest.status.as_str(),
+            e.manifest.detail,
+            e.log_path().display()
         );
     }
-    Ok(())
+    cryptospeed_variants::files::check_or_record(&mut e)?;
+    let built = BuiltVariant {
+        label,
+        build_info: e.manifest.build_info(),
+    };
+    Ok(vec![worker_choice(&e, Some(built))])
 }
 
 /// Resolves `run --variant A,B,C` to worker choices: each built variant loads its own library;

@@ -11,7 +11,17 @@
  * The order of the stream is the order of execution: instruction, then its accesses.
  *
  * Arguments: out=PATH (the trace file or pipe), mark=HEXADDR:CODE (repeatable: executing the
- * instruction at HEXADDR writes the marker CODE before it, as the worker's marker functions).
+ * instruction at HEXADDR writes the marker CODE before it, as the worker's marker functions),
+ * mark_symbol=NAME:CODE (repeatable: entering the function NAME writes CODE; qemu names each
+ * instruction's symbol from the program's symbol table, so a position-independent program's
+ * markers are found wherever it was loaded). A function is entered at the first of its
+ * instructions in a translated block: its first instruction, or the one a call jumps to (a
+ * ppc64le call within a program enters after the two instructions that set up the TOC). NAME
+ * matches a symbol equal to it or, for a mangled name (Rust's), one containing it.
+ * window=1: execute and access records only from marker 1 or 2 (warm-up, measure) to marker 3
+ * (end), as `profile` reads them; the program's start-up and requests before them (parsing the
+ * known-answer vectors …) run untraced, at qemu's own speed. Definitions are always written, so
+ * a block translated before the window opens is known inside it.
  */
 #include "plugin_api.h"
 
@@ -38,6 +48,11 @@ static uint64_t data_segment[2][8];
 static uint64_t mark_addr[MAX_MARKS];
 static uint32_t mark_code[MAX_MARKS];
 static int n_marks;
+static char *mark_symbol[MAX_MARKS];
+static uint32_t mark_symbol_code[MAX_MARKS];
+static int n_mark_symbols;
+static int windowed;
+static int active = 1;
 
 static void flush(void)
 {
@@ -65,19 +80,26 @@ static inline void put(uint64_t w)
 static void exec_insn(unsigned int vcpu, void *segment)
 {
     (void)vcpu;
+    if (!active)
+        return;
     put(TAG_EXEC | (uint64_t)(uintptr_t)segment);
 }
 
 static void exec_mark(unsigned int vcpu, void *code)
 {
     (void)vcpu;
-    put(TAG_MARK | (uint64_t)(uintptr_t)code);
+    uint32_t c = (uint32_t)(uintptr_t)code;
+    put(TAG_MARK | c);
+    if (windowed)
+        active = c == 1 || c == 2;
 }
 
 static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *ud)
 {
     (void)vcpu;
     (void)ud;
+    if (!active)
+        return;
     int store = qemu_plugin_mem_is_store(info) ? 1 : 0;
     unsigned shift = qemu_plugin_mem_size_shift(info) & 7;
     uint64_t id = data_segment[store][shift];
@@ -91,14 +113,37 @@ static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t v
     put(vaddr);
 }
 
+/* The marker code of a symbol-named marker that `symbol` (an instruction's) is, else 0. */
+static uint32_t symbol_mark(const char *symbol)
+{
+    if (symbol == NULL)
+        return 0;
+    for (int m = 0; m < n_mark_symbols; m++)
+        if (strcmp(symbol, mark_symbol[m]) == 0 ||
+            (strncmp(symbol, "_ZN", 3) == 0 && strstr(symbol, mark_symbol[m]) != NULL))
+            return mark_symbol_code[m];
+    return 0;
+}
+
 /* Defines each instruction of a newly translated block and asks for its callbacks. */
 static void translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
     size_t n = qemu_plugin_tb_n_insns(tb);
+    const char *previous_symbol = NULL;
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         uint64_t addr = qemu_plugin_insn_vaddr(insn);
+        if (n_mark_symbols > 0) {
+            const char *symbol = qemu_plugin_insn_symbol(insn);
+            uint32_t code = symbol_mark(symbol);
+            int entered = i == 0 || previous_symbol == NULL || symbol == NULL ||
+                          strcmp(symbol, previous_symbol) != 0;
+            if (code != 0 && entered)
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, exec_mark, QEMU_PLUGIN_CB_NO_REGS,
+                                                       (void *)(uintptr_t)code);
+            previous_symbol = symbol;
+        }
         size_t len = qemu_plugin_insn_size(insn);
         if (len == 0 || len > 24)
             len = len == 0 ? 1 : 24;
@@ -145,6 +190,17 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             if (end == NULL || *end != ':')
                 return 1;
             mark_code[n_marks++] = (uint32_t)strtoul(end + 1, NULL, 10);
+        } else if (strcmp(argv[i], "window=1") == 0) {
+            windowed = 1;
+            active = 0;
+        } else if (strncmp(argv[i], "mark_symbol=", 12) == 0 && n_mark_symbols < MAX_MARKS) {
+            char *name = strdup(argv[i] + 12);
+            char *colon = strrchr(name, ':');
+            if (colon == NULL || colon == name)
+                return 1;
+            *colon = '\0';
+            mark_symbol[n_mark_symbols] = name;
+            mark_symbol_code[n_mark_symbols++] = (uint32_t)strtoul(colon + 1, NULL, 10);
         } else {
             fprintf(stderr, "cstrace_qemu: unknown argument '%s'\n", argv[i]);
             return 1;

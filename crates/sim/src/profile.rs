@@ -20,6 +20,14 @@ pub struct ProfileDocument {
     pub iters: u64,
     #[serde(default)]
     pub tracer: String,
+    /// The instruction set of the traced code (`x86_64`, `ppc64le`, `aarch64`, `riscv64`);
+    /// documents stored before cross variants were profiled are x86-64.
+    #[serde(default = "x86_64")]
+    pub architecture: String,
+    /// Why there is no native run (a cross variant, timed by nothing here), when there is none
+    /// for that reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native_skipped: Option<String>,
     #[serde(default)]
     pub capabilities_native: Option<String>,
     #[serde(default)]
@@ -53,6 +61,10 @@ pub struct ProfileDocument {
     pub trace_seconds: f64,
     #[serde(default)]
     pub simulate_seconds: f64,
+}
+
+fn x86_64() -> String {
+    crate::isa::Isa::X86_64.name().to_string()
 }
 
 fn no_counters() -> Result<CounterValues, String> {
@@ -98,7 +110,19 @@ mod tests {
         let doc = ProfileDocument::from_json(STORED).unwrap();
         assert_eq!(doc.primitive, "md5");
         assert_eq!(doc.mix.instructions, doc.instructions);
-        assert_eq!(doc.to_json(), STORED.trim_end());
+        // Stored before profiles named their instruction set: x86-64, written back as such and
+        // otherwise unchanged.
+        assert_eq!(doc.architecture, "x86_64");
+        assert!(doc.native_skipped.is_none());
+        let written = doc.to_json();
+        assert_eq!(
+            written.replacen(r#","architecture":"x86_64""#, "", 1),
+            STORED.trim_end()
+        );
+        assert_eq!(
+            ProfileDocument::from_json(&written).unwrap().to_json(),
+            written
+        );
     }
 
     #[test]

@@ -82,3 +82,15 @@ pub fn plugin_arg(plugin: &Path, out: &Path, marks: &[(u64, u32)]) -> String {
     }
     arg
 }
+
+/// The `-plugin` argument that traces into `out` only between markers (1 or 2 to 3), writing
+/// marker `code` whenever a function whose symbol is `name` is entered (qemu names each
+/// instruction's symbol, so the markers are found wherever a position-independent program was
+/// loaded; a mangled symbol that contains `name` matches too).
+pub fn plugin_arg_named(plugin: &Path, out: &Path, marks: &[(&str, u32)]) -> String {
+    let mut arg = format!("{},out={},window=1", plugin.display(), out.display());
+    for (name, code) in marks {
+        arg.push_str(&format!(",mark_symbol={name}:{code}"));
+    }
+    arg
+}

@@ -2,8 +2,10 @@
 //! native run (TSC cycles per byte, hardware counters where the kernel offers them), the same
 //! cell in a worker under valgrind between markers, the recorded region replayed through the
 //! simulators, and the native run again on the traced code path when valgrind's CPU hides
-//! extensions ([`same_path`]). The front end only parses options, stores and prints.
+//! extensions ([`same_path`]). A cross-built variant is traced under qemu-user ([`qemu`]) and
+//! has no native run. The front end only parses options, stores and prints.
 
+pub mod qemu;
 mod same_path;
 mod stored;
 pub mod valgrind;
@@ -64,8 +66,7 @@ fn choice_for(req: &ProfileRequest, primitive: &str, cancel: &AtomicBool) -> Res
         c
     };
     if let Some(v) = &req.variant {
-        crate::variant::refuse_emulated_profile(v)?;
-        let mut c = crate::variant::choices(v)?;
+        let mut c = crate::variant::profile_choices(v)?;
         if c.len() != 1 {
             bail!("--variant takes one variant for a profile");
         }
@@ -195,21 +196,22 @@ fn traced(
     cancel: &AtomicBool,
 ) -> Result<Traced> {
     let scratch = valgrind::Scratch::new()?;
-    let out = scratch.dir.join(match tracer {
-        Tracer::Cstrace(_) => "trace.fifo",
-        Tracer::Lackey => "lackey.log",
+    let out = scratch.dir.join(match tracer.streams() {
+        true => "trace.fifo",
+        false => "lackey.log",
     });
-    let reader = match tracer {
-        Tracer::Cstrace(_) => {
+    let reader = match tracer.streams() {
+        true => {
             valgrind::make_fifo(&out)?;
             Some(valgrind::spawn_reader(
                 out.clone(),
+                tracer.isa(),
                 Recorder::new(false, EVENT_LIMIT),
             ))
         }
-        Tracer::Lackey => None,
+        false => None,
     };
-    let spec = under_valgrind(tracer, choice, &out)?;
+    let spec = under_tracer(tracer, choice, &out)?;
     let result = profile_request(&spec, choice, cell, req, cancel);
     if let Some(r) = &reader {
         valgrind::release_reader(&out, r);
@@ -277,7 +279,7 @@ fn profile_request(
     cancel: &AtomicBool,
 ) -> Result<(Variant, Response)> {
     let mut w = WorkerClient::spawn(spec, cancel)
-        .map_err(|e| anyhow::anyhow!("starting the worker under valgrind: {e}"))?;
+        .map_err(|e| anyhow::anyhow!("starting the worker under its tracer: {e}"))?;
     let variant = crate::variant_of(choice, &w);
     let reply = w
         .request(
@@ -289,19 +291,18 @@ fn profile_request(
             Duration::from_secs(3600),
             cancel,
         )
-        .map_err(|e| anyhow::anyhow!("profiling {} under valgrind: {e}", cell.primitive))?;
+        .map_err(|e| anyhow::anyhow!("profiling {} under its tracer: {e}", cell.primitive))?;
     w.quit_and_wait(Duration::from_secs(120))
         .map_err(|e| anyhow::anyhow!("the traced worker did not end cleanly: {e}"))?;
     Ok((variant, reply))
 }
 
-/// The worker's command line prefixed by valgrind's, writing the trace to `out`.
-fn under_valgrind(
-    tracer: &Tracer,
-    choice: &ImplChoice,
-    out: &std::path::Path,
-) -> Result<WorkerSpec> {
+/// The worker's command line prefixed by valgrind's or qemu's, writing the trace to `out`.
+fn under_tracer(tracer: &Tracer, choice: &ImplChoice, out: &std::path::Path) -> Result<WorkerSpec> {
     let native = choice.spec(None)?;
+    if let Tracer::Qemu(q) = tracer {
+        return Ok(qemu::worker_spec(q, native, out));
+    }
     let (program, mut vargs, mut env) = valgrind::valgrind_prefix(tracer, out);
     if matches!(tracer, Tracer::Cstrace(_)) {
         vargs.push("--log-file=/dev/null".into());
@@ -349,6 +350,8 @@ pub struct TracedCell {
     iters: u64,
     grid: Grid,
     tracer: String,
+    architecture: String,
+    native_skipped: Option<String>,
     native_variant: Option<Variant>,
     native_measurement: Option<Measurement>,
     counters: Result<CounterValues, String>,
@@ -401,7 +404,13 @@ pub fn trace_cell(
         req.iters,
         tracer.name()
     );
-    let (native_variant, native_measurement, counters) = if req.no_native {
+    let foreign = match tracer {
+        Tracer::Qemu(q) => q.foreign,
+        _ => None,
+    };
+    let (native_variant, native_measurement, counters) = if let Some(arch) = foreign {
+        (None, None, Err(qemu::no_native_reason(arch)))
+    } else if req.no_native {
         (
             None,
             None,
@@ -430,6 +439,8 @@ pub fn trace_cell(
         iters: req.iters,
         grid: req.grid.clone(),
         tracer: tracer.name().to_string(),
+        architecture: tracer.isa().name().to_string(),
+        native_skipped: foreign.map(qemu::no_native_reason),
         native_variant,
         native_measurement,
         counters,
@@ -467,6 +478,8 @@ pub fn analyse_cell(c: TracedCell) -> (ProfileDocument, Variant, Option<Measurem
         warmup: c.warmup,
         iters: c.iters,
         tracer: c.tracer,
+        architecture: c.architecture,
+        native_skipped: c.native_skipped,
         capabilities_native: native_caps,
         capabilities_traced: t.caps,
         path_warning,

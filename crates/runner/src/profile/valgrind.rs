@@ -1,20 +1,24 @@
 //! Running a process under valgrind with a trace going somewhere we can read it: cstrace into a
 //! FIFO read concurrently (nothing touches the disk), or lackey into a file parsed afterwards
 //! (the fallback when cstrace cannot be built). Shared by `profile` and `trace`; the valgrind
-//! tool itself is built and found by `cryptospeed_sim::tool`.
+//! tool itself is built and found by `cryptospeed_sim::tool`. A cross-built variant, which
+//! valgrind cannot run, is traced by qemu-user instead ([`super::qemu`]) into the same FIFO.
 
+use super::qemu::{self, QemuTracer};
 use anyhow::{Context, Result};
 use cryptospeed_sim::decode::Decoded;
+use cryptospeed_sim::isa::Isa;
 use cryptospeed_sim::tool::{self, Cstrace};
 use cryptospeed_sim::trace::{self, Sink, TraceTotals};
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 
-/// Which valgrind tool writes the trace.
+/// What writes the trace: a valgrind tool, or qemu-user with our plugin.
 #[derive(Debug, Clone)]
 pub enum Tracer {
     Cstrace(Cstrace),
     Lackey,
+    Qemu(QemuTracer),
 }
 
 impl Tracer {
@@ -22,7 +26,21 @@ impl Tracer {
         match self {
             Tracer::Cstrace(_) => "cstrace",
             Tracer::Lackey => "lackey",
+            Tracer::Qemu(_) => "qemu",
         }
+    }
+
+    /// The instruction set of the code it traces.
+    pub fn isa(&self) -> Isa {
+        match self {
+            Tracer::Qemu(q) => q.isa,
+            _ => Isa::X86_64,
+        }
+    }
+
+    /// Whether the trace arrives through a FIFO read as it is written (all but lackey's).
+    pub fn streams(&self) -> bool {
+        !matches!(self, Tracer::Lackey)
     }
 }
 
@@ -33,8 +51,27 @@ pub fn tool_cache() -> PathBuf {
         .join("valgrind-tool")
 }
 
+/// The tracer for `profile --tracer NAME [--variant VARIANT]`: a cross-built variant is traced
+/// by qemu (`auto` or `qemu`; valgrind cannot run it); otherwise `auto` builds cstrace and
+/// falls back to lackey (saying why), `cstrace` and `lackey` force, and `qemu` runs this
+/// machine's worker under its own qemu-user emulator.
+pub fn choose_for(name: &str, variant: Option<&str>) -> Result<Tracer> {
+    let foreign = qemu::emulated_arch(variant);
+    match (name, foreign) {
+        ("qemu", _) | ("auto", Some(_)) => Ok(Tracer::Qemu(qemu::tracer(foreign)?)),
+        ("cstrace" | "lackey", Some(arch)) => anyhow::bail!(
+            "--tracer {name}: the variant is built for {} and valgrind cannot run it; use --tracer qemu (or auto)",
+            arch.as_str()
+        ),
+        _ => choose(name),
+    }
+}
+
 /// `auto` builds cstrace and falls back to lackey (saying why); `cstrace` and `lackey` force.
 pub fn choose(name: &str) -> Result<Tracer> {
+    if name == "qemu" {
+        return Ok(Tracer::Qemu(qemu::tracer(None)?));
+    }
     tool::valgrind_version().map_err(anyhow::Error::msg)?;
     match name {
         "cstrace" => Ok(Tracer::Cstrace(
@@ -50,7 +87,7 @@ pub fn choose(name: &str) -> Result<Tracer> {
                 Ok(Tracer::Lackey)
             }
         },
-        other => anyhow::bail!("unknown tracer '{other}'; use auto, cstrace or lackey"),
+        other => anyhow::bail!("unknown tracer '{other}'; use auto, cstrace, lackey or qemu"),
     }
 }
 
@@ -80,12 +117,15 @@ impl Drop for Scratch {
     }
 }
 
-/// The valgrind command prefix (program, arguments, environment) that traces into `out`.
+/// The command prefix (program, arguments, environment) that traces into `out`: valgrind's, or
+/// qemu's (the emulator with the plugin, to which a cross worker's own `-L` arguments are
+/// added by [`qemu::worker_spec`]).
 pub fn valgrind_prefix(
     tracer: &Tracer,
     out: &Path,
 ) -> (String, Vec<String>, Vec<(String, String)>) {
     match tracer {
+        Tracer::Qemu(q) => (q.emulator.clone(), qemu::plugin_args(q, out), vec![]),
         Tracer::Cstrace(t) => (
             "valgrind".into(),
             vec![
@@ -129,16 +169,17 @@ pub fn make_fifo(path: &Path) -> Result<()> {
 
 pub type ReaderResult<S> = std::result::Result<(Decoded, S, TraceTotals), String>;
 
-/// Reads a cstrace FIFO on its own thread, feeding `sink`.
+/// Reads a cstrace FIFO of `isa` code on its own thread, feeding `sink`.
 pub fn spawn_reader<S: Sink + Send + 'static>(
     fifo: PathBuf,
+    isa: Isa,
     mut sink: S,
 ) -> JoinHandle<ReaderResult<S>> {
     std::thread::spawn(move || {
         let f = std::fs::File::open(&fifo)
             .map_err(|e| format!("cannot open the trace FIFO {}: {e}", fifo.display()))?;
         grow_pipe(&f);
-        let mut decoded = Decoded::default();
+        let mut decoded = Decoded::new(isa);
         // CRYPTOSPEED_KEEP_TRACE=DIR keeps a copy of each raw stream (for `examples/analyse`).
         let totals = match std::env::var_os("CRYPTOSPEED_KEEP_TRACE") {
             Some(dir) => {
@@ -268,7 +309,7 @@ pub fn trace_program<S: Sink + Send + 'static>(
     let scratch = Scratch::new()?;
     let fifo = scratch.dir.join("trace.fifo");
     make_fifo(&fifo)?;
-    let reader = spawn_reader(fifo.clone(), sink);
+    let reader = spawn_reader(fifo.clone(), tracer.isa(), sink);
     let (program, mut vargs, env) = valgrind_prefix(&tracer, &fifo);
     vargs.push("--log-file=/dev/null".into());
     vargs.extend(command.iter().cloned());
