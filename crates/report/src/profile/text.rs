@@ -70,9 +70,21 @@ fn summary(p: &ProfileDocument) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "== {} on {} — {} B, {} measured call(s) after {} warm-up, traced with {}",
-        p.primitive, p.implementation, p.bytes, p.iters, p.warmup, p.tracer
+        "== {} on {} — {} B, {} measured call(s) after {} warm-up, traced with {}{}",
+        p.primitive,
+        p.implementation,
+        p.bytes,
+        p.iters,
+        p.warmup,
+        p.tracer,
+        match p.architecture.as_str() {
+            "x86_64" => String::new(),
+            isa => format!(" ({isa} code)"),
+        }
     );
+    if let Some(why) = &p.native_skipped {
+        let _ = writeln!(s, "{why}");
+    }
     if let Some(w) = &p.path_warning {
         let _ = writeln!(s, "warning: {w}");
     }
