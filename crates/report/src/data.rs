@@ -235,7 +235,8 @@ fn named_baseline(series: &[SeriesRef<'_>], b: &str) -> Result<usize> {
 }
 
 /// The stored profiles read back, each named by its cell (and its run where the same cell was
-/// profiled in several).
+/// profiled in several). When they span instruction sets, each name says its architecture and
+/// the profiles of one primitive stand side by side (x86-64, ppc64le, aarch64, riscv64 in turn).
 fn profiles_of(stored: &[(i64, ProfileRecord)]) -> Result<Vec<Profiled>> {
     let name_count = |p: &ProfileRecord| {
         stored
@@ -262,7 +263,32 @@ fn profiles_of(stored: &[(i64, ProfileRecord)]) -> Result<Vec<Profiled>> {
             doc,
         });
     }
+    side_by_side_by_architecture(&mut profiles);
     Ok(profiles)
+}
+
+/// With more than one architecture among the profiles: names gain `[ARCH]`, and a primitive's
+/// profiles are grouped, in the order the primitives first appear, by architecture within.
+fn side_by_side_by_architecture(profiles: &mut [Profiled]) {
+    let arch = |p: &Profiled| p.doc.architecture.clone();
+    let first = profiles.first().map(arch);
+    if profiles.iter().all(|p| Some(arch(p)) == first) {
+        return;
+    }
+    for p in profiles.iter_mut() {
+        p.name = format!("{} [{}]", p.name, p.doc.architecture);
+    }
+    let order: Vec<String> = profiles.iter().map(|p| p.doc.primitive.clone()).collect();
+    let rank_of_isa = |a: &str| {
+        cryptospeed_sim::isa::Isa::ALL
+            .iter()
+            .position(|i| i.name() == a)
+            .unwrap_or(usize::MAX)
+    };
+    profiles.sort_by_key(|p| {
+        let first_seen = order.iter().position(|o| *o == p.doc.primitive);
+        (first_seen, rank_of_isa(&p.doc.architecture))
+    });
 }
 
 #[cfg(test)]
@@ -332,5 +358,42 @@ mod tests {
         ));
         let err = ReportData::new(&input).err().unwrap().to_string();
         assert!(err.contains("md5") && err.contains("run 7"), "{err}");
+    }
+
+    #[test]
+    fn profiles_of_several_architectures_stand_side_by_side() {
+        let record = |primitive: &str, arch: &str| {
+            let mut doc = crate::profile::fixture::document();
+            doc.primitive = primitive.into();
+            doc.architecture = arch.into();
+            ProfileRecord {
+                variant: format!("openssl-3.5-{arch}"),
+                primitive: primitive.into(),
+                bytes: Some(64),
+                document: doc.to_json(),
+            }
+        };
+        let mut input = input();
+        for (p, a) in [
+            ("md5", "riscv64"),
+            ("sha1", "x86_64"),
+            ("md5", "x86_64"),
+            ("sha1", "ppc64le"),
+            ("md5", "ppc64le"),
+        ] {
+            input.profiles.push((1, record(p, a)));
+        }
+        let data = ReportData::new(&input).unwrap();
+        let names: Vec<&str> = data.profiles.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "md5 · openssl-3.5-x86_64 [x86_64]",
+                "md5 · openssl-3.5-ppc64le [ppc64le]",
+                "md5 · openssl-3.5-riscv64 [riscv64]",
+                "sha1 · openssl-3.5-x86_64 [x86_64]",
+                "sha1 · openssl-3.5-ppc64le [ppc64le]",
+            ]
+        );
     }
 }

@@ -9,7 +9,7 @@ use cryptospeed_sim::decode::Class;
 pub const KIND: FigureKind = FigureKind {
     name: "mix",
     section: "Instruction mix (profiles)",
-    about: "Share of each instruction class in the measured calls of each stored profile (cryptospeed profile), decoded with iced-x86; instructions per byte beside each cell's name.",
+    about: "Share of each instruction class in the measured calls of each stored profile (cryptospeed profile), decoded by its instruction set's decoder (iced-x86 for x86-64); instructions per byte beside each cell's name.",
     build,
 };
 
