@@ -6,17 +6,25 @@ use crate::predict::{BranchPredictor, IndirectTable};
 use crate::trace::{DataAccess, Sink};
 use serde::{Deserialize, Serialize};
 
-/// One resolved branch: conditional (taken flag) or indirect (its target).
+/// One resolved branch: conditional (taken flag, and the static hint its instruction encodes,
+/// if any) or indirect (its target).
 #[derive(Debug, Clone, Copy)]
 pub enum Outcome {
-    Conditional { pc: u64, taken: bool },
-    Indirect { pc: u64, target: u64 },
+    Conditional {
+        pc: u64,
+        taken: bool,
+        hint: Option<bool>,
+    },
+    Indirect {
+        pc: u64,
+        target: u64,
+    },
 }
 
 /// Pending branch waiting for the next instruction to show where it went.
 #[derive(Default)]
 pub struct Resolver {
-    pending: Option<(u64, u64, BranchKind)>,
+    pending: Option<(u64, u64, BranchKind, Option<bool>)>,
 }
 
 impl Resolver {
@@ -25,18 +33,24 @@ impl Resolver {
     #[inline]
     pub fn next(&mut self, info: &InstrInfo) -> Option<Outcome> {
         let out = match self.pending.take() {
-            Some((pc, fall, BranchKind::Conditional)) => Some(Outcome::Conditional {
+            Some((pc, fall, BranchKind::Conditional, hint)) => Some(Outcome::Conditional {
                 pc,
                 taken: info.addr != fall,
+                hint,
             }),
-            Some((pc, _, BranchKind::Indirect)) => Some(Outcome::Indirect {
+            Some((pc, _, BranchKind::Indirect, _)) => Some(Outcome::Indirect {
                 pc,
                 target: info.addr,
             }),
             _ => None,
         };
         if matches!(info.branch, BranchKind::Conditional | BranchKind::Indirect) {
-            self.pending = Some((info.addr, info.addr + info.len as u64, info.branch));
+            self.pending = Some((
+                info.addr,
+                info.addr + info.len as u64,
+                info.branch,
+                info.static_hint,
+            ));
         }
         out
     }
@@ -74,10 +88,10 @@ impl BranchSim {
     pub fn outcome(&mut self, o: Outcome) {
         let c = self.counting as u64;
         match o {
-            Outcome::Conditional { pc, taken } => {
+            Outcome::Conditional { pc, taken, hint } => {
                 self.counts.conditional += c;
                 self.counts.conditional_taken += c * taken as u64;
-                if self.predictor.mispredicts(pc, taken) {
+                if self.predictor.mispredicts_hinted(pc, taken, hint) {
                     self.counts.conditional_mispredicted += c;
                 }
             }

@@ -1,5 +1,7 @@
 //! Conditional-branch predictors behind one trait, selected by name, plus the indirect-target
-//! table cachegrind uses. Adding a predictor: one file here and one line in [`PREDICTORS`].
+//! table cachegrind uses. Adding a predictor: one file here and one line in [`PREDICTORS`]; one
+//! that reads the static hints some instruction sets encode overrides
+//! [`BranchPredictor::mispredicts_hinted`].
 
 mod always_taken;
 mod bimodal;
@@ -13,6 +15,14 @@ pub use cachegrind::IndirectTable;
 pub trait BranchPredictor: Send + ClonePredictor {
     /// Predicts the branch at `pc`, learns its real outcome; true when the prediction was wrong.
     fn mispredicts(&mut self, pc: u64, taken: bool) -> bool;
+
+    /// The same for a branch whose instruction may carry a static hint (`Some(true)`: hinted
+    /// taken, as `InstrInfo::static_hint`); every caller uses this one. Predictors that do not
+    /// read hints keep this default, which ignores it.
+    fn mispredicts_hinted(&mut self, pc: u64, taken: bool, hint: Option<bool>) -> bool {
+        let _ = hint;
+        self.mispredicts(pc, taken)
+    }
 }
 
 /// A boxed predictor's copy (the timing model warms one and copies it): any `Clone` predictor.

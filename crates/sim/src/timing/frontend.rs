@@ -81,8 +81,8 @@ impl BranchUnit {
     /// A conditional or indirect branch's outcome (`next` is where execution went).
     pub fn resolve(&mut self, o: Outcome, next: u64) -> Redirect {
         let r = match o {
-            Outcome::Conditional { pc, taken } => {
-                if self.predictor.mispredicts(pc, taken) {
+            Outcome::Conditional { pc, taken, hint } => {
+                if self.predictor.mispredicts_hinted(pc, taken, hint) {
                     Redirect::Mispredict
                 } else if taken && !self.btb.hit(pc, next) {
                     Redirect::Target

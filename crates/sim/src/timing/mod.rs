@@ -118,6 +118,7 @@ struct Pending {
     pc: u64,
     fall_through: u64,
     kind: BranchKind,
+    hint: Option<bool>,
     fetched: u64,
     done: u64,
 }
@@ -219,9 +220,14 @@ impl<'c> Core<'c> {
         use crate::branches::Outcome;
         let taken = next != p.fall_through;
         let redirect = match p.kind {
-            BranchKind::Conditional => self
-                .branches
-                .resolve(Outcome::Conditional { pc: p.pc, taken }, next),
+            BranchKind::Conditional => self.branches.resolve(
+                Outcome::Conditional {
+                    pc: p.pc,
+                    taken,
+                    hint: p.hint,
+                },
+                next,
+            ),
             BranchKind::Indirect => self.branches.resolve(
                 Outcome::Indirect {
                     pc: p.pc,
@@ -601,6 +607,7 @@ fn pending_branch(info: &InstrInfo, fetched: u64, done: u64) -> Option<Pending> 
         pc: info.addr,
         fall_through: info.addr + info.len as u64,
         kind: info.branch,
+        hint: info.static_hint,
         fetched,
         done,
     })
