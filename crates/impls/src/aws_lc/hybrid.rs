@@ -127,4 +127,22 @@ impl<'a> KemCalls<'a> for Hybrid<'a> {
             Ok(())
         }))
     }
+
+    /// The share's ML-KEM key imported and its X25519 key read in every call, then encaps.
+    fn encaps_parse_timed(self: Box<Self>, ek: &[u8]) -> Res<OpFn<'a>> {
+        let ek = ek.to_vec();
+        Ok(Box::new(move || {
+            std::hint::black_box(self.encaps_once(&ek, None)?);
+            Ok(())
+        }))
+    }
+
+    /// The private part imported in every call, then decaps.
+    fn decaps_parse_timed(self: Box<Self>, dk: &[u8], c: &[u8]) -> Res<OpFn<'a>> {
+        let (dk, c) = (dk.to_vec(), c.to_vec());
+        Ok(Box::new(move || {
+            std::hint::black_box(self.decaps_once(&dk, &c)?);
+            Ok(())
+        }))
+    }
 }

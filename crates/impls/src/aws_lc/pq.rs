@@ -382,6 +382,26 @@ impl<'a> KemCalls<'a> for Kem<'a> {
             Ok(())
         }))
     }
+
+    /// `EVP_PKEY_kem_new_raw_public_key`, a context for the key and `EVP_PKEY_encapsulate`.
+    fn encaps_parse_timed(self: Box<Self>, ek: &[u8]) -> Res<OpFn<'a>> {
+        let (ek, mut c, mut k) = (ek.to_vec(), vec![0u8; 1568], vec![0u8; 32]);
+        Ok(Box::new(move || {
+            let (ctx, _key) = self.encaps_ctx(&ek)?;
+            std::hint::black_box(self.encapsulate_into(&ctx, None, &mut c, &mut k)?);
+            Ok(())
+        }))
+    }
+
+    /// `EVP_PKEY_kem_new_raw_secret_key`, a context for the key and `EVP_PKEY_decapsulate`.
+    fn decaps_parse_timed(self: Box<Self>, dk: &[u8], c: &[u8]) -> Res<OpFn<'a>> {
+        let (dk, c, mut k) = (dk.to_vec(), c.to_vec(), vec![0u8; 32]);
+        Ok(Box::new(move || {
+            let (ctx, _key) = self.decaps_ctx(&dk)?;
+            std::hint::black_box(self.decapsulate_into(&ctx, &c, &mut k)?);
+            Ok(())
+        }))
+    }
 }
 
 /// One ML-DSA parameter set in AWS-LC.

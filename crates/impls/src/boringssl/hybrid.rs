@@ -150,4 +150,24 @@ impl<'a> KemCalls<'a> for Hybrid<'a> {
             Ok(())
         }))
     }
+
+    /// The share parsed (`MLKEM768_parse_public_key`, the X25519 key read) in every call, then
+    /// encaps.
+    fn encaps_parse_timed(self: Box<Self>, ek: &[u8]) -> Res<OpFn<'a>> {
+        let ek = ek.to_vec();
+        Ok(Box::new(move || {
+            std::hint::black_box(self.encaps_once(&ek, None)?);
+            Ok(())
+        }))
+    }
+
+    /// The private part parsed (the ML-KEM key from its seed) in every call, then decaps.
+    fn decaps_parse_timed(self: Box<Self>, dk: &[u8], c: &[u8]) -> Res<OpFn<'a>> {
+        let (dk, c) = (dk.to_vec(), c.to_vec());
+        Ok(Box::new(move || {
+            let (private, xpriv) = self.private_of(&dk)?;
+            std::hint::black_box(self.decaps_once(&private, &xpriv, &c)?);
+            Ok(())
+        }))
+    }
 }

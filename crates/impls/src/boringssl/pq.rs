@@ -469,6 +469,26 @@ impl<'a> KemCalls<'a> for Kem<'a> {
             Ok(())
         }))
     }
+
+    /// `MLKEM*_parse_public_key`, then `MLKEM*_encap` (bssl_bench's ParseEncap).
+    fn encaps_parse_timed(self: Box<Self>, ek: &[u8]) -> Res<OpFn<'a>> {
+        let (ek, mut c, mut k) = (ek.to_vec(), vec![0u8; self.set.ct], vec![0u8; 32]);
+        Ok(Box::new(move || {
+            self.encap_into(&self.parse_public(&ek)?, &mut c, &mut k);
+            std::hint::black_box(&mut k);
+            Ok(())
+        }))
+    }
+
+    /// The private key from its seed (`MLKEM*_private_key_from_seed`), then `MLKEM*_decap`.
+    fn decaps_parse_timed(self: Box<Self>, dk: &[u8], c: &[u8]) -> Res<OpFn<'a>> {
+        let (dk, c, mut k) = (dk.to_vec(), c.to_vec(), vec![0u8; 32]);
+        Ok(Box::new(move || {
+            self.decap_into(&self.private_of(&dk)?, &c, &mut k)?;
+            std::hint::black_box(&mut k);
+            Ok(())
+        }))
+    }
 }
 
 #[cfg(test)]
@@ -554,6 +574,27 @@ pub(super) mod tests {
         assert!(why.contains("BCM_mlkem768_encap_external_entropy"), "{why}");
         let why = without_bcm().decaps(&unhex(dk)).err().unwrap();
         assert!(why.contains("BCM_mlkem768_parse_private_key"), "{why}");
+    }
+
+    #[test]
+    fn encaps_and_decaps_parse_parse_their_key_in_every_timed_call() {
+        use crate::suite::Suite;
+        let (_, p, suite) = passing("ml-kem-768");
+        let (ek, dk) = suite.kem_keygen(p, None).unwrap()().unwrap();
+        let (c, _) = suite.kem_encaps(p, &ek, None).unwrap()().unwrap();
+        let mut encaps = suite.kem_encaps_parse_timed(p, &ek).unwrap();
+        let mut decaps = suite.kem_decaps_parse_timed(p, &dk, &c).unwrap();
+        for _ in 0..3 {
+            encaps().unwrap();
+            decaps().unwrap();
+        }
+        // FIPS 203 7.2's modulus check: a first coefficient of 0xfff (not below q = 3329) is
+        // refused by the parse, which runs inside the timed call, not before it.
+        let mut bad = ek.clone();
+        (bad[0], bad[1]) = (0xff, bad[1] | 0x0f);
+        let mut encaps = suite.kem_encaps_parse_timed(p, &bad).unwrap();
+        let why = encaps().unwrap_err();
+        assert!(why.contains("parsing the 1184-byte key failed"), "{why}");
     }
 
     #[test]

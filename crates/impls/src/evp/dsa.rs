@@ -8,7 +8,7 @@
 use super::ffi::Api;
 use super::pq::{int_param, Owned, PqAlg};
 use super::pq_calls::{KeySigner, SigCalls, SignWith};
-use crate::suite::{OpFn, Res, Signer};
+use crate::suite::{verified, OpFn, Res, Signer};
 use cryptospeed_catalog::{Algorithm, Primitive};
 use std::os::raw::c_int;
 
@@ -57,13 +57,27 @@ impl<'a> Dsa<'a> {
     /// made with `EVP_PKEY_sign_message_init` and the fetched algorithm (3.5's way; plain
     /// `EVP_PKEY_sign_init` is refused for ML-DSA keys).
     fn op_ctx(&self, pkey: &Owned, sign: bool, internal: bool) -> Res<Owned<'a>> {
+        self.op_ctx_with(&self.fetch()?, pkey, sign, internal)
+    }
+
+    /// The signature algorithm, fetched (`EVP_SIGNATURE_fetch`: a look-up in the library's
+    /// provider store).
+    fn fetch(&self) -> Res<Owned<'a>> {
         let k = &self.k;
-        let (Some(fetch), Some(free), Some(sign_init), Some(verify_init)) = (
-            k.EVP_SIGNATURE_fetch,
-            k.EVP_SIGNATURE_free,
-            k.EVP_PKEY_sign_message_init,
-            k.EVP_PKEY_verify_message_init,
-        ) else {
+        let (Some(fetch), Some(free)) = (k.EVP_SIGNATURE_fetch, k.EVP_SIGNATURE_free) else {
+            return Err("this libcrypto has no EVP_SIGNATURE_fetch (OpenSSL < 3.0)".into());
+        };
+        // SAFETY: a NUL-terminated name; the algorithm is owned below.
+        let alg = unsafe { fetch(std::ptr::null_mut(), self.name.as_ptr(), std::ptr::null()) };
+        self.own(alg, free, "EVP_SIGNATURE_fetch")
+    }
+
+    /// [`Dsa::op_ctx`] with the algorithm `alg` fetched before.
+    fn op_ctx_with(&self, alg: &Owned, pkey: &Owned, sign: bool, internal: bool) -> Res<Owned<'a>> {
+        let k = &self.k;
+        let (Some(sign_init), Some(verify_init)) =
+            (k.EVP_PKEY_sign_message_init, k.EVP_PKEY_verify_message_init)
+        else {
             return Err("this libcrypto has no EVP_PKEY_sign_message_init (OpenSSL < 3.4)".into());
         };
         // SAFETY: a valid key; the context is owned below.
@@ -71,9 +85,6 @@ impl<'a> Dsa<'a> {
             (k.EVP_PKEY_CTX_new_from_pkey)(std::ptr::null_mut(), pkey.ptr, std::ptr::null())
         };
         let ctx = self.own(ctx, k.EVP_PKEY_CTX_free, "EVP_PKEY_CTX_new_from_pkey")?;
-        // SAFETY: a NUL-terminated name; the algorithm is owned below.
-        let alg = unsafe { fetch(std::ptr::null_mut(), self.name.as_ptr(), std::ptr::null()) };
-        let alg = self.own(alg, free, "EVP_SIGNATURE_fetch")?;
         let (raw, yes) = (0 as c_int, 1 as c_int);
         let params = [
             int_param(c"message-encoding", &raw),
@@ -132,6 +143,18 @@ impl<'a> SigCalls<'a> for Dsa<'a> {
     fn verify(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
         let key = self.raw_key(public, false)?;
         self.verify_with(&self.op_ctx(&key, false, false)?, msg, sig)
+    }
+
+    /// The algorithm fetched once; in each call `EVP_PKEY_new_raw_public_key_ex`, a context
+    /// (`EVP_PKEY_verify_message_init`) and `EVP_PKEY_verify`.
+    fn verify_parse_timed(self: Box<Self>, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<OpFn<'a>> {
+        let alg = self.fetch()?;
+        let (public, msg, sig) = (public.to_vec(), msg.to_vec(), sig.to_vec());
+        Ok(Box::new(move || {
+            let key = self.raw_key(&public, false)?;
+            let ctx = self.op_ctx_with(&alg, &key, false, false)?;
+            verified(self.verify_with(&ctx, &msg, &sig))
+        }))
     }
 }
 

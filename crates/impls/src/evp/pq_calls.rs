@@ -4,7 +4,7 @@
 //! both EVP's backends (kem.rs, dsa.rs) and the libraries' (crate::aws_lc, crate::boringssl).
 
 use super::ffi::Api;
-use crate::suite::{DecapsFn, EncapsFn, KemKeygenFn, OpFn, Res, Signer};
+use crate::suite::{verified, DecapsFn, EncapsFn, KemKeygenFn, OpFn, Res, Signer};
 use cryptospeed_catalog::Primitive;
 
 /// One KEM parameter set (or hybrid) of one library, consumed by the call it makes: each
@@ -22,6 +22,11 @@ pub(crate) trait KemCalls<'a> {
     fn encaps_timed(self: Box<Self>, ek: &[u8]) -> Res<OpFn<'a>>;
     /// [`Suite::kem_decaps_timed`].
     fn decaps_timed(self: Box<Self>, dk: &[u8], c: &[u8]) -> Res<OpFn<'a>>;
+    /// [`Suite::kem_encaps_parse_timed`]: only the parse of `ek` and the encapsulation in each
+    /// call, the library's calls resolved when `self` was made.
+    fn encaps_parse_timed(self: Box<Self>, ek: &[u8]) -> Res<OpFn<'a>>;
+    /// [`Suite::kem_decaps_parse_timed`], likewise.
+    fn decaps_parse_timed(self: Box<Self>, dk: &[u8], c: &[u8]) -> Res<OpFn<'a>>;
 }
 
 /// One seeded signature parameter set (ML-DSA, SLH-DSA) of one library.
@@ -37,6 +42,14 @@ pub(crate) trait SigCalls<'a> {
     fn verify_internal(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool>;
     /// Whether another library's pure signature (empty context) verifies here.
     fn verify(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool>;
+    /// [`Suite::verify_parse_timed`]: [`SigCalls::verify`] in every call, by default.
+    fn verify_parse_timed(self: Box<Self>, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<OpFn<'a>>
+    where
+        Self: 'a,
+    {
+        let (public, msg, sig) = (public.to_vec(), msg.to_vec(), sig.to_vec());
+        Ok(Box::new(move || verified(self.verify(&public, &msg, &sig))))
+    }
 }
 
 /// Signing and verifying with what a signature backend made once for a key pair.

@@ -2,9 +2,11 @@
 //! peer does per handshake, keys crossing the call as their standard byte encodings. Written
 //! once over the [`Suite`] calls that already take and give bytes, so every suite whose library
 //! parses and encodes (the known-answer calls) times them without code of its own:
-//! `keygen+encode` is [`Suite::kem_keygen`] or [`Suite::sig_keygen`]; `encaps+parse` and
-//! `decaps+parse` make [`Suite::kem_encaps`] or [`Suite::kem_decaps`] inside the timed call;
-//! `verify+parse` is [`Suite::verify_foreign`].
+//! `keygen+encode` is [`Suite::kem_keygen`] or [`Suite::sig_keygen`]; `encaps+parse`,
+//! `decaps+parse` and `verify+parse` are [`Suite::kem_encaps_parse_timed`],
+//! [`Suite::kem_decaps_parse_timed`] and [`Suite::verify_parse_timed`] (by default
+//! [`Suite::kem_encaps`], [`Suite::kem_decaps`] or [`Suite::verify_foreign`] inside the timed
+//! call; a suite that looks its library's calls up there resolves them once before timing).
 
 use super::{timing_signer, SEEDED_MSG_LEN};
 use super::{OpFn, Res, Suite};
@@ -22,12 +24,12 @@ pub(super) fn prepare<'a>(s: &'a dyn Suite, p: &Primitive, op: Op) -> Res<OpFn<'
         }
         (Family::Kem, Op::EncapsParse) => {
             let (ek, _) = s.kem_keygen(&p, None)?()?;
-            Box::new(move || s.kem_encaps(&p, &ek, None)?().map(|r| drop(black_box(r))))
+            s.kem_encaps_parse_timed(&p, &ek)?
         }
         (Family::Kem, Op::DecapsParse) => {
             let (ek, dk) = s.kem_keygen(&p, None)?()?;
             let (c, _) = s.kem_encaps(&p, &ek, None)?()?;
-            Box::new(move || s.kem_decaps(&p, &dk)?(&c).map(|k| drop(black_box(k))))
+            s.kem_decaps_parse_timed(&p, &dk, &c)?
         }
         (Family::SeededSignature, Op::KeygenEncode) => {
             let mut f = s.sig_keygen(&p)?;
@@ -53,11 +55,5 @@ fn verify_parse(s: &dyn Suite, p: Primitive) -> Res<OpFn<'_>> {
             p.id
         ));
     }
-    Ok(Box::new(move || {
-        match s.verify_foreign(&p, &public, "", &msg, &sig) {
-            Ok(true) => Ok(()),
-            Ok(false) => Err("the signature no longer verifies".into()),
-            Err(e) => Err(e),
-        }
-    }))
+    s.verify_parse_timed(&p, &public, &msg, &sig)
 }

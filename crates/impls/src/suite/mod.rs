@@ -61,6 +61,15 @@ pub trait Signer {
     fn public(&self) -> Vec<u8>;
 }
 
+/// A timed verification's outcome: a signature that no longer verifies is an error.
+pub(crate) fn verified(outcome: Res<bool>) -> Res<()> {
+    match outcome {
+        Ok(true) => Ok(()),
+        Ok(false) => Err("the signature no longer verifies".into()),
+        Err(e) => Err(e),
+    }
+}
+
 fn not_offered<T>(suite: &str, p: &Primitive) -> Res<T> {
     Err(format!("{suite} does not offer {}", p.id))
 }
@@ -148,6 +157,38 @@ pub trait Suite {
         let (mut f, c) = (self.kem_decaps(p, dk)?, c.to_vec());
         Ok(Box::new(move || {
             f(&c).map(|k| drop(std::hint::black_box(k)))
+        }))
+    }
+    /// The timed `encaps+parse` (catalog definitions.rs): `ek` parsed, then encapsulation, in
+    /// every call. By default [`Suite::kem_encaps`] made and called in every call, for a suite
+    /// whose `kem_encaps` does nothing but parse; a suite that looks its library's calls up
+    /// there resolves them once here instead.
+    fn kem_encaps_parse_timed(&self, p: &Primitive, ek: &[u8]) -> Res<OpFn<'_>> {
+        let (p, ek) = (*p, ek.to_vec());
+        Ok(Box::new(move || {
+            self.kem_encaps(&p, &ek, None)?().map(|r| drop(std::hint::black_box(r)))
+        }))
+    }
+    /// The timed `decaps+parse`: `dk` parsed, then decapsulation of `c`, in every call; by
+    /// default as [`Suite::kem_encaps_parse_timed`]'s.
+    fn kem_decaps_parse_timed(&self, p: &Primitive, dk: &[u8], c: &[u8]) -> Res<OpFn<'_>> {
+        let (p, dk, c) = (*p, dk.to_vec(), c.to_vec());
+        Ok(Box::new(move || {
+            self.kem_decaps(&p, &dk)?(&c).map(|k| drop(std::hint::black_box(k)))
+        }))
+    }
+    /// The timed `verify+parse`: `public` parsed, then verification of `sig` over `msg`, in
+    /// every call; by default [`Suite::verify_foreign`] in every call.
+    fn verify_parse_timed(
+        &self,
+        p: &Primitive,
+        public: &[u8],
+        msg: &[u8],
+        sig: &[u8],
+    ) -> Res<OpFn<'_>> {
+        let (p, public, msg, sig) = (*p, public.to_vec(), msg.to_vec(), sig.to_vec());
+        Ok(Box::new(move || {
+            verified(self.verify_foreign(&p, &public, "", &msg, &sig))
         }))
     }
     /// Post-quantum signature key pairs (public, private) from the library's generator. (The
