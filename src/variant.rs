@@ -58,6 +58,7 @@ enum VariantCommand {
     /// Build AWS-LC (`aws-lc`) or BoringSSL (`boringssl`, with its bssl_bench) with cmake from
     /// the tree its crates.io package carries (aws-lc-sys, boring-sys), into the cache the
     /// `aws-lc` and `boringssl` implementations load it from; waits for a build already running.
+    /// Nothing else builds them: until then those columns are unavailable, saying this command.
     BuildLibrary {
         /// aws-lc or boringssl.
         name: String,

@@ -7,10 +7,10 @@ use cryptospeed_engine::Implementation;
 
 /// A library of the BoringSSL family (crate::aws_lc, crate::boringssl) as implementation `name`:
 /// `NAME:PATH` loads that build; otherwise the one cryptospeed built with cmake from the
-/// library's crates.io package into the variant cache. Not built yet: a build starts in the
-/// background (one at a time, under the cache key's lock), and until it is there the column is
-/// unavailable with the reason, as it is when the build failed or cannot run (no cmake, no C++
-/// compiler).
+/// library's crates.io package into the variant cache. Not built yet: the column is unavailable,
+/// its reason the command that builds it (`cryptospeed variant build-library LABEL`); nothing is
+/// built from here, so a measuring command never has a cmake build running beside it. The same
+/// holds when the build failed or cannot run (no cmake, no C++ compiler).
 pub(crate) fn create_built(
     name: &'static str,
     library: &'static cryptospeed_variants::cmake::CmakeLibrary,
@@ -30,10 +30,11 @@ pub(crate) fn create_built(
         .map_err(|e| format!("{what} cannot be built here: {e:#}"))?;
     match entry {
         Some(e) if e.manifest.status == BuildStatus::Failed => Err(format!(
-            "building {what} failed: {} (log: {}; it is built again when the toolchain changes, or after `cryptospeed variant rm {}`)",
+            "building {what} failed: {} (log: {}; `cryptospeed variant rm {}`, then `cryptospeed variant build-library {}`, builds it again)",
             e.manifest.detail.lines().next().unwrap_or(""),
             e.log_path().display(),
-            e.manifest.key
+            e.manifest.key,
+            library.label
         )),
         Some(e) => create_as(
             name,
@@ -47,49 +48,8 @@ pub(crate) fn create_built(
             library.label
         )),
         None => Err(format!(
-            "{what} is not built yet: {}; `cryptospeed variant build-library {}` builds it and waits",
-            start_background_build(library, &cache),
+            "{what} is not built yet; `cryptospeed variant build-library {}` builds it (cmake, a few minutes)",
             library.label
         )),
-    }
-}
-
-/// Starts `cryptospeed variant build-library LABEL` detached from this worker (its own process
-/// group, outliving it), when this process is the cryptospeed executable.
-fn start_background_build(
-    library: &cryptospeed_variants::cmake::CmakeLibrary,
-    cache: &cryptospeed_variants::Cache,
-) -> String {
-    use std::os::unix::process::CommandExt;
-    use std::process::{Command, Stdio};
-    let exe = match std::env::current_exe() {
-        Ok(e) if e.file_name().is_some_and(|n| n == "cryptospeed") => e,
-        _ => return "no build started from this process".into(),
-    };
-    if std::env::var_os("CRYPTOSPEED_NO_AUTO_BUILD").is_some_and(|v| !v.is_empty()) {
-        return "CRYPTOSPEED_NO_AUTO_BUILD is set, so no build was started".into();
-    }
-    let _ = std::fs::create_dir_all(cache.variants_dir());
-    let log = cache
-        .variants_dir()
-        .join(format!("{}.background.log", library.label));
-    let Ok(file) = std::fs::File::create(&log) else {
-        return format!("cannot write {}", log.display());
-    };
-    match Command::new(exe)
-        .args(["variant", "build-library", library.label])
-        .arg("--cache")
-        .arg(cache.root())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::from(file))
-        .process_group(0)
-        .spawn()
-    {
-        Ok(_) => format!(
-            "a build started in the background now (log: {})",
-            log.display()
-        ),
-        Err(e) => format!("cannot start a build: {e}"),
     }
 }
