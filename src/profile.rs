@@ -38,7 +38,7 @@ pub struct ProfileArgs {
     /// Calls before it, which only warm the simulated caches and predictors.
     #[arg(long, default_value_t = 1)]
     warmup: u64,
-    /// `full` (the architecture study's grid: 1140 caches, 6 predictors, 45 ILP points) or
+    /// `full` (the architecture study's grid: 1140 caches, 7 predictors, 45 ILP points) or
     /// `single` (one configuration per level; fast).
     #[arg(long, default_value = "full")]
     grid: String,

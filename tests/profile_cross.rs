@@ -77,9 +77,9 @@ fn a_ppc64le_variant_is_profiled_under_qemu_with_mix_predictors_and_miss_rate_cu
             total.abs_diff(2 * n) <= n / 100,
             "{primitive}: {total} traced in all, {n} measured"
         );
-        // The six predictors and a miss-rate curve per level (the full grid's sizes).
+        // The seven predictors and a miss-rate curve per level (the full grid's sizes).
         let predictors = doc["analysis"]["predictors"].as_array().unwrap();
-        assert_eq!(predictors.len(), 6, "{primitive}");
+        assert_eq!(predictors.len(), 7, "{primitive}");
         let caches = doc["analysis"]["caches"].as_array().unwrap();
         for level in ["I1", "D1"] {
             let sizes: std::collections::BTreeSet<u64> = caches

@@ -96,7 +96,7 @@ fn the_grid_equals_one_cache_per_configuration_fed_every_access() {
     assert!(evicting > 100, "the trace makes small caches evict");
 }
 
-/// The study's 52 timing points as the grid runs them (caches warmed once per memory system,
+/// The study's 53 timing points as the grid runs them (caches warmed once per memory system,
 /// branch units once per predictor, a core that recurs in several sweeps timed once) give what
 /// each point simulated on its own from scratch gives (`timing::simulate`: its own warm-up of
 /// caches and predictor, then the timed part).
@@ -112,7 +112,7 @@ fn the_timing_sweeps_equal_each_core_simulated_on_its_own() {
         timing_limit: 4_000,
         ..Grid::full()
     };
-    assert_eq!(grid.timing.len(), 52);
+    assert_eq!(grid.timing.len(), 53);
     let a = analyse(&events, measured.clone(), &d, &grid);
     assert_eq!(a.timing.len(), grid.timing.len());
     let mut distinct = 0;
@@ -129,7 +129,7 @@ fn the_timing_sweeps_equal_each_core_simulated_on_its_own() {
         assert_eq!(want.instructions, 4_000);
         distinct += !grid.timing[..k].iter().any(|p| p.config == point.config) as usize;
     }
-    assert_eq!(distinct, 44, "the sweeps cross at the base core");
+    assert_eq!(distinct, 45, "the sweeps cross at the base core");
     let cycles: std::collections::BTreeSet<u64> =
         a.timing.iter().map(|t| t.result.cycles).collect();
     assert!(cycles.len() >= 5, "the points differ: {cycles:?}");

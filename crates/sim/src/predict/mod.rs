@@ -8,6 +8,7 @@ mod bimodal;
 mod cachegrind;
 mod gshare;
 mod never_taken;
+mod static_hint;
 mod tournament;
 
 pub use cachegrind::IndirectTable;
@@ -65,6 +66,11 @@ pub const PREDICTORS: &[(&str, &str, PredictorMaker)] = &[
         "cachegrind",
         "cachegrind's: 7 history bits and 7 address bits index 16384 2-bit counters",
         cachegrind::boxed,
+    ),
+    (
+        "static-hint",
+        "bimodal whose counter starts at the instruction's static hint (POWER +/-) on first use",
+        static_hint::boxed,
     ),
 ];
 

@@ -37,7 +37,7 @@ pub fn default_only(base: &TimingConfig) -> Vec<TimingPoint> {
     vec![point("default", "default", base.clone())]
 }
 
-/// Every sweep of the study around `base` (52 points).
+/// Every sweep of the study around `base` (53 points).
 pub fn study(base: &TimingConfig) -> Vec<TimingPoint> {
     let mut out = default_only(base);
     out.extend(core_sweeps(base));
