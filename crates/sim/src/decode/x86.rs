@@ -1,173 +1,11 @@
-//! Decoding the traced code with iced-x86, once per distinct instruction: what class it is for
-//! the instruction mix, what kind of branch, which registers it reads and writes (for the ILP
-//! model) and an assumed latency. Everything a simulator needs per executed instruction is
-//! precomputed here, so the per-instruction work in the simulators is a table lookup.
+//! The x86-64 decoder: iced-x86 gives each instruction's flow control, CPUID features,
+//! memory accesses and registers read and written.
 
+use super::{undecoded, BranchKind, Class, InstrInfo, FLAGS_SLOT};
 use iced_x86::{
     CpuidFeature, Decoder, DecoderOptions, FlowControl, Instruction, InstructionInfo,
     InstructionInfoFactory, Mnemonic, OpAccess, OpKind, Register,
 };
-use std::collections::HashMap;
-
-/// The instruction-mix classes. Every instruction is in exactly one; branches first, then
-/// crypto extensions, SIMD, multiply/divide, plain loads and stores, integer ALU.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-pub enum Class {
-    Load,
-    Store,
-    IntAlu,
-    MulDiv,
-    CondBranch,
-    Jump,
-    Call,
-    Return,
-    Indirect,
-    Simd,
-    Crypto,
-    Other,
-}
-
-impl Class {
-    pub const ALL: [Class; 12] = [
-        Class::Load,
-        Class::Store,
-        Class::IntAlu,
-        Class::MulDiv,
-        Class::CondBranch,
-        Class::Jump,
-        Class::Call,
-        Class::Return,
-        Class::Indirect,
-        Class::Simd,
-        Class::Crypto,
-        Class::Other,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Class::Load => "load",
-            Class::Store => "store",
-            Class::IntAlu => "integer ALU",
-            Class::MulDiv => "multiply/divide",
-            Class::CondBranch => "conditional branch",
-            Class::Jump => "unconditional jump",
-            Class::Call => "call",
-            Class::Return => "return",
-            Class::Indirect => "indirect jump/call",
-            Class::Simd => "SIMD",
-            Class::Crypto => "crypto extension",
-            Class::Other => "other",
-        }
-    }
-}
-
-/// How a branch predictor sees the instruction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BranchKind {
-    None,
-    /// Taken iff the next executed instruction is not at `addr + len`. Includes rep-prefixed
-    /// string instructions, which valgrind (and so cachegrind) treats as a conditional exit per
-    /// iteration.
-    Conditional,
-    Direct,
-    Return,
-    /// Indirect jump or call: its target is predicted.
-    Indirect,
-}
-
-/// Cycles from a load's address to its value in the ILP model (an L1 hit).
-pub const LOAD_LATENCY: u32 = 4;
-
-/// Register slot used for RFLAGS in the dependence tables.
-pub const FLAGS_SLOT: u16 = 511;
-
-#[derive(Debug, Clone)]
-pub struct InstrInfo {
-    /// Index in [`Decoded`].
-    pub ix: u32,
-    pub addr: u64,
-    pub len: u8,
-    pub class: Class,
-    pub branch: BranchKind,
-    pub reads_memory: bool,
-    pub writes_memory: bool,
-    /// Register slots read as data / written (full registers; RFLAGS as [`FLAGS_SLOT`]; the
-    /// implicit stack-pointer update of push/pop/call/ret left out, as a stack engine would).
-    pub sources: Vec<u16>,
-    pub dests: Vec<u16>,
-    /// Registers that only form a memory operand's address (base, index): a load can start
-    /// as soon as these are ready, before the data sources are.
-    pub address_sources: Vec<u16>,
-    /// Cycles from the operands (data sources and loaded value) to the result in the ILP model;
-    /// a memory read adds [`LOAD_LATENCY`] before the loaded value is ready (see `ilp.rs`).
-    pub latency: u32,
-    pub mnemonic: Mnemonic,
-    /// False when iced-x86 could not decode the bytes (counted as `other`).
-    pub decoded: bool,
-    /// The instruction's bytes (up to 16), to show or re-decode it.
-    pub bytes: Vec<u8>,
-    /// A static prediction hint the instruction set encodes in a conditional branch (POWER's
-    /// `at` bits: `+` taken, `-` not taken): `Some(true)` hinted taken. None elsewhere.
-    pub static_hint: Option<bool>,
-}
-
-/// Every distinct instruction seen in a trace.
-#[derive(Default)]
-pub struct Decoded {
-    isa: crate::isa::Isa,
-    infos: Vec<InstrInfo>,
-    index: HashMap<(u64, [u8; 16]), u32>,
-    factory: Option<InstructionInfoFactory>,
-}
-
-impl Decoded {
-    /// An empty table decoding with `isa`'s decoder (`Decoded::default()` is x86-64).
-    pub fn new(isa: crate::isa::Isa) -> Decoded {
-        Decoded {
-            isa,
-            ..Decoded::default()
-        }
-    }
-
-    pub fn isa(&self) -> crate::isa::Isa {
-        self.isa
-    }
-
-    #[inline]
-    pub fn info(&self, ix: u32) -> &InstrInfo {
-        &self.infos[ix as usize]
-    }
-
-    pub fn all(&self) -> &[InstrInfo] {
-        &self.infos
-    }
-
-    /// The index of the instruction with these bytes at this address, decoding it if new.
-    pub fn intern(&mut self, addr: u64, bytes: &[u8]) -> u32 {
-        let mut key = [0u8; 16];
-        let n = bytes.len().min(16);
-        key[..n].copy_from_slice(&bytes[..n]);
-        // The length is part of what the instruction is (valgrind's 19-byte client request).
-        let len = bytes.len().min(255) as u8;
-        if let Some(ix) = self.index.get(&(addr, key)) {
-            return *ix;
-        }
-        let factory = self.factory.get_or_insert_with(InstructionInfoFactory::new);
-        let ix = self.infos.len() as u32;
-        let mut info = match self.isa {
-            crate::isa::Isa::X86_64 => classify(factory, addr, &bytes[..n]),
-            // Decoders for the other instruction sets come next; until then, unclassified.
-            _ => undecoded(addr, &bytes[..n]),
-        };
-        info.ix = ix;
-        info.len = len;
-        self.infos.push(info);
-        self.index.insert((addr, key), ix);
-        ix
-    }
-}
 
 fn is_vector_register(r: Register) -> bool {
     r.is_xmm() || r.is_ymm() || r.is_zmm() || r.is_mm() || r.is_k() || r.is_tmm()
@@ -255,27 +93,6 @@ fn is_string_op(i: &Instruction) -> bool {
                 | OpKind::MemorySegRDI
         )
     })
-}
-
-/// What an undecodable instruction is taken for: one cycle of something else.
-fn undecoded(addr: u64, bytes: &[u8]) -> InstrInfo {
-    InstrInfo {
-        ix: 0,
-        addr,
-        len: bytes.len() as u8,
-        class: Class::Other,
-        branch: BranchKind::None,
-        reads_memory: false,
-        writes_memory: false,
-        sources: vec![],
-        dests: vec![],
-        address_sources: vec![],
-        latency: 1,
-        mnemonic: Mnemonic::INVALID,
-        decoded: false,
-        bytes: bytes.to_vec(),
-        static_hint: None,
-    }
 }
 
 /// Whether the instruction reads memory, and whether it writes it.
@@ -414,7 +231,7 @@ fn class_of(instr: &Instruction, vector: bool, memory: (bool, bool)) -> (Class, 
     }
 }
 
-fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &[u8]) -> InstrInfo {
+pub(super) fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &[u8]) -> InstrInfo {
     let mut decoder = Decoder::with_ip(64, bytes, addr, DecoderOptions::NONE);
     let instr = decoder.decode();
     if instr.is_invalid() {
@@ -457,6 +274,7 @@ fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &[u8]) -> In
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::decode::Decoded;
 
     fn one(bytes: &[u8]) -> InstrInfo {
         let mut d = Decoded::default();
