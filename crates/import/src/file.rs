@@ -142,5 +142,6 @@ fn measurement_of(r: &ImportedResult, run: &ImportedRun, variant: &str) -> Varia
         variant: variant.to_string(),
         implementation: run.implementation.clone(),
         measurement,
+        definition: None,
     }
 }

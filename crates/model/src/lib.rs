@@ -564,6 +564,12 @@ pub struct VariantMeasurement {
     pub variant: String,
     pub implementation: String,
     pub measurement: Measurement,
+    /// The catalog definition the figure was measured under (`kind/operation vVERSION`), as the
+    /// store holds it: a run read back and copied elsewhere keeps the one it was measured under,
+    /// whatever the copying build's catalog says. `None` for an imported cell, a cell without a
+    /// figure, one stored before definitions were kept, or a run not read from a store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub definition: Option<String>,
 }
 
 /// Hardware counter readings of one process (`cycles`, `instructions`, …), by event name.

@@ -492,6 +492,7 @@ mod tests {
                     variant: label.into(),
                     implementation: "openssl".into(),
                     measurement: cryptospeed_model::Measurement::imported(cell, 1e9),
+                    definition: None,
                 }
             })
             .collect();

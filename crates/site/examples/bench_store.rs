@@ -118,6 +118,7 @@ fn record(k: usize, primitives: &[(&str, Op)], mix: &mut Mix) -> RunRecord {
                     variant: v.0.into(),
                     implementation: v.1.into(),
                     measurement: measurement(*p, b, ns, machine.tsc_hz, mix),
+                    definition: None,
                 });
             }
         }

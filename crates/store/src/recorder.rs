@@ -154,6 +154,7 @@ impl Recorder {
             variant: v.label.clone(),
             implementation: v.implementation.clone(),
             measurement: measurement.clone(),
+            definition: None,
         });
         let _ = self
             .events

@@ -170,6 +170,7 @@ pub(crate) mod fixture {
                 elapsed_s: 0.2,
                 reported_rate: None,
             },
+            definition: None,
         };
         let mut md2 = m("md2", Op::Hash, Some(16), 1.0);
         md2.measurement = Measurement::not_timed(

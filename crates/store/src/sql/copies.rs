@@ -1,6 +1,7 @@
 //! Copies of runs from another store or the spool: a new run is copied whole, a run held only in
 //! part is completed, and a run already held is left as it is.
 
+use super::measurements::carried;
 use super::{derived_uid, one, SqlStore};
 use crate::db::Db;
 use crate::{params, SyncOutcome};
@@ -62,7 +63,7 @@ impl<D: Db> SqlStore<D> {
                     vm.variant
                 );
             };
-            self.insert_measurement(id, *vid, &vm.measurement)?;
+            self.insert_measurement(id, *vid, &vm.measurement, carried(vm))?;
         }
         self.db.execute(
             "UPDATE run SET status = ?1, finished_at = ?2, conditions = ?3 WHERE id = ?4",

@@ -10,8 +10,8 @@ use cryptospeed_model::*;
 /// `kind/operation vVERSION`: the catalog's definition of what a measured cell times, as this
 /// build defines it; `None` for an imported cell, a cell with no figure (unavailable, failed, or
 /// a log's "not run") or one the catalog does not define.
-fn definition_of(m: &Measurement) -> Option<String> {
-    if m.reported_rate.is_some() || !m.status.has_numbers() {
+pub(super) fn definition_of(m: &Measurement) -> Option<String> {
+    if !has_definition(m) {
         return None;
     }
     let p = cryptospeed_catalog::lookup(&m.cell.primitive)?;
@@ -19,9 +19,29 @@ fn definition_of(m: &Measurement) -> Option<String> {
     Some(format!("{} v{}", d.id, d.version))
 }
 
+/// The definition a copied or imported measurement is stored under: the one its record carries
+/// (the source store's), never this build's; none for an imported cell or a cell with no figure.
+pub(super) fn carried(m: &VariantMeasurement) -> Option<&str> {
+    m.definition
+        .as_deref()
+        .filter(|_| has_definition(&m.measurement))
+}
+
+/// Whether a measurement times a cryptospeed loop, so a definition applies to it.
+fn has_definition(m: &Measurement) -> bool {
+    m.reported_rate.is_none() && m.status.has_numbers()
+}
+
 impl<D: Db> SqlStore<D> {
-    /// Inserts one measurement and its samples; the caller owns the transaction.
-    pub(super) fn insert_measurement(&self, run: i64, variant: i64, m: &Measurement) -> Result<()> {
+    /// Inserts one measurement and its samples, stored as measured under `definition`; the
+    /// caller owns the transaction.
+    pub(super) fn insert_measurement(
+        &self,
+        run: i64,
+        variant: i64,
+        m: &Measurement,
+        definition: Option<&str>,
+    ) -> Result<()> {
         let s = m.summary;
         let unit = if m.cell.bytes.is_some() {
             "bytes/s"
@@ -35,7 +55,7 @@ impl<D: Db> SqlStore<D> {
                 run, variant, &m.cell.primitive, m.cell.op.as_str(), m.cell.bytes, m.cell.misalign as i64,
                 m.status.as_str(), m.reason.clone(), unit, s.map(|s| s.n), s.map(|s| s.median), s.map(|s| s.ci_lo),
                 s.map(|s| s.ci_hi), s.map(|s| s.mad), s.map(|s| s.min), s.map(|s| s.max), s.map(|s| s.outliers),
-                m.tsc_per_op, m.cpu_fraction, m.elapsed_s, now(), m.reported_rate, definition_of(m)
+                m.tsc_per_op, m.cpu_fraction, m.elapsed_s, now(), m.reported_rate, definition
             ],
         )?;
         let id = returned_id(rows, "measurement")?;
@@ -105,7 +125,7 @@ impl<D: Db> SqlStore<D> {
         let mut samples = self.run_samples(id)?;
         let mut measurements = Vec::new();
         for r in self.db.query(
-            "SELECT id, variant_id, primitive, op, bytes, misalign, status, reason, n, median_ns, ci_lo_ns, ci_hi_ns, mad_ns, min_ns, max_ns, outliers, tsc_per_op, cpu_fraction, elapsed_s, reported_rate
+            "SELECT id, variant_id, primitive, op, bytes, misalign, status, reason, n, median_ns, ci_lo_ns, ci_hi_ns, mad_ns, min_ns, max_ns, outliers, tsc_per_op, cpu_fraction, elapsed_s, reported_rate, definition
              FROM measurement WHERE run_id = ?1 ORDER BY id",
             params![id],
         )? {
@@ -146,6 +166,7 @@ impl<D: Db> SqlStore<D> {
                     elapsed_s: r.f64(18)?,
                     reported_rate: r.opt_f64(19)?,
                 },
+                definition: r.opt_text(20)?,
             });
         }
         Ok(measurements)

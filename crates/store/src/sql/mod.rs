@@ -195,7 +195,10 @@ impl<D: Db> Store for SqlStore<D> {
     }
 
     fn add_measurement(&mut self, run: i64, variant: i64, m: &Measurement) -> Result<()> {
-        self.in_tx(|| self.insert_measurement(run, variant, m))
+        self.in_tx(|| {
+            let definition = measurements::definition_of(m);
+            self.insert_measurement(run, variant, m, definition.as_deref())
+        })
     }
 
     fn import_run(&mut self, record: &RunRecord) -> Result<i64> {

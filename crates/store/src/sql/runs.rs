@@ -1,6 +1,7 @@
 //! Runs: opening, beating, closing and listing them, and storing or loading one whole.
 
 use super::machines::{machine_of, MACHINE_COLUMNS};
+use super::measurements::carried;
 use super::{derived_uid, judged_status, new_uid, now, one, returned_id, SqlStore, PULSE_COLUMNS};
 use crate::db::Db;
 use crate::{params, RunIdentity, RunRow, RunStart};
@@ -65,7 +66,7 @@ impl<D: Db> SqlStore<D> {
                 &vm.variant,
                 &format!("measurement of {}", vm.measurement.cell.primitive),
             )?;
-            self.insert_measurement(run, vid, &vm.measurement)?;
+            self.insert_measurement(run, vid, &vm.measurement, carried(vm))?;
         }
         for p in profiles {
             let vid = find(&p.variant, &format!("profile of {}", p.primitive))?;
