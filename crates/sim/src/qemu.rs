@@ -45,7 +45,13 @@ pub fn ensure(cache_root: &Path, emulator: &str) -> Result<PathBuf, String> {
     if plugin.exists() {
         return Ok(plugin);
     }
-    let staging = cache_root.join(format!("cstrace-qemu-{key}.partial-{}", std::process::id()));
+    // Private to this call: two threads of one process may build it at once.
+    static BUILDS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let staging = cache_root.join(format!(
+        "cstrace-qemu-{key}.partial-{}-{}",
+        std::process::id(),
+        BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
     let _ = std::fs::remove_dir_all(&staging);
     std::fs::create_dir_all(&staging)
         .map_err(|e| format!("cannot create {}: {e}", staging.display()))?;
@@ -67,9 +73,21 @@ pub fn ensure(cache_root: &Path, emulator: &str) -> Result<PathBuf, String> {
             String::from_utf8_lossy(&out.stderr)
         ));
     }
+    if plugin.exists() {
+        // Built meanwhile by another process or thread: that one stays (it may be in use).
+        let _ = std::fs::remove_dir_all(&staging);
+        return Ok(plugin);
+    }
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::rename(&staging, &dir)
-        .map_err(|e| format!("cannot move the plugin into {}: {e}", dir.display()))?;
+    if let Err(e) = std::fs::rename(&staging, &dir) {
+        let _ = std::fs::remove_dir_all(&staging);
+        if !plugin.exists() {
+            return Err(format!(
+                "cannot move the plugin into {}: {e}",
+                dir.display()
+            ));
+        }
+    }
     Ok(plugin)
 }
 
