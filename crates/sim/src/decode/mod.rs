@@ -2,8 +2,20 @@
 //! instruction mix, what kind of branch, which registers it reads and writes (for the ILP
 //! model) and an assumed latency. Everything a simulator needs per executed instruction is
 //! precomputed here, so the per-instruction work in the simulators is a table lookup. Each
-//! instruction set's decoder is its own file.
+//! instruction set's decoder is its own file, registered in [`decode_one`]: x86-64 with
+//! iced-x86, the RISC sets with capstone (see [`risc`] for what they share).
+//!
+//! Every decoder sorts an instruction into the first class that fits, in this order: branches
+//! (by kind), crypto extensions, SIMD, multiply/divide, other (no-ops, barriers, system),
+//! load/store (an instruction with a memory operand), integer ALU. So a vector load is a load
+//! only where it is not a crypto or SIMD operation on x86 (which counts `movdqu` as SIMD); on
+//! the RISC sets a vector load or store is a load or store, since it has a memory operand and
+//! does no vector arithmetic.
 
+mod aarch64;
+mod ppc64;
+mod risc;
+mod riscv64;
 mod x86;
 
 use iced_x86::{InstructionInfoFactory, Mnemonic};
@@ -111,6 +123,11 @@ pub struct InstrInfo {
     /// A static prediction hint the instruction set encodes in a conditional branch (POWER's
     /// `at` bits: `+` taken, `-` not taken): `Some(true)` hinted taken. None elsewhere.
     pub static_hint: Option<bool>,
+    /// A direct branch's target (taken), where the instruction encodes it; None for every
+    /// other instruction and for x86, whose traces carry their targets.
+    pub target: Option<u64>,
+    /// An integer or floating-point divide (an unpipelined unit in the timing model).
+    pub divide: bool,
 }
 
 /// Every distinct instruction seen in a trace.
@@ -154,18 +171,43 @@ impl Decoded {
         if let Some(ix) = self.index.get(&(addr, key)) {
             return *ix;
         }
-        let factory = self.factory.get_or_insert_with(InstructionInfoFactory::new);
         let ix = self.infos.len() as u32;
-        let mut info = match self.isa {
-            crate::isa::Isa::X86_64 => x86::classify(factory, addr, &bytes[..n]),
-            // Decoders for the other instruction sets come next; until then, unclassified.
-            _ => undecoded(addr, &bytes[..n]),
-        };
+        let mut info = decode_one(self.isa, &mut self.factory, addr, &bytes[..n]);
         info.ix = ix;
         info.len = len;
         self.infos.push(info);
         self.index.insert((addr, key), ix);
         ix
+    }
+}
+
+/// The registry: one line per instruction set.
+fn decode_one(
+    isa: crate::isa::Isa,
+    factory: &mut Option<InstructionInfoFactory>,
+    addr: u64,
+    bytes: &[u8],
+) -> InstrInfo {
+    use crate::isa::Isa;
+    match isa {
+        Isa::X86_64 => x86::classify(
+            factory.get_or_insert_with(InstructionInfoFactory::new),
+            addr,
+            bytes,
+        ),
+        Isa::Ppc64le => ppc64::decode(addr, bytes),
+        Isa::Aarch64 => aarch64::decode(addr, bytes),
+        Isa::Riscv64 => riscv64::decode(addr, bytes),
+    }
+}
+
+/// The latency table every decoder uses: one cycle; multiply 3; divide 24; crypto 4.
+pub(crate) fn latency_of(class: Class, divide: bool) -> u32 {
+    match class {
+        Class::MulDiv if divide => 24,
+        Class::MulDiv => 3,
+        Class::Crypto => 4,
+        _ => 1,
     }
 }
 
@@ -187,5 +229,7 @@ pub(crate) fn undecoded(addr: u64, bytes: &[u8]) -> InstrInfo {
         decoded: false,
         bytes: bytes.to_vec(),
         static_hint: None,
+        target: None,
+        divide: false,
     }
 }

@@ -246,12 +246,8 @@ pub(super) fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &
     ) || matches!(m, Mnemonic::Push | Mnemonic::Pop);
     let flow = dataflow(&instr, info, stack_op);
     let (class, branch) = class_of(&instr, flow.vector, (reads_memory, writes_memory));
-    let base = match class {
-        Class::MulDiv if matches!(m, Mnemonic::Div | Mnemonic::Idiv) => 24,
-        Class::MulDiv => 3,
-        Class::Crypto => 4,
-        _ => 1,
-    };
+    let divide = matches!(m, Mnemonic::Div | Mnemonic::Idiv);
+    let base = super::latency_of(class, divide);
     InstrInfo {
         ix: 0,
         addr,
@@ -268,6 +264,8 @@ pub(super) fn classify(factory: &mut InstructionInfoFactory, addr: u64, bytes: &
         decoded: true,
         bytes: bytes.to_vec(),
         static_hint: None,
+        target: None,
+        divide,
     }
 }
 

@@ -4,7 +4,6 @@
 use super::slots::Slots;
 use super::TimingConfig;
 use crate::decode::{Class, InstrInfo};
-use iced_x86::Mnemonic;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnitKind {
@@ -20,9 +19,7 @@ pub enum UnitKind {
 /// system's latency is added by the caller).
 pub fn unit_of(info: &InstrInfo, c: &TimingConfig) -> (UnitKind, u32) {
     match info.class {
-        Class::MulDiv if matches!(info.mnemonic, Mnemonic::Div | Mnemonic::Idiv) => {
-            (UnitKind::Div, c.div_latency)
-        }
+        Class::MulDiv if info.divide => (UnitKind::Div, c.div_latency),
         Class::MulDiv => (UnitKind::Mul, c.mul_latency),
         Class::Load | Class::Store => (UnitKind::Mem, 0),
         Class::Simd => (UnitKind::Simd, c.simd_latency),
