@@ -87,6 +87,27 @@ mod tests {
     }
 
     #[test]
+    fn the_patched_aes_round_loop_decodes_hinted_and_misses_less_cold() {
+        // aes_p8_encrypt's round loop back edge (aesp8-ppc.pl's Loop_enc) in the two ppc64le
+        // workers of the branch-hint study, as powerpc64le-linux-gnu-objdump shows it at 0x21a064:
+        // `bdnz` (e0 ff 00 42) unpatched, `bdnz+` (e0 ff 20 43) with
+        // docs/experiments/patches/ppc-branch-hints.patch: BO 16 against 25, nothing else.
+        let decode = |bytes: &[u8]| {
+            let mut d = Decoded::new(crate::isa::Isa::Ppc64le);
+            let ix = d.intern(0x21a064, bytes);
+            d.info(ix).clone()
+        };
+        let base = decode(&[0xe0, 0xff, 0x00, 0x42]);
+        let patched = decode(&[0xe0, 0xff, 0x20, 0x43]);
+        assert_eq!(base.branch, BranchKind::Conditional);
+        assert_eq!((base.static_hint, patched.static_hint), (None, Some(true)));
+        // AES-128 takes the back edge rounds/2 - 2 = 3 times, then leaves: 4 outcomes.
+        let t = back_edge(4);
+        assert_eq!(misses(&mut StaticHint::new(), &base, &t), 3);
+        assert_eq!(misses(&mut StaticHint::new(), &patched, &t), 1);
+    }
+
+    #[test]
     fn after_the_cold_entry_it_learns_as_bimodal() {
         let info = branch(0x1000_0a40, Some(true));
         let (mut hinted, mut plain) = (StaticHint::new(), Bimodal::new());
