@@ -182,10 +182,12 @@ fn other(cs: &Capstone, addr: u64, bytes: &[u8]) -> Option<InstrInfo> {
             _ => {}
         }
     }
-    // Loads are l* (not li/lis/la/lwsync), stores st*; the indexed forms (`lwzx rD,rA,rB`,
+    // Loads are l* (not li/lis/la/lwsync/lvsl/lvsr), stores st*; the indexed forms (`lwzx rD,rA,rB`,
     // `lxvd2x`) have register operands where the displacement forms have a memory operand.
     let plain = m.trim_end_matches(['.', '+', '-']);
-    let load = plain.starts_with('l') && !matches!(plain, "li" | "lis" | "la" | "lwsync");
+    // lvsl/lvsr make a permute control from an address without accessing it.
+    let load = plain.starts_with('l')
+        && !matches!(plain, "li" | "lis" | "la" | "lwsync" | "lvsl" | "lvsr");
     let store = plain.starts_with("st");
     if (load || store) && address.is_empty() && regs.len() >= 3 {
         address.extend(regs.drain(1..));

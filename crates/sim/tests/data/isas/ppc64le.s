@@ -31,6 +31,7 @@ start:
 	xxlxor 34, 35, 36      # @@ simd
 	vadduwm 2, 3, 4        # @@ simd
 	fadd 1, 2, 3           # @@ simd
+	lvsl 2, 3, 4           # @@ simd
 	nop                    # @@ other
 	sync                   # @@ other
 	lwsync                 # @@ other
