@@ -4,7 +4,8 @@
 //! reports (`update_flags`, a condition code).
 //!
 //! Register slots: x0–x30 (w0–w30) are 0–30; sp 31; v0–v31 (and their q, d, s, h, b views)
-//! 32–63; NZCV is [`FLAGS_SLOT`]; any other register 64. The zero register is no slot.
+//! 32–63 (SVE's z0–z31 too, whose low halves they are); NZCV is [`FLAGS_SLOT`]; SVE's
+//! predicates p0–p15 65–80; any other register 64. The zero register is no slot.
 
 use super::risc::{class_of, starts_with_any, Parts, Traits};
 use super::{undecoded, BranchKind, Class, InstrInfo, FLAGS_SLOT};
@@ -50,10 +51,13 @@ fn slot(name: &str) -> Option<u16> {
     if let Some(n) = num('x').or_else(|| num('w')) {
         return Some(n.min(30));
     }
-    for p in ['v', 'q', 'd', 's', 'h', 'b'] {
+    for p in ['v', 'q', 'd', 's', 'h', 'b', 'z'] {
         if let Some(n) = num(p) {
             return Some(32 + n.min(31));
         }
+    }
+    if let Some(n) = num('p') {
+        return Some(MISC + 1 + n.min(15));
     }
     Some(MISC)
 }

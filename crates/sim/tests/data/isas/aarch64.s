@@ -1,7 +1,7 @@
 // Every class and branch kind the aarch64 decoder tells apart. After "@@" on each line: the
 // class the instruction is (load store alu muldiv crypto simd other cond jump call ret ind)
 // and the label a direct branch goes to.
-	.arch armv8.4-a+crypto+sha3+sm4
+	.arch armv8.4-a+crypto+sha3+sm4+sve
 	.text
 start:
 	ldr x0, [x1]                          // @@ load
@@ -32,6 +32,8 @@ start:
 	eor v0.16b, v1.16b, v2.16b            // @@ simd
 	add v0.4s, v1.4s, v2.4s               // @@ simd
 	fadd d0, d1, d2                       // @@ simd
+	add z0.s, z1.s, z2.s                  // @@ simd
+	ld1b {z0.b}, p0/z, [x0]               // @@ load
 	nop                                   // @@ other
 	dmb ish                               // @@ other
 	isb                                   // @@ other
