@@ -1,19 +1,15 @@
 //! Helpers the end-to-end test files share: the binary under test and the small time budget
 //! that keeps every run quick. Every command a test starts through them uses the test suite's
-//! own cache ([`test_cache`], never the user's `~/.cache/cryptospeed`) and starts no background
-//! build of AWS-LC or BoringSSL that could outlive the test (`CRYPTOSPEED_NO_AUTO_BUILD`; a test
-//! that needs one builds it with `variant build-library`, which waits for it). `cargo test`
-//! alone is as clean as scripts/test, which sets the same.
+//! own cache ([`test_cache`], never the user's `~/.cache/cryptospeed`). No command builds AWS-LC
+//! or BoringSSL unasked: a test that needs one builds it with `variant build-library`, which
+//! waits for it. `cargo test` alone is as clean as scripts/test, which sets the same cache.
 
 use assert_cmd::Command;
 use std::path::Path;
 
-/// The environment every command a test starts gets (a test may set its own over it).
-pub const SUITE_ENV: [(&str, &str); 1] = [("CRYPTOSPEED_NO_AUTO_BUILD", "1")];
-
 pub fn bin() -> Command {
     let mut c = Command::cargo_bin("cryptospeed").unwrap();
-    c.envs(SUITE_ENV).env("CRYPTOSPEED_CACHE", test_cache());
+    c.env("CRYPTOSPEED_CACHE", test_cache());
     c
 }
 
@@ -22,7 +18,7 @@ pub fn bin() -> Command {
 #[allow(dead_code)] // not every test file uses every helper
 pub fn command() -> std::process::Command {
     let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_cryptospeed"));
-    c.envs(SUITE_ENV).env("CRYPTOSPEED_CACHE", test_cache());
+    c.env("CRYPTOSPEED_CACHE", test_cache());
     c
 }
 
