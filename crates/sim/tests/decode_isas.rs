@@ -213,7 +213,7 @@ fn riscv64_assembled_instructions_decode_as_written() {
         Isa::Riscv64,
         "riscv64-linux-gnu",
         "riscv64.s",
-        &["-march=rv64gc"],
+        &["-march=rv64gc_zbb_zbc_zkn_zks"],
     );
     // The assembler compressed some: both lengths occur, and objdump agreed on each above.
     assert!(infos.iter().any(|i| i.len == 2) && infos.iter().any(|i| i.len == 4));

@@ -2,7 +2,9 @@
 //! BRANCH and the compressed c.j, c.jr, c.jalr, c.beqz, c.bnez), whose kind depends on the
 //! link and source registers exactly (`jal x0` is a jump, `jalr x0, 0(ra)` a return); every
 //! other instruction through capstone, with the register convention of [`super::risc`].
-//! Capstone 5 decodes RV64GC only: the vector and scalar-crypto extensions are `undecoded`.
+//! Capstone 5 decodes RV64GC only, so the scalar-crypto extensions (Zkn: AES, SHA-256,
+//! SHA-512; Zks: SM3, SM4) and the bit-manipulation ones (Zb*) are decoded here from their
+//! fields; the vector extension (and its crypto, Zvk) stays `undecoded`.
 //!
 //! Register slots: x1–x31 are 1–31 (x0, always zero, is no slot); f0–f31 32–63.
 
@@ -33,13 +35,35 @@ pub(super) fn decode(addr: u64, bytes: &[u8]) -> InstrInfo {
     let parts = if bytes.len() == 2 {
         compressed_branch(word as u16, addr)
     } else {
-        branch(word, addr)
+        branch(word, addr).or_else(|| scalar_crypto(word))
     };
     if let Some(p) = parts {
         return p.into_info(addr, bytes);
     }
     CS.with(|cs| other(cs, addr, bytes))
+        .or_else(|| bit_manipulation(word).map(|p| p.into_info(addr, bytes)))
         .unwrap_or_else(|| undecoded(addr, bytes))
+}
+
+/// An integer instruction of the major opcodes OP, OP-IMM, OP-32 and OP-IMM-32 that capstone 5
+/// does not know: the bit-manipulation extensions (Zba, Zbb, Zbc, Zbs, Zbkb, Zbkx), each
+/// `rd <- f(rs1[, rs2])`. Carry-less multiplication (`clmul`, `clmulh`, `clmulr`: GHASH's
+/// instruction, like x86's PCLMULQDQ) is crypto.
+fn bit_manipulation(w: u32) -> Option<Parts> {
+    let opcode = w & 0x7f;
+    if !matches!(opcode, 0x13 | 0x1b | 0x33 | 0x3b) {
+        return None;
+    }
+    let (rd, rs1, rs2) = ((w >> 7) & 31, (w >> 15) & 31, (w >> 20) & 31);
+    let clmul = opcode == 0x33 && w >> 25 == 0x05 && matches!((w >> 12) & 7, 1..=3);
+    let class = if clmul { Class::Crypto } else { Class::IntAlu };
+    let mut p = Parts::new(class, BranchKind::None);
+    p.dests.extend(x(rd));
+    p.sources.extend(x(rs1));
+    if opcode & 0x20 != 0 {
+        p.sources.extend(x(rs2));
+    }
+    Some(p)
 }
 
 /// A register number as a slot (x0 is none).
@@ -134,6 +158,28 @@ fn compressed_branch(h: u16, addr: u64) -> Option<Parts> {
         }
         _ => None,
     }
+}
+
+/// A scalar-crypto instruction (the RISC-V scalar cryptography spec, v1.0.1, RV64 encodings):
+/// `aes64es/esm/ds/dsm/ks2` and `sm4ed/sm4ks` in OP, `aes64ks1i`, `aes64im`, `sha256*`,
+/// `sha512*` and `sm3p0/p1` in OP-IMM with funct3 001.
+fn scalar_crypto(w: u32) -> Option<Parts> {
+    let (rd, rs1, rs2) = ((w >> 7) & 31, (w >> 15) & 31, (w >> 20) & 31);
+    let funct3 = (w >> 12) & 7;
+    let funct7 = w >> 25;
+    let two_sources = match (w & 0x7f, funct3) {
+        (0x33, 0) if matches!(funct7, 0x19 | 0x1b | 0x1d | 0x1f | 0x3f) => true,
+        (0x33, 0) if matches!(funct7 & 0x1f, 0x18 | 0x1a) => true, // sm4ed, sm4ks (bs above)
+        (0x13, 1) if matches!(w >> 20, 0x100..=0x109 | 0x300 | 0x310..=0x31a) => false,
+        _ => return None,
+    };
+    let mut p = Parts::new(Class::Crypto, BranchKind::None);
+    p.dests.extend(x(rd));
+    p.sources.extend(x(rs1));
+    if two_sources {
+        p.sources.extend(x(rs2));
+    }
+    Some(p)
 }
 
 /// A register's slot from capstone's id: x0..x31 are ids 1..32, then f0..f31 each as a

@@ -1,6 +1,7 @@
-# Every class and branch kind the riscv64 decoder tells apart (RV64GC; the assembler compresses
-# what it can). After "@@" on each line: the class the instruction is (load store alu muldiv
-# simd other cond jump call ret ind) and the label a direct branch goes to.
+# Every class and branch kind the riscv64 decoder tells apart (RV64GC with the bit-manipulation
+# and scalar crypto extensions; the assembler compresses what it can). After "@@" on each line:
+# the class the instruction is (load store alu muldiv crypto simd other cond jump call ret ind)
+# and the label a direct branch goes to.
 	.option rvc
 	.text
 start:
@@ -26,6 +27,21 @@ start:
 	divu a0, a1, a2        # @@ muldiv
 	remw a0, a1, a2        # @@ muldiv
 	fadd.d fa0, fa1, fa2   # @@ simd
+	aes64es a0, a1, a2     # @@ crypto
+	aes64dsm a0, a1, a2    # @@ crypto
+	aes64ks1i a0, a1, 3    # @@ crypto
+	aes64ks2 a0, a1, a2    # @@ crypto
+	aes64im a0, a1         # @@ crypto
+	sha256sig0 a0, a1      # @@ crypto
+	sha256sum1 a0, a1      # @@ crypto
+	sha512sig1 a0, a1      # @@ crypto
+	sm3p0 a0, a1           # @@ crypto
+	sm4ed a0, a1, a2, 1    # @@ crypto
+	clz a0, a1             # @@ alu
+	andn a0, a1, a2        # @@ alu
+	rori a0, a1, 7         # @@ alu
+	rev8 a0, a1            # @@ alu
+	clmul a0, a1, a2       # @@ crypto
 	nop                    # @@ other
 	fence                  # @@ other
 	ecall                  # @@ other
