@@ -191,6 +191,16 @@ fn ppc64le_assembled_instructions_decode_as_written() {
     let add = find(&infos, "ppc64le.s", "add 3");
     let add_dot = find(&infos, "ppc64le.s", "add. 3");
     assert_eq!(add_dot.dests.len(), add.dests.len() + 1);
+    // Indexed forms: the data register is written (a load) or read (a store), the others only
+    // form the address (lxvd2x's RA = 0 reads as zero, not r0).
+    let lwzx = find(&infos, "ppc64le.s", "lwzx");
+    assert_eq!((lwzx.dests.len(), lwzx.address_sources.len()), (1, 2));
+    let lxvd2x = find(&infos, "ppc64le.s", "lxvd2x");
+    assert_eq!((lxvd2x.dests.len(), lxvd2x.sources.len()), (1, 0));
+    assert!(!lxvd2x.address_sources.is_empty());
+    let stxvd2x = find(&infos, "ppc64le.s", "stxvd2x");
+    assert!(stxvd2x.dests.is_empty());
+    assert_eq!(stxvd2x.sources, lxvd2x.dests);
     let divdu = find(&infos, "ppc64le.s", "divdu");
     assert!(divdu.divide && divdu.latency > find(&infos, "ppc64le.s", "mulld").latency);
 }

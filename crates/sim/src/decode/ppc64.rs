@@ -189,7 +189,7 @@ fn other(cs: &Capstone, addr: u64, bytes: &[u8]) -> Option<InstrInfo> {
     let load = plain.starts_with('l')
         && !matches!(plain, "li" | "lis" | "la" | "lwsync" | "lvsl" | "lvsr");
     let store = plain.starts_with("st");
-    if (load || store) && address.is_empty() && regs.len() >= 3 {
+    if (load || store) && address.is_empty() && regs.len() >= 2 {
         address.extend(regs.drain(1..));
     }
     // The update forms (`stdu r1,-32(r1)`, `lwzux`) write their base register.
