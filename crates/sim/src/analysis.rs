@@ -18,6 +18,7 @@ use crate::spans::span;
 use crate::timing::{
     self,
     sweeps::{self, TimingPoint, TimingRun},
+    warm::{self, Side, WarmL1},
 };
 use crate::trace::{Access, DataAccess};
 use serde::{Deserialize, Serialize};
@@ -534,6 +535,10 @@ pub fn analyse(
         || "warm branches".into(),
         || warm_branches(grid, events, &measured, decoded),
     );
+    let l1s = span(
+        || "warm first-level caches".into(),
+        || warm_l1s(grid, events, &measured, decoded),
+    );
     let work = model_work(grid);
     let mut done = run_parallel(work, |w| {
         span(
@@ -545,7 +550,7 @@ pub fn analyse(
                     &measured,
                     decoded,
                     grid.timing_limit,
-                    &branches,
+                    (&branches, &l1s),
                 )),
                 Work::Predictor(name) => Done::Predictor(predictor_result(name, &outcomes)),
                 Work::Ilp(cfg) => Done::Ilp(ilp::simulate(ilp_events, decoded, *cfg)),
@@ -691,33 +696,78 @@ fn warm_branches(
         }
     }
     let warmed = run_parallel(cores.clone(), |c| {
-        timing::warm_branches(events, measured, decoded, c).expect("sweep points are valid cores")
+        span(
+            || format!("warm branches {}", c.predictor),
+            || timing::warm_branches(events, measured, decoded, c),
+        )
+        .expect("sweep points are valid cores")
     });
     let warmed = warmed.into_iter().map(Mutex::new);
     cores.iter().map(|c| c.branch_key()).zip(warmed).collect()
 }
 
-/// The points of one memory group ([`model_work`]): the caches warmed once, each branch unit
-/// taken from `branches` (warmed once per predictor and BTB), and each distinct core timed
-/// once; a point whose core equals an earlier one's (the sweeps cross at the base core) gets
-/// that result, which the model, deterministic, would give again.
+/// Distinct first-level caches per walk of the warm-up part in [`warm_l1s`]: enough walks to
+/// spread over the CPUs, few enough that each walk feeds several caches.
+const L1_PER_WALK: usize = 8;
+
+/// The timing cores' distinct I1s and D1s after the warm-up part, each with the misses its
+/// L2 sees (timing/warm.rs), a few per walk of the events, on all CPUs.
+fn warm_l1s(
+    grid: &Grid,
+    events: &[u64],
+    measured: &std::ops::Range<usize>,
+    decoded: &Decoded,
+) -> Vec<WarmL1> {
+    let mut caches: Vec<(Side, CacheConfig)> = Vec::new();
+    for p in &grid.timing {
+        for (side, c) in [
+            (Side::Instructions, &p.config.i1),
+            (Side::Data, &p.config.d1),
+        ] {
+            if !caches.iter().any(|(s, k)| *s == side && k == c) {
+                caches.push((side, c.clone()));
+            }
+        }
+    }
+    let walks: Vec<&[(Side, CacheConfig)]> = caches.chunks(L1_PER_WALK).collect();
+    run_parallel(walks, |w| {
+        span(
+            || format!("warm {} first-level caches", w.len()),
+            || warm::warm_l1s(events, measured, decoded, w),
+        )
+    })
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// What the timing cores start from: branch units by predictor and BTB, first-level caches.
+type WarmParts<'a> = (
+    &'a HashMap<(String, u32), Mutex<timing::WarmBranches>>,
+    &'a [WarmL1],
+);
+
+/// The points of one memory group ([`model_work`]): the L2 warmed once from the warmed I1's
+/// and D1's misses, each branch unit taken from `branches` (warmed once per predictor and
+/// BTB), and each distinct core timed once; a point whose core equals an earlier one's (the
+/// sweeps cross at the base core) gets that result, which the model, deterministic, would give
+/// again.
 fn timing_runs(
     points: &[TimingPoint],
     events: &[u64],
     measured: &std::ops::Range<usize>,
     decoded: &Decoded,
     limit: usize,
-    branches: &HashMap<(String, u32), Mutex<timing::WarmBranches>>,
+    (branches, l1s): WarmParts,
 ) -> Vec<TimingRun> {
     // A copy of a branch unit, made in a statement of its own so the lock is not held while
     // the group runs: a predictor is not shared between threads.
     let branches_of = |c: &timing::TimingConfig| branches[&c.branch_key()].lock().unwrap().clone();
     let first = &points[0].config;
     let memory = span(
-        || "timing warm-up".into(),
-        || timing::warm_with(events, measured, decoded, first, &branches_of(first)),
-    )
-    .expect("sweep points are valid cores");
+        || "timing L2 warm-up".into(),
+        || warm::warm_from(l1s, first, &branches_of(first)),
+    );
     let mut runs: Vec<TimingRun> = Vec::with_capacity(points.len());
     for p in points {
         let result = match runs.iter().find(|r| r.config == p.config) {

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 /// lookup just before is answered by the cache without telling the policy (for LRU, FIFO and
 /// Random it changes nothing); a policy that counts every use must not rely on `touched` for
 /// those.
-pub trait ReplacementPolicy: Send + ClonePolicy {
+pub trait ReplacementPolicy: Send + Sync + ClonePolicy {
     /// The state for `sets` sets of `ways` ways.
     fn new(sets: usize, ways: usize) -> Self
     where

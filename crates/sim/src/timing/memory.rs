@@ -40,6 +40,16 @@ impl Caches {
         }
     }
 
+    /// These caches, already warmed, with `c`'s latencies.
+    pub fn from_parts(i1: Cache, d1: Cache, l2: Cache, c: &TimingConfig) -> Caches {
+        Caches {
+            i1,
+            d1,
+            l2,
+            latencies: [c.l1_latency, c.l2_latency, c.memory_latency],
+        }
+    }
+
     /// The same caches, with `c`'s latencies.
     pub fn with_latencies(mut self, c: &TimingConfig) -> Caches {
         self.latencies = [c.l1_latency, c.l2_latency, c.memory_latency];

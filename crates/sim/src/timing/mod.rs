@@ -34,6 +34,7 @@ pub mod sweeps;
 #[cfg(test)]
 mod tests;
 mod units;
+pub mod warm;
 
 pub use config::TimingConfig;
 
