@@ -34,9 +34,13 @@ fn one(p: &ProfileDocument) -> String {
     let a = &p.analysis;
     let _ = writeln!(
         s,
-        "trace: {} instructions in all, {:.1} s under valgrind; {} cache configurations, {} predictors{}{} ILP points{} simulated in {:.1} s",
+        "trace: {} instructions in all, {:.1} s under {}; {} cache configurations, {} predictors{}{} ILP points{} simulated in {:.1} s",
         p.trace_instructions_total,
         p.trace_seconds,
+        match p.tracer.as_str() {
+            "qemu" => "qemu-user",
+            _ => "valgrind",
+        },
         a.caches.len(),
         a.predictors.len(),
         if a.timing.is_empty() { " and " } else { ", " },
