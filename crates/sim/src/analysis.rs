@@ -679,7 +679,8 @@ fn collect(grid: &Grid, done: Vec<Done>) -> Analysis {
 }
 
 /// The timing cores' branch units after the warm-up, one per distinct predictor and BTB
-/// (the study's 26 memory systems share 6), warmed on all CPUs.
+/// (the study's 26 memory systems share 6), warmed on all CPUs from the warm-up part's
+/// branches gathered once.
 fn warm_branches(
     grid: &Grid,
     events: &[u64],
@@ -695,10 +696,11 @@ fn warm_branches(
             cores.push(&p.config);
         }
     }
+    let list = timing::warmup_branches(events, measured, decoded);
     let warmed = run_parallel(cores.clone(), |c| {
         span(
             || format!("warm branches {}", c.predictor),
-            || timing::warm_branches(events, measured, decoded, c),
+            || timing::warm_branches_from(&list, decoded, c),
         )
         .expect("sweep points are valid cores")
     });

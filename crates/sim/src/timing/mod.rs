@@ -505,6 +505,53 @@ pub fn warm_branches(
     })
 }
 
+/// The branches of the warm-up part, each with where it went (the address of the instruction
+/// after it), and the last instruction when it is a branch still waiting: all that warming a
+/// branch unit reads, gathered once for every predictor of the sweeps.
+pub struct WarmupBranches {
+    resolved: Vec<(u32, u64)>,
+    waiting: Option<u32>,
+}
+
+/// The warm-up part's branches ([`WarmupBranches`]).
+pub fn warmup_branches(
+    events: &[u64],
+    measured: &std::ops::Range<usize>,
+    decoded: &Decoded,
+) -> WarmupBranches {
+    let mut list = WarmupBranches {
+        resolved: Vec::new(),
+        waiting: None,
+    };
+    each_instruction(&events[..measured.start], decoded, |info, _| {
+        if let Some(ix) = list.waiting.take() {
+            list.resolved.push((ix, info.addr));
+        }
+        list.waiting = (info.branch != BranchKind::None).then_some(info.ix);
+        true
+    });
+    list
+}
+
+/// [`warm_branches`] from the warm-up part's branches gathered once: the same branch unit, the
+/// events not walked again.
+pub fn warm_branches_from(
+    branches: &WarmupBranches,
+    decoded: &Decoded,
+    cfg: &TimingConfig,
+) -> Result<WarmBranches, String> {
+    let mut core = Core::new(cfg)?;
+    let pending = |ix: u32| pending_branch(decoded.info(ix), 0, 0);
+    for (ix, next) in &branches.resolved {
+        let p = pending(*ix).expect("a branch");
+        core.resolve(&p, *next);
+    }
+    Ok(WarmBranches {
+        branches: core.branches,
+        pending: branches.waiting.and_then(pending),
+    })
+}
+
 /// Replays everything before the measured part (the warm-up calls) through `cfg`'s caches,
 /// untimed, and takes the branch unit from `branches` (warmed on a core with the same
 /// predictor and BTB). All of it: a cell streams its buffers once per call, so only a whole
