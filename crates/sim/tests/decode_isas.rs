@@ -231,4 +231,14 @@ fn riscv64_assembled_instructions_decode_as_written() {
     assert_eq!((add.sources.len(), add.dests.len()), (2, 1));
     let sd = find(&infos, "riscv64.s", "sd a0");
     assert!(sd.dests.is_empty() && sd.sources.len() == 1 && sd.address_sources.len() == 1);
+    // A compressed two-operand form reads its destination (c.add a5, a4 is add a5, a5, a4);
+    // c.mv only writes it.
+    let c_add = find(&infos, "riscv64.s", "c.add a5");
+    assert_eq!((c_add.sources.len(), c_add.dests.len()), (2, 1));
+    assert!(c_add.sources.contains(&c_add.dests[0]));
+    let c_slli = find(&infos, "riscv64.s", "c.slli a5");
+    assert_eq!(c_slli.sources, c_slli.dests);
+    let c_mv = find(&infos, "riscv64.s", "c.mv a6");
+    assert_eq!((c_mv.sources.len(), c_mv.dests.len()), (1, 1));
+    assert_ne!(c_mv.sources, c_mv.dests);
 }

@@ -75,6 +75,24 @@ fn sign_extend(value: u32, bits: u32) -> u64 {
     (((value << (32 - bits)) as i32) >> (32 - bits)) as i64 as u64
 }
 
+/// Compressed forms whose one named destination is also their first source (rd = rd OP …).
+const READ_MODIFY_WRITE: &[&str] = &[
+    "c.add",
+    "c.addw",
+    "c.sub",
+    "c.subw",
+    "c.xor",
+    "c.or",
+    "c.and",
+    "c.andi",
+    "c.slli",
+    "c.srli",
+    "c.srai",
+    "c.addi",
+    "c.addiw",
+    "c.addi16sp",
+];
+
 /// A jump through `rs1` linking into `rd` (JALR, c.jr, c.jalr), by the calling convention's
 /// hints (the unprivileged spec's table for JALR): a return pops, a link pushes.
 fn register_jump(rd: u32, rs1: u32, imm: u64) -> Parts {
@@ -271,6 +289,10 @@ fn other(cs: &Capstone, addr: u64, bytes: &[u8]) -> Option<InstrInfo> {
         p.sources.extend(regs.iter().skip(1));
     } else {
         p.convention(&regs, false);
+        if READ_MODIFY_WRITE.contains(&full.as_str()) {
+            // `c.add rd, rs2` is `add rd, rd, rs2`: capstone lists rd once, as written.
+            p.sources.extend(regs.first());
+        }
     }
     p.address_sources = address;
     Some(p.into_info(addr, bytes))

@@ -22,6 +22,9 @@ start:
 	lui a0, 0x12345        # @@ alu
 	li a0, 5               # @@ alu
 	slli a0, a0, 3         # @@ alu
+	c.add a5, a4           # @@ alu
+	c.slli a5, 2           # @@ alu
+	c.mv a6, a4            # @@ alu
 	mul a0, a1, a2         # @@ muldiv
 	mulhu a0, a1, a2       # @@ muldiv
 	divu a0, a1, a2        # @@ muldiv
