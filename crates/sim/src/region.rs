@@ -124,6 +124,33 @@ impl Recorder {
         self.events.push(w);
     }
 
+    /// Moves the measured executions of instructions decoded again
+    /// ([`crate::decode::Decoded::repair_page_crossers`]) from what they were counted as to what
+    /// they are (`now`: the decoded table after the repair).
+    pub fn recount(&mut self, was: &[InstrInfo], now: &crate::decode::Decoded) {
+        let mut runs: std::collections::HashMap<u64, u64> =
+            was.iter().map(|i| (INSTR_BIT | i.ix as u64, 0)).collect();
+        for e in &self.events[self.measured_range()] {
+            if let Some(n) = runs.get_mut(e) {
+                *n += 1;
+            }
+        }
+        for old in was {
+            let (n, new) = (runs[&(INSTR_BIT | old.ix as u64)], now.info(old.ix));
+            let m = &mut self.mix;
+            if let Some(c) = m.by_class.get_mut(&old.class) {
+                *c -= n;
+            }
+            m.by_class.retain(|_, c| *c > 0);
+            *m.by_class.entry(new.class).or_insert(0) += n;
+            m.reading_memory += n * new.reads_memory as u64;
+            m.reading_memory -= n * old.reads_memory as u64;
+            m.writing_memory += n * new.writes_memory as u64;
+            m.writing_memory -= n * old.writes_memory as u64;
+            m.undecodable -= n * (!old.decoded) as u64;
+        }
+    }
+
     /// The recorded measured part ends at `measured_to` (or wherever recording stopped).
     pub fn measured_range(&self) -> std::ops::Range<usize> {
         self.measured_from..self.measured_to.min(self.events.len())

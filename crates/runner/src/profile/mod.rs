@@ -237,13 +237,19 @@ fn traced(
         Response::Error { message } => bail!("{}: {message}", cell.primitive),
         other => bail!("unexpected reply to profile: {other:?}"),
     };
-    let (decoded, recorder, totals) = match reader {
+    let (mut decoded, mut recorder, totals) = match reader {
         Some(r) => r
             .join()
             .map_err(|_| anyhow::anyhow!("the trace reader panicked"))?
             .map_err(anyhow::Error::msg)?,
         None => read_lackey(&out, &maps, &markers)?,
     };
+    if matches!(tracer, Tracer::Qemu(_)) {
+        let mut code = valgrind::MappedFiles::parse_readable(&maps);
+        let was = decoded
+            .repair_page_crossers(|addr, len| trace::CodeSource::bytes_at(&mut code, addr, len));
+        recorder.recount(&was, &decoded);
+    }
     if matches!(tracer, Tracer::Cstrace(_)) && !marked {
         bail!(
             "the worker's markers were not answered by cstrace; the trace has no measured region"
@@ -467,7 +473,7 @@ pub fn analyse_cell(c: TracedCell) -> (ProfileDocument, Variant, Option<Measurem
     let native_caps = c.native_variant.as_ref().map(|v| v.capabilities.clone());
     let per_byte = |m: &Measurement| m.tsc_per_op.map(|c| c / cell.bytes.unwrap_or(1) as f64);
     let unmasked = c.native_measurement.as_ref().and_then(per_byte);
-    let path_warning = path_warning(same_path.as_ref(), native_caps.as_ref(), &t.caps);
+    let path_warning = path_warning(same_path.as_ref(), native_caps.as_ref(), &t.caps, &c.tracer);
     if let Some(w) = &path_warning {
         eprintln!("cryptospeed: warning: {}: {w}", c.primitive);
     }
@@ -512,7 +518,20 @@ fn path_warning(
     same_path: Option<&same_path::SamePath>,
     native_caps: Option<&String>,
     traced_caps: &str,
+    tracer: &str,
 ) -> Option<String> {
+    let (cpu, under, hides) = match tracer {
+        "qemu" => (
+            "qemu-user's CPU model",
+            "under qemu",
+            "qemu 7.2's x86-64 CPU has no SHA-NI or AVX-512",
+        ),
+        _ => (
+            "valgrind's synthetic CPU",
+            "under valgrind",
+            "valgrind hides AVX-512 and SHA-NI",
+        ),
+    };
     let shown_caps = match same_path {
         Some(s) if traced_path_mask(&s.variant.capabilities, traced_caps).is_none() => None,
         Some(s) => Some(&s.variant.capabilities),
@@ -520,7 +539,7 @@ fn path_warning(
     };
     match shown_caps {
         Some(n) if n != traced_caps => Some(format!(
-            "valgrind's synthetic CPU differs from this one, so the traced code path may not be the native one: natively {n}, under valgrind {traced_caps} (valgrind hides AVX-512 and SHA-NI; use --mask to study a path both share)"
+            "{cpu} differs from this one, so the traced code path may not be the native one: natively {n}, {under} {traced_caps} ({hides}; use --mask to study a path both share)"
         )),
         _ => None,
     }

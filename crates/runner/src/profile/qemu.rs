@@ -50,6 +50,14 @@ pub fn emulated_arch(variant: Option<&str>) -> Option<Arch> {
     Cache::open(None).find(name).ok()?.emulated()
 }
 
+/// Whether the variant runs its own C worker (workers/c), whose markers are plain functions
+/// that make no valgrind client request: cstrace cannot see them, qemu and lackey can.
+pub fn has_c_worker(variant: Option<&str>) -> bool {
+    variant
+        .and_then(|name| Cache::open(None).find(name).ok())
+        .is_some_and(|v| v.worker_path().is_some())
+}
+
 /// The qemu tracer for a variant of architecture `foreign` (a cross build), or for this
 /// machine's own code under its own qemu-user emulator.
 pub fn tracer(foreign: Option<Arch>) -> Result<QemuTracer> {

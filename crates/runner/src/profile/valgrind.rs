@@ -57,11 +57,19 @@ pub fn tool_cache() -> PathBuf {
 /// machine's worker under its own qemu-user emulator.
 pub fn choose_for(name: &str, variant: Option<&str>) -> Result<Tracer> {
     let foreign = qemu::emulated_arch(variant);
+    let c_worker = qemu::has_c_worker(variant);
     match (name, foreign) {
         ("qemu", _) | ("auto", Some(_)) => Ok(Tracer::Qemu(qemu::tracer(foreign)?)),
         ("cstrace" | "lackey", Some(arch)) => anyhow::bail!(
             "--tracer {name}: the variant is built for {} and valgrind cannot run it; use --tracer qemu (or auto)",
             arch.as_str()
+        ),
+        ("auto", None) if c_worker => {
+            eprintln!("cryptospeed: the variant's C worker makes no valgrind client request; tracing it under qemu-user");
+            Ok(Tracer::Qemu(qemu::tracer(None)?))
+        }
+        ("cstrace", None) if c_worker => anyhow::bail!(
+            "--tracer cstrace: the variant's own C worker makes no valgrind client request, so cstrace cannot find its cell; use --tracer qemu (or auto) or lackey"
         ),
         _ => choose(name),
     }
@@ -248,10 +256,20 @@ pub struct MappedFiles {
 
 impl MappedFiles {
     pub fn parse(maps: &str) -> MappedFiles {
+        Self::parse_with(maps, 'x')
+    }
+
+    /// Under qemu-user the guest's code is mapped readable, not executable (qemu runs its own
+    /// translation): every readable file mapping is a source of code bytes.
+    pub fn parse_readable(maps: &str) -> MappedFiles {
+        Self::parse_with(maps, 'r')
+    }
+
+    fn parse_with(maps: &str, permission: char) -> MappedFiles {
         let mut out = Vec::new();
         for line in maps.lines() {
             let f: Vec<&str> = line.split_whitespace().collect();
-            if f.len() < 6 || !f[1].contains('x') || !f[5].starts_with('/') {
+            if f.len() < 6 || !f[1].contains(permission) || !f[5].starts_with('/') {
                 continue;
             }
             let Some((a, b)) = f[0].split_once('-') else {

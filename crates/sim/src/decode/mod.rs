@@ -181,6 +181,47 @@ impl Decoded {
     }
 }
 
+impl Decoded {
+    /// Decodes again, from `code_at(addr, len)` (the worker's mapped files), each x86-64
+    /// instruction the trace gave too few bytes to decode that ends where a 4 KB page does:
+    /// qemu 7.2's plugin API hands an instruction that crosses a page boundary only the bytes on
+    /// its first page. The instruction keeps its index; returns what each repaired one was.
+    pub fn repair_page_crossers(
+        &mut self,
+        mut code_at: impl FnMut(u64, usize) -> Option<Vec<u8>>,
+    ) -> Vec<InstrInfo> {
+        let mut repaired = Vec::new();
+        if self.isa != crate::isa::Isa::X86_64 {
+            return repaired; // RISC instructions are aligned and never cross a page
+        }
+        for k in 0..self.infos.len() {
+            let (addr, end) = (
+                self.infos[k].addr,
+                self.infos[k].addr + self.infos[k].len as u64,
+            );
+            if self.infos[k].decoded || end % 4096 != 0 {
+                continue;
+            }
+            let Some(bytes) = code_at(addr, 15) else {
+                continue;
+            };
+            let len = iced_x86::Decoder::with_ip(64, &bytes, addr, iced_x86::DecoderOptions::NONE)
+                .decode()
+                .len();
+            let Some(bytes) = bytes.get(..len).filter(|_| len > 0) else {
+                continue;
+            };
+            let mut info = decode_one(self.isa, &mut self.factory, addr, bytes);
+            if info.decoded {
+                info.ix = k as u32;
+                info.len = len as u8;
+                repaired.push(std::mem::replace(&mut self.infos[k], info));
+            }
+        }
+        repaired
+    }
+}
+
 /// The registry: one line per instruction set.
 fn decode_one(
     isa: crate::isa::Isa,
@@ -231,5 +272,29 @@ pub(crate) fn undecoded(addr: u64, bytes: &[u8]) -> InstrInfo {
         static_hint: None,
         target: None,
         divide: false,
+    }
+}
+
+#[cfg(test)]
+mod repair_tests {
+    use super::*;
+
+    #[test]
+    fn an_instruction_cut_at_a_page_end_is_decoded_again_from_the_code() {
+        let mut d = Decoded::default();
+        // `mov eax, ecx` (89 c8) at the last byte of a page, given only its first byte.
+        let cut = d.intern(0x1fff, &[0x89]);
+        let whole = d.intern(0x3000, &[0x89, 0xc8]);
+        assert!(!d.info(cut).decoded);
+        let code = |addr: u64, len: usize| {
+            assert_eq!((addr, len), (0x1fff, 15));
+            Some([0x89, 0xc8].iter().copied().chain([0x90; 13]).collect())
+        };
+        let was = d.repair_page_crossers(code);
+        assert_eq!((was.len(), was[0].ix, was[0].decoded), (1, cut, false));
+        let (a, b) = (d.info(cut), d.info(whole));
+        assert!(a.decoded && a.ix == cut);
+        assert_eq!((a.len, a.class, &a.bytes), (2, b.class, &b.bytes));
+        assert_eq!(a.sources, b.sources);
     }
 }
