@@ -488,6 +488,10 @@ impl Job<'_> {
         }
         c.extend(req.configure_args.iter().cloned());
         c.extend(cross::configure_tools(self.target));
+        if Arch::of_target(self.target) == Some(Arch::I386) {
+            // Not part of the variant's key: it only stands in for gcc-multilib's link.
+            c.extend(c_worker::multiarch_include());
+        }
         c.push("-fPIC".into());
         c.extend(req.cflags.iter().cloned());
         c.push("--prefix=/nonexistent/cryptospeed-variant".into());

@@ -29,6 +29,19 @@ pub fn source_hash() -> String {
     hex::encode(&h.finalize()[..8])
 }
 
+/// The include flag a 32-bit build needs on a Debian amd64 host without `/usr/include/asm`:
+/// Debian's gcc-multilib package only adds that link (to the amd64 kernel headers, which serve
+/// both ABIs), and it conflicts with the cross compilers `variant build --arch` uses, so a machine
+/// with those has libc6-dev-i386 and lib32gcc but no `asm/errno.h` for `-m32`. Pointing the
+/// compiler at the multiarch directory is the same thing the link does. Empty when not needed.
+pub fn multiarch_include() -> Vec<String> {
+    let multiarch = Path::new("/usr/include/x86_64-linux-gnu");
+    if Path::new("/usr/include/asm").exists() || !multiarch.join("asm").is_dir() {
+        return Vec::new();
+    }
+    vec![format!("-isystem{}", multiarch.display())]
+}
+
 /// Checks that `compiler -m32` compiles, links and runs a C program that uses the C library:
 /// without Debian's gcc-multilib it stops at `bits/libc-header-start.h`, which is said here in
 /// plain words before any of OpenSSL's build runs.
@@ -36,11 +49,13 @@ pub fn check_toolchain(compiler: &str, work: &Path) -> Result<(), String> {
     let _ = std::fs::create_dir_all(work);
     let src = work.join("probe32.c");
     let exe = work.join("probe32");
-    let program = "#include <stdio.h>\n#include <stdint.h>\nint main(void) { return sizeof(void *) == 4 && puts(\"32\") >= 0 ? 0 : 1; }\n";
+    // errno.h reaches the kernel's asm headers, as OpenSSL's sources do.
+    let program = "#include <errno.h>\n#include <stdio.h>\n#include <stdint.h>\nint main(void) { return sizeof(void *) == 4 && puts(\"32\") >= 0 && EINVAL > 0 ? 0 : 1; }\n";
     std::fs::write(&src, program).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
     let fix = "install the 32-bit C library and its compiler support: apt-get install gcc-multilib (scripts/setup does)";
     let out = Command::new(compiler)
         .arg("-m32")
+        .args(multiarch_include())
         .arg("-o")
         .arg(&exe)
         .arg(&src)
@@ -95,6 +110,7 @@ pub fn compile_command(
     let mut argv = vec![compiler.to_string()];
     if m32 {
         argv.push("-m32".into());
+        argv.extend(multiarch_include());
     }
     argv.extend(["-O2".to_string(), "-std=gnu99".to_string()]);
     argv.extend(cflags.iter().cloned());
