@@ -52,7 +52,7 @@ pub fn check_toolchain(compiler: &str, work: &Path) -> Result<(), String> {
     // errno.h reaches the kernel's asm headers, as OpenSSL's sources do.
     let program = "#include <errno.h>\n#include <stdio.h>\n#include <stdint.h>\nint main(void) { return sizeof(void *) == 4 && puts(\"32\") >= 0 && EINVAL > 0 ? 0 : 1; }\n";
     std::fs::write(&src, program).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
-    let fix = "install the 32-bit C library and its compiler support: apt-get install gcc-multilib (scripts/setup does)";
+    let fix = "install the 32-bit C library and its compiler support: apt-get install gcc-12-multilib (gcc-N-multilib for gcc N; scripts/setup does; the gcc-multilib metapackage would remove the cross compilers)";
     let out = Command::new(compiler)
         .arg("-m32")
         .args(multiarch_include())
