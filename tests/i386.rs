@@ -340,7 +340,10 @@ fn a_compiler_without_the_32_bit_c_library_is_refused_with_the_package_to_instal
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("no 32-bit toolchain"), "{stderr}");
     assert!(stderr.contains("bits/libc-header-start.h"), "{stderr}");
-    assert!(stderr.contains("apt-get install gcc-12-multilib"), "{stderr}");
+    assert!(
+        stderr.contains("apt-get install gcc-12-multilib"),
+        "{stderr}"
+    );
     assert!(!cache.join("variants").exists(), "nothing is built or kept");
 
     // --arch and --target that disagree are refused before anything runs.
