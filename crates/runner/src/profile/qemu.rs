@@ -52,10 +52,11 @@ pub fn emulated_arch(variant: Option<&str>) -> Option<Arch> {
 
 /// Whether the variant runs its own C worker (workers/c), whose markers are plain functions
 /// that make no valgrind client request: cstrace cannot see them, qemu and lackey can.
-pub fn has_c_worker(variant: Option<&str>) -> bool {
-    variant
-        .and_then(|name| Cache::open(None).find(name).ok())
-        .is_some_and(|v| v.worker_path().is_some())
+/// Its architecture when it does (i386 for a 32-bit build, which no tracer here reads).
+pub fn c_worker_arch(variant: Option<&str>) -> Option<Arch> {
+    let v = Cache::open(None).find(variant?).ok()?;
+    v.worker_path()?;
+    Arch::of_target(&v.manifest.target).or_else(Arch::host)
 }
 
 /// The qemu tracer for a variant of architecture `foreign` (a cross build), or for this

@@ -10,6 +10,7 @@ use cryptospeed_sim::decode::Decoded;
 use cryptospeed_sim::isa::Isa;
 use cryptospeed_sim::tool::{self, Cstrace};
 use cryptospeed_sim::trace::{self, Sink, TraceTotals};
+use cryptospeed_variants::Arch;
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 
@@ -54,21 +55,24 @@ pub fn tool_cache() -> PathBuf {
 /// The tracer for `profile --tracer NAME [--variant VARIANT]`: a cross-built variant is traced
 /// by qemu (`auto` or `qemu`; valgrind cannot run it); otherwise `auto` builds cstrace and
 /// falls back to lackey (saying why), `cstrace` and `lackey` force, and `qemu` runs this
-/// machine's worker under its own qemu-user emulator.
+/// machine's worker under its own qemu-user emulator. A variant with its own C worker, whose
+/// markers make no valgrind request, is traced by qemu under `auto` (an i386 one by nothing:
+/// the error says so) and refused by cstrace.
 pub fn choose_for(name: &str, variant: Option<&str>) -> Result<Tracer> {
     let foreign = qemu::emulated_arch(variant);
-    let c_worker = qemu::has_c_worker(variant);
+    let c_worker = qemu::c_worker_arch(variant);
     match (name, foreign) {
         ("qemu", _) | ("auto", Some(_)) => Ok(Tracer::Qemu(qemu::tracer(foreign)?)),
         ("cstrace" | "lackey", Some(arch)) => anyhow::bail!(
             "--tracer {name}: the variant is built for {} and valgrind cannot run it; use --tracer qemu (or auto)",
             arch.as_str()
         ),
-        ("auto", None) if c_worker => {
+        ("auto", None) if c_worker.is_some() => {
+            let tracer = qemu::tracer(c_worker.filter(|a| Some(*a) != Arch::host()))?;
             eprintln!("cryptospeed: the variant's C worker makes no valgrind client request; tracing it under qemu-user");
-            Ok(Tracer::Qemu(qemu::tracer(None)?))
+            Ok(Tracer::Qemu(tracer))
         }
-        ("cstrace", None) if c_worker => anyhow::bail!(
+        ("cstrace", None) if c_worker.is_some() => anyhow::bail!(
             "--tracer cstrace: the variant's own C worker makes no valgrind client request, so cstrace cannot find its cell; use --tracer qemu (or auto) or lackey"
         ),
         _ => choose(name),
