@@ -128,6 +128,9 @@ impl Recorder {
     /// ([`crate::decode::Decoded::repair_page_crossers`]) from what they were counted as to what
     /// they are (`now`: the decoded table after the repair).
     pub fn recount(&mut self, was: &[InstrInfo], now: &crate::decode::Decoded) {
+        if was.is_empty() {
+            return; // nothing repaired: no pass over the events
+        }
         let mut runs: std::collections::HashMap<u64, u64> =
             was.iter().map(|i| (INSTR_BIT | i.ix as u64, 0)).collect();
         for e in &self.events[self.measured_range()] {
