@@ -150,3 +150,49 @@ fn valgrind_cannot_trace_a_cross_variant_and_says_to_use_qemu() {
     assert!(!out.status.success(), "{stderr}");
     assert!(stderr.contains("--tracer qemu"), "{stderr}");
 }
+
+/// A worker started for one traced cell is sent only that primitive's known-answer vectors: under
+/// qemu, parsing the whole catalog's was most of a profile's fixed cost. The real C worker of the
+/// ppc64le variant, under its emulator, verifies the primitive it was given and knows no other.
+#[test]
+fn a_traced_worker_is_sent_only_its_primitives_vectors() {
+    use cryptospeed_engine::protocol::{Request, Response};
+    use cryptospeed_engine::worker_client::{VectorScope, WorkerClient, WorkerSpec};
+    let label = ppc64le_variant();
+    let shown = ok(bin()
+        .args(["variant", "show", &label])
+        .env("CRYPTOSPEED_CACHE", test_cache()));
+    let worker = shown
+        .lines()
+        .find_map(|l| l.strip_prefix("worker "))
+        .map(str::trim)
+        .unwrap_or_else(|| panic!("the worker's path in:\n{shown}"));
+    let spec = WorkerSpec {
+        program: "qemu-ppc64le".into(),
+        args: vec![
+            "-L".into(),
+            "/usr/powerpc64le-linux-gnu".into(),
+            worker.into(),
+        ],
+        env: Vec::new(),
+    };
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let mut w = WorkerClient::spawn_with(&spec, VectorScope::Only(&["sha256"]), &cancel)
+        .expect("the ppc64le C worker starts under qemu");
+    let mut verify = |primitive: &str| {
+        let request = Request::Verify {
+            primitive: primitive.into(),
+        };
+        match w.request(&request, std::time::Duration::from_secs(60), &cancel) {
+            Ok(Response::Verify { ok, detail, .. }) => (ok, detail),
+            other => panic!("{primitive}: {other:?}"),
+        }
+    };
+    let (sha256_ok, detail) = verify("sha256");
+    assert!(sha256_ok, "sha256: {detail}");
+    let (md5_ok, detail) = verify("md5");
+    assert!(
+        !md5_ok && detail.contains("unknown primitive"),
+        "md5: {detail}"
+    );
+}

@@ -79,9 +79,28 @@ fn signal_name(sig: i32) -> &'static str {
     }
 }
 
+/// Which primitives' known-answer vectors a worker that asks for them is sent.
+#[derive(Debug, Clone, Copy)]
+pub enum VectorScope<'a> {
+    /// The whole catalog: a worker that may be asked for any cell.
+    All,
+    /// Only these primitives: a worker asked for one cell, such as a traced one, whose start-up
+    /// under an emulator would otherwise be spent parsing every primitive's vectors.
+    Only(&'a [&'a str]),
+}
+
 impl WorkerClient {
-    /// Starts a worker and performs the hello exchange.
+    /// Starts a worker and performs the hello exchange, sending it every primitive's vectors.
     pub fn spawn(spec: &WorkerSpec, cancel: &AtomicBool) -> Result<WorkerClient, WorkerError> {
+        Self::spawn_with(spec, VectorScope::All, cancel)
+    }
+
+    /// Starts a worker and performs the hello exchange, sending it the vectors of `scope`.
+    pub fn spawn_with(
+        spec: &WorkerSpec,
+        scope: VectorScope,
+        cancel: &AtomicBool,
+    ) -> Result<WorkerClient, WorkerError> {
         let mut cmd = Command::new(&spec.program);
         cmd.args(&spec.args)
             .envs(spec.env.iter().map(|(k, v)| (k, v)))
@@ -131,7 +150,7 @@ impl WorkerClient {
                 client.variant = variant;
                 client.measures = measures;
                 if wants_vectors {
-                    client.send_vectors(cancel)?;
+                    client.send_vectors(scope, cancel)?;
                 }
                 Ok(client)
             }
@@ -146,8 +165,11 @@ impl WorkerClient {
     }
 
     /// Sends the catalog's vectors to a worker that asked for them in its `hello` reply.
-    fn send_vectors(&mut self, cancel: &AtomicBool) -> Result<(), WorkerError> {
-        let primitives = crate::vectors::catalog();
+    fn send_vectors(&mut self, scope: VectorScope, cancel: &AtomicBool) -> Result<(), WorkerError> {
+        let mut primitives = crate::vectors::catalog();
+        if let VectorScope::Only(ids) = scope {
+            primitives.retain(|p| ids.contains(&p.id.as_str()));
+        }
         let sent = primitives.len();
         match self.request(
             &Request::Vectors { primitives },

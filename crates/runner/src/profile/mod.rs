@@ -19,7 +19,7 @@ use cryptospeed_catalog::plan::CellRef;
 use cryptospeed_engine::counters::{CounterValues, Counters};
 use cryptospeed_engine::mask::FeatureMask;
 use cryptospeed_engine::protocol::{Request, Response};
-use cryptospeed_engine::worker_client::{WorkerClient, WorkerSpec};
+use cryptospeed_engine::worker_client::{VectorScope, WorkerClient, WorkerSpec};
 use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, Op, Status, Variant};
 use cryptospeed_sim::analysis::{self, Grid};
 use cryptospeed_sim::decode::Decoded;
@@ -284,7 +284,9 @@ fn profile_request(
     req: &ProfileRequest,
     cancel: &AtomicBool,
 ) -> Result<(Variant, Response)> {
-    let mut w = WorkerClient::spawn(spec, cancel)
+    // Only this primitive's vectors: a worker under an emulator parses every byte it is sent.
+    let only = [cell.primitive.as_str()];
+    let mut w = WorkerClient::spawn_with(spec, VectorScope::Only(&only), cancel)
         .map_err(|e| anyhow::anyhow!("starting the worker under its tracer: {e}"))?;
     let variant = crate::variant_of(choice, &w);
     let reply = w
