@@ -19,6 +19,7 @@ fn main() {
         Ok("caches") => {
             grid.predictors.clear();
             grid.windows.clear();
+            grid.timing.clear();
         }
         Ok("models") => grid.lines.clear(),
         Ok("timing") => {
@@ -29,6 +30,7 @@ fn main() {
         Ok(policy) => {
             grid.predictors.clear();
             grid.windows.clear();
+            grid.timing.clear();
             grid.policies = vec![policy.to_string()];
         }
         _ => {}

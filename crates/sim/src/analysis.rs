@@ -234,6 +234,7 @@ fn block_streams(
             }
         }
         s.start_counting();
+        s.decide_on_repeats();
         s
     };
     if cpus_reserved() > 0 {

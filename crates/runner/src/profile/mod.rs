@@ -25,6 +25,7 @@ use cryptospeed_sim::analysis::{self, Grid};
 use cryptospeed_sim::decode::Decoded;
 use cryptospeed_sim::profile::ProfileDocument;
 use cryptospeed_sim::region::Recorder;
+use cryptospeed_sim::spans::span;
 use cryptospeed_sim::trace;
 use same_path::{same_path_native, traced_path_mask};
 use std::path::PathBuf;
@@ -426,18 +427,27 @@ pub fn trace_cell(
             Err("native run skipped (--no-native)".to_string()),
         )
     } else {
-        let (v, m, k) = native_alone(&choice, &cell, cancel)?;
+        let (v, m, k) = span(
+            || format!("native {}", p.id),
+            || native_alone(&choice, &cell, cancel),
+        )?;
         (Some(v), Some(m), k)
     };
     let native_caps = native_variant.as_ref().map(|v| v.capabilities.clone());
     let started = Instant::now();
-    let t = traced(tracer, &choice, &cell, req, cancel)?;
+    let t = span(
+        || format!("trace {}", p.id),
+        || traced(tracer, &choice, &cell, req, cancel),
+    )?;
     let trace_seconds = started.elapsed().as_secs_f64();
     let same_path = match (&native_caps, req.mask.is_none()) {
-        (Some(n), true) if *n != t.caps => {
-            let _cpu = analysis::reserve_cpu();
-            same_path_native(&choice, &cell, n, &t.caps, cancel)?
-        }
+        (Some(n), true) if *n != t.caps => span(
+            || format!("native again {}", p.id),
+            || {
+                let _cpu = analysis::reserve_cpu();
+                same_path_native(&choice, &cell, n, &t.caps, cancel)
+            },
+        )?,
         _ => None,
     };
     Ok(TracedCell {
@@ -463,11 +473,16 @@ pub fn trace_cell(
 pub fn analyse_cell(c: TracedCell) -> (ProfileDocument, Variant, Option<Measurement>) {
     let t = c.traced;
     let started = Instant::now();
-    let a = analysis::analyse(
-        &t.recorder.events,
-        t.recorder.measured_range(),
-        &t.decoded,
-        &c.grid,
+    let a = span(
+        || format!("analysis {}", c.primitive),
+        || {
+            analysis::analyse(
+                &t.recorder.events,
+                t.recorder.measured_range(),
+                &t.decoded,
+                &c.grid,
+            )
+        },
     );
     let simulate_seconds = started.elapsed().as_secs_f64();
     let cell = &c.cell;

@@ -43,6 +43,9 @@ pub struct BlockStream {
     id_low: Vec<u32>,
     /// Counted accesses, and those of them that look up a block for the first time.
     counted: Counts,
+    /// Whether replaying looks for repeated stretches ([`super::repeats`]); filtered streams
+    /// inherit it from their parent.
+    repeats: bool,
 }
 
 impl BlockStream {
@@ -58,6 +61,7 @@ impl BlockStream {
             blocks: 0,
             id_low: Vec::new(),
             counted: Counts::default(),
+            repeats: true,
         }
     }
 
@@ -181,6 +185,43 @@ impl BlockStream {
         self.words.len()
     }
 
+    /// The words, for finding repeated stretches ([`super::repeats`]).
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// The dense id of a word's block.
+    #[inline]
+    pub fn id_of(word: u64) -> u32 {
+        ((word >> LOW_BITS) & ID_MASK) as u32
+    }
+
+    /// Keeps looking for repeated stretches in this stream and those filtered from it only if a
+    /// quarter of it or more is repeated: a data stream (table lookups, a message walked once)
+    /// seldom is, and looking costs a pass over each filtered stream.
+    pub fn decide_on_repeats(&mut self) {
+        let covered: usize = super::repeats::find(self)
+            .iter()
+            .map(|r| r.unit * r.reps)
+            .sum();
+        self.repeats = covered * 4 >= self.words.len();
+    }
+
+    /// Whether replaying looks for repeated stretches ([`BlockStream::decide_on_repeats`]).
+    pub fn has_repeats(&self) -> bool {
+        self.repeats
+    }
+
+    /// Index of the first counted word, once counting started.
+    pub fn counted_from(&self) -> Option<usize> {
+        self.counted_from
+    }
+
+    /// Whether word `k` begins an access (it does not continue a straddle).
+    pub fn starts_access(&self, k: usize) -> bool {
+        self.words[k] & CONTINUES == 0
+    }
+
     pub fn is_empty(&self) -> bool {
         self.words.is_empty()
     }
@@ -292,6 +333,7 @@ impl SetFilter {
 /// A set-associative cache over a block stream's dense ids, with the same behaviour as
 /// [`super::Cache`] (the same policy calls in the same order) but a hit found by one look into
 /// a table indexed by id instead of a search of the set: the cost of a grid is its hits.
+#[derive(Clone)]
 pub struct DenseCache<P: ReplacementPolicy> {
     ways: usize,
     set_mask: u64,
@@ -321,6 +363,16 @@ impl<P: ReplacementPolicy> DenseCache<P> {
             last_id: u32::MAX,
             policy: P::new(sets, ways),
         }
+    }
+
+    /// Whether this cache will answer every lookup from now on as `other` would: the same
+    /// blocks in the same ways, the same last lookup and the same policy state (`way_of` follows
+    /// from the ways). False when the policy cannot say.
+    pub fn same_state(&self, other: &DenseCache<P>) -> bool {
+        self.last_id == other.last_id
+            && self.filled == other.filled
+            && self.tags == other.tags
+            && self.policy.same_state(&other.policy)
     }
 
     /// Looks one block up; true on a miss (the block is then filled).
@@ -359,6 +411,15 @@ pub trait Replay: Send {
     fn feed(&mut self, stream: &BlockStream, range: std::ops::Range<usize>);
     /// Counts so far, one per configuration this replays.
     fn counts(&mut self) -> Vec<Counts>;
+    /// Remembers the state and counts now, at the end of a unit of a repeated stretch
+    /// ([`super::repeats`]).
+    fn mark(&mut self) {}
+    /// At the end of a later unit: if the state equals the one marked, the units since repeat
+    /// from here on, so their counts are added `times` more times and true is returned (the
+    /// state stays as it is, which is the state after those repetitions too).
+    fn repeat_if_steady(&mut self, _times: u64) -> bool {
+        false
+    }
 }
 
 /// A cache with policy `P` compiled in (no virtual call per lookup).
@@ -368,20 +429,23 @@ pub struct CacheReplay<P: ReplacementPolicy> {
     counts: Counts,
     /// The access in progress: (missed, counted); its miss is added when the next one starts.
     pending: (bool, bool),
+    /// What [`Replay::mark`] remembered: the cache, the access in progress and the counts.
+    marked: Option<(DenseCache<P>, (bool, bool), Counts)>,
 }
 
-impl<P: ReplacementPolicy + 'static> CacheReplay<P> {
+impl<P: ReplacementPolicy + Clone + 'static> CacheReplay<P> {
     pub fn boxed(config: &CacheConfig) -> Box<dyn Replay> {
         Box::new(CacheReplay::<P> {
             config: config.clone(),
             cache: None,
             counts: Counts::default(),
             pending: (false, false),
+            marked: None,
         })
     }
 }
 
-impl<P: ReplacementPolicy> Replay for CacheReplay<P> {
+impl<P: ReplacementPolicy + Clone> Replay for CacheReplay<P> {
     fn feed(&mut self, stream: &BlockStream, range: std::ops::Range<usize>) {
         assert_eq!(self.config.line, stream.line, "one stream, one line size");
         let cache = self
@@ -403,13 +467,39 @@ impl<P: ReplacementPolicy> Replay for CacheReplay<P> {
         c.misses += (self.pending.0 && self.pending.1) as u64;
         vec![c]
     }
+
+    fn mark(&mut self) {
+        if let Some(cache) = &self.cache {
+            self.marked = Some((cache.clone(), self.pending, self.counts));
+        }
+    }
+
+    fn repeat_if_steady(&mut self, times: u64) -> bool {
+        let (Some(cache), Some((then, pending, counts))) = (&self.cache, &self.marked) else {
+            return false;
+        };
+        if *pending != self.pending || !cache.same_state(then) {
+            return false;
+        }
+        self.counts.accesses += (self.counts.accesses - counts.accesses) * times;
+        self.counts.misses += (self.counts.misses - counts.misses) * times;
+        self.marked = None;
+        true
+    }
 }
 
 /// Words replayed by every member of a group before the next piece: 64 KB, well inside L2.
-const PIECE: usize = 8192;
+pub(super) const PIECE: usize = 8192;
 
-/// Replays `stream` through every member of `group`, piece by piece.
+/// Replays `stream` through every member of `group`, skipping the repeats of repeated
+/// stretches ([`super::repeats::replay_group`]); the counts are those of [`replay_plain`].
 pub fn replay_group(group: &mut [Box<dyn Replay>], stream: &BlockStream) -> Vec<Counts> {
+    super::repeats::replay_group(group, stream)
+}
+
+/// Replays `stream` through every member of `group`, piece by piece, every word (the
+/// reference [`replay_group`] is tested against).
+pub fn replay_plain(group: &mut [Box<dyn Replay>], stream: &BlockStream) -> Vec<Counts> {
     let mut at = 0;
     while at < stream.len() {
         let end = (at + PIECE).min(stream.len());
@@ -424,7 +514,7 @@ pub fn replay_group(group: &mut [Box<dyn Replay>], stream: &BlockStream) -> Vec<
 /// Replays `stream` through one cache of `config` (its policy by name).
 pub fn replay(config: &CacheConfig, stream: &BlockStream) -> Counts {
     let policy = super::policy_named(&config.policy).expect("a checked configuration");
-    replay_group(&mut [(policy.replay)(config)], stream)[0]
+    replay_plain(&mut [(policy.replay)(config)], stream)[0]
 }
 
 #[cfg(test)]

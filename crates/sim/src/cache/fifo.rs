@@ -22,6 +22,9 @@ impl ReplacementPolicy for Fifo {
     fn filled(&mut self, set: usize, way: usize) {
         self.next[set] = ((way + 1) % self.ways) as u8;
     }
+    fn same_state(&self, other: &Self) -> bool {
+        self.next == other.next
+    }
     fn victim(&mut self, set: usize) -> usize {
         self.next[set] as usize
     }

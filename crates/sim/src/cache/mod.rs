@@ -13,6 +13,7 @@ pub mod blocks;
 mod fifo;
 mod lru;
 mod random;
+pub mod repeats;
 pub mod stack;
 
 use serde::{Deserialize, Serialize};
@@ -33,6 +34,14 @@ pub trait ReplacementPolicy: Send + Sync + ClonePolicy {
     fn filled(&mut self, set: usize, way: usize);
     /// The way to evict from a full `set`.
     fn victim(&mut self, set: usize) -> usize;
+    /// Whether every later call will choose as `other`'s would (a repeated stretch of a stream
+    /// is then skipped, [`repeats`]); a policy that cannot say keeps the default.
+    fn same_state(&self, _other: &Self) -> bool
+    where
+        Self: Sized,
+    {
+        false
+    }
 }
 
 /// A boxed policy's copy (the timing model warms a cache once and copies it): any policy that
@@ -62,7 +71,7 @@ pub struct Policy {
     pub stack_property: bool,
 }
 
-const fn policy<P: ReplacementPolicy + 'static>(
+const fn policy<P: ReplacementPolicy + Clone + 'static>(
     name: &'static str,
     stack_property: bool,
 ) -> Policy {

@@ -18,6 +18,9 @@ impl ReplacementPolicy for Random {
     }
     fn touched(&mut self, _set: usize, _way: usize) {}
     fn filled(&mut self, _set: usize, _way: usize) {}
+    fn same_state(&self, other: &Self) -> bool {
+        self.state == other.state
+    }
     fn victim(&mut self, _set: usize) -> usize {
         self.state ^= self.state >> 12;
         self.state ^= self.state << 25;

@@ -20,6 +20,16 @@ pub struct LruStack {
     /// The access in progress: its deepest lookup so far, if it is counted.
     pending: Option<usize>,
     depth_of_access: usize,
+    /// What [`Replay::mark`] remembered: the stacks, the access in progress, the counts.
+    marked: Option<Marked>,
+}
+
+struct Marked {
+    stacks: Vec<u32>,
+    pending: Option<usize>,
+    depth_of_access: usize,
+    by_depth: Vec<u64>,
+    accesses: u64,
 }
 
 impl LruStack {
@@ -33,6 +43,7 @@ impl LruStack {
             accesses: 0,
             pending: None,
             depth_of_access: 0,
+            marked: None,
         }
     }
 }
@@ -71,6 +82,35 @@ impl Replay for LruStack {
             }
             *accesses += counted;
         });
+    }
+
+    fn mark(&mut self) {
+        self.marked = Some(Marked {
+            stacks: self.stacks.clone(),
+            pending: self.pending,
+            depth_of_access: self.depth_of_access,
+            by_depth: self.by_depth.clone(),
+            accesses: self.accesses,
+        });
+    }
+
+    /// The stacks hold each set's blocks in recency order, all LRU's state.
+    fn repeat_if_steady(&mut self, times: u64) -> bool {
+        let Some(then) = &self.marked else {
+            return false;
+        };
+        if then.pending != self.pending
+            || then.depth_of_access != self.depth_of_access
+            || then.stacks != self.stacks
+        {
+            return false;
+        }
+        for (now, before) in self.by_depth.iter_mut().zip(&then.by_depth) {
+            *now += (*now - before) * times;
+        }
+        self.accesses += (self.accesses - then.accesses) * times;
+        self.marked = None;
+        true
     }
 
     fn counts(&mut self) -> Vec<Counts> {
