@@ -27,6 +27,12 @@ fn main() {
             grid.predictors.clear();
             grid.windows.clear();
         }
+        Ok("timing1") => {
+            grid.lines.clear();
+            grid.predictors.clear();
+            grid.windows.clear();
+            grid.timing.truncate(1);
+        }
         Ok(policy) => {
             grid.predictors.clear();
             grid.windows.clear();

@@ -11,10 +11,10 @@ use crate::branches::{BranchCounts, BranchSim, Outcome, Resolver};
 use crate::cache::blocks::{self, BlockStream, Counts, Replay};
 use crate::cache::{self, stack, Cache, CacheConfig};
 use crate::decode::Decoded;
-use crate::ilp::{self, IlpConfig, IlpResult};
+use crate::ilp::IlpResult;
 use crate::predict;
+use crate::recycle;
 use crate::region::{unpack, Event};
-use crate::spans::span;
 use crate::timing::{
     self,
     sweeps::{self, TimingPoint, TimingRun},
@@ -22,8 +22,6 @@ use crate::timing::{
 use crate::trace::{Access, DataAccess};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Level {
@@ -208,50 +206,39 @@ fn l2_stream(
     out
 }
 
-/// The block streams of one line size: I1's (instruction fetches), D1's (data accesses) and
-/// the L2's (first-level misses), each shared by every configuration of that level and line.
-/// I1's and D1's are built side by side, on two CPUs.
-fn block_streams(
+/// The block stream of one level at one line size: I1's (instruction fetches) or D1's (data
+/// accesses), shared by every configuration of that level and line; the L2's comes from its
+/// input ([`l2_block_stream`]).
+fn first_level_stream(
     events: &[u64],
     decoded: &Decoded,
     measured: &std::ops::Range<usize>,
-    l2_input: &[(DataAccess, bool)],
     line: u64,
-) -> [BlockStream; 3] {
-    let one = |instructions: bool| {
-        let mut s = BlockStream::new(line);
-        for (k, w) in events[..measured.end.min(events.len())].iter().enumerate() {
-            if k == measured.start {
-                s.start_counting();
-            }
-            match (instructions, unpack(*w)) {
-                (true, Event::Instr(ix)) => {
-                    let info = decoded.info(ix);
-                    s.push(info.addr, info.len as u32, 1);
-                }
-                (false, Event::Data(a)) => s.push(a.addr, a.size, 1),
-                _ => {}
-            }
+    instructions: bool,
+) -> BlockStream {
+    let events = &events[..measured.end.min(events.len())];
+    let mut s = BlockStream::with_room(line, events.len() / 2);
+    for (k, w) in events.iter().enumerate() {
+        if k == measured.start {
+            s.start_counting();
         }
-        s.start_counting();
-        s.decide_on_repeats();
-        s
-    };
-    if cpus_reserved() > 0 {
-        let (i, d) = (one(true), one(false));
-        return [i, d, l2_block_stream(l2_input, line)];
+        match (instructions, unpack(*w)) {
+            (true, Event::Instr(ix)) => {
+                let info = decoded.info(ix);
+                s.push(info.addr, info.len as u32, 1);
+            }
+            (false, Event::Data(a)) => s.push(a.addr, a.size, 1),
+            _ => {}
+        }
     }
-    let (i, d) = std::thread::scope(|scope| {
-        let i = scope.spawn(|| one(true));
-        let d = one(false);
-        (i.join().expect("the I1 stream builder panicked"), d)
-    });
-    [i, d, l2_block_stream(l2_input, line)]
+    s.start_counting();
+    s.decide_on_repeats();
+    s
 }
 
 /// The L2's block stream: the first-level misses up to the end of the measured part.
 fn l2_block_stream(l2_input: &[(DataAccess, bool)], line: u64) -> BlockStream {
-    let mut l2 = BlockStream::new(line);
+    let mut l2 = BlockStream::with_room(line, l2_input.len());
     let mut counting = false;
     for (a, counted) in l2_input {
         if *counted {
@@ -266,69 +253,6 @@ fn l2_block_stream(l2_input: &[(DataAccess, bool)], line: u64) -> BlockStream {
     l2
 }
 
-/// CPUs the analysis leaves alone for now (see [`reserve_cpu`]).
-static RESERVED: AtomicUsize = AtomicUsize::new(0);
-
-/// While the guard lives, an analysis running beside (on other threads) uses one worker thread
-/// fewer (always at least one), from its next work item on: a timed native run started next
-/// to a profile's analysis gets a CPU of its own instead of sharing one with two workers.
-pub fn reserve_cpu() -> CpuReserved {
-    RESERVED.fetch_add(1, Ordering::SeqCst);
-    CpuReserved(())
-}
-
-pub struct CpuReserved(());
-
-impl Drop for CpuReserved {
-    fn drop(&mut self) {
-        RESERVED.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-fn cpus_reserved() -> usize {
-    RESERVED.load(Ordering::SeqCst)
-}
-
-/// Worker `w` of `threads` waits while CPUs are reserved for someone else (worker 0 never
-/// does); false once there is nothing left to take.
-fn may_take(w: usize, threads: usize, next: &AtomicUsize, len: usize) -> bool {
-    while w > 0 && w >= threads.saturating_sub(cpus_reserved()) {
-        if next.load(Ordering::Relaxed) >= len {
-            return false;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
-    true
-}
-
-fn run_parallel<T: Sync, R: Send>(items: Vec<T>, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(items.len().max(1));
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, R)>> = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for w in 0..threads {
-            let (next, results, f, items) = (&next, &results, &f, &items);
-            s.spawn(move || loop {
-                if !may_take(w, threads, next, items.len()) {
-                    break;
-                }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= items.len() {
-                    break;
-                }
-                let r = f(&items[i]);
-                results.lock().unwrap().push((i, r));
-            });
-        }
-    });
-    let mut r = results.into_inner().unwrap();
-    r.sort_by_key(|(i, _)| *i);
-    r.into_iter().map(|(_, r)| r).collect()
-}
-
 /// Simulators that replay one level's stream filtered for one set count together (see
 /// [`BlockStream::for_sets`] and [`blocks::replay_group`]): each member with the configurations
 /// its counts belong to.
@@ -340,50 +264,20 @@ struct SetGroup {
 /// Set groups of one level, by ascending set count: one chain of filters.
 type Group = (Level, Vec<SetGroup>);
 
-enum Work {
-    Caches(Group),
-    Predictor(String),
-    Ilp(IlpConfig),
-    /// Cores whose caches share one warm-up.
-    Timing(Vec<TimingPoint>),
-}
-
-impl Work {
-    /// What the work item is, for [`span`].
-    fn name(&self) -> String {
-        match self {
-            Work::Caches((level, chain)) => format!(
-                "{} sets {}..{} ({} members)",
-                level.name(),
-                chain[0].sets,
-                chain[chain.len() - 1].sets,
-                chain.iter().map(|g| g.members.len()).sum::<usize>()
-            ),
-            Work::Predictor(p) => format!("predictor {p}"),
-            Work::Ilp(c) => format!("ilp window {} width {}", c.window, c.width),
-            Work::Timing(points) => format!("timing {} points", points.len()),
-        }
-    }
-}
-
-enum Done {
-    Caches(Vec<CacheResult>),
-    Predictor(PredictorResult),
-    Ilp(IlpResult),
-    Timing(Vec<TimingRun>),
+/// What the work item is, for [`span`].
+fn group_name((level, chain): &Group) -> String {
+    format!(
+        "{} sets {}..{} ({} members)",
+        level.name(),
+        chain[0].sets,
+        chain[chain.len() - 1].sets,
+        chain.iter().map(|g| g.members.len()).sum::<usize>()
+    )
 }
 
 /// Set counts per chain: each chain filters the whole stream once and then each smaller result
 /// again; short enough that the chains spread over the CPUs.
 const CHAIN: usize = 6;
-
-fn level_index(level: Level) -> usize {
-    match level {
-        Level::I1 => 0,
-        Level::D1 => 1,
-        Level::L2 => 2,
-    }
-}
 
 fn cache_result(level: Level, config: &CacheConfig, c: Counts) -> CacheResult {
     CacheResult {
@@ -399,37 +293,36 @@ fn cache_result(level: Level, config: &CacheConfig, c: Counts) -> CacheResult {
     }
 }
 
-/// The cache work of one line size: configurations of a stack-property policy (LRU) as one
-/// member per (level, set count) holding every associativity, every other configuration as a
-/// member of its own; the members of a level grouped by set count, the set counts in chains of
-/// [`CHAIN`]. A configuration that never evicts is answered at once and not replayed (pushed to
-/// `done`).
+/// The cache work of one level at one line size: configurations of a stack-property policy
+/// (LRU) as one member per set count holding every associativity, every other configuration as
+/// a member of its own; the members grouped by set count, the set counts in chains of
+/// [`CHAIN`]. A configuration that never evicts is answered at once and not replayed (pushed
+/// to `done`).
 fn cache_work(
     grid: &Grid,
-    line: u64,
-    streams: &[BlockStream; 3],
+    level: Level,
+    stream: &BlockStream,
     done: &mut Vec<CacheResult>,
-) -> Vec<Work> {
-    let mut members: BTreeMap<(Level, usize, usize, String), Vec<CacheConfig>> = BTreeMap::new();
-    for (k, (level, c)) in grid.cache_configs().into_iter().enumerate() {
-        if c.line != line {
+) -> Vec<Group> {
+    let mut members: BTreeMap<(usize, usize, String), Vec<CacheConfig>> = BTreeMap::new();
+    for (k, (l, c)) in grid.cache_configs().into_iter().enumerate() {
+        if l != level || c.line != stream.line {
             continue;
         }
         let (sets, ways) = c.shape();
-        if let Some(counts) = streams[level_index(level)].without_evictions(sets, ways) {
+        if let Some(counts) = stream.without_evictions(sets, ways) {
             done.push(cache_result(level, &c, counts));
             continue;
         }
         let key = if cache::policy_named(&c.policy).is_some_and(|p| p.stack_property) {
-            (level, sets, 0, c.policy.clone())
+            (sets, 0, c.policy.clone())
         } else {
-            (level, sets, k + 1, String::new())
+            (sets, k + 1, String::new())
         };
         members.entry(key).or_default().push(c);
     }
-    let mut by_level: BTreeMap<Level, Vec<SetGroup>> = BTreeMap::new();
-    for ((level, sets, _, _), configs) in members {
-        let groups = by_level.entry(level).or_default();
+    let mut groups: Vec<SetGroup> = Vec::new();
+    for ((sets, _, _), configs) in members {
         match groups.last_mut() {
             Some(g) if g.sets == sets => g.members.push(configs),
             _ => groups.push(SetGroup {
@@ -438,13 +331,10 @@ fn cache_work(
             }),
         }
     }
+    let mut groups = groups.into_iter().peekable();
     let mut work = Vec::new();
-    for (level, groups) in by_level {
-        let mut groups = groups.into_iter().peekable();
-        while groups.peek().is_some() {
-            let chain: Vec<SetGroup> = groups.by_ref().take(CHAIN).collect();
-            work.push(Work::Caches((level, chain)));
-        }
+    while groups.peek().is_some() {
+        work.push((level, groups.by_ref().take(CHAIN).collect()));
     }
     work
 }
@@ -462,20 +352,19 @@ fn replayer(member: &[CacheConfig]) -> Box<dyn Replay> {
 
 /// One chain: the level's stream filtered for each set count in turn (each from the one
 /// before), every member of that set count replaying the filtered stream.
-fn run_caches((level, chain): &Group, streams: &[BlockStream; 3]) -> Vec<CacheResult> {
-    let stream = &streams[level_index(*level)];
+fn run_caches((level, chain): &Group, stream: &BlockStream) -> Vec<CacheResult> {
     let accesses = stream.counted().accesses;
     let mut counts = Vec::new();
     let mut filtered: Option<BlockStream> = None;
     for g in chain {
-        // The first set count filters the stream into this thread's spare buffer; each next
-        // one refines that in place.
+        // The first set count filters the stream into a recycled buffer; each next one refines
+        // that in place.
         let f = match filtered.as_mut() {
             Some(f) => {
                 f.refine(g.sets);
                 f
             }
-            None => filtered.insert(stream.for_sets_into(g.sets, SPARE_WORDS.take())),
+            None => filtered.insert(stream.for_sets_into(g.sets, recycle::take(stream.len()))),
         };
         let mut group: Vec<Box<dyn Replay>> = g.members.iter().map(|m| replayer(m)).collect();
         blocks::replay_group(&mut group, f);
@@ -496,91 +385,18 @@ fn run_caches((level, chain): &Group, streams: &[BlockStream; 3]) -> Vec<CacheRe
             }
         }
     }
-    if let Some(f) = filtered {
-        SPARE_WORDS.set(f.into_words());
-    }
     counts
 }
 
-thread_local! {
-    /// The buffer a thread's last chain filtered into, kept for its next chain.
-    static SPARE_WORDS: std::cell::Cell<Vec<u64>> = const { std::cell::Cell::new(Vec::new()) };
-}
-
-/// Replays `events` (with `measured` the counted part) through everything in `grid`.
+/// Replays `events` (with `measured` the counted part) through everything in `grid`, on all
+/// CPUs ([`work`]).
 pub fn analyse(
     events: &[u64],
     measured: std::ops::Range<usize>,
     decoded: &Decoded,
     grid: &Grid,
 ) -> Analysis {
-    let l2_input = span(
-        || "l2 stream".into(),
-        || {
-            l2_stream(
-                events,
-                decoded,
-                &measured,
-                &grid.l2_front_i1,
-                &grid.l2_front_d1,
-            )
-        },
-    );
-    let outcomes = span(
-        || "branch outcomes".into(),
-        || branch_outcomes(events, &measured, decoded),
-    );
-    let ilp_events = first_instructions(&events[measured.clone()], grid.ilp_limit);
-    let branches = span(
-        || "warm branches".into(),
-        || cores::warm_branches(grid, events, &measured, decoded),
-    );
-    let l1s = span(
-        || "warm first-level caches".into(),
-        || cores::warm_l1s(grid, events, &measured, decoded),
-    );
-    let work = model_work(grid);
-    let mut done = run_parallel(work, |w| {
-        span(
-            || w.name(),
-            || match w {
-                Work::Timing(points) => Done::Timing(cores::timing_runs(
-                    points,
-                    events,
-                    &measured,
-                    decoded,
-                    grid.timing_limit,
-                    (&branches, &l1s),
-                )),
-                Work::Predictor(name) => Done::Predictor(predictor_result(name, &outcomes)),
-                Work::Ilp(cfg) => Done::Ilp(ilp::simulate(ilp_events, decoded, *cfg)),
-                _ => Done::Caches(vec![]),
-            },
-        )
-    });
-    // One line size at a time: its three block streams, then every configuration using them.
-    for &line in &grid.lines {
-        let streams = span(
-            || format!("block streams {line} B"),
-            || block_streams(events, decoded, &measured, &l2_input, line),
-        );
-        let mut answered = Vec::new();
-        let work = span(
-            || format!("cache work {line} B"),
-            || cache_work(grid, line, &streams, &mut answered),
-        );
-        done.push(Done::Caches(answered));
-        let results = run_parallel(work, |w| {
-            span(
-                || w.name(),
-                || match w {
-                    Work::Caches(g) => run_caches(g, &streams),
-                    _ => vec![],
-                },
-            )
-        });
-        done.extend(results.into_iter().map(Done::Caches));
-    }
+    let done = work::run(events, measured, decoded, grid);
     collect(grid, done)
 }
 
@@ -616,33 +432,8 @@ fn first_instructions(events: &[u64], limit: usize) -> &[u64] {
     events
 }
 
-/// The non-cache work: the timing model's cores first (the longest), grouped by the caches their
-/// warm-up fills, then the predictors and the ILP points.
-fn model_work(grid: &Grid) -> Vec<Work> {
-    let mut groups: Vec<Vec<TimingPoint>> = Vec::new();
-    for p in &grid.timing {
-        match groups
-            .iter_mut()
-            .find(|g| g[0].config.memory_key() == p.config.memory_key())
-        {
-            Some(g) => g.push(p.clone()),
-            None => groups.push(vec![p.clone()]),
-        }
-    }
-    let mut work: Vec<Work> = groups.into_iter().map(Work::Timing).collect();
-    for p in &grid.predictors {
-        work.push(Work::Predictor(p.clone()));
-    }
-    for &window in &grid.windows {
-        for &width in &grid.widths {
-            work.push(Work::Ilp(IlpConfig { window, width }));
-        }
-    }
-    work
-}
-
 /// The results in the grid's order (caches: level, size, line, associativity, policy).
-fn collect(grid: &Grid, done: Vec<Done>) -> Analysis {
+fn collect(grid: &Grid, done: Vec<work::Done>) -> Analysis {
     let order: HashMap<(Level, CacheConfig), usize> = grid
         .cache_configs()
         .into_iter()
@@ -658,13 +449,14 @@ fn collect(grid: &Grid, done: Vec<Done>) -> Analysis {
     };
     for d in done {
         match d {
-            Done::Caches(c) => a.caches.extend(c),
-            Done::Timing(t) => a.timing.extend(t),
-            Done::Predictor(p) => a.predictors.push(p),
-            Done::Ilp(i) => {
+            work::Done::Caches(c) => a.caches.extend(c),
+            work::Done::Timing(t) => a.timing.extend(t),
+            work::Done::Predictor(p) => a.predictors.push(p),
+            work::Done::Ilp(i) => {
                 a.ilp_instructions = i.instructions;
                 a.ilp.push(i)
             }
+            work::Done::Nothing => {}
         }
     }
     a.caches
@@ -675,6 +467,14 @@ fn collect(grid: &Grid, done: Vec<Done>) -> Analysis {
             .position(|p| p.sweep == t.sweep && p.x == t.x)
     };
     a.timing.sort_by_key(point);
+    // Work finishes in any order; predictors and ILP points keep the grid's.
+    a.predictors
+        .sort_by_key(|p| grid.predictors.iter().position(|n| *n == p.predictor));
+    let ilp_point = |i: &IlpResult| {
+        let w = grid.windows.iter().position(|w| *w == i.window);
+        (w, grid.widths.iter().position(|w| *w == i.width))
+    };
+    a.ilp.sort_by_key(ilp_point);
     a
 }
 
@@ -697,5 +497,9 @@ fn predictor_result(name: &str, outcomes: &[(Outcome, bool)]) -> PredictorResult
 }
 
 mod cores;
+mod pool;
 #[cfg(test)]
 mod tests;
+mod work;
+
+pub use pool::{reserve_cpu, CpuReserved};

@@ -12,6 +12,7 @@ pub mod isa;
 pub mod predict;
 pub mod profile;
 pub mod qemu;
+pub mod recycle;
 pub mod region;
 pub mod spans;
 pub mod timing;

@@ -87,10 +87,15 @@ pub struct Recorder {
 /// Room for `limit` events, reserved up front where the system grants the address space: pages
 /// are touched only as events arrive, and the region never grows by copying (3DES's is 1.5 GB).
 /// Under strict overcommit the reservation may be refused; the vector then grows as it fills.
+/// The buffer is a recycled one where there is one ([`crate::recycle`]).
 fn reserved(limit: usize) -> Vec<u64> {
-    let mut events = Vec::new();
-    let _ = events.try_reserve_exact(limit);
-    events
+    crate::recycle::take(limit)
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        crate::recycle::give(std::mem::take(&mut self.events));
+    }
 }
 
 impl Recorder {

@@ -2,7 +2,7 @@
 //! per predictor and BTB, first-level caches once per configuration) and the runs of one
 //! memory group, each distinct core timed once.
 
-use super::{run_parallel, Grid};
+use super::Grid;
 use crate::cache::CacheConfig;
 use crate::decode::Decoded;
 use crate::spans::span;
@@ -14,15 +14,9 @@ use crate::timing::{
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-/// The timing cores' branch units after the warm-up, one per distinct predictor and BTB
-/// (the study's 26 memory systems share 6), warmed on all CPUs from the warm-up part's
-/// branches gathered once.
-pub(super) fn warm_branches(
-    grid: &Grid,
-    events: &[u64],
-    measured: &std::ops::Range<usize>,
-    decoded: &Decoded,
-) -> HashMap<(String, u32), Mutex<timing::WarmBranches>> {
+/// The timing cores with distinct branch units (predictor and BTB): the study's 26 memory
+/// systems share 6, each warmed once from the warm-up part's branches gathered once.
+pub(super) fn branch_cores(grid: &Grid) -> Vec<&timing::TimingConfig> {
     let mut cores: Vec<&timing::TimingConfig> = Vec::new();
     for p in &grid.timing {
         if !cores
@@ -32,30 +26,28 @@ pub(super) fn warm_branches(
             cores.push(&p.config);
         }
     }
-    let list = timing::warmup_branches(events, measured, decoded);
-    let warmed = run_parallel(cores.clone(), |c| {
-        span(
-            || format!("warm branches {}", c.predictor),
-            || timing::warm_branches_from(&list, decoded, c),
-        )
-        .expect("sweep points are valid cores")
-    });
-    let warmed = warmed.into_iter().map(Mutex::new);
-    cores.iter().map(|c| c.branch_key()).zip(warmed).collect()
+    cores
+}
+
+/// One core's branch unit after the warm-up part's branches `list`.
+pub(super) fn warm_branch_unit(
+    list: &timing::WarmupBranches,
+    decoded: &Decoded,
+    core: &timing::TimingConfig,
+) -> timing::WarmBranches {
+    span(
+        || format!("warm branches {}", core.predictor),
+        || timing::warm_branches_from(list, decoded, core),
+    )
+    .expect("sweep points are valid cores")
 }
 
 /// Distinct first-level caches per walk of the warm-up part in [`warm_l1s`]: enough walks to
 /// spread over the CPUs, few enough that each walk feeds several caches.
 const L1_PER_WALK: usize = 8;
 
-/// The timing cores' distinct I1s and D1s after the warm-up part, each with the misses its
-/// L2 sees (timing/warm.rs), a few per walk of the events, on all CPUs.
-pub(super) fn warm_l1s(
-    grid: &Grid,
-    events: &[u64],
-    measured: &std::ops::Range<usize>,
-    decoded: &Decoded,
-) -> Vec<WarmL1> {
+/// The timing cores' distinct I1s and D1s, a few per walk of the warm-up part.
+pub(super) fn l1_walks(grid: &Grid) -> Vec<Vec<(Side, CacheConfig)>> {
     let mut caches: Vec<(Side, CacheConfig)> = Vec::new();
     for p in &grid.timing {
         for (side, c) in [
@@ -67,16 +59,21 @@ pub(super) fn warm_l1s(
             }
         }
     }
-    let walks: Vec<&[(Side, CacheConfig)]> = caches.chunks(L1_PER_WALK).collect();
-    run_parallel(walks, |w| {
-        span(
-            || format!("warm {} first-level caches", w.len()),
-            || warm::warm_l1s(events, measured, decoded, w),
-        )
-    })
-    .into_iter()
-    .flatten()
-    .collect()
+    caches.chunks(L1_PER_WALK).map(<[_]>::to_vec).collect()
+}
+
+/// The caches of one walk after the warm-up part, each with the misses its L2 sees
+/// (timing/warm.rs).
+pub(super) fn warm_l1s(
+    walk: &[(Side, CacheConfig)],
+    events: &[u64],
+    measured: &std::ops::Range<usize>,
+    decoded: &Decoded,
+) -> Vec<WarmL1> {
+    span(
+        || format!("warm {} first-level caches", walk.len()),
+        || warm::warm_l1s(events, measured, decoded, walk),
+    )
 }
 
 /// What the timing cores start from: branch units by predictor and BTB, first-level caches.

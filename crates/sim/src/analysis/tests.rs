@@ -87,7 +87,7 @@ fn the_grid_equals_one_cache_per_configuration_fed_every_access() {
     for (got, (level, config)) in a.caches.iter().zip(&configs) {
         assert_eq!((got.level, &got.config), (*level, config));
         let mut cache = Cache::new(config);
-        let (accesses, misses) = straight(&mut cache, &by_level[level_index(*level)]);
+        let (accesses, misses) = straight(&mut cache, &by_level[*level as usize]);
         let label = format!("{} {}", level.name(), config.label());
         assert_eq!((got.accesses, got.misses), (accesses, misses), "{label}");
         assert_eq!(got.miss_rate, misses as f64 / accesses as f64, "{label}");
