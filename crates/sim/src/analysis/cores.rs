@@ -35,11 +35,7 @@ pub(super) fn warm_branch_unit(
     decoded: &Decoded,
     core: &timing::TimingConfig,
 ) -> timing::WarmBranches {
-    span(
-        || format!("warm branches {}", core.predictor),
-        || timing::warm_branches_from(list, decoded, core),
-    )
-    .expect("sweep points are valid cores")
+    timing::warm_branches_from(list, decoded, core).expect("sweep points are valid cores")
 }
 
 /// Distinct first-level caches per walk of the warm-up part in [`warm_l1s`]: enough walks to
@@ -70,10 +66,7 @@ pub(super) fn warm_l1s(
     measured: &std::ops::Range<usize>,
     decoded: &Decoded,
 ) -> Vec<WarmL1> {
-    span(
-        || format!("warm {} first-level caches", walk.len()),
-        || warm::warm_l1s(events, measured, decoded, walk),
-    )
+    warm::warm_l1s(events, measured, decoded, walk)
 }
 
 /// What the timing cores start from: branch units by predictor and BTB, first-level caches.

@@ -134,13 +134,25 @@ impl BlockStream {
     /// One access of the blocks `first..=last`, looked up `times` times in a row.
     #[inline]
     fn push_blocks(&mut self, first: u64, last: u64, times: u64) {
+        self.push_with(first, last, times, Self::word);
+    }
+
+    /// [`BlockStream::push_blocks`] with each block's word and first use from `word_of`.
+    #[inline]
+    fn push_with(
+        &mut self,
+        first: u64,
+        last: u64,
+        times: u64,
+        mut word_of: impl FnMut(&mut Self, u64) -> (u64, bool),
+    ) {
         let mut extra = times - 1;
         let mut new = false;
         if first == last && first == self.last_block {
             extra += 1;
         } else {
             for b in first..=last {
-                let (w, n) = self.word(b);
+                let (w, n) = word_of(self, b);
                 new |= n;
                 self.words.push(w | if b == first { 0 } else { CONTINUES });
             }
@@ -239,20 +251,38 @@ impl BlockStream {
         assert_eq!(self.id_block.len(), self.blocks, "a whole stream");
         let shift = line.trailing_zeros() - self.line_bits;
         let mut out = BlockStream::with_room(line, self.words.len());
-        let block = |w: u64| self.id_block[Self::id_of(w) as usize] >> shift;
+        // A loop at one line size is a loop at any.
+        out.repeats = self.repeats;
+        // Each fine id's coarse id, once known: one hash lookup per distinct fine block.
+        let mut coarse = vec![u32::MAX; self.blocks];
         let mut k = 0;
         while k < self.words.len() {
             if self.counted_from == Some(k) {
                 out.start_counting();
             }
-            let first = block(self.words[k]);
             let mut end = k + 1;
             while end < self.words.len() && self.words[end] & CONTINUES != 0 {
                 end += 1;
             }
-            let top = self.words[end - 1];
-            let last = block(top);
-            out.push_blocks(first, last, 1);
+            let (fine_first, top) = (Self::id_of(self.words[k]), self.words[end - 1]);
+            let fine_last = Self::id_of(top);
+            let first = self.id_block[fine_first as usize] >> shift;
+            let last = self.id_block[fine_last as usize] >> shift;
+            out.push_with(first, last, 1, |out, b| {
+                let fine = match b {
+                    _ if b == first => fine_first,
+                    _ if b == last => fine_last,
+                    _ => return out.word(b),
+                };
+                match coarse[fine as usize] {
+                    u32::MAX => {
+                        let (w, new) = out.word(b);
+                        coarse[fine as usize] = Self::id_of(w);
+                        (w, new)
+                    }
+                    id => ((b & LOW_MASK) | (u64::from(id) << LOW_BITS), false),
+                }
+            });
             let repeats = (top >> REPEAT_SHIFT) & REPEAT_MAX;
             if repeats > 0 {
                 out.push_blocks(last, last, repeats);
@@ -666,6 +696,7 @@ mod tests {
             assert_eq!(got.counted_from, want.counted_from, "{line} B");
             assert_eq!(got.id_block, want.id_block, "{line} B");
             assert_eq!(got.coarser(128).words, want.coarser(128).words);
+            assert_eq!(got.has_repeats(), fine.has_repeats());
         }
     }
 
