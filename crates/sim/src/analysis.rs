@@ -8,7 +8,7 @@
 //! configuration, all reading each piece of the filtered stream once.
 
 use crate::branches::{BranchCounts, BranchSim, Outcome, Resolver};
-use crate::cache::blocks::{self, BlockStream, Counts, Replay};
+use crate::cache::blocks::{BlockStream, Counts, Replay};
 use crate::cache::{self, stack, Cache, CacheConfig};
 use crate::decode::Decoded;
 use crate::ilp::IlpResult;
@@ -232,7 +232,7 @@ fn first_level_stream(
         }
     }
     s.start_counting();
-    s.decide_on_repeats();
+    cache::repeats::decide(&mut s);
     s
 }
 
@@ -254,7 +254,7 @@ fn l2_block_stream(l2_input: &[(DataAccess, bool)], line: u64) -> BlockStream {
 }
 
 /// Simulators that replay one level's stream filtered for one set count together (see
-/// [`BlockStream::for_sets`] and [`blocks::replay_group`]): each member with the configurations
+/// [`BlockStream::for_sets`] and [`cache::repeats::replay_group`]): each member with the configurations
 /// its counts belong to.
 struct SetGroup {
     sets: usize,
@@ -367,7 +367,7 @@ fn run_caches((level, chain): &Group, stream: &BlockStream) -> Vec<CacheResult> 
             None => filtered.insert(stream.for_sets_into(g.sets, recycle::take(stream.len()))),
         };
         let mut group: Vec<Box<dyn Replay>> = g.members.iter().map(|m| replayer(m)).collect();
-        blocks::replay_group(&mut group, f);
+        cache::repeats::replay_group(&mut group, f);
         for (m, r) in g.members.iter().zip(group.iter_mut()) {
             let by = r.counts();
             for c in m {

@@ -220,18 +220,13 @@ impl BlockStream {
         ((word >> LOW_BITS) & ID_MASK) as u32
     }
 
-    /// Keeps looking for repeated stretches in this stream and those filtered from it only if a
-    /// quarter of it or more is repeated: a data stream (table lookups, a message walked once)
-    /// seldom is, and looking costs a pass over each filtered stream.
-    pub fn decide_on_repeats(&mut self) {
-        let covered: usize = super::repeats::find(self)
-            .iter()
-            .map(|r| r.unit * r.reps)
-            .sum();
-        self.repeats = covered * 4 >= self.words.len();
+    /// Whether replaying this stream and those filtered or coarsened from it looks for
+    /// repeated stretches ([`super::repeats::decide`]).
+    pub fn set_repeats(&mut self, look: bool) {
+        self.repeats = look;
     }
 
-    /// Whether replaying looks for repeated stretches ([`BlockStream::decide_on_repeats`]).
+    /// Whether replaying looks for repeated stretches ([`BlockStream::set_repeats`]).
     pub fn has_repeats(&self) -> bool {
         self.repeats
     }
@@ -575,14 +570,8 @@ impl<P: ReplacementPolicy + Clone> Replay for CacheReplay<P> {
 /// Words replayed by every member of a group before the next piece: 64 KB, well inside L2.
 pub(super) const PIECE: usize = 8192;
 
-/// Replays `stream` through every member of `group`, skipping the repeats of repeated
-/// stretches ([`super::repeats::replay_group`]); the counts are those of [`replay_plain`].
-pub fn replay_group(group: &mut [Box<dyn Replay>], stream: &BlockStream) -> Vec<Counts> {
-    super::repeats::replay_group(group, stream)
-}
-
 /// Replays `stream` through every member of `group`, piece by piece, every word (the
-/// reference [`replay_group`] is tested against).
+/// reference `repeats::replay_group` is tested against).
 pub fn replay_plain(group: &mut [Box<dyn Replay>], stream: &BlockStream) -> Vec<Counts> {
     let mut at = 0;
     while at < stream.len() {

@@ -34,6 +34,14 @@ impl Repeat {
     }
 }
 
+/// Lets `stream` (and the streams filtered or coarsened from it) look for repeated stretches
+/// only if a quarter of it or more is repeated: a data stream (table lookups, a message walked
+/// once) seldom is, and looking costs a pass over each filtered stream.
+pub fn decide(stream: &mut BlockStream) {
+    let covered: usize = find(stream).iter().map(|r| r.unit * r.reps).sum();
+    stream.set_repeats(covered * 4 >= stream.len());
+}
+
 /// The repeated stretches of `stream`, in order and disjoint. A scan keeps a candidate period
 /// (the distance back to the last use of the word that broke the previous one) and how long
 /// the stream has matched itself that far back; every long enough match becomes a stretch.

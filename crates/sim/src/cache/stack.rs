@@ -129,7 +129,8 @@ impl Replay for LruStack {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cache::blocks::{replay, replay_group};
+    use crate::cache::blocks::replay;
+    use crate::cache::repeats::replay_group;
     use crate::cache::CacheConfig;
 
     #[test]
