@@ -618,7 +618,7 @@ static char *probe(const prim *p) {
     for (i = 0; i < sizeof TIMED_FAMILIES / sizeof *TIMED_FAMILIES; i++)
         if (is(p, TIMED_FAMILIES[i])) timed = 1;
     if (!timed)
-        return fmt("the 32-bit C worker times the EVP families digest, xof, hmac, cmac, gmac, "
+        return fmt("the C worker times the EVP families digest, xof, hmac, cmac, gmac, "
                    "cipher, aead, rsa, dsa, ecdsa, eddsa, ecdh and ffdh; not %s",
                    p->family);
     memset(key, 1, sizeof key);
