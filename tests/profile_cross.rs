@@ -168,7 +168,9 @@ fn a_traced_worker_is_sent_only_its_primitives_vectors() {
         .map(str::trim)
         .unwrap_or_else(|| panic!("the worker's path in:\n{shown}"));
     // A family the C worker does not time says so, without calling this 64-bit worker 32-bit.
-    let mlkem = shown.lines().find(|l| l.trim_start().starts_with("ml-kem-768"));
+    let mlkem = shown
+        .lines()
+        .find(|l| l.trim_start().starts_with("ml-kem-768"));
     assert!(
         mlkem.is_some_and(|l| l.contains("the C worker times") && !l.contains("32-bit")),
         "{shown}"

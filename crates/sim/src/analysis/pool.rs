@@ -101,13 +101,25 @@ impl<T> Queue<T> {
     }
 
     fn finished_one(&self) {
-        self.state.lock().unwrap().running -= 1;
+        // A panic elsewhere may have poisoned the lock; the count is still right.
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        s.running -= 1;
+        drop(s);
         self.changed.notify_all();
     }
 
     fn is_done(&self) -> bool {
         let s = self.state.lock().unwrap();
         s.heap.is_empty() && s.running == 0
+    }
+}
+
+/// Marks a taken item finished when dropped.
+struct Finished<'q, T>(&'q Queue<T>);
+
+impl<T> Drop for Finished<'_, T> {
+    fn drop(&mut self) {
+        self.0.finished_one();
     }
 }
 
@@ -143,9 +155,11 @@ pub(super) fn run<T: Send, R: Send>(
                 let Some(item) = queue.take() else {
                     return;
                 };
+                // Counted finished even when `f` panics: the other workers then end instead of
+                // waiting for it, and the scope passes the panic on.
+                let _finished = Finished(queue);
                 let r = f(item, queue);
                 results.lock().unwrap().push(r);
-                queue.finished_one();
             });
         }
     });
@@ -169,5 +183,18 @@ mod tests {
         let mut sorted = done.clone();
         sorted.sort();
         assert_eq!(sorted, vec![5, 10, 11, 20, 21, 30, 31, 40]);
+    }
+
+    /// An item that panics ends the run with its panic; the other workers do not wait for it.
+    #[test]
+    #[should_panic(expected = "panicked")]
+    fn a_panicking_item_ends_the_run() {
+        run((0..8u64).map(|k| (k, k)).collect(), |k, _| {
+            if k == 3 {
+                panic!("item 3");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            k
+        });
     }
 }

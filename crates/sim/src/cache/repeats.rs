@@ -10,6 +10,7 @@
 //! Hand-written: the detection is a linear scan over the stream's dense ids, which no crate does.
 
 use super::blocks::{BlockStream, Counts, Replay, PIECE};
+
 /// The shortest unit of repetition used: a shorter period is taken several times over, so that
 /// comparing states (a few KB for the caches that do not fit) costs less than the replay.
 const MIN_UNIT: usize = 2048;
