@@ -240,7 +240,7 @@ fn go_worker(cancel: &AtomicBool) -> WorkerClient {
     let spec = WorkerSpec {
         program: assert_cmd::cargo::cargo_bin("cryptospeed"),
         args: vec!["worker".into(), "--impl".into(), "go".into()],
-        env: Vec::new(),
+        ..WorkerSpec::default()
     };
     WorkerClient::spawn(&spec, cancel).expect("the Go worker starts")
 }

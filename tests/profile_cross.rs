@@ -182,7 +182,7 @@ fn a_traced_worker_is_sent_only_its_primitives_vectors() {
             "/usr/powerpc64le-linux-gnu".into(),
             worker.into(),
         ],
-        env: Vec::new(),
+        ..WorkerSpec::default()
     };
     let cancel = std::sync::atomic::AtomicBool::new(false);
     let mut w = WorkerClient::spawn_with(&spec, VectorScope::Only(&["sha256"]), &cancel)
@@ -202,5 +202,42 @@ fn a_traced_worker_is_sent_only_its_primitives_vectors() {
     assert!(
         !md5_ok && detail.contains("unknown primitive"),
         "md5: {detail}"
+    );
+}
+
+/// A traced worker runs in a pinned environment: the figures of a cell do not depend on what
+/// else the caller's shell has set. Before, a longer environment moved the worker's stack and
+/// with it the data, and small direct-mapped D1s missed differently.
+#[test]
+fn a_traced_cells_figures_do_not_depend_on_the_callers_environment() {
+    let label = ppc64le_variant();
+    let analysis = |pad: usize| -> Value {
+        let text = ok(bin()
+            .args([
+                "profile",
+                "--variant",
+                &label,
+                "aes-128-gcm@16",
+                "sha256@16",
+            ])
+            .args([
+                "--warmup",
+                "0",
+                "--grid",
+                "full",
+                "--format",
+                "json",
+                "--no-store",
+            ])
+            .env("CRYPTOSPEED_CACHE", test_cache())
+            .env("SOME_SHELL_VARIABLE", "x".repeat(pad)));
+        let docs: Value = serde_json::from_str(&text).unwrap();
+        let cells = docs.as_array().unwrap();
+        Value::Array(cells.iter().map(|d| d["analysis"].clone()).collect())
+    };
+    let (short, long) = (analysis(0), analysis(191));
+    assert!(
+        short == long,
+        "the analysis changed with the caller's environment"
     );
 }

@@ -20,11 +20,16 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 /// How to start a worker: an argument vector and environment, never a shell line.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct WorkerSpec {
     pub program: PathBuf,
     pub args: Vec<String>,
+    /// Variables set for the worker, on top of the orchestrator's environment.
     pub env: Vec<(String, String)>,
+    /// Start from an empty environment instead of the orchestrator's (only `env` is set): a
+    /// traced worker's stack, which the environment's strings begin, then starts at the same
+    /// place whatever shell started the profile.
+    pub env_clear: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -102,6 +107,9 @@ impl WorkerClient {
         cancel: &AtomicBool,
     ) -> Result<WorkerClient, WorkerError> {
         let mut cmd = Command::new(&spec.program);
+        if spec.env_clear {
+            cmd.env_clear();
+        }
         cmd.args(&spec.args)
             .envs(spec.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())

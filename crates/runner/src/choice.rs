@@ -203,6 +203,7 @@ impl ImplChoice {
             },
             args,
             env,
+            env_clear: false,
         })
     }
 

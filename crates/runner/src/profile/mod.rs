@@ -306,8 +306,44 @@ fn profile_request(
     Ok((variant, reply))
 }
 
-/// The worker's command line prefixed by valgrind's or qemu's, writing the trace to `out`.
+/// The worker's command line prefixed by valgrind's or qemu's, writing the trace to `out`, in
+/// a pinned environment ([`pinned_env`]).
 fn under_tracer(tracer: &Tracer, choice: &ImplChoice, out: &std::path::Path) -> Result<WorkerSpec> {
+    let mut spec = traced_command(tracer, choice, out)?;
+    spec.env = pinned_env(std::env::vars(), spec.env);
+    spec.env_clear = true;
+    Ok(spec)
+}
+
+/// The inherited variables a traced worker keeps: what finds programs, libraries, caches and
+/// the tools' own files. Everything else a shell sets (its directory, terminal, history, `_`)
+/// changes from one invocation to the next, and the environment's strings sit at the top of
+/// the worker's stack: a few bytes more moved its locals and the data behind them, and a 4 KB
+/// direct-mapped D1 of the same cell on the same build missed 147, 152 or 153 times.
+fn pinned_env(
+    inherited: impl Iterator<Item = (String, String)>,
+    explicit: Vec<(String, String)>,
+) -> Vec<(String, String)> {
+    const NAMES: [&str; 6] = [
+        "PATH",
+        "HOME",
+        "TMPDIR",
+        "LD_LIBRARY_PATH",
+        "XDG_CACHE_HOME",
+        "XDG_DATA_HOME",
+    ];
+    const PREFIXES: [&str; 4] = ["CRYPTOSPEED_", "VALGRIND_", "OPENSSL_", "QEMU_"];
+    let kept = inherited
+        .filter(|(k, _)| NAMES.contains(&k.as_str()) || PREFIXES.iter().any(|p| k.starts_with(p)));
+    // The explicit ones come last: they win over an inherited one of the same name.
+    kept.chain(explicit).collect()
+}
+
+fn traced_command(
+    tracer: &Tracer,
+    choice: &ImplChoice,
+    out: &std::path::Path,
+) -> Result<WorkerSpec> {
     let native = choice.spec(None)?;
     if let Tracer::Qemu(q) = tracer {
         return Ok(qemu::worker_spec(q, native, out));
@@ -323,6 +359,7 @@ fn under_tracer(tracer: &Tracer, choice: &ImplChoice, out: &std::path::Path) -> 
         program: PathBuf::from(program),
         args: vargs,
         env,
+        env_clear: false,
     })
 }
 

@@ -106,6 +106,7 @@ pub fn worker_spec(t: &QemuTracer, native: WorkerSpec, out: &Path) -> WorkerSpec
         program: PathBuf::from(&t.emulator),
         args,
         env: native.env,
+        env_clear: native.env_clear,
     }
 }
 
@@ -137,7 +138,7 @@ mod tests {
                 "/usr/powerpc64le-linux-gnu".into(),
                 "/w".into(),
             ],
-            env: vec![],
+            ..WorkerSpec::default()
         };
         let s = worker_spec(&t, native, Path::new("/t/fifo"));
         assert_eq!(s.program, PathBuf::from("qemu-ppc64le"));
@@ -155,7 +156,7 @@ mod tests {
         let native = WorkerSpec {
             program: "/bin/cryptospeed".into(),
             args: vec!["worker".into()],
-            env: vec![],
+            ..WorkerSpec::default()
         };
         let s = worker_spec(&x86, native, Path::new("/t/fifo"));
         assert_eq!(&s.args[2..], ["/bin/cryptospeed", "worker"]);
