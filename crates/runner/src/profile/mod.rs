@@ -657,3 +657,39 @@ pub fn pipeline(
 /// Traced cells waiting for their analysis, at most (each holds its trace in memory: up to
 /// 1.6 GB).
 const TRACED_AHEAD: usize = 2;
+
+#[cfg(test)]
+mod tests {
+    use super::pinned_env;
+
+    /// A traced worker keeps the variables that find programs, libraries, caches and the tools,
+    /// drops what a shell sets besides, and the profile's own settings win.
+    #[test]
+    fn a_traced_worker_keeps_only_the_pinned_variables() {
+        let inherited = [
+            ("PWD", "/home/someone/work"),
+            ("PATH", "/usr/bin:/bin"),
+            ("TERM", "xterm-256color"),
+            ("CRYPTOSPEED_CACHE", "/c"),
+            ("OPENSSL_ia32cap", "~0x200000"),
+            ("OLDPWD", "/tmp"),
+            ("QEMU_LD_PREFIX", "/usr/powerpc64le-linux-gnu"),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string()));
+        let explicit = vec![("OPENSSL_ia32cap".to_string(), "0x1".to_string())];
+        let env = pinned_env(inherited.into_iter(), explicit);
+        let names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "PATH",
+                "CRYPTOSPEED_CACHE",
+                "OPENSSL_ia32cap",
+                "QEMU_LD_PREFIX",
+                "OPENSSL_ia32cap"
+            ]
+        );
+        // Set in that order, the profile's own value is the one the worker sees.
+        assert_eq!(env.last().unwrap().1, "0x1");
+    }
+}
