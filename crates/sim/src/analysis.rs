@@ -1,11 +1,13 @@
 //! Replays a recorded region through every model: the cache grid (I1, D1, and a unified L2
-//! behind fixed first-level caches), every branch predictor, and the ILP grid. Work items run on
-//! all CPUs. The caches go one line size at a time: the region becomes three block streams of
-//! that line size (cache/blocks.rs), configurations that never evict are answered from the
-//! streams' first uses, and the rest go by set count: the stream filtered for that set count
-//! (lookups of the block their set looked up last left out, `BlockStream::for_sets`), replayed
-//! by one LRU stack pass for every associativity (cache/stack.rs) and by each FIFO and Random
-//! configuration, all reading each piece of the filtered stream once.
+//! behind fixed first-level caches), every branch predictor, the ILP grid and the timing model's
+//! cores. Work items run on all CPUs from one queue ([`work`], [`pool`]). For the caches the
+//! region becomes one block stream per level and line size (cache/blocks.rs; the longer lines'
+//! made from the 8 B stream), configurations that never evict are answered from the streams'
+//! first uses, and the rest go by set count: the stream filtered for that set count (lookups of
+//! the block their set looked up last left out, `BlockStream::for_sets`), replayed by one LRU
+//! stack pass for every associativity (cache/stack.rs) and by each FIFO and Random
+//! configuration, all reading each piece of the filtered stream once and skipping the repeats
+//! of a repeated stretch once their state repeats (cache/repeats.rs).
 
 use crate::branches::{BranchCounts, BranchSim, Outcome, Resolver};
 use crate::cache::blocks::{BlockStream, Counts, Replay};
