@@ -1,6 +1,6 @@
 //! Replays a recorded region through every model: the cache grid (I1, D1, and a unified L2
 //! behind fixed first-level caches), every branch predictor, the ILP grid and the timing model's
-//! cores. Work items run on all CPUs from one queue ([`work`], [`pool`]). For the caches the
+//! cores. Work items run on all CPUs from one queue (analysis/work.rs, analysis/pool.rs). For the caches the
 //! region becomes one block stream per level and line size (cache/blocks.rs; the longer lines'
 //! made from the 8 B stream), configurations that never evict are answered from the streams'
 //! first uses, and the rest go by set count: the stream filtered for that set count (lookups of
@@ -391,7 +391,7 @@ fn run_caches((level, chain): &Group, stream: &BlockStream) -> Vec<CacheResult> 
 }
 
 /// Replays `events` (with `measured` the counted part) through everything in `grid`, on all
-/// CPUs ([`work`]).
+/// CPUs (analysis/work.rs).
 pub fn analyse(
     events: &[u64],
     measured: std::ops::Range<usize>,
