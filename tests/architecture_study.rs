@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{bin, ok, small_build_keeping, test_cache, OPENSSL_CRATE};
+use common::{bin, built_variant, ok, small_build_keeping, test_cache, OPENSSL_CRATE};
 use serde_json::Value;
 
 /// The small riscv64 build at OpenSSL's own flags (-O3), as the study builds it, with the
@@ -33,13 +33,7 @@ fn riscv64_variant() -> String {
     for o in small_build_keeping(&keep) {
         cmd.args(["--configure-arg", o]);
     }
-    let summary = ok(&mut cmd);
-    assert!(summary.contains("status    ready"), "{summary}");
-    summary
-        .lines()
-        .find_map(|l| l.strip_prefix("variant "))
-        .map(|l| l.trim().to_string())
-        .unwrap_or_else(|| panic!("the label in:\n{summary}"))
+    built_variant(&mut cmd)
 }
 
 /// `profile [ARGS] md5 aes-128-cbc --bytes 1024 --grid single --format json`: the documents by

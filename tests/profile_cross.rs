@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{bin, ok, small_build_keeping, test_cache, OPENSSL_CRATE};
+use common::{bin, built_variant, ok, small_build_keeping, test_cache, OPENSSL_CRATE};
 use serde_json::Value;
 
 /// The small ppc64le build tests/cross.rs makes (built once, then found in the cache); its label.
@@ -21,13 +21,7 @@ fn ppc64le_variant() -> String {
     for o in small_build_keeping(&["no-ec", "no-ecx", "no-dsa", "no-dh", "no-ocb"]) {
         cmd.args(["--configure-arg", o]);
     }
-    let summary = ok(&mut cmd);
-    assert!(summary.contains("status    ready"), "{summary}");
-    summary
-        .lines()
-        .find_map(|l| l.strip_prefix("variant "))
-        .map(|l| l.trim().to_string())
-        .unwrap_or_else(|| panic!("the label in:\n{summary}"))
+    built_variant(&mut cmd)
 }
 
 /// `profile --variant LABEL PRIMITIVES --bytes B --iters N --format json`: the documents.

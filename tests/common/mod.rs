@@ -71,6 +71,18 @@ pub fn ok(cmd: &mut Command) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Runs a `variant build` command, asserts the variant is ready, and returns its label.
+#[allow(dead_code)] // not every test file uses every helper
+pub fn built_variant(cmd: &mut Command) -> String {
+    let summary = ok(cmd);
+    assert!(summary.contains("status    ready"), "{summary}");
+    summary
+        .lines()
+        .find_map(|l| l.strip_prefix("variant "))
+        .map(|l| l.trim().to_string())
+        .unwrap_or_else(|| panic!("the label in:\n{summary}"))
+}
+
 /// The exact openssl-src crate the variant tests build, never "the newest 3.5": a registry release
 /// must not change what the tests build.
 #[allow(dead_code)]
