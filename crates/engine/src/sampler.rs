@@ -4,7 +4,11 @@
 //! until the 95% confidence interval of the median is within the precision target (after at least
 //! `min_samples`) or the cell's time budget is spent.
 //!
-//! Clocks are read once per batch, so the timed loop carries only the library calls.
+//! Clocks are read once per batch, so the timed loop carries only the library calls; the thread's
+//! CPU clock is read outside the wall-clock window (see `clock::Stamp`). The cell's first call
+//! is made, untimed, before anything else ([`first_call`]): what a library does once (AWS-LC seeds
+//! its random generator on the first key generation of a process, about 32 ms) must not reach
+//! calibration, where it would settle on one call per sample, nor a sample.
 
 use crate::clock::Stamp;
 use crate::Timed;
@@ -15,9 +19,9 @@ use cryptospeed_stats as stats;
 const MAX_SAMPLES: usize = 20_000;
 
 fn take_sample(timed: &mut dyn Timed, iters: u64) -> Result<Sample, String> {
-    let start = Stamp::now();
+    let start = Stamp::before_batch();
     timed.run(iters)?;
-    let end = Stamp::now();
+    let end = Stamp::after_batch();
     Ok(Sample {
         iters,
         wall_ns: end.wall.saturating_sub(start.wall).max(1),
@@ -27,23 +31,40 @@ fn take_sample(timed: &mut dyn Timed, iters: u64) -> Result<Sample, String> {
     })
 }
 
+/// Makes the cell's first call and throws its sample away: a library's one-time set-up (a
+/// random generator seeded, tables built, a Go worker's cell prepared on its first batch) then
+/// lies before calibration, the warm-up's clock and every sample.
+fn first_call<F>(sample: &mut F) -> Result<(), String>
+where
+    F: FnMut(u64) -> Result<Sample, String>,
+{
+    sample(1).map(drop)
+}
+
 /// Finds the number of calls per batch that makes one batch last about `target_ns`, running for
-/// at least `warmup_ns` in total (calibration batches double as warm-up).
+/// at least `warmup_ns` in total (calibration batches double as warm-up). A batch size is kept
+/// only when two samples in a row at that size reach the target, so one slow call (a set-up
+/// past the first call, a preemption) cannot settle it at one call per sample: only a cell whose
+/// calls each take the sample time or longer is timed one call at a time.
 fn calibrate<F>(sample: &mut F, target_ns: u64, warmup_ns: u64) -> Result<u64, String>
 where
     F: FnMut(u64) -> Result<Sample, String>,
 {
     let begin = crate::clock::wall_ns();
     let mut iters: u64 = 1;
+    // Whether the previous sample, of this many calls, reached the target too.
+    let mut reached = false;
     loop {
         let s = sample(iters)?;
         let warm = crate::clock::wall_ns() - begin >= warmup_ns;
         if s.wall_ns >= target_ns {
-            if warm {
+            if warm && reached {
                 return Ok(iters);
             }
+            reached = true;
             continue;
         }
+        reached = false;
         // Aim a little past the target; grow at most 16x per step so a cold first call
         // cannot overshoot by orders of magnitude.
         let per_call = s.wall_ns as f64 / iters as f64;
@@ -71,6 +92,9 @@ where
     let target_ns = ((config.sample_time_s * 1e9) as u64).max(1);
     let failed = |cell: CellSpec, e: String| Measurement::not_timed(cell, Status::Failed, e);
 
+    if let Err(e) = first_call(&mut sample) {
+        return failed(cell, format!("library call failed on its first call: {e}"));
+    }
     let iters = match calibrate(&mut sample, target_ns, (config.warmup_s * 1e9) as u64) {
         Ok(i) => i,
         Err(e) => return failed(cell, format!("library call failed while calibrating: {e}")),
@@ -106,8 +130,9 @@ where
     summarize(cell, samples, precise, config, elapsed_s)
 }
 
-/// One bout of a cell: warm up (calibrating the batch size when `batch_iters` is 0), then exactly
-/// `bout_samples` samples. Whether the cell is precise is for the caller to judge over its bouts.
+/// One bout of a cell: its first call, then warm up (calibrating the batch size when
+/// `batch_iters` is 0), then exactly `bout_samples` samples. Whether the cell is precise is for
+/// the caller to judge over its bouts.
 fn measure_bout<F>(mut sample: F, cell: CellSpec, config: &MeasureConfig) -> Measurement
 where
     F: FnMut(u64) -> Result<Sample, String>,
@@ -116,13 +141,17 @@ where
     let target_ns = ((config.sample_time_s * 1e9) as u64).max(1);
     let warmup_ns = (config.warmup_s * 1e9) as u64;
     let failed = |cell: CellSpec, e: String| Measurement::not_timed(cell, Status::Failed, e);
+    if let Err(e) = first_call(&mut sample) {
+        return failed(cell, format!("library call failed on its first call: {e}"));
+    }
+    let warming = crate::clock::wall_ns();
     let iters = if config.batch_iters > 0 {
         // A known batch size: warm this process's caches and predictors for at least one batch.
         loop {
             if let Err(e) = sample(config.batch_iters) {
                 return failed(cell, format!("library call failed while warming up: {e}"));
             }
-            if crate::clock::wall_ns() - started >= warmup_ns {
+            if crate::clock::wall_ns() - warming >= warmup_ns {
                 break config.batch_iters;
             }
         }
@@ -329,6 +358,117 @@ mod tests {
         let iters = m.samples[0].iters;
         assert!(iters > 1 && m.samples.iter().all(|s| s.iters == iters));
         assert!(m.tsc_per_op.unwrap() > 0.0);
+    }
+
+    /// Spins for `per_call` per call, and 50 times as long on its first call (a library's
+    /// one-time set-up, as AWS-LC's random generator seeded on the first key generation).
+    struct SlowFirstCall {
+        calls: u64,
+        per_call: std::time::Duration,
+    }
+    impl Timed for SlowFirstCall {
+        fn run(&mut self, iters: u64) -> Result<(), String> {
+            for _ in 0..iters {
+                let d = if self.calls == 0 {
+                    self.per_call * 50
+                } else {
+                    self.per_call
+                };
+                self.calls += 1;
+                let start = std::time::Instant::now();
+                while start.elapsed() < d {
+                    std::hint::spin_loop();
+                }
+            }
+            Ok(())
+        }
+    }
+
+    /// A made-up clock: 100 µs per call, plus `extra` on the calls (counted from 1) it names.
+    fn slow_on(calls: &mut u64, extra: &[(u64, u64)], iters: u64) -> Result<Sample, String> {
+        let first = *calls + 1;
+        *calls += iters;
+        let slow: u64 = extra
+            .iter()
+            .filter(|(n, _)| (first..=*calls).contains(n))
+            .map(|(_, ns)| ns)
+            .sum();
+        let wall_ns = iters * 100_000 + slow;
+        Ok(Sample {
+            iters,
+            wall_ns,
+            cpu_ns: wall_ns,
+            tsc: wall_ns * 2,
+            bout: 0,
+        })
+    }
+
+    fn bout_config(sample_time_s: f64) -> MeasureConfig {
+        MeasureConfig {
+            sample_time_s,
+            warmup_s: 0.0,
+            bout_samples: 3,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_first_call_fifty_times_slower_is_neither_calibrated_on_nor_timed() {
+        // In a bout and in one stretch (`--multi`), the real clocks: 100 µs calls, a 5 ms
+        // first call, 2 ms samples. Calibrated on the first call, every sample would be 1 call.
+        let multi = MeasureConfig {
+            max_time_s: 0.1,
+            fixed_duration: true,
+            bout_samples: 0,
+            ..bout_config(0.002)
+        };
+        for cfg in [bout_config(0.002), multi] {
+            let mut timed = SlowFirstCall {
+                calls: 0,
+                per_call: std::time::Duration::from_micros(100),
+            };
+            let m = measure(&mut timed, cell(), &cfg);
+            assert!(!m.samples.is_empty(), "{m:?}");
+            for s in &m.samples {
+                // About 22 calls; a busy machine only makes calls slower, so fewer, never 1.
+                assert!(s.iters > 1, "{:?}", m.samples);
+                // No sample holds the 5 ms call.
+                assert!(s.ns_per_op() < 2_000_000.0, "{:?}", m.samples);
+            }
+        }
+    }
+
+    #[test]
+    fn one_slow_call_after_the_first_cannot_settle_the_batch_size() {
+        // The made-up clock, 2 ms samples (20 calls of 100 µs): a 50x first call, and then a
+        // 5 ms call once more in calibration's first batch or in its second.
+        for later in [2, 3, 30] {
+            let mut calls = 0;
+            let extra = [(1, 4_900_000), (later, 5_000_000)];
+            let m = measure_with(
+                |iters| slow_on(&mut calls, &extra, iters),
+                cell(),
+                &bout_config(0.002),
+            );
+            let iters: Vec<u64> = m.samples.iter().map(|s| s.iters).collect();
+            assert!(
+                iters.iter().all(|&i| i >= 20),
+                "slow call {later}: {iters:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_call_longer_than_the_sample_time_is_timed_alone() {
+        let mut calls = 0;
+        // 100 µs calls against a 50 µs sample time.
+        let m = measure_with(
+            |iters| slow_on(&mut calls, &[], iters),
+            cell(),
+            &bout_config(0.000_05),
+        );
+        assert_eq!(m.samples.len(), 3);
+        assert!(m.samples.iter().all(|s| s.iters == 1), "{:?}", m.samples);
     }
 
     #[test]
