@@ -163,12 +163,32 @@ pub fn default_label(
     parts.join("-")
 }
 
-/// The cache key: a hash of everything that can change the library.
+/// The cache key: a hash of everything that can change the library. How it is built is hashed as
+/// the build's own commands ([`key_steps`]), not as a version number kept by hand: a changed
+/// Configure option, make target, link flag or C-worker compile line is another key, so a warm
+/// cache builds the variant again.
 fn variant_key(
     source: &source::SourceInfo,
     compiler: &CompilerInfo,
     req: &BuildRequest,
     target: &str,
+) -> String {
+    key_of(
+        source,
+        compiler,
+        req,
+        target,
+        &key_steps(compiler, req, target),
+    )
+}
+
+/// [`variant_key`] with the steps given.
+fn key_of(
+    source: &source::SourceInfo,
+    compiler: &CompilerInfo,
+    req: &BuildRequest,
+    target: &str,
+    steps: &[Vec<String>],
 ) -> String {
     let mut h = Sha256::new();
     let mut field = |name: &str, value: &str| {
@@ -177,7 +197,9 @@ fn variant_key(
         h.update(value.as_bytes());
         h.update([0]);
     };
-    field("recipe", "1");
+    for argv in steps {
+        field("step", &argv.join("\u{1}"));
+    }
     field("source", &source.sha256);
     field("cc", &compiler.path);
     field("cc-version", &compiler.version);
@@ -191,6 +213,35 @@ fn variant_key(
     }
     hex::encode(&h.finalize()[..8])
 }
+
+/// The commands a build of this request runs, as [`Recipe::steps`] renders them for [`Job::run`],
+/// with what differs between two builds of one variant but not what they make put in place of
+/// it: the build directory ([`KEY_WORK`]), the file made (whose name holds the key:
+/// [`KEY_LIBRARY`]), the make jobs ([`KEY_JOBS`]) and the include flag that stands in for
+/// gcc-multilib on this machine (none). Rendered for both kinds of tree (with and without
+/// `providers/`, which decides `no-module`): the source's hash decides which one runs.
+fn key_steps(compiler: &CompilerInfo, req: &BuildRequest, target: &str) -> Vec<Vec<String>> {
+    let recipe = Recipe {
+        req,
+        compiler,
+        target,
+        library: KEY_LIBRARY.to_string(),
+        own_worker: needs_own_worker(target) || req.c_worker,
+        work: PathBuf::from(KEY_WORK),
+    };
+    [false, true]
+        .into_iter()
+        .flat_map(|providers| recipe.steps(providers, KEY_JOBS, &[]))
+        .map(|s| s.argv)
+        .collect()
+}
+
+/// The build directory in the steps the key hashes.
+const KEY_WORK: &str = "/@work";
+/// The file the build makes, in the steps the key hashes.
+const KEY_LIBRARY: &str = "@library";
+/// make's jobs in the steps the key hashes (they change how fast, not what is built).
+const KEY_JOBS: usize = 1;
 
 /// A build no process of this program could load: a 32-bit one on a 64-bit machine. It is timed
 /// by the C worker built with it.
@@ -273,16 +324,18 @@ pub fn build(
     std::fs::create_dir_all(&work)?;
     let own_worker = needs_own_worker(&target) || req.c_worker;
     let job = Job {
-        req,
-        source: &source,
-        compiler: &compiler,
-        target: &target,
-        library: match own_worker {
-            true => format!("cryptospeed-worker-{key}"),
-            false => format!("libcrypto-cryptospeed-{key}.so"),
+        recipe: Recipe {
+            req,
+            compiler: &compiler,
+            target: &target,
+            library: match own_worker {
+                true => format!("cryptospeed-worker-{key}"),
+                false => format!("libcrypto-cryptospeed-{key}.so"),
+            },
+            own_worker,
+            work: work.clone(),
         },
-        own_worker,
-        work: &work,
+        source: &source,
         staging: &staging,
         log_path: staging.join("build.log"),
     };
@@ -391,16 +444,69 @@ fn cached(dir: &Path, label: &str, progress: &dyn Fn(&str)) -> Result<Option<Ent
     Ok(Some(entry))
 }
 
-/// One build in progress: what is built, from what, where.
-struct Job<'a> {
+/// How a variant is built, as the commands a build runs: what [`Job::run`] runs and what the
+/// cache key hashes ([`key_steps`]).
+struct Recipe<'a> {
     req: &'a BuildRequest,
-    source: &'a ResolvedSource,
     compiler: &'a CompilerInfo,
     target: &'a str,
     /// The file the build leaves in the cache: the shared libcrypto, or the C worker.
     library: String,
     own_worker: bool,
-    work: &'a Path,
+    /// The directory the build happens in; the source tree is its `src`.
+    work: PathBuf,
+}
+
+/// One command of a build: what progress calls it, and its argument vector (run in the tree).
+struct Step {
+    what: String,
+    argv: Vec<String>,
+}
+
+impl Recipe<'_> {
+    fn tree(&self) -> PathBuf {
+        self.work.join("src")
+    }
+
+    /// Where the C worker's sources are written and compiled.
+    fn c_worker_dir(&self) -> PathBuf {
+        self.work.join("c-worker")
+    }
+
+    /// Configure, make build_generated, make libcrypto.a, then link the shared library (or
+    /// compile the C worker against libcrypto.a), in that order: `providers` when the tree has a
+    /// `providers/` directory (3.x), `jobs` parallel make jobs, `multiarch` the include flags a
+    /// 32-bit build needs here ([`c_worker::multiarch_include`]).
+    fn steps(&self, providers: bool, jobs: usize, multiarch: &[String]) -> Vec<Step> {
+        let step = |what: String, argv: Vec<String>| Step { what, argv };
+        let make = |target: &str| vec!["make".to_string(), format!("-j{jobs}"), target.to_string()];
+        let mut steps = vec![
+            step(
+                "configure".into(),
+                self.configure_command(providers, multiarch),
+            ),
+            step(
+                format!("make build_generated (-j{jobs})"),
+                make("build_generated"),
+            ),
+            step(format!("make libcrypto.a (-j{jobs})"), make("libcrypto.a")),
+        ];
+        steps.push(match self.own_worker {
+            // The C worker, linked statically against this libcrypto.a.
+            true => step(
+                "compile the C worker against libcrypto.a".into(),
+                self.worker_command(multiarch),
+            ),
+            false => step("link the shared library".into(), self.link_command()),
+        });
+        steps
+    }
+}
+
+/// One build in progress: what is built, from what, where.
+struct Job<'a> {
+    recipe: Recipe<'a>,
+    source: &'a ResolvedSource,
     staging: &'a Path,
     log_path: PathBuf,
 }
@@ -419,60 +525,43 @@ impl Job<'_> {
         let mut log = File::create(&self.log_path).map_err(|e| format!("cannot log: {e}"))?;
         let info = &self.source.info;
         progress(&format!("unpacking {} {}", info.kind, info.location));
+        let recipe = &self.recipe;
         let _ = writeln!(
             log,
             "cryptospeed variant {label} ({key})\nsource: OpenSSL {} from {} {} (sha256 {})\ncompiler: {} ({})",
-            info.version, info.kind, info.location, info.sha256, self.compiler.path, self.compiler.version
+            info.version, info.kind, info.location, info.sha256, recipe.compiler.path, recipe.compiler.version
         );
-        let tree = self.work.join("src");
+        let tree = recipe.tree();
         self.source
             .materialise(&tree)
             .map_err(|e| format!("cannot place the source tree: {e:#}"))?;
-        *configure = self.configure_command(&tree);
-        progress("configure");
-        step(&mut log, &self.log_path, configure, &tree, cancel)?;
-        let jobs = match self.req.jobs {
+        let jobs = match recipe.req.jobs {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         };
-        let make = |target: &str| vec!["make".to_string(), format!("-j{jobs}"), target.to_string()];
-        progress(&format!("make build_generated (-j{jobs})"));
-        step(
-            &mut log,
-            &self.log_path,
-            &make("build_generated"),
-            &tree,
-            cancel,
-        )?;
-        progress(&format!("make libcrypto.a (-j{jobs})"));
-        step(
-            &mut log,
-            &self.log_path,
-            &make("libcrypto.a"),
-            &tree,
-            cancel,
-        )?;
-        let (what, link) = match self.own_worker {
-            // The C worker, linked statically against this libcrypto.a.
-            true => (
-                "compile the C worker against libcrypto.a",
-                self.worker_command(&tree)?,
-            ),
-            false => ("link the shared library", self.link_command()),
-        };
-        progress(what);
-        step(&mut log, &self.log_path, &link, &tree, cancel)?;
+        if recipe.own_worker {
+            c_worker::write_sources(&recipe.c_worker_dir())?;
+        }
+        let providers = tree.join("providers").is_dir();
+        let steps = recipe.steps(providers, jobs, &c_worker::multiarch_include());
+        *configure = steps[0].argv.clone();
+        for s in &steps {
+            progress(&s.what);
+            step(&mut log, &self.log_path, &s.argv, &tree, cancel)?;
+        }
         std::fs::copy(
-            self.work.join(&self.library),
-            self.staging.join(&self.library),
+            recipe.work.join(&recipe.library),
+            self.staging.join(&recipe.library),
         )
-        .map_err(|e| format!("cannot copy {} into the cache: {e}", self.library))?;
+        .map_err(|e| format!("cannot copy {} into the cache: {e}", recipe.library))?;
         Ok(())
     }
+}
 
+impl Recipe<'_> {
     /// Static libcrypto built position-independent, without tests, compression or (3.x)
     /// loadable modules: the legacy provider is then built in.
-    fn configure_command(&self, tree: &Path) -> Vec<String> {
+    fn configure_command(&self, providers: bool, multiarch: &[String]) -> Vec<String> {
         let req = self.req;
         let mut c = vec![
             "perl".to_string(),
@@ -480,7 +569,7 @@ impl Job<'_> {
             self.target.to_string(),
         ];
         c.extend(["no-shared", "no-tests", "no-comp", "no-zlib"].map(String::from));
-        if tree.join("providers").is_dir() {
+        if providers {
             c.push("no-module".into());
         }
         if req.no_asm {
@@ -490,7 +579,7 @@ impl Job<'_> {
         c.extend(cross::configure_tools(self.target));
         if Arch::of_target(self.target) == Some(Arch::I386) {
             // Not part of the variant's key: it only stands in for gcc-multilib's link.
-            c.extend(c_worker::multiarch_include());
+            c.extend(multiarch.iter().cloned());
         }
         c.push("-fPIC".into());
         c.extend(req.cflags.iter().cloned());
@@ -500,13 +589,14 @@ impl Job<'_> {
         c
     }
 
-    fn worker_command(&self, tree: &Path) -> std::result::Result<Vec<String>, String> {
-        c_worker::compile_command(
+    fn worker_command(&self, multiarch: &[String]) -> Vec<String> {
+        c_worker::compile_argv(
             &self.compiler.path,
             Arch::of_target(self.target) == Some(Arch::I386),
+            multiarch,
             &self.req.cflags,
-            tree,
-            &self.work.join("c-worker"),
+            &self.tree(),
+            &self.c_worker_dir(),
             &self.work.join(&self.library),
         )
     }
@@ -527,7 +617,9 @@ impl Job<'_> {
         ]);
         link
     }
+}
 
+impl Job<'_> {
     /// The manifest of the finished (or failed) build.
     fn manifest(
         &self,
@@ -537,7 +629,14 @@ impl Job<'_> {
         configure_command: Vec<String>,
         started: Instant,
     ) -> Manifest {
-        let req = self.req;
+        let Recipe {
+            req,
+            compiler,
+            target,
+            library,
+            own_worker,
+            ..
+        } = &self.recipe;
         Manifest {
             key: key.to_string(),
             label: label.to_string(),
@@ -547,17 +646,17 @@ impl Job<'_> {
             },
             detail: result.clone().err().unwrap_or_default(),
             source: self.source.info.clone(),
-            compiler: self.compiler.clone(),
+            compiler: (*compiler).clone(),
             cflags: req.cflags.clone(),
             no_asm: req.no_asm,
             configure_args: req.configure_args.clone(),
-            arch: Arch::of_target(self.target)
+            arch: Arch::of_target(target)
                 .map(|a| a.as_str().to_string())
-                .unwrap_or_else(|| self.target.to_string()),
-            worker: self.own_worker.then(|| self.library.clone()),
-            target: self.target.to_string(),
+                .unwrap_or_else(|| target.to_string()),
+            worker: own_worker.then(|| library.clone()),
+            target: target.to_string(),
             configure_command,
-            library: self.library.clone(),
+            library: library.clone(),
             build_seconds: started.elapsed().as_secs_f64(),
             built_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             kats: Vec::new(),
@@ -667,6 +766,131 @@ mod tests {
         req.c_worker = true;
         assert!(default_label(&source, &cc, &req).ends_with("-cworker"));
         assert_ne!(plain, variant_key(&source, &cc, &req, "linux-x86_64"));
+    }
+
+    fn fixture() -> (source::SourceInfo, CompilerInfo, BuildRequest) {
+        let source = source::SourceInfo {
+            kind: "openssl-src crate".into(),
+            given: "3.5".into(),
+            location: "x".into(),
+            version: "3.5.5".into(),
+            sha256: "ab".repeat(32),
+        };
+        let cc = CompilerInfo {
+            name: "gcc".into(),
+            path: "/usr/bin/gcc".into(),
+            version: "gcc 12".into(),
+        };
+        let req = BuildRequest {
+            source: SourceSpec::Release("3.5".into()),
+            cc: "gcc".into(),
+            cflags: vec!["-O1".into()],
+            no_asm: true,
+            configure_args: vec!["no-idea".into()],
+            target: None,
+            arch: None,
+            c_worker: false,
+            label: None,
+            jobs: 0,
+            rebuild: false,
+        };
+        (source, cc, req)
+    }
+
+    /// The key hashes the commands a build runs (issue 52: no recipe number kept by hand). The
+    /// steps `Job::run` runs, rendered for a real build directory, file name and make jobs, are
+    /// the key's steps once those three are put back as the key's placeholders: so a change to
+    /// how a step is rendered is a change to the key, and a warm cache builds the variant again.
+    #[test]
+    fn the_key_hashes_the_steps_a_build_runs() {
+        let (_, cc, mut req) = fixture();
+        let target = "linux-x86_64";
+        for c_worker in [false, true] {
+            req.c_worker = c_worker;
+            let work = "/tmp/cryptospeed-build-0123456789abcdef-4242";
+            let library = match c_worker {
+                true => "cryptospeed-worker-0123456789abcdef",
+                false => "libcrypto-cryptospeed-0123456789abcdef.so",
+            };
+            let real = Recipe {
+                req: &req,
+                compiler: &cc,
+                target,
+                library: library.into(),
+                own_worker: c_worker,
+                work: PathBuf::from(work),
+            };
+            let as_keyed = |argv: Vec<String>| -> Vec<String> {
+                argv.into_iter()
+                    .map(|a| {
+                        let a = a.replace(work, KEY_WORK).replace(library, KEY_LIBRARY);
+                        if a == "-j7" {
+                            format!("-j{KEY_JOBS}")
+                        } else {
+                            a
+                        }
+                    })
+                    .collect()
+            };
+            let ran: Vec<Vec<String>> = [false, true]
+                .into_iter()
+                .flat_map(|providers| real.steps(providers, 7, &[]))
+                .map(|s| as_keyed(s.argv))
+                .collect();
+            let keyed = key_steps(&cc, &req, target);
+            assert_eq!(ran, keyed);
+            // Configure, two makes, then the link (or the C worker's compile), for each kind of
+            // tree; only a 3.x tree (providers/) gets no-module.
+            assert_eq!(keyed.len(), 8);
+            assert_eq!(keyed[0][..3], ["perl", "Configure", target]);
+            assert!(!keyed[0].contains(&"no-module".to_string()));
+            assert!(keyed[4].contains(&"no-module".to_string()));
+            assert_eq!(keyed[2], ["make", "-j1", "libcrypto.a"]);
+            let last = keyed[3].join(" ");
+            match c_worker {
+                true => assert!(last.contains("/@work/c-worker/worker.c"), "{last}"),
+                false => assert!(last.contains("-Wl,-Bsymbolic"), "{last}"),
+            }
+            // Nothing of the machine or of this build's directory is left in what is hashed.
+            let all = keyed.concat().join(" ");
+            assert!(
+                !all.contains("/tmp/") && !all.contains("0123456789abcdef"),
+                "{all}"
+            );
+        }
+    }
+
+    /// Any change to any step, one argument more, one less or one changed, is another key; the
+    /// same steps are the same key.
+    #[test]
+    fn a_changed_build_step_is_another_key() {
+        let (source, cc, req) = fixture();
+        let target = "linux-x86_64";
+        let steps = key_steps(&cc, &req, target);
+        let key = variant_key(&source, &cc, &req, target);
+        assert_eq!(key, key_of(&source, &cc, &req, target, &steps));
+        let mut keys = std::collections::BTreeSet::from([key]);
+        let mut changes = 0;
+        for i in 0..steps.len() {
+            for change in 0..3 {
+                let mut changed = steps.clone();
+                match change {
+                    0 => changed[i].push("-Wl,-O1".into()),
+                    1 => {
+                        changed[i].pop();
+                    }
+                    _ => changed[i][1] = format!("{}x", changed[i][1]),
+                }
+                keys.insert(key_of(&source, &cc, &req, target, &changed));
+                changes += 1;
+            }
+        }
+        assert_eq!(keys.len(), changes + 1, "two changes gave one key");
+        // Moving an argument from one step to the next is a change too.
+        let mut moved = steps.clone();
+        let flag = moved[0].pop().unwrap();
+        moved[1].insert(0, flag);
+        assert!(!keys.contains(&key_of(&source, &cc, &req, target, &moved)));
     }
 
     #[test]

@@ -90,27 +90,34 @@ pub fn check_toolchain(compiler: &str, work: &Path) -> Result<(), String> {
     result
 }
 
-/// Writes the sources into `dir` and returns the command that compiles the worker there into
-/// `output`, linked against `tree`'s libcrypto.a (`-m32` for a 32-bit build, the variant's
-/// flags after `-O2`).
-pub fn compile_command(
-    compiler: &str,
-    m32: bool,
-    cflags: &[String],
-    tree: &Path,
-    dir: &Path,
-    output: &Path,
-) -> Result<Vec<String>, String> {
+/// Writes the worker's sources into `dir`, where [`compile_argv`]'s command compiles them.
+pub fn write_sources(dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     for (name, text) in SOURCES {
         std::fs::write(dir.join(name), text)
             .map_err(|e| format!("cannot write the C worker's {name}: {e}"))?;
     }
+    Ok(())
+}
+
+/// The command that compiles the worker's sources in `dir` (written by [`write_sources`]) into
+/// `output`, linked against `tree`'s libcrypto.a (`-m32` and `multiarch`, [`multiarch_include`]'s
+/// flags, for a 32-bit build; the variant's flags after `-O2`). It only renders the command:
+/// the variant's cache key hashes it (crate::build).
+pub fn compile_argv(
+    compiler: &str,
+    m32: bool,
+    multiarch: &[String],
+    cflags: &[String],
+    tree: &Path,
+    dir: &Path,
+    output: &Path,
+) -> Vec<String> {
     let path = |p: &Path| p.to_string_lossy().into_owned();
     let mut argv = vec![compiler.to_string()];
     if m32 {
         argv.push("-m32".into());
-        argv.extend(multiarch_include());
+        argv.extend(multiarch.iter().cloned());
     }
     argv.extend(["-O2".to_string(), "-std=gnu99".to_string()]);
     argv.extend(cflags.iter().cloned());
@@ -124,5 +131,5 @@ pub fn compile_command(
         "-ldl".into(),
         "-latomic".into(),
     ]);
-    Ok(argv)
+    argv
 }

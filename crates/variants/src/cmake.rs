@@ -167,36 +167,53 @@ fn plan(lib: &CmakeLibrary) -> Result<Plan> {
     let ninja = tool("ninja").ok();
     let crate_path = crate_file(lib)?;
     let crate_sha256 = sha256_file(&crate_path)?;
-    let mut h = Sha256::new();
-    for part in [
-        "cmake-library-2",
-        lib.label,
-        lib.crate_name,
-        lib.crate_version,
-        &crate_sha256,
-        &cmake.version,
-        &cc.path,
-        &cc.version,
-        cxx.as_ref().map_or("", |c| c.version.as_str()),
-        ninja.as_ref().map_or("make", |_| "ninja"),
-    ]
-    .into_iter()
-    .chain(lib.cmake_args.iter().copied())
-    .chain(lib.targets.iter().copied())
-    {
-        h.update(part.as_bytes());
-        h.update([0]);
-    }
-    let key = format!("{}-{}", lib.label, hex::encode(&h.finalize()[..6]));
-    Ok(Plan {
+    let mut plan = Plan {
         crate_path,
         crate_sha256,
         cmake,
         cc,
         cxx,
         ninja,
-        key,
-    })
+        key: String::new(),
+    };
+    plan.key = key(&plan, lib);
+    Ok(plan)
+}
+
+/// The cache key: the crate's hash, the tools' versions, and how the library is built hashed as
+/// the build's own commands ([`configure_command`], [`build_command`]) with placeholders for the
+/// build's directories and jobs, and the files it keeps: a changed cmake option, target or
+/// linker flag is another key, so a warm cache builds the library again.
+fn key(plan: &Plan, lib: &CmakeLibrary) -> String {
+    let (tree, bld) = (Path::new("/@work/src"), Path::new("/@work/build"));
+    let mut h = Sha256::new();
+    let tools = [
+        lib.label,
+        lib.crate_name,
+        lib.crate_version,
+        lib.tree,
+        &plan.crate_sha256,
+        &plan.cmake.version,
+        &plan.cc.version,
+        plan.cxx.as_ref().map_or("", |c| c.version.as_str()),
+    ];
+    let commands = [
+        configure_command(plan, lib, tree, bld),
+        build_command(plan, lib, bld, 1),
+    ];
+    let kept = std::iter::once(lib.load)
+        .chain(lib.programs.iter().copied())
+        .map(str::to_string);
+    for part in tools
+        .map(str::to_string)
+        .into_iter()
+        .chain(commands.map(|c| c.join("\u{1}")))
+        .chain(kept)
+    {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    format!("{}-{}", lib.label, hex::encode(&h.finalize()[..6]))
 }
 
 /// What the cache holds for this library and toolchain, if anything (ready, or a failed build
@@ -265,16 +282,13 @@ pub fn build(lib: &CmakeLibrary, cache: &Cache, jobs: usize, cancel: &AtomicBool
             .join(lib.tree);
         let configure = configure_command(&plan, lib, &tree, &bld);
         step(&mut log, &log_path, &configure, &work, cancel)?;
-        let mut make: Vec<String> = vec![
-            plan.cmake.path.clone(),
-            "--build".into(),
-            bld.to_string_lossy().into_owned(),
-            "--parallel".into(),
-            jobs.max(1).to_string(),
-            "--target".into(),
-        ];
-        make.extend(lib.targets.iter().map(|t| t.to_string()));
-        step(&mut log, &log_path, &make, &work, cancel)?;
+        step(
+            &mut log,
+            &log_path,
+            &build_command(&plan, lib, &bld, jobs),
+            &work,
+            cancel,
+        )?;
         collect_outputs(lib, &bld, &staging)?;
         Ok(configure)
     })();
@@ -330,6 +344,20 @@ fn configure_command(plan: &Plan, lib: &CmakeLibrary, tree: &Path, bld: &Path) -
     }
     configure.extend(lib.cmake_args.iter().map(|a| a.to_string()));
     configure
+}
+
+/// The cmake build command: the library's targets, `jobs` at a time.
+fn build_command(plan: &Plan, lib: &CmakeLibrary, bld: &Path, jobs: usize) -> Vec<String> {
+    let mut make: Vec<String> = vec![
+        plan.cmake.path.clone(),
+        "--build".into(),
+        bld.to_string_lossy().into_owned(),
+        "--parallel".into(),
+        jobs.max(1).to_string(),
+        "--target".into(),
+    ];
+    make.extend(lib.targets.iter().map(|t| t.to_string()));
+    make
 }
 
 /// Copies every shared library and program the build made, flat, into `staging`; the library
@@ -417,5 +445,53 @@ mod tests {
         assert_eq!(library("boringssl").unwrap().programs, ["bssl_bench"]);
         let err = library("libressl").unwrap_err().to_string();
         assert!(err.contains("aws-lc, boringssl"), "{err}");
+    }
+
+    /// The key hashes the build's commands (issue 52): another cmake option, another target or
+    /// another program kept is another key; the build's directories and jobs are not in it.
+    #[test]
+    fn a_changed_build_step_is_another_key() {
+        let tool = |name: &str| CompilerInfo {
+            name: name.into(),
+            path: format!("/usr/bin/{name}"),
+            version: format!("{name} 1.0"),
+        };
+        let plan = Plan {
+            crate_path: PathBuf::from("/x/boring-sys-5.4.0.crate"),
+            crate_sha256: "cd".repeat(32),
+            cmake: tool("cmake"),
+            cc: tool("cc"),
+            cxx: Some(tool("c++")),
+            ninja: Some(tool("ninja")),
+            key: String::new(),
+        };
+        let base = key(&plan, &BORINGSSL);
+        assert!(base.starts_with("boringssl-"), "{base}");
+        assert_eq!(base, key(&plan, &BORINGSSL));
+        let changed = [
+            CmakeLibrary {
+                cmake_args: &["-DBUILD_TESTING=ON", "-DOPENSSL_NO_ASM=1"],
+                ..BORINGSSL
+            },
+            CmakeLibrary {
+                targets: &["crypto", "decrepit"],
+                ..BORINGSSL
+            },
+            CmakeLibrary {
+                programs: &[],
+                ..BORINGSSL
+            },
+        ];
+        for lib in &changed {
+            assert_ne!(key(&plan, lib), base, "{:?}", lib.cmake_args);
+        }
+        // make instead of ninja changes the configure command's generator, so the key.
+        let make = Plan {
+            ninja: None,
+            ..plan
+        };
+        assert_ne!(key(&make, &BORINGSSL), base);
+        let rendered = configure_command(&make, &BORINGSSL, Path::new("/s"), Path::new("/b"));
+        assert!(rendered.contains(&"Unix Makefiles".to_string()));
     }
 }
