@@ -48,7 +48,8 @@ struct Slot {
 struct Bouts {
     samples: Vec<Sample>,
     bouts: u32,
-    /// Calls per sample, calibrated in the first bout and kept for the rest.
+    /// Calls per sample, calibrated in the first bout and kept for the rest while its samples
+    /// last about the sample time; 0 calibrates again in the next bout.
     iters: u64,
     spent_s: f64,
     /// Seconds granted beyond `max_time_s` from the time precise cells left unused.
@@ -200,7 +201,16 @@ impl Bouts {
             }
             return Some(reply);
         }
-        self.iters = reply.samples[0].iters;
+        // The batch size is kept for later bouts only if this bout's samples lasted about the
+        // sample time: one calibrated on a slow call (a library's one-time set-up, a
+        // preemption) is calibrated again in the next bout instead of kept for the run.
+        let half_ns = (config.sample_time_s * 0.5e9) as u64;
+        let short = reply.samples.iter().filter(|s| s.wall_ns < half_ns).count();
+        self.iters = if short * 2 > reply.samples.len() {
+            0
+        } else {
+            reply.samples[0].iters
+        };
         // A bout is known by its round, so bouts of two variants with one number ran
         // back to back and can be compared pairwise.
         self.samples.extend(
@@ -618,6 +628,45 @@ mod tests {
         // The user's --pin wins; no CPU known, no pinning.
         assert_eq!(round_cpu(Some(3), &[0, 1], 1), Some(3));
         assert_eq!(round_cpu(None, &[], 1), None);
+    }
+
+    #[test]
+    fn a_batch_size_that_left_the_samples_short_is_calibrated_again_in_the_next_bout() {
+        let config = MeasureConfig {
+            sample_time_s: 0.005,
+            ..Default::default()
+        };
+        let cell = CellSpec {
+            primitive: "ml-kem-768".into(),
+            op: cryptospeed_model::Op::Keygen,
+            bytes: None,
+            misalign: 0,
+        };
+        let bout = |iters: u64, wall_ns: u64| Measurement {
+            samples: vec![
+                Sample {
+                    iters,
+                    wall_ns,
+                    cpu_ns: wall_ns,
+                    tsc: wall_ns,
+                    bout: 0,
+                };
+                3
+            ],
+            ..Measurement::not_timed(cell.clone(), Status::Imprecise, "")
+        };
+        let mut b = Bouts::default();
+        // One 20 µs call per sample (calibrated on a slow first call): not kept.
+        assert!(b.add(bout(1, 20_000), 0, &config).is_none());
+        assert_eq!(b.request(&config).batch_iters, 0);
+        // Calibrated again to 5 ms samples: kept, with a one-batch warm-up.
+        b.add(bout(256, 5_200_000), 1, &config);
+        let next = b.request(&config);
+        assert_eq!((next.batch_iters, next.warmup_s), (256, 0.005));
+        // A call longer than the sample time is timed alone, and that is kept.
+        let mut slow = Bouts::default();
+        slow.add(bout(1, 30_000_000), 0, &config);
+        assert_eq!(slow.request(&config).batch_iters, 1);
     }
 
     #[test]
