@@ -111,6 +111,8 @@ fn did_line(n: usize, t: &str, rest: &str) -> Result<ImportedResult, ImportError
         printed_name: description.to_string(),
         mapped: m.mapped,
         line: n,
+        samples: Vec::new(),
+        cycles: None,
     })
 }
 

@@ -80,6 +80,8 @@ impl LogFormat for BsslJson {
                 printed_name: e.description,
                 mapped: m.mapped,
                 line: at,
+                samples: Vec::new(),
+                cycles: None,
             });
         }
         Ok(ParsedLog {

@@ -4,7 +4,7 @@
 use crate::{ImportOptions, ImportedResult, ImportedRun, ParsedLog};
 use cryptospeed_model::{
     CellSpec, ImportSource, Machine, MeasureConfig, Measurement, RunInfo, RunRecord, RunStatus,
-    Status, Variant, VariantMeasurement,
+    Sample, Status, Variant, VariantMeasurement,
 };
 use std::io::Read;
 
@@ -123,7 +123,8 @@ fn machine_of(run: &ImportedRun) -> Machine {
     }
 }
 
-/// One printed figure as a measurement of the variant, the rate kept exactly.
+/// One printed figure as a measurement of the variant, the rate kept exactly; repetitions
+/// (`go test -count N`) become its samples, cycles its cycles per operation.
 fn measurement_of(r: &ImportedResult, run: &ImportedRun, variant: &str) -> VariantMeasurement {
     let cell = CellSpec {
         primitive: r.primitive.clone(),
@@ -131,17 +132,66 @@ fn measurement_of(r: &ImportedResult, run: &ImportedRun, variant: &str) -> Varia
         bytes: r.bytes,
         misalign: 0,
     };
-    let measurement = if r.rate > 0.0 {
-        Measurement::imported(cell, r.rate)
+    let rate = rate_of(r, run);
+    let mut measurement = if rate > 0.0 {
+        Measurement::imported(cell, rate)
     } else {
         // openssl speed prints 0.00 for a cell it did not run: n/a, never 0.
         let why = format!("the log prints 0 at line {}: not run", r.line);
         Measurement::not_timed(cell, Status::Unavailable, why)
     };
+    if rate > 0.0 {
+        measurement.tsc_per_op = r.cycles;
+        add_samples(&mut measurement, &r.samples);
+    }
     VariantMeasurement {
         variant: variant.to_string(),
         implementation: run.implementation.clone(),
         measurement,
         definition: None,
     }
+}
+
+/// The printed rate, or for a figure printed in cycles the rate those cycles make at the
+/// machine's clock (the log's or `--clock-ghz`; without one a nominal 1 GHz, so that
+/// `compare --normalize cycles` gives the printed cycles back).
+pub fn rate_of(r: &ImportedResult, run: &ImportedRun) -> f64 {
+    let Some(cycles) = r.cycles.filter(|c| *c > 0.0) else {
+        return r.rate;
+    };
+    let ghz = run
+        .field(crate::CLOCK_GHZ)
+        .and_then(|g| g.parse::<f64>().ok())
+        .filter(|g| g.is_finite() && *g > 0.0)
+        .unwrap_or(1.0);
+    ghz * 1e9 / cycles * r.bytes.unwrap_or(1) as f64
+}
+
+/// Repetitions as samples, one bout each, and the summary (median and interval) made from them.
+fn add_samples(m: &mut Measurement, samples: &[(u64, f64)]) {
+    if samples.len() < 2 {
+        return;
+    }
+    let per_op = m.cell.bytes.unwrap_or(1) as f64;
+    let ns: Vec<f64> = samples
+        .iter()
+        .map(|(_, rate)| 1e9 * per_op / rate)
+        .collect();
+    m.samples = samples
+        .iter()
+        .zip(&ns)
+        .enumerate()
+        .map(|(bout, ((iters, _), ns))| {
+            let iters = (*iters).max(1);
+            Sample {
+                iters,
+                wall_ns: (ns * iters as f64).round() as u64,
+                cpu_ns: 0,
+                tsc: 0,
+                bout: bout as u32,
+            }
+        })
+        .collect();
+    m.summary = cryptospeed_stats::summarize(&ns);
+    m.reported_rate = None;
 }

@@ -203,6 +203,8 @@ fn result(row: &Row) -> Result<ImportedResult, ImportError> {
         printed_name: row.name.clone(),
         mapped: m.mapped,
         line: row.line,
+        samples: Vec::new(),
+        cycles: None,
     })
 }
 

@@ -1,9 +1,10 @@
 //! `go test -bench` output, the Go world's benchmark format (and what `benchstat` reads):
 //! `goos:`/`goarch:`/`pkg:`/`cpu:` lines, then `BenchmarkHash8K/New-2  123  456.7 ns/op
-//! 17.9 MB/s  0 B/op  0 allocs/op`. With `-count N` each benchmark prints N lines: the k-th line
-//! of every benchmark goes to the k-th output, so the repetitions pool as runs of one label.
-//! The standard library's `crypto/...` benchmarks map onto catalog cells; any other name is kept
-//! as `go-<package>-<name>`, listed as not in the catalog.
+//! 17.9 MB/s  0 B/op  0 allocs/op`. With `-count N` each benchmark prints N lines: they are N
+//! samples of one cell (as benchstat reads them), its figure their median, its interval theirs.
+//! The standard library's `crypto/...` benchmarks map onto catalog cells (`crypto/mlkem`'s onto
+//! ML-KEM-768's operations, see [`mlkem`]); any other name is kept as `go-<package>-<name>`,
+//! listed as not in the catalog.
 
 use crate::names::{self, Mapped};
 use crate::{
@@ -68,16 +69,9 @@ fn is_go_noise(t: &str) -> bool {
         || t.starts_with("? ")
 }
 
-/// The k-th line of a benchmark goes to output k (its k-th repetition).
+/// A repeated benchmark (`-count N`) adds a sample to the cell its first line made.
 fn place(runs: &mut Vec<ImportedRun>, result: ImportedResult, n: usize) {
-    let same = |r: &ImportedResult| {
-        r.primitive == result.primitive && r.op == result.op && r.bytes == result.bytes
-    };
-    let k = runs
-        .iter()
-        .position(|run| !run.results.iter().any(same))
-        .unwrap_or(runs.len());
-    if k == runs.len() {
+    if runs.is_empty() {
         runs.push(ImportedRun {
             format: "go-test-bench".into(),
             implementation: "go".into(),
@@ -85,12 +79,43 @@ fn place(runs: &mut Vec<ImportedRun>, result: ImportedResult, n: usize) {
             ..Default::default()
         });
     }
-    let run = &mut runs[k];
+    let run = &mut runs[0];
     run.last_line = n;
-    run.results.push(result);
+    let same = |r: &&mut ImportedResult| {
+        r.primitive == result.primitive
+            && r.op == result.op
+            && r.bytes == result.bytes
+            && r.printed_name == result.printed_name
+    };
+    match run.results.iter_mut().find(same) {
+        Some(first) => first.samples.extend(result.samples),
+        None => run.results.push(result),
+    }
+}
+
+/// A cell's figure is the median of its repetitions; a single line is one figure, no samples.
+fn settle_samples(run: &mut ImportedRun) {
+    for r in &mut run.results {
+        if r.samples.len() < 2 {
+            r.samples.clear();
+            continue;
+        }
+        let rates: Vec<f64> = r.samples.iter().map(|(_, rate)| *rate).collect();
+        if let Some(median) = cryptospeed_stats::median(&rates) {
+            r.rate = median;
+        }
+    }
 }
 
 fn finish(run: &mut ImportedRun, config: &[(String, String)]) {
+    settle_samples(run);
+    if run
+        .results
+        .iter()
+        .any(|r| r.printed_name.starts_with("crypto/mlkem "))
+    {
+        run.set("definitions", MLKEM_DEFINITIONS);
+    }
     for (k, v) in config {
         match run.field(k) {
             Some(old) if old != v => {
@@ -125,7 +150,7 @@ fn benchmark_line(n: usize, t: &str, pkg: &str) -> Result<ImportedResult, Import
     if tokens.len() < 4 || !tokens.len().is_multiple_of(2) {
         return Err(bad("a name, an iteration count and value-unit pairs"));
     }
-    tokens[1]
+    let iters = tokens[1]
         .parse::<u64>()
         .map_err(|_| bad("an iteration count"))?;
     let mut ns = None;
@@ -140,15 +165,17 @@ fn benchmark_line(n: usize, t: &str, pkg: &str) -> Result<ImportedResult, Import
         .ok_or_else(|| bad("a positive ns/op"))?;
     let name = strip_procs(tokens[0]);
     let (m, op, bytes) = map_name(pkg, name);
-    let ops = 1e9 / ns;
+    let rate = 1e9 / ns * bytes.unwrap_or(1) as f64;
     Ok(ImportedResult {
         primitive: m.primitive,
         op,
         bytes,
-        rate: ops * bytes.unwrap_or(1) as f64,
+        rate,
         printed_name: format!("{pkg} {name}"),
         mapped: m.mapped,
         line: n,
+        samples: vec![(iters, rate)],
+        cycles: None,
     })
 }
 
@@ -165,7 +192,10 @@ fn strip_procs(name: &str) -> &str {
 /// The catalog cell of a standard-library benchmark, else the name kept.
 fn map_name(pkg: &str, name: &str) -> (Mapped, Op, Option<u64>) {
     let bare = name.strip_prefix("Benchmark").unwrap_or(name);
-    if let Some(found) = digest(pkg, bare).or_else(|| public_key(pkg, bare)) {
+    let found = digest(pkg, bare)
+        .or_else(|| public_key(pkg, bare))
+        .or_else(|| mlkem(pkg, bare));
+    if let Some(found) = found {
         return found;
     }
     let kept = names::slug(&format!(
@@ -233,6 +263,30 @@ fn public_key(pkg: &str, bare: &str) -> Option<(Mapped, Op, Option<u64>)> {
         _ => return None,
     };
     m.mapped.then_some((m, op, None))
+}
+
+/// What each `crypto/mlkem` benchmark times, in the catalog's words (stored with the run).
+const MLKEM_DEFINITIONS: &str = "crypto/mlkem: KeyGen = ml-kem-768 keygen (from one fixed seed, \
+the encapsulation key encoded); Encaps = ml-kem-768 encaps+parse; Decaps = ml-kem-768 decaps; \
+RoundTrip/Alice and RoundTrip/Bob kept under their own names";
+
+/// `crypto/mlkem` (Go 1.24+), whose benchmarks are all ML-KEM-768 (mlkem_test.go):
+/// `KeyGen` is `GenerateKeyInternal768(d, z)` and the encapsulation key's `Bytes()`, i.e. keygen
+/// from a seed (fixed across iterations) with the public key encoded: catalog `keygen`;
+/// `Encaps` is `NewEncapsulationKey768(bytes)` then `Encapsulate()`: `encaps+parse`; `Decaps`
+/// is `Decapsulate(c)` on a key object: `decaps`. `RoundTrip/Alice` (keygen + decaps) and
+/// `RoundTrip/Bob` (the same work as `Encaps`) time no single operation: kept by name.
+fn mlkem(pkg: &str, bare: &str) -> Option<(Mapped, Op, Option<u64>)> {
+    if pkg != "crypto/mlkem" {
+        return None;
+    }
+    let op = match bare {
+        "KeyGen" => Op::Keygen,
+        "Encaps" => Op::EncapsParse,
+        "Decaps" => Op::Decaps,
+        _ => return None,
+    };
+    Some((names::named_scheme("ml-kem-768"), op, None))
 }
 
 fn guess_op(bare: &str) -> Op {

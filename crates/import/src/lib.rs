@@ -20,6 +20,8 @@ mod gotest;
 mod liboqs;
 pub mod names;
 mod openssl;
+mod pqm4;
+mod pqnative;
 mod rounding;
 
 use cryptospeed_model::Op;
@@ -46,6 +48,12 @@ pub struct ImportedResult {
     pub mapped: bool,
     /// 1-based line the value was read from.
     pub line: usize,
+    /// Repetitions of the cell the log printed (`go test -count N`): (iterations, rate) each,
+    /// `rate` being their median; empty for a single figure.
+    pub samples: Vec<(u64, f64)>,
+    /// Cycles per operation where the log prints cycles (mlkem-native, eBACS, pqm4): `rate` is
+    /// then worked out from the machine's clock when the run is recorded (see `file::record`).
+    pub cycles: Option<f64>,
 }
 
 /// One output of one tool run, as found in a log.
@@ -165,6 +173,8 @@ pub static FORMATS: &[&dyn LogFormat] = &[
     &bssl::BsslText,
     &gbench::GbenchConsole,
     &liboqs::LiboqsSpeed,
+    &pqm4::Pqm4,
+    &pqnative::PqNative,
     &gotest::GoTest,
     &openssl::OpensslSpeed,
 ];

@@ -149,6 +149,8 @@ fn operation_row(n: usize, alg: &str, cells: &[&str]) -> Result<ImportedResult, 
         printed_name: format!("{alg} {}", cells[0]),
         mapped: m.mapped,
         line: n,
+        samples: Vec::new(),
+        cycles: None,
     })
 }
 

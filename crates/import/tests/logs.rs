@@ -261,16 +261,43 @@ fn truncated_logs_keep_their_complete_rows_and_name_what_is_missing() {
     let full = fixture("openssl-3.0.19-human.txt");
     let lines: Vec<&str> = full.lines().collect();
     let upto = |n: usize| lines[..n].join("\n") + "\n";
-    // Cut inside the progress lines or the header: nothing readable, refused, saying where.
+    // Cut inside the progress lines or the header: the figures the progress lines carry (count
+    // over time) are kept, marked partial, saying where the log ends.
+    let whole = cryptospeed_import::read(&full, None, &ImportOptions::default()).unwrap();
+    let table_md5 = whole.runs[0].results[0].rate;
     for cut in [20, 44] {
-        let (line, msg) = error_line(&upto(cut));
-        assert_eq!(line, 0, "{msg}");
-        assert!(msg.contains(&format!("ends at line {cut}")), "{msg}");
+        let log = cryptospeed_import::read(&upto(cut), None, &ImportOptions::default()).unwrap();
+        let run = &log.runs[0];
+        let missing = run.missing.join("\n");
+        assert!(
+            missing.contains(&format!("ends at line {cut}")),
+            "{missing}"
+        );
+        assert!(
+            missing.contains("taken from the progress lines"),
+            "{missing}"
+        );
+        let md5 = &run.results[0];
+        assert_eq!((md5.primitive.as_str(), md5.bytes), ("md5", Some(16)));
+        assert!(
+            (md5.rate / table_md5 - 1.0).abs() < 0.01,
+            "{} vs {table_md5}",
+            md5.rate
+        );
     }
     // Cut inside the table: md5 and sha256 read, the rest named as missing.
     let log = cryptospeed_import::read(&upto(50), None, &ImportOptions::default()).unwrap();
     let run = &log.runs[0];
-    assert_eq!(run.results.len(), 12);
+    // md5 and sha256 from the table; RSA and DSA 2048 sign and verify from their progress lines.
+    assert_eq!(run.results.len(), 16);
+    let from_progress: Vec<&str> = run.results[12..]
+        .iter()
+        .map(|r| r.primitive.as_str())
+        .collect();
+    assert_eq!(
+        from_progress,
+        ["rsa-2048", "rsa-2048", "dsa-2048", "dsa-2048"]
+    );
     let missing = run.missing.join("\n");
     for name in ["hmac(md5)", "des-ede3", "aes-128-cbc"] {
         assert!(
@@ -283,7 +310,11 @@ fn truncated_logs_keep_their_complete_rows_and_name_what_is_missing() {
     // A last row cut mid-line: the rows above it are kept, the cut one named.
     let cut_row = format!("{}\n{}\n", lines[..49].join("\n"), &lines[49][..40]);
     let log = cryptospeed_import::read(&cut_row, None, &ImportOptions::default()).unwrap();
-    assert_eq!(log.runs[0].results.len(), 6);
+    assert_eq!(
+        log.runs[0].results.len(),
+        6 + 4,
+        "md5's row, RSA/DSA from progress lines"
+    );
     assert!(log
         .missing()
         .iter()

@@ -49,6 +49,9 @@ impl Parser<'_> {
         }
         let end = last.max(seg.run.first_line);
         missing.extend(self.missing_parts(&seg, end));
+        if !missing.is_empty() {
+            missing.extend(self.results_from_progress(&mut seg));
+        }
         if seg.run.results.is_empty() {
             // Nothing readable: a command line or noise, or an output cut before its figures.
             let first = seg.run.first_line;

@@ -31,6 +31,7 @@ mod lines;
 mod mr;
 mod mr_public_key;
 mod multi;
+mod progress;
 
 use lines::*;
 use multi::{is_count_line, is_got_fragment};
@@ -173,6 +174,8 @@ struct Segment {
     header_lines: Vec<(usize, String)>,
     /// The segment began at a command that is not a speed run (`$ openssl version -a`).
     foreign_command: bool,
+    /// Progress lines' own figures (count over time), for tables cut off (progress.rs).
+    progress_figures: Vec<progress::ProgressFigure>,
 }
 
 impl Segment {
@@ -323,6 +326,7 @@ impl Parser<'_> {
             self.boundary_if_results(n)?;
         }
         self.touch(n);
+        self.progress_figure(n, rest);
         if !rest.contains("size blocks") {
             self.seg.progress_public_key.get_or_insert(n);
             return Ok(());
@@ -377,6 +381,8 @@ impl Parser<'_> {
             printed_name: printed.to_string(),
             mapped: m.mapped,
             line: n,
+            samples: Vec::new(),
+            cycles: None,
         });
         Ok(())
     }

@@ -144,6 +144,8 @@ impl Parser<'_> {
                 printed_name: printed.clone(),
                 mapped: m.mapped,
                 line: l.line,
+                samples: Vec::new(),
+                cycles: None,
             });
         }
         Ok(())

@@ -2,11 +2,12 @@
 //! the Go tooling read cryptospeed runs: `cpu:`/`pkg:` configuration lines, then per variant a
 //! `variant:` line and one `BenchmarkPRIMITIVE/OP[/BYTES]  ITERS  NS ns/op  [MB/s]` line per
 //! bout (its samples' calls and time summed, so its ns/op is the bout's mean rate). An imported
-//! cell, which has no samples, is one line at its printed rate.
+//! cell, which has no samples, is one line at its printed rate. Every cell with figures is
+//! written, imprecise ones too (benchstat shows their spread); failed and unavailable ones are not.
 
 use super::Options;
 use crate::registry::OutputFormat;
-use cryptospeed_model::{Measurement, RunRecord, Status};
+use cryptospeed_model::{Measurement, RunRecord};
 
 pub const FORMAT: OutputFormat<RunRecord, Options> = OutputFormat {
     name: "gobench",
@@ -24,7 +25,7 @@ pub fn write(record: &RunRecord, _: &Options) -> String {
     let mut variant = None;
     for vm in &record.measurements {
         let m = &vm.measurement;
-        if m.status != Status::Ok && m.reported_rate.is_none() {
+        if !m.status.has_numbers() && m.reported_rate.is_none() {
             continue;
         }
         if variant != Some(&vm.variant) {

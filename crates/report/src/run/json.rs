@@ -58,6 +58,7 @@ fn to_record(run: i64, vm: &VariantMeasurement) -> Record<'_> {
     let numbers = m.status.has_numbers();
     let keep = |x: Option<f64>| x.filter(|_| numbers);
     let symmetric = m.cell.bytes.is_some();
+    let several = m.summary.is_some_and(|s| s.n > 1);
     Record {
         run,
         implementation: &vm.implementation,
@@ -72,8 +73,15 @@ fn to_record(run: i64, vm: &VariantMeasurement) -> Record<'_> {
         } else {
             m.ops_per_s()
         }),
-        ci95: m.rate_ci().filter(|_| numbers).map(|(lo, hi)| [lo, hi]),
-        ci95_pct: m.summary.filter(|_| numbers).map(|s| s.rel_ci() * 100.0),
+        // A single figure (an imported one) has no interval: null, not a zero-width one.
+        ci95: m
+            .rate_ci()
+            .filter(|_| numbers && several)
+            .map(|(lo, hi)| [lo, hi]),
+        ci95_pct: m
+            .summary
+            .filter(|_| numbers && several)
+            .map(|s| s.rel_ci() * 100.0),
         n: m.summary.map(|s| s.n),
         mad_ns: m.summary.map(|s| s.mad),
         outliers: m.summary.map(|s| s.outliers),
