@@ -34,7 +34,7 @@ mod multi;
 mod progress;
 
 use lines::*;
-use multi::{is_count_line, is_got_fragment};
+use multi::{is_child_line, is_count_line, is_got_fragment};
 
 pub struct OpensslSpeed;
 
@@ -212,7 +212,24 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// One line; in a `-multi` log, a child's line that another child's output garbled (a
+    /// `Got:` line with a `+R` line written into it) costs that line, said in a warning.
     fn line(&mut self, n: usize, raw: &str) -> Result<(), ImportError> {
+        let multi = self.seg.multi_lines.is_some() || raw.trim_start().starts_with("Got: ");
+        match self.read_line(n, raw) {
+            Err(e) if multi && is_child_line(raw) => {
+                self.warnings.push(format!(
+                    "line {n} is garbled (-multi children wrote into each other's lines) and is skipped: {}",
+                    e.message
+                ));
+                self.skipped.push((n, raw.to_string()));
+                Ok(())
+            }
+            other => other,
+        }
+    }
+
+    fn read_line(&mut self, n: usize, raw: &str) -> Result<(), ImportError> {
         let t = raw.trim();
         if t.is_empty() {
             // Tables end at the next header, not at blank lines (pasted logs are often

@@ -73,3 +73,9 @@ pub(super) fn is_count_line(t: &str) -> bool {
         && !t.contains(" bits ffdh")
         && !t.contains(" bits ecd")
 }
+
+/// A line a `-multi` child (or the parent relaying it) writes: `Got: …`, `+R…`, `+DT…`, `+F…`.
+pub(super) fn is_child_line(raw: &str) -> bool {
+    let t = raw.trim_start();
+    t.starts_with("Got: ") || t.starts_with('+')
+}

@@ -1,0 +1,139 @@
+//! Imports every real output in tests/real-more (the PQ projects' own benchmark formats and a
+//! progress-only openssl log, copied from issue threads, repositories and a package README; see
+//! tests/real-more/INDEX.toml for where each comes from) and checks every value read by hand from
+//! the source. Also Go's crypto/mlkem `-count 5` log (tests/fixtures, made here): its benchmarks
+//! on ML-KEM-768's operations, each with its five repetitions as samples.
+
+use cryptospeed_import::{read, ImportOptions, ImportedResult, ImportedRun, ParsedLog};
+use cryptospeed_model::Op;
+use serde::Deserialize;
+use std::path::PathBuf;
+
+#[derive(Deserialize)]
+struct Index {
+    log: Vec<Entry>,
+}
+
+#[derive(Deserialize)]
+struct Entry {
+    file: String,
+    #[allow(dead_code)]
+    source: String,
+    format: String,
+    #[serde(default)]
+    partial: bool,
+    #[serde(default)]
+    warnings: usize,
+    spots: Vec<Spot>,
+}
+
+/// A value read by hand: cycles per operation, a count over seconds, or a header field.
+#[derive(Deserialize)]
+struct Spot {
+    implementation: Option<String>,
+    primitive: Option<String>,
+    op: Option<String>,
+    cycles: Option<f64>,
+    count: Option<f64>,
+    secs: Option<f64>,
+    field: Option<String>,
+    value: Option<String>,
+}
+
+fn path(dir: &str, file: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(dir)
+        .join(file)
+}
+
+fn import(dir: &str, file: &str) -> ParsedLog {
+    let text = std::fs::read_to_string(path(dir, file)).unwrap();
+    read(&text, None, &ImportOptions::default()).unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+fn cell<'a>(run: &'a ImportedRun, primitive: &str, op: Op) -> &'a ImportedResult {
+    let found: Vec<&ImportedResult> = run
+        .results
+        .iter()
+        .filter(|r| r.primitive == primitive && r.op == op)
+        .collect();
+    assert_eq!(found.len(), 1, "{primitive} {op:?} in {}", run.format);
+    found[0]
+}
+
+fn check_spot(file: &str, log: &ParsedLog, spot: &Spot) {
+    let run = match &spot.implementation {
+        Some(i) => log.runs.iter().find(|r| &r.implementation == i),
+        None => log.runs.first(),
+    }
+    .unwrap_or_else(|| panic!("{file}: no run {:?}", spot.implementation));
+    if let Some(field) = &spot.field {
+        assert_eq!(run.field(field), spot.value.as_deref(), "{file}: {field}");
+        return;
+    }
+    let op = Op::parse(spot.op.as_deref().unwrap()).unwrap();
+    let r = cell(run, spot.primitive.as_deref().unwrap(), op);
+    assert!(r.mapped, "{file}: {} is a catalog cell", r.primitive);
+    if let Some(cycles) = spot.cycles {
+        assert_eq!(r.cycles, Some(cycles), "{file}: {} {op:?}", r.primitive);
+    }
+    if let (Some(count), Some(secs)) = (spot.count, spot.secs) {
+        assert_eq!(r.rate, count / secs, "{file}: {} {op:?}", r.primitive);
+    }
+}
+
+#[test]
+fn every_real_output_imports_and_every_spot_value_matches() {
+    let text = std::fs::read_to_string(path("real-more", "INDEX.toml")).unwrap();
+    let index: Index = toml::from_str(&text).unwrap();
+    assert!(index.log.len() >= 5);
+    for entry in &index.log {
+        let log = import("real-more", &entry.file);
+        assert!(
+            log.runs.iter().all(|r| r.format == entry.format),
+            "{}",
+            entry.file
+        );
+        assert_eq!(
+            log.warnings.len(),
+            entry.warnings,
+            "{}: {:?}",
+            entry.file,
+            log.warnings
+        );
+        let partial = log.runs.iter().any(|r| r.field("partial").is_some());
+        assert_eq!(partial, entry.partial, "{}", entry.file);
+        for spot in &entry.spots {
+            check_spot(&entry.file, &log, spot);
+        }
+    }
+}
+
+#[test]
+fn go_crypto_mlkem_maps_onto_ml_kem_768_with_its_repetitions_as_samples() {
+    let log = import("fixtures", "go-1.26.8-crypto-mlkem-count5-benchmem.txt");
+    assert_eq!(log.runs.len(), 1);
+    let run = &log.runs[0];
+    // Medians of the five printed ns/op, read by hand: KeyGen 72343, Encaps 71966, Decaps 78882.
+    for (op, ns) in [
+        (Op::Keygen, 72343.0),
+        (Op::EncapsParse, 71966.0),
+        (Op::Decaps, 78882.0),
+    ] {
+        let r = cell(run, "ml-kem-768", op);
+        assert_eq!(r.rate, 1e9 / ns, "{op:?}");
+        assert_eq!(r.samples.len(), 5, "{op:?}");
+    }
+    assert_eq!(
+        cell(run, "ml-kem-768", Op::Keygen).samples[0],
+        (4256, 1e9 / 73490.0)
+    );
+    // RoundTrip/Alice and /Bob time no single operation: kept under their own names.
+    assert_eq!(run.unmapped_names().len(), 2, "{:?}", run.unmapped_names());
+    let definitions = run.field("definitions").unwrap();
+    assert!(
+        definitions.contains("Encaps = ml-kem-768 encaps+parse"),
+        "{definitions}"
+    );
+}
