@@ -10,6 +10,7 @@ mod list;
 mod profile;
 mod remeasure;
 mod report_cmd;
+mod resume;
 mod run;
 mod session;
 mod site;
@@ -47,7 +48,8 @@ enum Command {
     Machines(run::MachinesArgs),
     /// Print a stored run in any output format.
     Show(run::ShowArgs),
-    /// Store `openssl speed` (any version, human or -mr) and `bssl speed` logs as imported runs.
+    /// Store benchmark logs as imported runs: `openssl speed` (any version, human or -mr),
+    /// `bssl speed`, Google Benchmark, `go test -bench`, liboqs, mlkem-native/mldsa-native, pqm4.
     Import(import::ImportArgs),
     /// Compare runs, run labels, variants or log files: ratio, percent or raw tables with a
     /// Mann-Whitney U test per cell and a geomean.

@@ -51,6 +51,7 @@ pub fn remeasure(
         tool_version: env!("CARGO_PKG_VERSION").into(),
         recording: recording(60.0)?,
         shard: None,
+        resume: None,
     };
     let outcome =
         cryptospeed_runner::execute(&prepared.plan, &meta, &cancel, &crate::run::Bar::new())?;

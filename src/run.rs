@@ -114,6 +114,11 @@ pub struct RunArgs {
     /// that `cryptospeed sync --from SPOOL` publishes later.
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
     pub store_retry: f64,
+    /// Go on with an interrupted or abandoned run (id or label): measures only what it lacks,
+    /// its earlier bouts counted as bouts of the same run. Its settings are its own; refused,
+    /// with the reason, on another machine, with other builds or another cryptospeed.
+    #[arg(long, value_name = "RUN", conflicts_with_all = ["algorithms", "bytes", "cells", "ops", "misalign", "precision", "max_time", "min_samples", "sample_time", "bout_samples", "min_bouts", "layouts", "pin", "multi", "implementation", "variant", "label", "mask", "sweep_shard"])]
+    pub resume: Option<String>,
     /// The sweep shard this run measures (NAME/K), set by `sweep run`.
     #[arg(long, hide = true)]
     pub sweep_shard: Option<String>,
@@ -145,6 +150,10 @@ pub fn run(a: RunArgs) -> Result<i32> {
 
 /// `run`, also returning the id of the stored run.
 pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
+    let (a, resume) = match a.resume.clone() {
+        Some(run) => crate::resume::stored_run(a, &run).map(|(a, from)| (a, Some(from)))?,
+        None => (a, None),
+    };
     let cells = plan::Selection {
         algorithms: &a.algorithms,
         sizes: &a.bytes,
@@ -183,6 +192,7 @@ pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
         tool_version: env!("CARGO_PKG_VERSION").into(),
         recording: crate::session::recording(a.store_retry)?,
         shard,
+        resume,
     };
     let outcome = cryptospeed_runner::execute(&plan, &meta, &cancel, &Bar::new())?;
     // Printed from the run as measured, whatever the store got of it.
@@ -201,7 +211,25 @@ pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
     for line in outcome.closing_lines(&plan, a.label.as_deref(), &db) {
         eprintln!("cryptospeed: {line}");
     }
-    Ok((outcome.exit_code(), Some(outcome.run_id)))
+    Ok((exit_code(&outcome, &db), Some(outcome.run_id)))
+}
+
+/// The run's exit status: an interrupted run says how to resume it, and exits 143 when a SIGTERM
+/// (a scheduler pre-empting the job) interrupted it, 130 after Ctrl-C.
+fn exit_code(outcome: &cryptospeed_runner::Outcome, db: &str) -> i32 {
+    let code = outcome.exit_code();
+    if outcome.status != cryptospeed_model::RunStatus::Interrupted {
+        return code;
+    }
+    eprintln!(
+        "cryptospeed: resume it with: cryptospeed run --resume {} --db {}",
+        outcome.run_id,
+        cryptospeed_store::redact(db)
+    );
+    match crate::session::terminated() {
+        true => 143,
+        false => code,
+    }
 }
 
 /// The progress bar a run shows on the terminal.

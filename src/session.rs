@@ -48,11 +48,34 @@ pub fn command_line() -> String {
     cryptospeed_store::redact_command_line(std::env::args())
 }
 
-/// Installs the Ctrl-C handler; the flag turns true on the first SIGINT/SIGTERM.
+/// Set by the SIGTERM handler (all a signal handler may safely do).
+static TERMINATED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigterm(_: libc::c_int) {
+    TERMINATED.store(true, Ordering::SeqCst);
+}
+
+/// Whether this process received SIGTERM (a scheduler pre-empting the job, `kill`).
+pub fn terminated() -> bool {
+    TERMINATED.load(Ordering::SeqCst)
+}
+
+/// Installs the Ctrl-C and SIGTERM handlers; the flag turns true on the first SIGINT or SIGTERM
+/// (a SIGTERM is seen within 50 ms), and [`terminated`] tells which.
 pub fn interrupt_flag() -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     let f = flag.clone();
     let _ = ctrlc::set_handler(move || f.store(true, Ordering::SeqCst));
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe { libc::signal(libc::SIGTERM, on_sigterm as *const () as libc::sighandler_t) };
+    let f = flag.clone();
+    std::thread::spawn(move || loop {
+        if terminated() {
+            f.store(true, Ordering::SeqCst);
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    });
     flag
 }
 

@@ -217,6 +217,11 @@ pub enum Status {
     Failed,
     /// The implementation does not offer this primitive.
     Unavailable,
+    /// Still being measured, or cut short: the bouts taken so far (a run stores each cell this
+    /// way after every bout, until the cell finishes; an interrupted run keeps it so, and
+    /// `run --resume` goes on from it). Its interval is honest only with two bouts or more
+    /// ([`Measurement::honest_interval`]).
+    Partial,
 }
 
 impl Status {
@@ -226,6 +231,7 @@ impl Status {
             Status::Imprecise => "imprecise",
             Status::Failed => "failed",
             Status::Unavailable => "unavailable",
+            Status::Partial => "partial",
         }
     }
     pub fn parse(s: &str) -> Option<Status> {
@@ -234,12 +240,13 @@ impl Status {
             Status::Imprecise,
             Status::Failed,
             Status::Unavailable,
+            Status::Partial,
         ]
         .into_iter()
         .find(|st| st.as_str() == s)
     }
     pub fn has_numbers(self) -> bool {
-        matches!(self, Status::Ok | Status::Imprecise)
+        matches!(self, Status::Ok | Status::Imprecise | Status::Partial)
     }
 }
 
@@ -272,6 +279,20 @@ pub struct Measurement {
 }
 
 impl Measurement {
+    /// How many bouts its samples come from.
+    pub fn bout_count(&self) -> usize {
+        let mut bouts: Vec<u32> = self.samples.iter().map(|s| s.bout).collect();
+        bouts.sort_unstable();
+        bouts.dedup();
+        bouts.len()
+    }
+
+    /// Whether its interval may be shown: always, except for a partial cell of fewer than two
+    /// bouts (one process's samples say nothing of the variation between processes).
+    pub fn honest_interval(&self) -> bool {
+        self.status != Status::Partial || self.bout_count() >= 2
+    }
+
     pub fn not_timed(cell: CellSpec, status: Status, reason: impl Into<String>) -> Self {
         Measurement {
             cell,

@@ -9,12 +9,16 @@
 //! variant, is within the precision target after at least `min_bouts` bouts, or its time budget
 //! (and whatever precise cells left unused, see [`may_stop`]) is spent.
 //!
-//! A worker that dies costs only the cell it was on (it is restarted for the rest); Ctrl-C keeps
-//! every finished cell, stores every unfinished one that has bouts as `imprecise` with what it
-//! has, and marks the run interrupted.
+//! Nothing measured waits for its cell to finish: after each round's bouts of a cell, the cell's
+//! bouts so far are stored as one `partial` measurement, which the next replaces and the finished
+//! measurement drops. A worker that dies costs only the cell it was on (it is restarted for the
+//! rest); Ctrl-C or SIGTERM keeps every finished cell and every finished bout (unfinished cells
+//! stay `partial`) and marks the run interrupted; `run --resume` goes on from there
+//! ([`resume_cells`]), its bouts joining the earlier ones as bouts of the same run.
 
 use crate::{
-    conclude, deadline, relay, variant_of, ImplChoice, Layout, Outcome, Plan, Progress, RunMeta,
+    conclude, deadline, relay, variant_of, ImplChoice, Layout, Outcome, Plan, Progress, ResumeFrom,
+    RunMeta,
 };
 use anyhow::Result;
 use cryptospeed_engine::load::CpuTimes;
@@ -26,6 +30,9 @@ use cryptospeed_model::{
 use cryptospeed_store::Recorder;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
+
+#[cfg(test)]
+mod stopping_tests;
 
 /// No cell takes more bouts than this, however noisy.
 const MAX_BOUTS: u32 = 200;
@@ -116,6 +123,7 @@ impl Slot {
         match worker.measure(cell.clone(), config, deadline(config), ctx.cancel) {
             Err(WorkerError::Interrupted) => Err(WorkerError::Interrupted),
             Ok(m) => Ok(m),
+            Err(_) if stopping(ctx.cancel) => Err(WorkerError::Interrupted),
             Err(e) => {
                 // The library crashed or hung: this cell fails, a fresh worker takes the rest.
                 let name = self.choice.display();
@@ -157,6 +165,13 @@ impl Slot {
             }
         }
     }
+}
+
+/// Whether the run is being stopped, waiting a moment first: a scheduler's SIGTERM reaches the
+/// workers too, and a worker it killed is not the library's fault.
+fn stopping(cancel: &AtomicBool) -> bool {
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    cancel.load(Ordering::SeqCst)
 }
 
 /// What every step of the run needs to hand on.
@@ -242,6 +257,25 @@ impl Bouts {
         cryptospeed_stats::bout_figures(&self.samples, Sample::ns_per_op)
     }
 
+    /// The cell's bouts so far, stored until it finishes (status partial).
+    fn partial(&self, cell: &CellSpec, config: &MeasureConfig) -> Measurement {
+        let mut m = self.summary(cell, config, "partial");
+        m.status = Status::Partial;
+        m.reason = Some(format!("{} bouts so far", self.bouts));
+        m
+    }
+
+    /// Takes in a stored partial cell (`run --resume`): its bouts are this cell's first ones.
+    fn resumed(m: &Measurement) -> Bouts {
+        Bouts {
+            samples: m.samples.clone(),
+            bouts: m.bout_count() as u32,
+            iters: m.samples.first().map_or(0, |s| s.iters),
+            spent_s: m.elapsed_s,
+            ..Default::default()
+        }
+    }
+
     fn summary(&self, cell: &CellSpec, config: &MeasureConfig, stopped: &str) -> Measurement {
         summarize_bouts(
             cell.clone(),
@@ -310,7 +344,8 @@ pub(crate) fn run(
     };
     let mut slots = start_slots(&plan.variants, ctx.pin, ctx.layout, cancel, progress)?;
     let config = &plan.config;
-    let mut recorder = meta.begin(config)?;
+    let variants: Vec<Variant> = slots.iter().map(|s| s.variant.clone()).collect();
+    let mut recorder = meta.begin_resumable(plan, &variants)?;
     let variant_ids: Vec<usize> = slots.iter().map(|s| recorder.variant(&s.variant)).collect();
     let (started, cpu_start) = (Instant::now(), CpuTimes::now());
     progress.start((plan.cells.len() * slots.len()) as u64);
@@ -319,16 +354,20 @@ pub(crate) fn run(
         .iter()
         .map(|_| slots.iter().map(|_| Bouts::default()).collect())
         .collect();
+    let first = match &meta.resume {
+        Some(from) => resume_cells(plan, &variants, from, &mut cells, &mut recorder, progress),
+        None => 0,
+    };
     let mut tally = Tally::default();
     let mut processes = slots.len() as u32;
     let mut round_cpus: std::collections::BTreeSet<usize> = ctx.pin.into_iter().collect();
-    let mut round = 0;
+    let mut round = first;
     let status = loop {
         relay(&recorder, progress);
         if cancel.load(Ordering::SeqCst) {
             break RunStatus::Interrupted;
         }
-        if round > 0 {
+        if round > first {
             ctx.layout = layout_for(base, round, config);
             ctx.pin = round_cpu(pin, &cpus, round);
             round_cpus.extend(ctx.pin);
@@ -350,7 +389,7 @@ pub(crate) fn run(
         }
     };
     if status == RunStatus::Interrupted {
-        store_unfinished(plan, &cells, &variant_ids, &mut recorder, &mut tally);
+        store_unfinished(plan, &cells, &variant_ids, &mut recorder);
     }
     progress.finish();
     for slot in slots {
@@ -369,6 +408,40 @@ pub(crate) fn run(
         Vec::new(),
         progress,
     ))
+}
+
+/// `run --resume`: the stored run's finished cells are done, its partial cells go on from their
+/// bouts, and the run as printed holds them all. Returns the first round to run: the one after
+/// every stored bout's, so bout numbers (which pair variants) stay unique.
+fn resume_cells(
+    plan: &Plan,
+    variants: &[Variant],
+    from: &ResumeFrom,
+    cells: &mut [Vec<Bouts>],
+    recorder: &mut Recorder,
+    progress: &dyn Progress,
+) -> u32 {
+    let stored = &from.record.measurements;
+    let mut next = 0;
+    for (cell, row) in plan.cells.iter().zip(cells.iter_mut()) {
+        for (variant, bouts) in variants.iter().zip(row.iter_mut()) {
+            let found = stored
+                .iter()
+                .find(|vm| vm.variant == variant.label && vm.measurement.cell == *cell);
+            let Some(m) = found.map(|vm| &vm.measurement) else {
+                continue;
+            };
+            next = next.max(m.samples.iter().map(|s| s.bout + 1).max().unwrap_or(0));
+            if m.status == Status::Partial {
+                *bouts = Bouts::resumed(m);
+            } else {
+                bouts.done = true;
+                progress.done();
+            }
+        }
+    }
+    recorder.carry(stored.clone());
+    next
 }
 
 /// Starts the next round's workers of the variants with cells left (fresh processes, the round's
@@ -470,6 +543,7 @@ fn run_round(
                 store_one(recorder, variant_ids[v], m, tally, ctx);
             }
         }
+        store_partial(&cells[ci], cell, &plan.config, variant_ids, recorder);
     }
     if ran {
         RoundEnd::More
@@ -543,24 +617,32 @@ fn store_one(
     ctx.progress.done();
 }
 
-/// After Ctrl-C: every cell with bouts is stored with what it has, marked imprecise.
+/// Stores the bouts so far of every unfinished variant of a cell (status partial), in place of
+/// the ones stored after the cell's previous round.
+fn store_partial(
+    row: &[Bouts],
+    cell: &CellSpec,
+    config: &MeasureConfig,
+    variant_ids: &[usize],
+    recorder: &mut Recorder,
+) {
+    for (bouts, id) in row.iter().zip(variant_ids) {
+        if !bouts.done && bouts.bouts > 0 {
+            recorder.partial(*id, bouts.partial(cell, config));
+        }
+    }
+}
+
+/// After Ctrl-C or SIGTERM: every unfinished cell keeps its bouts, stored as partial (a bout of
+/// the interrupted round may not be stored yet), for `run --resume` to go on from.
 fn store_unfinished(
     plan: &Plan,
     cells: &[Vec<Bouts>],
     variant_ids: &[usize],
     recorder: &mut Recorder,
-    tally: &mut Tally,
 ) {
     for (cell, row) in plan.cells.iter().zip(cells) {
-        for (bouts, id) in row.iter().zip(variant_ids) {
-            if !bouts.done && bouts.bouts > 0 {
-                let mut m = bouts.summary(cell, &plan.config, "interrupted");
-                m.status = Status::Imprecise;
-                m.reason = Some(format!("interrupted after {} bouts", bouts.bouts));
-                tally.count(&m);
-                recorder.add(*id, m);
-            }
-        }
+        store_partial(row, cell, &plan.config, variant_ids, recorder);
     }
 }
 

@@ -11,6 +11,7 @@ mod interleaved;
 pub mod profile;
 pub mod remeasure;
 mod request;
+mod resume;
 pub mod variant;
 pub mod verify;
 pub mod verify_text;
@@ -18,6 +19,7 @@ pub mod verify_text;
 pub use choice::{all_implementations, variant_of, BuiltVariant, ImplChoice, Layout};
 pub use concurrent::{allowed_cpus, cpus_for, scaling, scaling_table, Scaling, ScalingRow};
 pub use request::RunRequest;
+pub use resume::ResumeFrom;
 
 use anyhow::Result;
 use cryptospeed_model::{CellSpec, MeasureConfig, RunRecord, RunStatus};
@@ -58,14 +60,41 @@ pub struct RunMeta {
     pub recording: RecorderOptions,
     /// The sweep shard (sweep name, shard) this run measures, linked to it as it begins.
     pub shard: Option<(String, usize)>,
+    /// `run --resume`: the stored run this one continues (the interleaved schedule only).
+    pub resume: Option<ResumeFrom>,
 }
 
 impl RunMeta {
-    /// Stores the run as begun on this machine (probed now) with `config`.
+    /// Stores the run as begun on this machine (probed now) with `config`; it cannot be resumed.
     fn begin(&self, config: &MeasureConfig) -> Result<Recorder> {
         let machine = cryptospeed_engine::machine::probe();
-        let start = RunStart {
+        self.begin_on(machine, config, None)
+    }
+
+    /// Stores the run as begun, with its resume key; or, resuming, checks the key against the
+    /// stored one (refusing with the reason, the store unchanged) and reopens the stored run.
+    fn begin_resumable(
+        &self,
+        plan: &Plan,
+        variants: &[cryptospeed_model::Variant],
+    ) -> Result<Recorder> {
+        let machine = cryptospeed_engine::machine::probe();
+        let key = resume::key(&machine, variants, plan, &self.tool_version);
+        if let Some(from) = &self.resume {
+            resume::check(from, &key)?;
+        }
+        self.begin_on(machine, &plan.config, Some(key))
+    }
+
+    fn begin_on(
+        &self,
+        machine: cryptospeed_model::Machine,
+        config: &MeasureConfig,
+        resume_key: Option<String>,
+    ) -> Result<Recorder> {
+        let mut start = RunStart {
             heartbeat_s: Some(self.recording.heartbeat.as_secs_f64()),
+            resume_key,
             ..RunStart::new(
                 machine,
                 self.label.as_deref(),
@@ -74,6 +103,10 @@ impl RunMeta {
                 config.clone(),
             )
         };
+        if let Some(uid) = self.resume.as_ref().and_then(|r| r.record.run.uid.clone()) {
+            start.uid = uid;
+            start.resume = true;
+        }
         Recorder::begin(
             &self.store,
             start,
@@ -119,8 +152,9 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// The exit status a command reports: 130 interrupted, 3 measured but not all stored (see
-    /// the spool), 1 some cell failed, else 0.
+    /// The exit status a command reports: 130 interrupted (the front end reports 143 when the
+    /// interruption was a SIGTERM), 3 measured but not all stored (see the spool), 1 some cell
+    /// failed, else 0.
     pub fn exit_code(&self) -> i32 {
         match self.status {
             RunStatus::Interrupted => 130,
@@ -145,6 +179,9 @@ pub fn execute(
 ) -> Result<Outcome> {
     match plan.schedule {
         Schedule::Interleaved { pin } => interleaved::run(plan, pin, meta, cancel, progress),
+        Schedule::Concurrent { .. } if meta.resume.is_some() => {
+            anyhow::bail!("a --multi run cannot be resumed: each of its cells runs whole")
+        }
         Schedule::Concurrent { workers } => concurrent::run(plan, workers, meta, cancel, progress),
     }
 }

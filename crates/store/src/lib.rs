@@ -107,6 +107,11 @@ pub struct RunStart {
     /// heartbeat, see [`liveness`]).
     pub pid: u32,
     pub heartbeat_s: Option<f64>,
+    /// What a resumed run must find unchanged (machine, builds by hash, settings), as the caller
+    /// writes it; `None`: the run cannot be resumed.
+    pub resume_key: Option<String>,
+    /// This is a stored run (same uid) going on in a new process: reopen it, do not begin it.
+    pub resume: bool,
 }
 
 impl RunStart {
@@ -127,6 +132,8 @@ impl RunStart {
             config,
             pid: std::process::id(),
             heartbeat_s: None,
+            resume_key: None,
+            resume: false,
         }
     }
 }
@@ -202,6 +209,12 @@ pub trait Store {
     /// Records what else the machine was doing while the run measured.
     fn record_conditions(&mut self, run: i64, conditions: &RunConditions) -> Result<()>;
     fn finish_run(&mut self, run: i64, status: RunStatus) -> Result<()>;
+    /// Marks a stored run running again, in this process (`run --resume`): its pid, heartbeat
+    /// and no end.
+    fn reopen_run(&mut self, run: i64, start: &RunStart) -> Result<()>;
+    /// What the run must find unchanged to be resumed ([`RunStart::resume_key`]), if it was
+    /// stored with one.
+    fn resume_key(&self, run: i64) -> Result<Option<String>>;
     fn runs(&self) -> Result<Vec<RunRow>>;
     /// Every machine a run was recorded on, with its run count.
     fn machines(&self) -> Result<Vec<MachineRow>>;

@@ -16,7 +16,7 @@ use crate::writer::{Event, Writer};
 use crate::RunStart;
 use anyhow::{anyhow, Result};
 use cryptospeed_model::{
-    Measurement, RunConditions, RunInfo, RunRecord, RunStatus, Variant, VariantMeasurement,
+    Measurement, RunConditions, RunInfo, RunRecord, RunStatus, Status, Variant, VariantMeasurement,
 };
 use std::path::PathBuf;
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -146,9 +146,10 @@ impl Recorder {
         self.record.variants.len() - 1
     }
 
-    /// Records a finished measurement of the variant with index `variant`; never blocks on the
-    /// store.
+    /// Records a finished measurement of the variant with index `variant` (in place of the
+    /// cell's partial state, if any); never blocks on the store.
     pub fn add(&mut self, variant: usize, measurement: Measurement) {
+        self.drop_partial(variant, &measurement);
         let v = &self.record.variants[variant];
         self.record.measurements.push(VariantMeasurement {
             variant: v.label.clone(),
@@ -159,6 +160,38 @@ impl Recorder {
         let _ = self
             .events
             .send(Event::Measurement(variant, Box::new(measurement)));
+    }
+
+    /// Records a cell's bouts so far (status partial), in place of its earlier partial state;
+    /// never blocks on the store.
+    pub fn partial(&mut self, variant: usize, measurement: Measurement) {
+        self.drop_partial(variant, &measurement);
+        let v = &self.record.variants[variant];
+        self.record.measurements.push(VariantMeasurement {
+            variant: v.label.clone(),
+            implementation: v.implementation.clone(),
+            measurement: measurement.clone(),
+            definition: None,
+        });
+        let _ = self
+            .events
+            .send(Event::Partial(variant, Box::new(measurement)));
+    }
+
+    /// Takes a run's stored measurements in (`run --resume`), so the run printed at the end is
+    /// the whole run; nothing is written.
+    pub fn carry(&mut self, earlier: Vec<VariantMeasurement>) {
+        self.record.measurements.extend(earlier);
+    }
+
+    /// Removes the cell's partial state from the record.
+    fn drop_partial(&mut self, variant: usize, m: &Measurement) {
+        let label = &self.record.variants[variant].label;
+        self.record.measurements.retain(|vm| {
+            !(vm.measurement.status == Status::Partial
+                && vm.variant == *label
+                && vm.measurement.cell == m.cell)
+        });
     }
 
     /// What the writer wants the user to read since the last call (the store failed, came back).

@@ -170,4 +170,11 @@ ALTER TABLE run ADD COLUMN pid {int};
     r#"
 ALTER TABLE measurement ADD COLUMN definition TEXT;
 "#,
+    // 8: runs that can be resumed (`run --resume`): what the run must find unchanged to go on
+    // (machine, builds by hash, settings), as JSON. Measurements may now be `partial` (a cell's
+    // bouts so far, replaced as bouts come and dropped when the cell finishes). NULL for runs
+    // stored before, and for runs that cannot be resumed.
+    r#"
+ALTER TABLE run ADD COLUMN resume_key TEXT;
+"#,
 ];

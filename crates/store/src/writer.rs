@@ -1,6 +1,10 @@
 //! The writer thread behind a [`Recorder`](crate::Recorder): owns the store connection, writes
 //! the run in order, retries a store that went away, keeps the spool, beats the heartbeat. The
 //! measuring thread never waits for it, except when the run ends.
+//!
+//! Finished measurements are written in order (the store holds a prefix of them); a partial
+//! cell's latest state replaces its earlier one, so only the newest per cell waits to be written,
+//! and a cell that finishes drops it.
 
 use crate::{fault_of, Fault, RecorderOptions, RunStart, SqliteStore, Storage, Store};
 use anyhow::Result;
@@ -13,6 +17,8 @@ use std::time::{Duration, Instant};
 pub(crate) enum Event {
     Variant(Box<Variant>),
     Measurement(usize, Box<Measurement>),
+    /// A cell's bouts so far (status partial), replacing its earlier partial state.
+    Partial(usize, Box<Measurement>),
     Finish(RunStatus, Option<RunConditions>),
 }
 
@@ -33,6 +39,14 @@ struct Spool {
     ended: bool,
 }
 
+/// A partial cell's newest state, and whether the store and the spool have it.
+struct Partial {
+    variant: usize,
+    measurement: Measurement,
+    in_store: bool,
+    in_spool: bool,
+}
+
 /// The run's end, as the measuring thread reported it.
 type End = (RunStatus, Option<RunConditions>);
 
@@ -47,6 +61,9 @@ pub(crate) struct Writer {
     measurements: Vec<(usize, Measurement)>,
     /// How many of `measurements` the store holds (always a prefix).
     stored: usize,
+    /// Finished measurements the store held before this process (a resumed run).
+    base: usize,
+    partials: Vec<Partial>,
     end: Option<End>,
     ended: bool,
     spool: Option<Spool>,
@@ -69,6 +86,13 @@ impl Writer {
     ) -> Result<Writer> {
         let mut store = crate::open(location)?;
         let run_id = store.begin_run(&start)?;
+        let base = match start.resume {
+            true => {
+                store.reopen_run(run_id, &start)?;
+                store.measurement_count(run_id)?
+            }
+            false => 0,
+        };
         if let Some((sweep, k)) = &shard {
             store.link_shard(sweep, *k, run_id)?;
         }
@@ -82,6 +106,8 @@ impl Writer {
             variant_ids: Vec::new(),
             measurements: Vec::new(),
             stored: 0,
+            base,
+            partials: Vec::new(),
             end: None,
             ended: false,
             spool: None,
@@ -103,7 +129,11 @@ impl Writer {
         loop {
             match inbox.recv_timeout(self.wait()) {
                 Ok(Event::Variant(v)) => self.variants.push(*v),
-                Ok(Event::Measurement(v, m)) => self.measurements.push((v, *m)),
+                Ok(Event::Measurement(v, m)) => {
+                    self.partials.retain(|p| !same_cell(p, v, &m));
+                    self.measurements.push((v, *m));
+                }
+                Ok(Event::Partial(v, m)) => self.partial(v, *m),
                 Ok(Event::Finish(status, conditions)) => {
                     self.end = Some((status, conditions));
                     break;
@@ -131,8 +161,28 @@ impl Writer {
         beat.min(retry).max(Duration::from_millis(10))
     }
 
+    /// A cell's newest partial state, in place of its earlier one.
+    fn partial(&mut self, variant: usize, measurement: Measurement) {
+        let new = Partial {
+            variant,
+            measurement,
+            in_store: false,
+            in_spool: false,
+        };
+        match self
+            .partials
+            .iter_mut()
+            .find(|p| same_cell(p, variant, &new.measurement))
+        {
+            Some(p) => *p = new,
+            None => self.partials.push(new),
+        }
+    }
+
     fn all_stored(&self) -> bool {
-        self.stored == self.measurements.len() && self.ended
+        self.stored == self.measurements.len()
+            && self.ended
+            && self.partials.iter().all(|p| p.in_store)
     }
 
     /// Writes what the store lacks, unless it is given up or a retry is not yet due; keeps the
@@ -165,7 +215,7 @@ impl Writer {
     fn write_store(&mut self) -> Result<()> {
         if self.store.is_none() {
             let store = crate::open(&self.location)?;
-            self.stored = store.measurement_count(self.run_id)?;
+            self.stored = store.measurement_count(self.run_id)? - self.base;
             self.store = Some(store);
         }
         let store = self.store.as_mut().expect("connected above");
@@ -177,6 +227,10 @@ impl Writer {
             let (v, m) = &self.measurements[self.stored];
             store.add_measurement(self.run_id, self.variant_ids[*v], m)?;
             self.stored += 1;
+        }
+        for p in self.partials.iter_mut().filter(|p| !p.in_store) {
+            store.add_measurement(self.run_id, self.variant_ids[p.variant], &p.measurement)?;
+            p.in_store = true;
         }
         if let (Some((status, conditions)), false) = (&self.end, self.ended) {
             if let Some(c) = conditions {
@@ -263,6 +317,7 @@ impl Writer {
             // The spool is read after this process is gone: judged by its end, not by beats.
             let start = RunStart {
                 heartbeat_s: None,
+                resume: false,
                 ..self.start.clone()
             };
             let run_id = store.begin_run(&start)?;
@@ -300,6 +355,13 @@ impl Writer {
                     .store
                     .add_measurement(spool.run_id, spool.variant_ids[*v], m)?;
                 spool.written += 1;
+            }
+            for p in self.partials.iter_mut().filter(|p| !p.in_spool) {
+                let v = spool.variant_ids[p.variant];
+                spool
+                    .store
+                    .add_measurement(spool.run_id, v, &p.measurement)?;
+                p.in_spool = true;
             }
             if let (Some((status, conditions)), false) = (&self.end, spool.ended) {
                 if let Some(c) = conditions {
@@ -386,6 +448,11 @@ impl Writer {
             let _ = store.finish_run(self.run_id, RunStatus::Interrupted);
         }
     }
+}
+
+/// Whether a partial state is of the same cell of the same variant as `m`.
+fn same_cell(p: &Partial, variant: usize, m: &Measurement) -> bool {
+    p.variant == variant && p.measurement.cell == m.cell
 }
 
 /// Removes a SQLite file with its WAL and shared-memory files.

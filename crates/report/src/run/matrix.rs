@@ -43,12 +43,16 @@ fn text(
                 s.push('†');
             }
             if options.ci {
-                if let Some(sum) = m.summary.filter(|_| !m.samples.is_empty()) {
+                let shown = !m.samples.is_empty() && m.honest_interval();
+                if let Some(sum) = m.summary.filter(|_| shown) {
                     let _ = write!(s, " ±{:.1}%", sum.rel_ci() * 100.0);
                 }
             }
             if m.status == Status::Imprecise {
                 s.push('?');
+            }
+            if m.status == Status::Partial {
+                s.push('…');
             }
             let c = &m.cell;
             s.push_str(
@@ -161,11 +165,24 @@ pub fn write(record: &RunRecord, options: &Options) -> String {
         let _ = writeln!(out, "\noperations per second");
         out.push_str(&table(&columns, &impls, &rows, options));
     }
+    legend(&mut out, record, options);
+    out
+}
+
+/// What the marks under the tables mean, those that occur only when they do.
+fn legend(out: &mut String, record: &RunRecord, options: &Options) {
     let _ = writeln!(
         out,
         "\n* fastest in the row; n/a: the implementation does not offer it; FAILED: see --format json\n\
          ?: imprecise (time budget spent before the precision target)"
     );
+    let partial = |m: &VariantMeasurement| m.measurement.status == Status::Partial;
+    if record.measurements.iter().any(partial) {
+        let _ = writeln!(
+            out,
+            "…: partial (the run stopped before the cell finished: its bouts so far; an interval from two bouts on)"
+        );
+    }
     if record
         .measurements
         .iter()
@@ -179,7 +196,6 @@ pub fn write(record: &RunRecord, options: &Options) -> String {
     for line in options.footnotes.lines() {
         let _ = writeln!(out, "{line}");
     }
-    out
 }
 
 #[cfg(test)]

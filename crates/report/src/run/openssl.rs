@@ -17,7 +17,7 @@ fn speed_name(row: SpeedRow, id: &str) -> String {
 }
 
 fn ci_pct(m: &Measurement) -> String {
-    match m.summary {
+    match m.summary.filter(|_| m.honest_interval()) {
         Some(s) => format!("±{:.1}%", s.rel_ci() * 100.0),
         None => "".into(),
     }
@@ -57,9 +57,30 @@ pub fn write(record: &RunRecord, options: &Options) -> String {
         symmetric_table(&mut out, &ms, &prims, options, tsc_ghz);
         pkey_tables(&mut out, &ms, &prims, options);
         deviations(&mut out, options, &ms[0].implementation);
+        partial_note(&mut out, &ms);
         out.push('\n');
     }
     out.trim_end().to_string() + "\n"
+}
+
+/// Says which figures are a cut-short cell's bouts so far (status partial).
+fn partial_note(out: &mut String, ms: &[&VariantMeasurement]) {
+    let partial: Vec<String> = ms
+        .iter()
+        .map(|vm| &vm.measurement)
+        .filter(|m| m.status == cryptospeed_model::Status::Partial)
+        .map(|m| {
+            let size = m.cell.bytes.map(|b| format!("@{b}")).unwrap_or_default();
+            format!("{}{size} ({} bouts)", m.cell.primitive, m.bout_count())
+        })
+        .collect();
+    if !partial.is_empty() {
+        let _ = writeln!(
+            out,
+            "# partial (the run stopped before these cells finished; figures from their bouts so far): {}",
+            partial.join(", ")
+        );
+    }
 }
 
 /// The bulk primitives' table (1000s of bytes per second at each size, `openssl speed`'s

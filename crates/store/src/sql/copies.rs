@@ -23,21 +23,26 @@ impl<D: Db> SqlStore<D> {
         let stored: Vec<(String, String, Option<i64>, String)> = self
             .db
             .query(
-                "SELECT m.primitive, m.op, m.bytes, v.label FROM measurement m JOIN variant v ON v.id = m.variant_id WHERE m.run_id = ?1 ORDER BY m.id",
+                "SELECT m.primitive, m.op, m.bytes, v.label FROM measurement m JOIN variant v ON v.id = m.variant_id WHERE m.run_id = ?1 AND m.status <> 'partial' ORDER BY m.id",
                 params![id],
             )?
             .iter()
             .map(|r| Ok((r.text(0)?, r.text(1)?, r.opt_i64(2)?, r.text(3)?)))
             .collect::<Result<_>>()?;
         let k = stored.len();
+        // Partial cells are not part of the prefix: the copy's replace whatever is here.
+        let (finished, partial): (Vec<_>, Vec<_>) = record
+            .measurements
+            .iter()
+            .partition(|vm| vm.measurement.status != Status::Partial);
         let same_status = status == record.run.status.as_str();
         if status == RunStatus::Complete.as_str()
-            || k > record.measurements.len()
-            || (k == record.measurements.len() && same_status)
+            || k > finished.len()
+            || (k == finished.len() && same_status)
         {
             return Ok(SyncOutcome::AlreadyThere(id));
         }
-        for (i, (here, there)) in stored.iter().zip(&record.measurements).enumerate() {
+        for (i, (here, there)) in stored.iter().zip(&finished).enumerate() {
             let c = &there.measurement.cell;
             let key = (
                 c.primitive.clone(),
@@ -56,14 +61,14 @@ impl<D: Db> SqlStore<D> {
         for v in &record.variants {
             ids.push((v.label.clone(), self.variant_row(v)?));
         }
-        for vm in &record.measurements[k..] {
+        for vm in finished[k..].iter().chain(&partial) {
             let Some((_, vid)) = ids.iter().find(|(l, _)| *l == vm.variant) else {
                 bail!(
                     "a measurement names variant '{}', which the run does not carry",
                     vm.variant
                 );
             };
-            self.insert_measurement(id, *vid, &vm.measurement, carried(vm))?;
+            self.replace_partial(id, *vid, &vm.measurement, carried(vm))?;
         }
         self.db.execute(
             "UPDATE run SET status = ?1, finished_at = ?2, conditions = ?3 WHERE id = ?4",
@@ -81,7 +86,7 @@ impl<D: Db> SqlStore<D> {
         )?;
         Ok(SyncOutcome::Completed {
             id,
-            added: record.measurements.len() - k,
+            added: finished.len() - k,
         })
     }
 

@@ -190,9 +190,40 @@ impl<D: Db> SqlStore<D> {
             .collect()
     }
 
+    /// Stores a measurement in place of the cell's partial one, if any: a partial cell holds
+    /// one row (the bouts so far), and a finished cell none. The caller owns the transaction.
+    pub(super) fn replace_partial(
+        &self,
+        run: i64,
+        variant: i64,
+        m: &Measurement,
+        definition: Option<&str>,
+    ) -> Result<()> {
+        let c = &m.cell;
+        let cell = [
+            Value::from(run),
+            Value::from(variant),
+            Value::from(c.primitive.as_str()),
+            Value::from(c.op.as_str()),
+            Value::from(c.bytes.map_or(-1, |b| b as i64)),
+            Value::from(c.misalign as i64),
+        ];
+        const PARTIAL: &str = "SELECT id FROM measurement WHERE run_id = ?1 AND variant_id = ?2 AND primitive = ?3 AND op = ?4 AND COALESCE(bytes, -1) = ?5 AND misalign = ?6 AND status = 'partial'";
+        self.db.execute(
+            &format!("DELETE FROM sample WHERE measurement_id IN ({PARTIAL})"),
+            &cell,
+        )?;
+        self.db.execute(
+            &format!("DELETE FROM measurement WHERE id IN ({PARTIAL})"),
+            &cell,
+        )?;
+        self.insert_measurement(run, variant, m, definition)
+    }
+
+    /// How many finished measurements (not partial ones) the run holds.
     pub(super) fn count_measurements(&self, run: i64) -> Result<usize> {
         let rows = self.db.query(
-            "SELECT COUNT(*) FROM measurement WHERE run_id = ?1",
+            "SELECT COUNT(*) FROM measurement WHERE run_id = ?1 AND status <> 'partial'",
             params![run],
         )?;
         Ok(one(rows, |r| r.i64(0))?.unwrap_or(0) as usize)

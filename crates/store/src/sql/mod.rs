@@ -197,7 +197,7 @@ impl<D: Db> Store for SqlStore<D> {
     fn add_measurement(&mut self, run: i64, variant: i64, m: &Measurement) -> Result<()> {
         self.in_tx(|| {
             let definition = measurements::definition_of(m);
-            self.insert_measurement(run, variant, m, definition.as_deref())
+            self.replace_partial(run, variant, m, definition.as_deref())
         })
     }
 
@@ -219,6 +219,14 @@ impl<D: Db> Store for SqlStore<D> {
 
     fn finish_run(&mut self, run: i64, status: RunStatus) -> Result<()> {
         self.close_run(run, status)
+    }
+
+    fn reopen_run(&mut self, run: i64, start: &RunStart) -> Result<()> {
+        self.reopen(run, start)
+    }
+
+    fn resume_key(&self, run: i64) -> Result<Option<String>> {
+        self.stored_resume_key(run)
     }
 
     fn runs(&self) -> Result<Vec<RunRow>> {

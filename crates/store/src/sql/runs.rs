@@ -98,11 +98,29 @@ impl<D: Db> SqlStore<D> {
             let machine_id = self.machine_id(&start.machine)?;
             let stamp = now();
             let rows = self.db.query(
-                "INSERT INTO run (label, started_at, command, tool_version, status, machine_id, config, uid, heartbeat_at, heartbeat_s, pid) VALUES (?1, ?2, ?3, ?4, 'running', ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",
-                params![start.label.clone(), stamp.clone(), &start.command, &start.tool_version, machine_id, serde_json::to_string(&start.config)?, &start.uid, stamp, start.heartbeat_s, start.pid],
+                "INSERT INTO run (label, started_at, command, tool_version, status, machine_id, config, uid, heartbeat_at, heartbeat_s, pid, resume_key) VALUES (?1, ?2, ?3, ?4, 'running', ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id",
+                params![start.label.clone(), stamp.clone(), &start.command, &start.tool_version, machine_id, serde_json::to_string(&start.config)?, &start.uid, stamp, start.heartbeat_s, start.pid, start.resume_key.clone()],
             )?;
             returned_id(rows, "run")
         })
+    }
+
+    /// `run --resume`: the run is this process's now, running again.
+    pub(super) fn reopen(&mut self, run: i64, start: &RunStart) -> Result<()> {
+        self.db.execute(
+            "UPDATE run SET status = 'running', finished_at = NULL, heartbeat_at = ?1, heartbeat_s = ?2, pid = ?3 WHERE id = ?4",
+            params![now(), start.heartbeat_s, start.pid, run],
+        )?;
+        Ok(())
+    }
+
+    pub(super) fn stored_resume_key(&self, run: i64) -> Result<Option<String>> {
+        Ok(one(
+            self.db
+                .query("SELECT resume_key FROM run WHERE id = ?1", params![run])?,
+            |r| r.opt_text(0),
+        )?
+        .flatten())
     }
 
     pub(super) fn beat(&mut self, run: i64) -> Result<()> {
