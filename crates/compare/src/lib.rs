@@ -5,6 +5,8 @@
 //! Pure computation over model types: the caller resolves selectors to runs; the comparison's
 //! output formats live with every other format in cryptospeed-report (`compare::FORMATS`).
 
+#[cfg(test)]
+mod promises;
 mod run_noise;
 
 pub use run_noise::{between_run_variance, moderate, run_noise, RunCenter, RunNoise, PRIOR_DF};

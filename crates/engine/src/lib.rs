@@ -13,6 +13,8 @@ pub mod marker;
 pub mod mask;
 pub mod protocol;
 pub mod sampler;
+#[cfg(test)]
+mod stopping_tests;
 pub mod vectors;
 pub mod worker_client;
 pub mod worker_server;

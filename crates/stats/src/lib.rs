@@ -9,7 +9,7 @@ mod mann_whitney;
 
 pub use bouts::{
     bout_estimate, bout_figures, by_bout, by_bout_id_with, by_bout_with, detectable_from_intervals,
-    paired_ratio, ratio, undisturbed, welch, BoutEstimate, LogEstimate, RatioEstimate,
+    paired_ratio, ratio, undisturbed, welch, BoutEstimate, LogEstimate, RatioEstimate, SE_BOUND,
     UNDISTURBED_CPU_SHARE,
 };
 use cryptospeed_model::Summary;
