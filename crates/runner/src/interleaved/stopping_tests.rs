@@ -1,0 +1,138 @@
+//! The run loop's stopping rules, pinned at their thresholds: a cell's variant is precise only
+//! with `min_bouts` bouts and its interval within the target; a paired ratio only with its
+//! interval within the target; a cell stops when both hold, or when its time (and the pool that
+//! precise cells left) is spent.
+
+use super::*;
+
+// Eight bouts of a baseline and a candidate, as in crates/stats' SciPy fixtures: the baseline's
+// interval is ±2.8793% (SciPy 1.17.1: (97.76500093844372, 103.55925187268339) around
+// 100.62042713344752), the paired ratio 1.108716717810681 with upper bound 1.1373038281743602.
+const BASE8: [f64; 8] = [100.0, 103.0, 98.0, 101.0, 99.5, 120.0, 97.0, 102.0];
+const CAND8: [f64; 8] = [90.0, 91.5, 89.0, 92.0, 90.5, 80.0, 93.0, 90.8];
+const REL_CI8: f64 = (103.55925187268339 - 97.76500093844372) / 2.0 / 100.62042713344752;
+
+fn paired_half() -> f64 {
+    (1.1373038281743602f64 / 1.108716717810681).ln()
+}
+
+fn bouts_of(ns: &[f64], spent_s: f64) -> Bouts {
+    Bouts {
+        samples: ns
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Sample {
+                iters: 1000,
+                wall_ns: (t * 1000.0) as u64,
+                cpu_ns: (t * 1000.0) as u64,
+                tsc: 0,
+                bout: i as u32,
+            })
+            .collect(),
+        bouts: ns.len() as u32,
+        iters: 1000,
+        spent_s,
+        ..Default::default()
+    }
+}
+
+fn cell() -> CellSpec {
+    CellSpec {
+        primitive: "sha256".into(),
+        op: cryptospeed_model::Op::Hash,
+        bytes: Some(64),
+        misalign: 0,
+    }
+}
+
+fn config(precision: f64, min_bouts: u32) -> MeasureConfig {
+    MeasureConfig {
+        precision,
+        min_bouts,
+        max_time_s: 1.0,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_variant_is_precise_with_min_bouts_and_its_interval_within_the_target() {
+    let b = bouts_of(&BASE8, 0.1);
+    assert!(b.precise(&cell(), &config(REL_CI8 * 1.001, 8)));
+    assert!(!b.precise(&cell(), &config(REL_CI8 * 0.999, 8)));
+    assert!(!b.precise(&cell(), &config(0.05, 9)));
+    // Never fewer than two bouts, whatever --min-bouts says.
+    assert!(!bouts_of(&BASE8[..1], 0.1).precise(&cell(), &config(1.0, 0)));
+}
+
+#[test]
+fn a_paired_ratio_is_precise_when_its_interval_is_within_the_target() {
+    let row = [bouts_of(&BASE8, 0.1), bouts_of(&CAND8, 0.1)];
+    assert!((paired_half() - 0.025455).abs() < 1e-5);
+    assert!(paired_precise(&row, &config(paired_half() * 1.001, 2)));
+    assert!(!paired_precise(&row, &config(paired_half() * 0.999, 2)));
+    // One variant has nothing to pair.
+    assert!(paired_precise(&row[..1], &config(0.0, 2)));
+}
+
+#[test]
+fn a_cell_stops_when_every_variant_and_every_ratio_is_precise() {
+    let wide = REL_CI8.max(paired_half()) * 1.001;
+    let mut tally = Tally::default();
+    let mut row = [bouts_of(&BASE8, 0.25), bouts_of(&CAND8, 0.5)];
+    assert!(may_stop(&mut row, &cell(), &config(wide, 8), &mut tally));
+    // Both leave their unused budget (1 s each) to the pool.
+    assert!(
+        (tally.unused_s - (0.75 + 0.5)).abs() < 1e-12,
+        "{}",
+        tally.unused_s
+    );
+    // Each variant precise (the same bouts in another order have the same interval) but their
+    // paired ratio not: go on while there is time.
+    let target = REL_CI8 * 1.001;
+    let reversed: Vec<f64> = BASE8.iter().rev().copied().collect();
+    let mut row = [bouts_of(&BASE8, 0.25), bouts_of(&reversed, 0.25)];
+    assert!(row[1].precise(&cell(), &config(target, 8)));
+    assert!(!paired_precise(&row, &config(target, 8)));
+    let mut tally = Tally::default();
+    assert!(!may_stop(&mut row, &cell(), &config(target, 8), &mut tally));
+    // The same bouts 10% faster in every round pair up exactly: precise, stop.
+    let faster: Vec<f64> = BASE8.iter().map(|t| t * 0.9).collect();
+    let mut row = [bouts_of(&BASE8, 0.25), bouts_of(&faster, 0.25)];
+    assert!(may_stop(&mut row, &cell(), &config(target, 8), &mut tally));
+}
+
+#[test]
+fn an_imprecise_cell_stops_when_its_time_and_the_pool_are_spent() {
+    let tight = config(0.001, 8);
+    // Within its own time: go on.
+    let mut tally = Tally::default();
+    let mut row = [bouts_of(&BASE8, 0.5)];
+    assert!(!may_stop(&mut row, &cell(), &tight, &mut tally));
+    // Out of time and no pool: stop.
+    let mut row = [bouts_of(&BASE8, 1.0)];
+    assert!(may_stop(&mut row, &cell(), &tight, &mut tally));
+    // Out of time with a pool holding one more bout (1/8 s): one more round, granted from it.
+    let mut tally = Tally {
+        unused_s: 0.2,
+        ..Default::default()
+    };
+    let mut row = [bouts_of(&BASE8, 1.0)];
+    assert!(!may_stop(&mut row, &cell(), &tight, &mut tally));
+    assert!((tally.unused_s - (0.2 - 0.125)).abs() < 1e-12);
+    assert!((row[0].granted_s - 0.125).abs() < 1e-12);
+    // A pool smaller than a bout: stop.
+    let mut tally = Tally {
+        unused_s: 0.1,
+        ..Default::default()
+    };
+    let mut row = [bouts_of(&BASE8, 1.0)];
+    assert!(may_stop(&mut row, &cell(), &tight, &mut tally));
+    // Never past MAX_BUDGET_FACTOR times its budget, however full the pool.
+    let mut tally = Tally {
+        unused_s: 100.0,
+        ..Default::default()
+    };
+    let mut row = [bouts_of(&BASE8, MAX_BUDGET_FACTOR * 1.0 - 0.1)];
+    row[0].granted_s = MAX_BUDGET_FACTOR - 1.1;
+    assert!(may_stop(&mut row, &cell(), &tight, &mut tally));
+}
