@@ -127,12 +127,16 @@ fn an_imprecise_cell_stops_when_its_time_and_the_pool_are_spent() {
     };
     let mut row = [bouts_of(&BASE8, 1.0)];
     assert!(may_stop(&mut row, &cell(), &tight, &mut tally));
-    // Never past MAX_BUDGET_FACTOR times its budget, however full the pool.
-    let mut tally = Tally {
+    // Never past four times its budget (MAX_BUDGET_FACTOR), however full the pool: at 2.5 s of
+    // a 1 s budget it may go on, at 3.9 s (a bout is 3.9/8 s) it stops.
+    let full = || Tally {
         unused_s: 100.0,
         ..Default::default()
     };
-    let mut row = [bouts_of(&BASE8, MAX_BUDGET_FACTOR * 1.0 - 0.1)];
-    row[0].granted_s = MAX_BUDGET_FACTOR - 1.1;
-    assert!(may_stop(&mut row, &cell(), &tight, &mut tally));
+    let mut row = [bouts_of(&BASE8, 2.5)];
+    row[0].granted_s = 1.5;
+    assert!(!may_stop(&mut row, &cell(), &tight, &mut full()));
+    let mut row = [bouts_of(&BASE8, 3.9)];
+    row[0].granted_s = 2.9;
+    assert!(may_stop(&mut row, &cell(), &tight, &mut full()));
 }
