@@ -1,0 +1,176 @@
+//! Nothing measured is lost when a run stops (issue 48), tested with real signals on a real run:
+//! SIGKILL partway keeps every bout finished before the last round (as `partial` cells), and
+//! `run --resume` completes the run with those bouts; SIGTERM stops a run within seconds with
+//! exit status 143, resumable; a resume whose machine, builds or settings changed is refused
+//! with the reason and leaves the store as it was.
+
+mod common;
+
+use common::{bin, spawn};
+use rusqlite::Connection;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// A run of four cells that never reach their (tiny) precision target, so each runs its whole
+/// budget in many short bouts: about ten seconds in all.
+fn start(db: &Path) -> cryptospeed_testkit::KillOnDrop {
+    spawn(
+        common::command()
+            .args(["run", "-a", "md5,sha1", "-b", "16,1024", "--db"])
+            .arg(db)
+            .args(["--max-time", "0.6", "--sample-time", "0.002"])
+            .args(["--precision", "0.0001"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null()),
+    )
+}
+
+fn query(db: &Path, sql: &str) -> i64 {
+    Connection::open(db)
+        .and_then(|c| c.query_row(sql, [], |r| r.get(0)))
+        .unwrap_or(0)
+}
+
+/// Bouts the store holds, over every cell.
+fn bouts(db: &Path) -> i64 {
+    query(
+        db,
+        "SELECT COUNT(*) FROM (SELECT DISTINCT measurement_id, bout FROM sample)",
+    )
+}
+
+fn partial_cells(db: &Path) -> i64 {
+    query(
+        db,
+        "SELECT COUNT(*) FROM measurement WHERE status = 'partial'",
+    )
+}
+
+fn run_status(db: &Path) -> String {
+    Connection::open(db)
+        .unwrap()
+        .query_row("SELECT status FROM run", [], |r| r.get(0))
+        .unwrap()
+}
+
+/// Waits until the store holds at least `n` bouts, with some cells still partial.
+fn wait_for_bouts(db: &Path, n: i64) {
+    let start = Instant::now();
+    while bouts(db) < n || partial_cells(db) == 0 {
+        assert!(
+            start.elapsed() < Duration::from_secs(90),
+            "{} bouts stored after 90 s",
+            bouts(db)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn db_in(dir: &tempfile::TempDir) -> PathBuf {
+    dir.path().join("results.db")
+}
+
+fn resume(db: &Path) -> std::process::Output {
+    bin()
+        .args(["run", "--resume", "1", "--db"])
+        .arg(db)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn sigkill_keeps_the_bouts_finished_and_resume_completes_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    let mut child = start(&db);
+    wait_for_bouts(&db, 12);
+    let seen = bouts(&db);
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    child.child().wait().unwrap();
+    let kept = bouts(&db);
+    assert!(
+        kept >= seen,
+        "{kept} bouts kept, {seen} seen before the kill"
+    );
+    assert!(partial_cells(&db) > 0);
+    let shown = common::ok(
+        bin()
+            .args(["show", "1", "--format", "csv", "--db"])
+            .arg(&db),
+    );
+    assert!(shown.contains("partial"), "{shown}");
+    let out = resume(&db);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(run_status(&db), "complete");
+    assert_eq!(partial_cells(&db), 0);
+    assert_eq!(query(&db, "SELECT COUNT(*) FROM measurement"), 4);
+    // The earlier bouts are bouts of the finished cells: nothing measured was lost.
+    assert!(bouts(&db) > kept, "{} bouts after resuming", bouts(&db));
+}
+
+#[test]
+fn sigterm_stops_within_seconds_and_a_changed_resume_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    let mut child = start(&db);
+    wait_for_bouts(&db, 8);
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let sent = Instant::now();
+    let status = child.child().wait().unwrap();
+    assert!(
+        sent.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert_eq!(status.code(), Some(143));
+    assert_eq!(run_status(&db), "interrupted");
+    assert!(partial_cells(&db) > 0);
+    assert_eq!(
+        query(
+            &db,
+            "SELECT COUNT(*) FROM measurement WHERE status = 'failed'"
+        ),
+        0
+    );
+    refused_resumes(&db);
+    let out = resume(&db);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(run_status(&db), "complete");
+    let again = resume(&db);
+    assert!(String::from_utf8_lossy(&again.stderr).contains("nothing to resume"));
+}
+
+/// Another machine (its stored key edited) and other settings are refused, the store unchanged.
+fn refused_resumes(db: &Path) {
+    let before = (bouts(db), partial_cells(db));
+    let conn = Connection::open(db).unwrap();
+    let key: String = conn
+        .query_row("SELECT resume_key FROM run", [], |r| r.get(0))
+        .unwrap();
+    let elsewhere = key.replacen("\"machine\":\"", "\"machine\":\"elsewhere ", 1);
+    conn.execute("UPDATE run SET resume_key = ?1", [&elsewhere])
+        .unwrap();
+    let out = resume(db);
+    assert_eq!(out.status.code(), Some(2));
+    let why = String::from_utf8_lossy(&out.stderr);
+    assert!(why.contains("another machine"), "{why}");
+    conn.execute("UPDATE run SET resume_key = ?1", [&key])
+        .unwrap();
+    let other = bin()
+        .args(["run", "--resume", "1", "--max-time", "2", "--db"])
+        .arg(db)
+        .output()
+        .unwrap();
+    assert_eq!(other.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&other.stderr).contains("cannot be used with"));
+    assert_eq!((bouts(db), partial_cells(db)), before);
+    assert_eq!(run_status(db), "interrupted");
+}
