@@ -363,12 +363,65 @@ fn partial_runs_are_completed_by_a_copy(store: &mut dyn Store, full: &RunRecord)
     );
 }
 
+/// A cell's bouts so far are one partial row, replaced as bouts come and dropped when the
+/// cell finishes; a stopped run is reopened for `run --resume` with its resume key kept.
+fn partial_cells_are_replaced_and_runs_reopened(store: &mut dyn Store) {
+    let start = RunStart {
+        resume_key: Some("{\"machine\":\"m\"}".into()),
+        ..RunStart::new(
+            machine(),
+            Some("cut"),
+            "cryptospeed run",
+            "0.1.0",
+            MeasureConfig::default(),
+        )
+    };
+    let run = store.begin_run(&start).unwrap();
+    let v = store
+        .variant_id(&Variant {
+            label: "openssl".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    let partial = |samples| Measurement {
+        status: Status::Partial,
+        ..measurement("sha256", None, samples)
+    };
+    store.add_measurement(run, v, &partial(10)).unwrap();
+    store.add_measurement(run, v, &partial(20)).unwrap();
+    let back = store.load_run("cut").unwrap();
+    assert_eq!(back.measurements.len(), 1, "one row per partial cell");
+    assert_eq!(back.measurements[0].measurement.status, Status::Partial);
+    assert_eq!(back.measurements[0].measurement.bout_count(), 2);
+    assert_eq!(
+        store.measurement_count(run).unwrap(),
+        0,
+        "partial cells are not finished"
+    );
+    store.finish_run(run, RunStatus::Interrupted).unwrap();
+    assert_eq!(store.resume_key(run).unwrap(), start.resume_key);
+    store.reopen_run(run, &start).unwrap();
+    assert_eq!(
+        store.load_run("cut").unwrap().run.status,
+        RunStatus::Running
+    );
+    store
+        .add_measurement(run, v, &measurement("sha256", None, 30))
+        .unwrap();
+    let done = store.load_run("cut").unwrap();
+    assert_eq!(done.measurements.len(), 1);
+    assert_eq!(done.measurements[0].measurement.status, Status::Ok);
+    assert_eq!(done.measurements[0].measurement.samples.len(), 30);
+    assert_eq!(store.measurement_count(run).unwrap(), 1);
+}
+
 #[test]
 fn sqlite_backend() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = SqliteStore::open(&dir.path().join("r.db")).unwrap();
     exercise(&mut s);
     definitions_are_kept(&mut s);
+    partial_cells_are_replaced_and_runs_reopened(&mut s);
 }
 
 #[test]
@@ -412,6 +465,7 @@ fn postgres_backend_behaves_like_sqlite_and_keeps_its_password() {
         let mut s = PostgresStore::connect(&url).unwrap();
         exercise(&mut s);
         definitions_are_kept(&mut s);
+        partial_cells_are_replaced_and_runs_reopened(&mut s);
     }
 
     // The same tables and columns as SQLite, by the engines' own catalogues.
