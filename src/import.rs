@@ -1,5 +1,5 @@
 //! `cryptospeed import`: reads `openssl speed` / `bssl speed` / Google Benchmark / `go test
-//! -bench` / liboqs logs and stores each output in them
+//! -bench` / liboqs / mlkem-native and mldsa-native / pqm4 logs and stores each output in them
 //! as an imported run. Every file is read completely before anything is stored, so a truncated or
 //! garbled file (an error naming its line) leaves the store unchanged.
 
@@ -18,7 +18,11 @@ pub struct ImportArgs {
     /// of a file gets the same label, so `compare LABEL …` pools them.
     #[arg(long)]
     pub label: Option<String>,
-    /// Log format instead of guessing: openssl-speed, bssl-speed, bssl-speed-json.
+    /// Log format instead of guessing (every one is also recognised by itself): openssl-speed
+    /// (any version, human or -mr, -multi), bssl-speed, bssl-speed-json, google-benchmark,
+    /// google-benchmark-json, go-test-bench (`go test -bench`), liboqs-speed,
+    /// pq-native-bench (mlkem-native / mldsa-native cycles and percentiles), pqm4
+    /// (benchmarks.md).
     #[arg(long)]
     pub format: Option<String>,
     /// The log is from `openssl speed -decrypt`: its cipher rows time decryption.

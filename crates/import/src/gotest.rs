@@ -29,18 +29,25 @@ impl LogFormat for GoTest {
         let mut log = ParsedLog::default();
         let mut config: Vec<(String, String)> = Vec::new();
         let mut pkg = String::new();
+        // `show --format gobench` writes `variant: LABEL` above each variant's lines.
+        let mut variant: Option<String> = None;
         for (n, line) in numbered_lines(text) {
             let t = line.trim_end();
             if let Some((key, value)) = config_line(t) {
-                if key == "pkg" {
-                    pkg = value.clone();
+                match key.as_str() {
+                    "pkg" => pkg = value.clone(),
+                    "variant" => {
+                        variant = Some(value);
+                        continue;
+                    }
+                    _ => {}
                 }
                 if !config.iter().any(|(k, v)| *k == key && *v == value) {
                     config.push((key, value));
                 }
             } else if t.starts_with("Benchmark") {
                 let result = benchmark_line(n, t, &pkg)?;
-                place(&mut log.runs, result, n);
+                place(&mut log.runs, result, n, variant.as_deref());
             } else if !is_go_noise(t) {
                 log.skipped.push((n, line.to_string()));
             }
@@ -69,17 +76,23 @@ fn is_go_noise(t: &str) -> bool {
         || t.starts_with("? ")
 }
 
-/// A repeated benchmark (`-count N`) adds a sample to the cell its first line made.
-fn place(runs: &mut Vec<ImportedRun>, result: ImportedResult, n: usize) {
-    if runs.is_empty() {
-        runs.push(ImportedRun {
-            format: "go-test-bench".into(),
-            implementation: "go".into(),
-            first_line: n,
-            ..Default::default()
-        });
-    }
-    let run = &mut runs[0];
+/// A repeated benchmark (`-count N`) adds a sample to the cell its first line made; each
+/// `variant:` of cryptospeed's own export is an output of its own.
+fn place(runs: &mut Vec<ImportedRun>, result: ImportedResult, n: usize, variant: Option<&str>) {
+    let implementation = variant.unwrap_or("go");
+    let k = match runs.iter().position(|r| r.implementation == implementation) {
+        Some(k) => k,
+        None => {
+            runs.push(ImportedRun {
+                format: "go-test-bench".into(),
+                implementation: implementation.into(),
+                first_line: n,
+                ..Default::default()
+            });
+            runs.len() - 1
+        }
+    };
+    let run = &mut runs[k];
     run.last_line = n;
     let same = |r: &&mut ImportedResult| {
         r.primitive == result.primitive
@@ -194,7 +207,8 @@ fn map_name(pkg: &str, name: &str) -> (Mapped, Op, Option<u64>) {
     let bare = name.strip_prefix("Benchmark").unwrap_or(name);
     let found = digest(pkg, bare)
         .or_else(|| public_key(pkg, bare))
-        .or_else(|| mlkem(pkg, bare));
+        .or_else(|| mlkem(pkg, bare))
+        .or_else(|| own_export(pkg, bare));
     if let Some(found) = found {
         return found;
     }
@@ -287,6 +301,20 @@ fn mlkem(pkg: &str, bare: &str) -> Option<(Mapped, Op, Option<u64>)> {
         _ => return None,
     };
     Some((names::named_scheme("ml-kem-768"), op, None))
+}
+
+/// cryptospeed's own `show --format gobench` (`pkg: cryptospeed`): `PRIMITIVE/OP[/BYTES]`.
+fn own_export(pkg: &str, bare: &str) -> Option<(Mapped, Op, Option<u64>)> {
+    if pkg != "cryptospeed" {
+        return None;
+    }
+    let mut parts = bare.split('/');
+    let (primitive, op) = (parts.next()?, Op::parse(parts.next()?)?);
+    let bytes = match parts.next() {
+        Some(b) => Some(b.parse().ok()?),
+        None => None,
+    };
+    Some((names::named_scheme(primitive), op, bytes))
 }
 
 fn guess_op(bare: &str) -> Op {

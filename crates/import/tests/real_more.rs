@@ -1,8 +1,10 @@
 //! Imports every real output in tests/real-more (the PQ projects' own benchmark formats and a
 //! progress-only openssl log, copied from issue threads, repositories and a package README; see
 //! tests/real-more/INDEX.toml for where each comes from) and checks every value read by hand from
-//! the source. Also Go's crypto/mlkem `-count 5` log (tests/fixtures, made here): its benchmarks
-//! on ML-KEM-768's operations, each with its five repetitions as samples.
+//! the source. Also two logs made here (tests/fixtures/COMMANDS): Go's crypto/mlkem `-count 5`,
+//! its benchmarks on ML-KEM-768's operations each with its five repetitions as samples, and an
+//! `openssl speed -mr -multi 200` whose children wrote into a `Got: +H:` line: that line is
+//! skipped with a warning, the rest imported.
 
 use cryptospeed_import::{read, ImportOptions, ImportedResult, ImportedRun, ParsedLog};
 use cryptospeed_model::Op;
@@ -136,4 +138,31 @@ fn go_crypto_mlkem_maps_onto_ml_kem_768_with_its_repetitions_as_samples() {
         definitions.contains("Encaps = ml-kem-768 encaps+parse"),
         "{definitions}"
     );
+}
+
+#[test]
+fn a_garbled_multi_line_costs_that_line_not_the_file() {
+    let log = import("fixtures", "openssl-3.0.19-mr-multi200-garbled-got-h.txt");
+    assert_eq!(log.runs.len(), 1);
+    let run = &log.runs[0];
+    assert_eq!(run.field("multi"), Some("200"));
+    assert_eq!(
+        run.results.len(),
+        24,
+        "4 digests x 6 sizes from the parent's +F lines"
+    );
+    assert_eq!(log.warnings.len(), 1, "{:?}", log.warnings);
+    assert!(
+        log.warnings[0].starts_with("line 10031 is garbled"),
+        "{:?}",
+        log.warnings
+    );
+    assert!(log.skipped.iter().any(|(n, _)| *n == 10031));
+    // The parent's summed line, read by hand: +F:3:md5:41978085.68:… (bytes/s at 16 bytes).
+    let md5 = run
+        .results
+        .iter()
+        .find(|r| r.primitive == "md5" && r.bytes == Some(16))
+        .unwrap();
+    assert_eq!(md5.rate, 41978085.68);
 }

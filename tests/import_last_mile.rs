@@ -1,0 +1,145 @@
+//! The last mile of importing (issue 50), end to end through the binary: `import --help` names
+//! every log format; Go's crypto/mlkem `-count 5` log becomes ML-KEM-768 cells with five
+//! samples and an interval, written back by `show --format gobench` one line per repetition;
+//! a single imported figure has no interval in JSON (null, not 0); a progress-only openssl log
+//! imports its KEM figures marked partial; pqm4's cycles come back as cycles per operation.
+
+mod common;
+
+use common::{bin, ok};
+use std::path::{Path, PathBuf};
+
+fn data(dir: &str, file: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates/import/tests")
+        .join(dir)
+        .join(file)
+}
+
+fn json(db: &Path, run: &str) -> Vec<serde_json::Value> {
+    let out = ok(bin()
+        .args(["show", run, "--format", "json", "--db"])
+        .arg(db));
+    serde_json::from_str(&out).unwrap()
+}
+
+fn record<'a>(
+    records: &'a [serde_json::Value],
+    primitive: &str,
+    op: &str,
+) -> &'a serde_json::Value {
+    records
+        .iter()
+        .find(|r| r["primitive"] == primitive && r["op"] == op)
+        .unwrap_or_else(|| panic!("{primitive} {op} in {records:?}"))
+}
+
+#[test]
+fn import_help_names_every_format() {
+    let help = ok(bin().args(["import", "--help"]));
+    for format in cryptospeed_import::FORMATS {
+        assert!(
+            help.contains(format.name()),
+            "{} missing from:\n{help}",
+            format.name()
+        );
+    }
+}
+
+#[test]
+fn go_mlkem_repetitions_are_samples_with_an_interval_and_export_one_line_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let log = data("fixtures", "go-1.26.8-crypto-mlkem-count5-benchmem.txt");
+    let out = ok(bin().args(["import", "--db"]).arg(&db).arg(&log));
+    assert_eq!(out.matches("as run").count(), 1, "{out}");
+    let records = json(&db, "1");
+    let decaps = record(&records, "ml-kem-768", "decaps");
+    assert_eq!(decaps["n"], 5);
+    assert!(decaps["ci95_pct"].as_f64().unwrap() > 0.0, "{decaps}");
+    // The median of the five printed ns/op (63119 67739 78882 79464 85670).
+    assert!((decaps["median"].as_f64().unwrap() - 1e9 / 78882.0).abs() < 1e-6);
+    record(&records, "ml-kem-768", "encaps+parse");
+    let gobench = ok(bin()
+        .args(["show", "1", "--format", "gobench", "--db"])
+        .arg(&db));
+    let decaps_lines = gobench
+        .lines()
+        .filter(|l| l.starts_with("Benchmarkml-kem-768/decaps "))
+        .count();
+    assert_eq!(decaps_lines, 5, "{gobench}");
+}
+
+#[test]
+fn single_figures_have_no_interval_and_progress_lines_import_as_partial() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let log = data(
+        "real-more",
+        "openssl-3.5-pypi-mlkem-readme-progress-only-kem.txt",
+    );
+    let out = bin()
+        .args(["import", "--db"])
+        .arg(&db)
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("taken from the progress lines"), "{stderr}");
+    let records = json(&db, "1");
+    assert_eq!(records.len(), 9);
+    let keygen = record(&records, "ml-kem-768", "keygen");
+    assert!(keygen["ci95_pct"].is_null(), "{keygen}");
+    assert!(keygen["ci95"].is_null(), "{keygen}");
+    assert!((keygen["median"].as_f64().unwrap() - 28874.0 / 0.98).abs() < 1e-6);
+}
+
+#[test]
+fn pqm4_cycles_come_back_as_cycles_per_operation() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let log = data("real-more", "pqm4-cc2c1b9-benchmarks.md");
+    let out = ok(bin().args(["import", "--db"]).arg(&db).arg(&log));
+    assert!(out.contains("pqm4-m4fspeed"), "{out}");
+    let runs = ok(bin().args(["runs", "--db"]).arg(&db));
+    let id = runs
+        .lines()
+        .find(|l| l.contains("pqm4-clean"))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("{runs}"))
+        .to_string();
+    let records = json(&db, &id);
+    let keygen = record(&records, "ml-kem-768", "keygen");
+    // 988,722 cycles at pqm4's 24 MHz.
+    assert!((keygen["median"].as_f64().unwrap() - 24e6 / 988722.0).abs() < 1e-9);
+    assert_eq!(keygen["cycles_per_op"].as_f64(), Some(988722.0));
+}
+
+#[test]
+fn gobench_export_imports_back_to_the_same_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let log = data("fixtures", "go-1.26.8-crypto-mlkem-count5-benchmem.txt");
+    ok(bin().args(["import", "--db"]).arg(&db).arg(&log));
+    let gobench = ok(bin()
+        .args(["show", "1", "--format", "gobench", "--db"])
+        .arg(&db));
+    let file = dir.path().join("export.txt");
+    std::fs::write(&file, &gobench).unwrap();
+    let out = ok(bin().args(["import", "--db"]).arg(&db).arg(&file));
+    assert_eq!(out.matches("as run").count(), 1, "{out}");
+    let (before, after) = (json(&db, "1"), json(&db, "2"));
+    assert_eq!(before.len(), after.len());
+    for b in &before {
+        let (p, op) = (b["primitive"].as_str().unwrap(), b["op"].as_str().unwrap());
+        let a = record(&after, p, op);
+        let (x, y) = (b["median"].as_f64().unwrap(), a["median"].as_f64().unwrap());
+        assert!((x / y - 1.0).abs() < 1e-6, "{p} {op}: {x} vs {y}");
+        assert_eq!(a["n"], b["n"], "{p} {op}");
+    }
+}
