@@ -257,7 +257,7 @@ fn error_line(text: &str) -> (usize, String) {
 }
 
 #[test]
-fn truncated_logs_keep_their_complete_rows_and_name_what_is_missing() {
+fn a_log_cut_in_its_progress_lines_keeps_their_figures() {
     let full = fixture("openssl-3.0.19-human.txt");
     let lines: Vec<&str> = full.lines().collect();
     let upto = |n: usize| lines[..n].join("\n") + "\n";
@@ -285,6 +285,13 @@ fn truncated_logs_keep_their_complete_rows_and_name_what_is_missing() {
             md5.rate
         );
     }
+}
+
+#[test]
+fn truncated_logs_keep_their_complete_rows_and_name_what_is_missing() {
+    let full = fixture("openssl-3.0.19-human.txt");
+    let lines: Vec<&str> = full.lines().collect();
+    let upto = |n: usize| lines[..n].join("\n") + "\n";
     // Cut inside the table: md5 and sha256 read, the rest named as missing.
     let log = cryptospeed_import::read(&upto(50), None, &ImportOptions::default()).unwrap();
     let run = &log.runs[0];
@@ -322,6 +329,10 @@ fn truncated_logs_keep_their_complete_rows_and_name_what_is_missing() {
     // Cut before the public-key tables its progress lines announced.
     let log = cryptospeed_import::read(&upto(53), None, &ImportOptions::default()).unwrap();
     assert!(log.missing().iter().any(|m| m.contains("public-key")));
+}
+
+#[test]
+fn truncated_mr_logs_take_their_sizes_from_dt_lines_or_the_defaults() {
     // -mr cut inside its +F lines, and cut at the top (no +H line): sizes from +DT lines.
     let mr = fixture("openssl-3.0.19-mr.txt");
     let mr_lines: Vec<&str> = mr.lines().collect();
