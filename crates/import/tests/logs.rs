@@ -550,3 +550,36 @@ fn openssl_3_5_mr_kem_and_signature_lines_take_their_names_from_the_r_lines() {
         r.results
     );
 }
+
+#[test]
+fn kem_and_signature_progress_lines_give_the_figures_their_tables_print() {
+    // OpenSSL 4.0.3's KEM and signature run (tests/fixtures/COMMANDS), cut before its header.
+    let full = fixture("openssl-4.0.3-human-pq-hybrid.txt");
+    let cut: String = full
+        .lines()
+        .take_while(|l| !l.starts_with("version:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let whole = parse(&full, None, &ImportOptions::default()).unwrap();
+    let log = cryptospeed_import::read(&cut, None, &ImportOptions::default()).unwrap();
+    let run = &log.runs[0];
+    assert!(run
+        .field("partial")
+        .unwrap()
+        .contains("taken from the progress lines"));
+    assert_eq!(run.results.len(), 21, "7 schemes x 3 operations");
+    for r in &run.results {
+        let table = whole[0]
+            .results
+            .iter()
+            .find(|w| w.primitive == r.primitive && w.op == r.op)
+            .unwrap_or_else(|| panic!("{} {:?}", r.primitive, r.op));
+        // The progress line prints its seconds to 0.01 s: within 2% of the table's rate.
+        assert!(
+            (r.rate / table.rate - 1.0).abs() < 0.02,
+            "{} {:?}",
+            r.primitive,
+            r.op
+        );
+    }
+}
