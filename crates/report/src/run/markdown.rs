@@ -33,7 +33,7 @@ pub fn write(record: &RunRecord, options: &Options) -> String {
                     let cell = match find(&ms, p.id, op, Some(*s)) {
                         Some(m) if m.status.has_numbers() => {
                             let k = m.bytes_per_s().unwrap_or(0.0) / 1e3;
-                            let figure = match (options.ci, m.summary) {
+                            let figure = match (options.ci, m.summary.filter(|s| s.n > 1)) {
                                 (true, Some(sum)) => {
                                     format!("{k:.2}k ±{:.1}%", sum.rel_ci() * 100.0)
                                 }
@@ -63,11 +63,11 @@ pub fn write(record: &RunRecord, options: &Options) -> String {
                             (true, Some(s)) => {
                                 let _ = writeln!(
                                     out,
-                                    "| {} | {op} | {:.1}{} | {:.1} | {:.0} |",
+                                    "| {} | {op} | {:.1}{} | {} | {:.0} |",
                                     p.id,
                                     1e9 / s.median,
                                     mark(p.id, *op),
-                                    s.rel_ci() * 100.0,
+                                    interval_pct(&s),
                                     m.cycles_per_op().unwrap_or(0.0)
                                 );
                             }
@@ -91,6 +91,15 @@ pub fn write(record: &RunRecord, options: &Options) -> String {
         let _ = writeln!(out, "{}\n", notes.join("  \n"));
     }
     out
+}
+
+/// The ±% of a figure's interval; nothing for a single (imported) figure, which has none.
+fn interval_pct(s: &cryptospeed_model::Summary) -> String {
+    if s.n > 1 {
+        format!("{:.1}", s.rel_ci() * 100.0)
+    } else {
+        String::new()
+    }
 }
 
 #[cfg(test)]

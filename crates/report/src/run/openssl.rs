@@ -17,7 +17,8 @@ fn speed_name(row: SpeedRow, id: &str) -> String {
 }
 
 fn ci_pct(m: &Measurement) -> String {
-    match m.summary.filter(|_| m.honest_interval()) {
+    // A single figure (an imported one) has no interval to show.
+    match m.summary.filter(|s| s.n > 1 && m.honest_interval()) {
         Some(s) => format!("±{:.1}%", s.rel_ci() * 100.0),
         None => "".into(),
     }
