@@ -117,4 +117,21 @@ mod tests {
         let imported = Measurement::imported(cell.clone(), 1e6 * cell.bytes.unwrap_or(1) as f64);
         assert_eq!(super::bouts(&imported), vec![(1, 1000.0)]);
     }
+
+    #[test]
+    fn imprecise_cells_are_written_too() {
+        let mut record = super::super::fixture::record();
+        for vm in &mut record.measurements {
+            vm.measurement.status = cryptospeed_model::Status::Imprecise;
+        }
+        let text = super::write(&record, &Default::default());
+        let lines = text.lines().filter(|l| l.starts_with("Benchmark")).count();
+        let with_figures = record
+            .measurements
+            .iter()
+            .filter(|vm| vm.measurement.summary.is_some())
+            .count();
+        assert!(with_figures > 0);
+        assert_eq!(lines, with_figures, "{text}");
+    }
 }
