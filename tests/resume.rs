@@ -2,22 +2,26 @@
 //! SIGKILL partway keeps every bout finished before the last round (as `partial` cells), and
 //! `run --resume` completes the run with those bouts; SIGTERM stops a run within seconds with
 //! exit status 143, resumable; a resume whose machine, builds or settings changed is refused
-//! with the reason and leaves the store as it was.
+//! with the reason and leaves the store as it was; a PostgreSQL store that goes away mid-run
+//! gets the bouts it missed when it is back, and the killed run resumes there.
 
 mod common;
 
 use common::{bin, spawn};
+use cryptospeed_testkit::PgServer;
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// A run of four cells that never reach their (tiny) precision target, so each runs its whole
 /// budget in many short bouts: about ten seconds in all.
-fn start(db: &Path) -> cryptospeed_testkit::KillOnDrop {
+/// Spools (should the store fail) go under `dir`.
+fn start(db: impl AsRef<std::ffi::OsStr>, dir: &Path) -> cryptospeed_testkit::KillOnDrop {
     spawn(
         common::command()
             .args(["run", "-a", "md5,sha1", "-b", "16,1024", "--db"])
             .arg(db)
+            .env("CRYPTOSPEED_SPOOL", dir.join("spool"))
             .args(["--max-time", "0.6", "--sample-time", "0.002"])
             .args(["--precision", "0.0001"])
             .stdout(std::process::Stdio::null())
@@ -70,7 +74,7 @@ fn db_in(dir: &tempfile::TempDir) -> PathBuf {
     dir.path().join("results.db")
 }
 
-fn resume(db: &Path) -> std::process::Output {
+fn resume(db: impl AsRef<std::ffi::OsStr>) -> std::process::Output {
     bin()
         .args(["run", "--resume", "1", "--db"])
         .arg(db)
@@ -82,7 +86,7 @@ fn resume(db: &Path) -> std::process::Output {
 fn sigkill_keeps_the_bouts_finished_and_resume_completes_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let db = db_in(&dir);
-    let mut child = start(&db);
+    let mut child = start(&db, dir.path());
     wait_for_bouts(&db, 12);
     let seen = bouts(&db);
     unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
@@ -116,7 +120,7 @@ fn sigkill_keeps_the_bouts_finished_and_resume_completes_the_run() {
 fn sigterm_stops_within_seconds_and_a_changed_resume_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let db = db_in(&dir);
-    let mut child = start(&db);
+    let mut child = start(&db, dir.path());
     wait_for_bouts(&db, 8);
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let sent = Instant::now();
@@ -173,4 +177,57 @@ fn refused_resumes(db: &Path) {
     assert!(String::from_utf8_lossy(&other.stderr).contains("cannot be used with"));
     assert_eq!((bouts(db), partial_cells(db)), before);
     assert_eq!(run_status(db), "interrupted");
+}
+
+/// One number from the PostgreSQL store (0 before the run made its tables).
+fn pg(server: &PgServer, sql: &str) -> i64 {
+    let text = server.psql("cs", sql).unwrap_or_default();
+    text.trim().parse().unwrap_or(0)
+}
+
+const PG_BOUTS: &str = "SELECT COUNT(*) FROM (SELECT DISTINCT measurement_id, bout FROM sample) b";
+const PG_PARTIAL: &str = "SELECT COUNT(*) FROM measurement WHERE status = 'partial'";
+
+/// Waits (at most 90 s) until `ready` says yes.
+fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !ready() {
+        assert!(
+            start.elapsed() < Duration::from_secs(90),
+            "{what} within 90 s"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_postgres_store_away_mid_run_gets_the_bouts_back_and_the_killed_run_resumes_there() {
+    let server = PgServer::start().unwrap();
+    let url = server.database("cs").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = start(&url, dir.path());
+    wait_until("a partial cell", || pg(&server, PG_PARTIAL) > 0);
+    server.pause().unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    server.resume().unwrap();
+    let at_pause = pg(&server, PG_BOUTS);
+    wait_until("bouts after the store came back", || {
+        pg(&server, PG_BOUTS) > at_pause + 2
+    });
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    child.child().wait().unwrap();
+    let kept = pg(&server, PG_BOUTS);
+    let out = resume(&url);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        server.psql("cs", "SELECT status FROM run").unwrap().trim(),
+        "complete"
+    );
+    assert_eq!(pg(&server, PG_PARTIAL), 0);
+    assert_eq!(pg(&server, "SELECT COUNT(*) FROM measurement"), 4);
+    assert!(pg(&server, PG_BOUTS) > kept);
 }
