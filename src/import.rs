@@ -1,5 +1,5 @@
 //! `cryptospeed import`: reads `openssl speed` / `bssl speed` / Google Benchmark / `go test
-//! -bench` / liboqs / mlkem-native and mldsa-native / pqm4 logs and stores each output in them
+//! -bench` / liboqs / mlkem-native and mldsa-native / pqm4 / wolfCrypt logs and stores each output in them
 //! as an imported run. Every file is read completely before anything is stored, so a truncated or
 //! garbled file (an error naming its line) leaves the store unchanged.
 
@@ -22,7 +22,7 @@ pub struct ImportArgs {
     /// (any version, human or -mr, -multi), bssl-speed, bssl-speed-json, google-benchmark,
     /// google-benchmark-json, go-test-bench (`go test -bench`), liboqs-speed,
     /// pq-native-bench (mlkem-native / mldsa-native cycles and percentiles), pqm4
-    /// (benchmarks.md).
+    /// (benchmarks.md), wolfcrypt-benchmark (wolfCrypt's `benchmark`).
     #[arg(long)]
     pub format: Option<String>,
     /// The log is from `openssl speed -decrypt`: its cipher rows time decryption.

@@ -23,6 +23,7 @@ mod openssl;
 mod pqm4;
 mod pqnative;
 mod rounding;
+mod wolfcrypt;
 
 use cryptospeed_model::Op;
 use std::fmt;
@@ -175,6 +176,7 @@ pub static FORMATS: &[&dyn LogFormat] = &[
     &liboqs::LiboqsSpeed,
     &pqm4::Pqm4,
     &pqnative::PqNative,
+    &wolfcrypt::WolfCrypt,
     &gotest::GoTest,
     &openssl::OpensslSpeed,
 ];

@@ -1,5 +1,5 @@
-//! Imports every real output in tests/real-more (the PQ projects' own benchmark formats and a
-//! progress-only openssl log, copied from issue threads, repositories and a package README; see
+//! Imports every real output in tests/real-more (the PQ projects' own benchmark formats,
+//! wolfCrypt's benchmark and a progress-only openssl log, copied from issue threads, repositories and a package README; see
 //! tests/real-more/INDEX.toml for where each comes from) and checks every value read by hand from
 //! the source. Also two logs made here (tests/fixtures/COMMANDS): Go's crypto/mlkem `-count 5`,
 //! its benchmarks on ML-KEM-768's operations each with its five repetitions as samples, and an
@@ -40,6 +40,9 @@ struct Spot {
     secs: Option<f64>,
     field: Option<String>,
     value: Option<String>,
+    /// A rate as printed, in `unit` (`MB/s` binary as wolfCrypt prints it, or `ops/sec`).
+    rate: Option<f64>,
+    unit: Option<String>,
 }
 
 fn path(dir: &str, file: &str) -> PathBuf {
@@ -82,6 +85,15 @@ fn check_spot(file: &str, log: &ParsedLog, spot: &Spot) {
     }
     if let (Some(count), Some(secs)) = (spot.count, spot.secs) {
         assert_eq!(r.rate, count / secs, "{file}: {} {op:?}", r.primitive);
+    }
+    if let Some(rate) = spot.rate {
+        let scale = match spot.unit.as_deref() {
+            Some("MB/s") => 1048576.0,
+            Some("KB/s") => 1024.0,
+            _ => 1.0,
+        };
+        assert_eq!(r.rate, rate * scale, "{file}: {} {op:?}", r.primitive);
+        assert_eq!(r.bytes.is_some(), scale > 1.0, "{file}: {}", r.primitive);
     }
 }
 

@@ -1,0 +1,191 @@
+//! wolfCrypt's `benchmark` output (wolfcrypt/benchmark/benchmark.c): a `wolfCrypt Benchmark
+//! (block bytes 1024, min 1.0 sec each)` header, then symmetric lines `AES-128-CBC-enc  10 MB
+//! took 1.002 seconds,  9.819 MB/s` and public-key lines `RSA  2048 public  222 ops took 1.007
+//! sec, avg 4.536 ms, 220.457 ops/sec` (newer versions add cycle columns after the rate). The
+//! figure is the printed rate: MB/s and KB/s are binary (2^20, 2^10: benchmark.c's default
+//! `base2`) at the header's block size; ops/sec as printed. Known names map onto the catalog
+//! (`RSA public`/`private` are wolfCrypt's default public encrypt / private decrypt, `sign` and
+//! `verify` with `-rsa-sign`); the rest keep their names.
+
+use crate::names::{self, Mapped};
+use crate::{
+    number, numbered_lines, ImportError, ImportOptions, ImportedResult, ImportedRun, LogFormat,
+    ParsedLog,
+};
+use cryptospeed_model::Op;
+
+pub struct WolfCrypt;
+
+impl LogFormat for WolfCrypt {
+    fn name(&self) -> &'static str {
+        "wolfcrypt-benchmark"
+    }
+
+    fn sniff(&self, text: &str) -> bool {
+        text.contains("wolfCrypt Benchmark") || text.lines().any(|l| rate_line(l).is_some())
+    }
+
+    fn parse(&self, text: &str, _options: &ImportOptions) -> Result<ParsedLog, ImportError> {
+        let mut log = ParsedLog::default();
+        let mut block = 1024;
+        let mut run: Option<ImportedRun> = None;
+        for (n, line) in numbered_lines(text) {
+            let t = line.trim();
+            if let Some(b) = block_bytes(t) {
+                block = b;
+                if run.as_ref().is_some_and(|r| !r.results.is_empty()) {
+                    log.runs.extend(run.take());
+                }
+            } else if let Some(version) = t.strip_prefix("wolfSSL version ") {
+                new_run(&mut run, n).set("version", version.trim());
+            } else if let Some((name, rate, per_op)) = rate_line(t) {
+                let r = new_run(&mut run, n);
+                r.last_line = n;
+                r.results.push(result(n, &name, rate, per_op, block));
+            } else if !(t.is_empty() || t.starts_with("---") || t == "Benchmark complete") {
+                log.skipped.push((n, line.to_string()));
+            }
+        }
+        log.runs.extend(run.filter(|r| !r.results.is_empty()));
+        Ok(log)
+    }
+}
+
+fn new_run(run: &mut Option<ImportedRun>, n: usize) -> &mut ImportedRun {
+    run.get_or_insert_with(|| ImportedRun {
+        format: "wolfcrypt-benchmark".into(),
+        implementation: "wolfssl".into(),
+        first_line: n,
+        last_line: n,
+        ..Default::default()
+    })
+}
+
+/// `wolfCrypt Benchmark (block bytes 1024, min 1.0 sec each)` → 1024.
+fn block_bytes(t: &str) -> Option<u64> {
+    let rest = t.split_once("(block bytes ")?.1;
+    rest.split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// A result line: the name, the rate (bytes/s, or ops/s for `per_op`).
+fn rate_line(t: &str) -> Option<(String, f64, bool)> {
+    if let Some((head, tail)) = t.split_once(" ops took ") {
+        let rate = tail.split(',').find_map(|f| {
+            let f = f.trim();
+            number(f.strip_suffix(" ops/sec")?.trim())
+        })?;
+        let (name, _count) = head.trim().rsplit_once(char::is_whitespace)?;
+        return Some((squeeze(name), rate, true));
+    }
+    let (head, tail) = t.split_once(" took ")?;
+    let rate_field = tail.split(',').nth(1)?.trim();
+    let (value, unit) = rate_field.split_once(' ')?;
+    let scale = match unit.trim() {
+        "KB/s" => 1024.0,
+        "MB/s" => 1048576.0,
+        "GB/s" => 1073741824.0,
+        _ => return None,
+    };
+    let mut words: Vec<&str> = head.split_whitespace().collect();
+    words.truncate(words.len().checked_sub(2)?); // the amount and its unit
+    Some((words.join(" "), number(value)? * scale, false))
+}
+
+/// `RSA     2048 public` → `RSA 2048 public`.
+fn squeeze(name: &str) -> String {
+    name.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn result(n: usize, name: &str, rate: f64, per_op: bool, block: u64) -> ImportedResult {
+    let (m, op, bytes) = if per_op {
+        let (m, op) = public_key(name).unwrap_or_else(|| kept(name, Op::Keygen));
+        (m, op, None)
+    } else {
+        let (m, op) = symmetric(name);
+        (m, op, Some(block))
+    };
+    ImportedResult {
+        primitive: m.primitive,
+        op,
+        bytes,
+        rate,
+        printed_name: name.to_string(),
+        mapped: m.mapped,
+        line: n,
+        samples: Vec::new(),
+        cycles: None,
+    }
+}
+
+fn kept(name: &str, op: Op) -> (Mapped, Op) {
+    let m = Mapped {
+        primitive: names::slug(&format!("wolfcrypt {name}")),
+        mapped: false,
+    };
+    (m, op)
+}
+
+/// `AES-128-CBC-enc`, `SHA-256`, `HMAC-SHA256`, `CHA-POLY` in openssl's spellings.
+fn symmetric(name: &str) -> (Mapped, Op) {
+    let lower = name.to_ascii_lowercase();
+    let (base, decrypt) = match (lower.strip_suffix("-enc"), lower.strip_suffix("-dec")) {
+        (Some(b), _) => (b.to_string(), false),
+        (_, Some(b)) => (b.to_string(), true),
+        _ => (lower.clone(), false),
+    };
+    let spelled = match base.as_str() {
+        "sha" => "sha1".to_string(),
+        "chacha" => "chacha20".to_string(),
+        "cha-poly" => "chacha20-poly1305".to_string(),
+        b if b.starts_with("hmac-") => format!("hmac({})", digest(&b[5..])),
+        b => digest(b),
+    };
+    let (m, op) = names::symmetric(&spelled, decrypt);
+    if m.mapped {
+        (m, op)
+    } else {
+        kept(name, op)
+    }
+}
+
+/// `sha-256` → `sha256`, `sha` → `sha1`, `sha3-256` unchanged.
+fn digest(d: &str) -> String {
+    match d {
+        "sha" => "sha1".into(),
+        d if d.starts_with("sha-") => format!("sha{}", &d[4..]),
+        d => d.into(),
+    }
+}
+
+/// `RSA 2048 public`, `ECDHE 256 agree`, `ECDSA 256 sign`, `ED 25519 verify`,
+/// `ML-KEM 768 128 key gen`, `ML-DSA 65 sign`.
+fn public_key(name: &str) -> Option<(Mapped, Op)> {
+    let words: Vec<&str> = name.split_whitespace().collect();
+    let (family, size) = (*words.first()?, *words.get(1)?);
+    let what = words[2..].join(" ");
+    let what = what.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ');
+    let op = match what {
+        "public" => Op::Encrypt,
+        "private" => Op::Decrypt,
+        "sign" => Op::Sign,
+        "verify" => Op::Verify,
+        "key gen" => Op::Keygen,
+        "agree" => Op::Derive,
+        "encap" => Op::Encaps,
+        "decap" => Op::Decaps,
+        _ => return None,
+    };
+    let m = match family {
+        "RSA" => names::sized("rsa", size.parse().ok()?),
+        "ECDHE" => names::curve("ecdh", &format!("p{size}")),
+        "ECDSA" => names::curve("ecdsa", &format!("p{size}")),
+        "ED" if size == "25519" => names::named_scheme("ed25519"),
+        "ML-KEM" => names::named_scheme(&format!("ml-kem-{size}")),
+        "ML-DSA" => names::named_scheme(&format!("ml-dsa-{size}")),
+        _ => return None,
+    };
+    m.mapped.then_some((m, op))
+}
