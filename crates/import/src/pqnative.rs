@@ -1,7 +1,7 @@
 //! mlkem-native's and mldsa-native's benchmark output (`test/bench/bench_mlkem.c`, printed by
 //! `scripts/tests bench`): per parameter set an `INFO  > Benchmark  ML-KEM-768  (native, opt)`
-//! line, then `   keypair cycles = 51842` (the median of NTESTS runs, or with
-//! `cycles (avg) =` their mean), a `percentile 1 10 20 … 99` legend and one
+//! line (`INFO  > MLKEM768` in mlkem-c-aarch64, its predecessor), then `   keypair cycles =
+//! 51842` (the median of NTESTS runs; `cycles (avg) =` their mean; `cycles=60653` before), a `percentile 1 10 20 … 99` legend and one
 //! `   keypair percentiles:  50898  51246 …` row per operation. The figure kept is the median in
 //! cycles per operation (the 50th percentile where the row has one, else the `cycles =` line);
 //! every percentile row is kept in the run's header. A row whose values do not match the legend
@@ -24,7 +24,7 @@ impl LogFormat for PqNative {
         text.lines().any(|l| cycles_line(l).is_some())
             && text
                 .lines()
-                .any(|l| l.trim_start().starts_with("percentile"))
+                .any(|l| l.trim_start().starts_with("percentile") || scheme_in(l.trim()).is_some())
     }
 
     fn parse(&self, text: &str, _options: &ImportOptions) -> Result<ParsedLog, ImportError> {
@@ -177,11 +177,11 @@ fn result(n: usize, printed: &str, m: &Mapped, op: Op, cycles: f64) -> ImportedR
     }
 }
 
-/// `keypair cycles = 51842`, `sign cycles (avg) = 179807`: the operation, the count, and
-/// whether it is a mean.
+/// `keypair cycles = 51842`, `sign cycles (avg) = 179807`, the older `keypair cycles=60653`:
+/// the operation, the count, and whether it is a mean.
 fn cycles_line(line: &str) -> Option<(Op, f64, bool)> {
-    let (head, value) = line.trim().split_once(" = ")?;
-    let (op, rest) = head.split_once(' ')?;
+    let (head, value) = line.trim().split_once('=')?;
+    let (op, rest) = head.trim().split_once(' ')?;
     let avg = match rest.trim() {
         "cycles" => false,
         "cycles (avg)" => true,
