@@ -19,8 +19,25 @@ enum Stored {
 /// The run `--resume` names, and the arguments it was started with (with this command's store
 /// and output options).
 pub fn stored_run(a: RunArgs, selector: &str) -> Result<(RunArgs, ResumeFrom)> {
-    let db = crate::session::db_location(&a.store.db);
-    let store = cryptospeed_store::open(&db)?;
+    let from = resumable(&crate::session::db_location(&a.store.db), selector)?;
+    let id = from.record.run.id;
+    if from.record.run.command.contains(" sweep run ") {
+        bail!("run {id} measures a sweep shard: `cryptospeed sweep run` goes on with it");
+    }
+    let words = from.record.run.command.split_whitespace();
+    let Stored::Run(mut stored) = Stored::try_parse_from(words).map_err(|e| {
+        let e = e.to_string();
+        anyhow!("run {id}'s command line no longer parses: {}", e.trim_end())
+    })?;
+    stored.store = a.store;
+    stored.output = a.output;
+    stored.resume = None;
+    Ok((stored, from))
+}
+
+/// The stored run, if it may go on: stopped before it was complete, and measured here.
+pub fn resumable(db: &str, selector: &str) -> Result<ResumeFrom> {
+    let store = cryptospeed_store::open(db)?;
     let record = store.load_run(selector)?;
     let id = record.run.id;
     match record.run.status {
@@ -34,13 +51,5 @@ pub fn stored_run(a: RunArgs, selector: &str) -> Result<(RunArgs, ResumeFrom)> {
         bail!("run {id} was imported: only measured runs can be resumed");
     }
     let key = store.resume_key(id)?;
-    let words = record.run.command.split_whitespace();
-    let Stored::Run(mut stored) = Stored::try_parse_from(words).map_err(|e| {
-        let e = e.to_string();
-        anyhow!("run {id}'s command line no longer parses: {}", e.trim_end())
-    })?;
-    stored.store = a.store;
-    stored.output = a.output;
-    stored.resume = None;
-    Ok((stored, ResumeFrom { record, key }))
+    Ok(ResumeFrom { record, key })
 }

@@ -119,6 +119,10 @@ pub struct RunArgs {
     /// with the reason, on another machine, with other builds or another cryptospeed.
     #[arg(long, value_name = "RUN", conflicts_with_all = ["algorithms", "bytes", "cells", "ops", "misalign", "precision", "max_time", "min_samples", "sample_time", "bout_samples", "min_bouts", "layouts", "pin", "multi", "implementation", "variant", "label", "mask", "sweep_shard"])]
     pub resume: Option<String>,
+    /// A sweep shard's run going on (set by `sweep run`): these options, checked against the
+    /// run's resume key.
+    #[arg(long, hide = true, value_name = "RUN", conflicts_with = "resume")]
+    pub continue_run: Option<i64>,
     /// The sweep shard this run measures (NAME/K), set by `sweep run`.
     #[arg(long, hide = true)]
     pub sweep_shard: Option<String>,
@@ -150,9 +154,13 @@ pub fn run(a: RunArgs) -> Result<i32> {
 
 /// `run`, also returning the id of the stored run.
 pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
-    let (a, resume) = match a.resume.clone() {
-        Some(run) => crate::resume::stored_run(a, &run).map(|(a, from)| (a, Some(from)))?,
-        None => (a, None),
+    let (a, resume) = match (a.resume.clone(), a.continue_run) {
+        (Some(run), _) => crate::resume::stored_run(a, &run).map(|(a, from)| (a, Some(from)))?,
+        (None, Some(run)) => {
+            let from = crate::resume::resumable(&db_location(&a.store.db), &run.to_string())?;
+            (a, Some(from))
+        }
+        (None, None) => (a, None),
     };
     let cells = plan::Selection {
         algorithms: &a.algorithms,

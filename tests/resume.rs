@@ -3,7 +3,8 @@
 //! `run --resume` completes the run with those bouts; SIGTERM stops a run within seconds with
 //! exit status 143, resumable; a resume whose machine, builds or settings changed is refused
 //! with the reason and leaves the store as it was; a PostgreSQL store that goes away mid-run
-//! gets the bouts it missed when it is back, and the killed run resumes there.
+//! gets the bouts it missed when it is back, and the killed run resumes there; `sweep run` goes
+//! on with a pre-empted shard's run.
 
 mod common;
 
@@ -230,4 +231,51 @@ fn a_postgres_store_away_mid_run_gets_the_bouts_back_and_the_killed_run_resumes_
     assert_eq!(pg(&server, PG_PARTIAL), 0);
     assert_eq!(pg(&server, "SELECT COUNT(*) FROM measurement"), 4);
     assert!(pg(&server, PG_BOUTS) > kept);
+}
+
+#[test]
+fn sweep_run_goes_on_with_a_preempted_shards_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    let spec = dir.path().join("s.toml");
+    std::fs::write(
+        &spec,
+        "name = \"p\"\nprimitives = [\"md5\", \"sha1\"]\nsizes = [16, 1024]\nshards = 1\noptions = [\"--max-time\", \"0.6\", \"--sample-time\", \"0.002\", \"--precision\", \"0.0001\"]\n",
+    )
+    .unwrap();
+    let sweep = |args: &[&str]| {
+        let mut c = common::command();
+        c.arg("sweep").args(args).arg("--db").arg(&db);
+        c
+    };
+    common::ok(
+        bin()
+            .args(["sweep", "plan"])
+            .arg(&spec)
+            .arg("--db")
+            .arg(&db),
+    );
+    let mut child = spawn(
+        sweep(&["run", "p", "--all"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null()),
+    );
+    wait_for_bouts(&db, 8);
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    assert_eq!(child.child().wait().unwrap().code(), Some(143));
+    let shard = || {
+        query(
+            &db,
+            "SELECT COUNT(*) FROM sweep_shard WHERE status = 'done'",
+        )
+    };
+    assert_eq!(shard(), 0);
+    let out = sweep(&["run", "p", "--all"]).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("goes on with its run 1"), "{said}");
+    assert_eq!(shard(), 1);
+    assert_eq!(query(&db, "SELECT COUNT(*) FROM run"), 1);
+    assert_eq!(run_status(&db), "complete");
+    assert_eq!(partial_cells(&db), 0);
 }

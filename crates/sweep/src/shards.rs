@@ -1,6 +1,8 @@
 //! Storing a sweep's plan and running its shards: claim a shard in the store, run its command
 //! line through the front end's [`ShardRunner`], record how it ended. A shard that is done (or
-//! running elsewhere) is left alone unless forced.
+//! running elsewhere) is left alone unless forced. A `run` shard whose run was interrupted (a
+//! scheduler's SIGTERM) or abandoned (a kill, a reboot) goes on with that run (`--continue-run`),
+//! measuring only what it lacks.
 
 use crate::SweepSpec;
 use anyhow::{anyhow, bail, Context, Result};
@@ -25,11 +27,12 @@ pub enum ShardOutcome {
 }
 
 impl ShardOutcome {
-    /// From the command's exit status: 0 done, 130 (Ctrl-C) interrupted, anything else failed.
+    /// From the command's exit status: 0 done, 130 (Ctrl-C) or 143 (SIGTERM, a pre-empted job)
+    /// interrupted, anything else failed.
     pub fn from_exit(code: i32) -> ShardOutcome {
         match code {
             0 => ShardOutcome::Done,
-            130 => ShardOutcome::Interrupted,
+            130 | 143 => ShardOutcome::Interrupted,
             _ => ShardOutcome::Failed,
         }
     }
@@ -153,7 +156,12 @@ impl Shard<'_> {
             cells.len()
         );
         let label = format!("{name} shard {k}/{n}");
-        match runner.run(&self.spec.command(&cells, k, &label, db)) {
+        let mut argv = self.spec.command(&cells, k, &label, db);
+        if let Some(run) = self.resumable_run(store.as_ref())? {
+            eprintln!("cryptospeed: sweep '{name}' shard {k}/{n} goes on with its run {run}");
+            argv.extend(["--continue-run".to_string(), run.to_string()]);
+        }
+        match runner.run(&argv) {
             Ok((code, run)) => {
                 let outcome = ShardOutcome::from_exit(code);
                 finish(store, db, name, k, run, outcome)?;
@@ -169,6 +177,25 @@ impl Shard<'_> {
                 Err(e.context(format!("sweep '{name}' shard {k}/{n} failed")))
             }
         }
+    }
+
+    /// The shard's earlier run, when it is a measuring run that stopped before it was complete
+    /// and can be resumed.
+    fn resumable_run(&self, store: &dyn Store) -> Result<Option<i64>> {
+        if self.spec.kind != "run" {
+            return Ok(None);
+        }
+        let shards = store.sweep_shards(&self.spec.name)?;
+        let Some(run) = shards
+            .iter()
+            .find(|s| s.shard == self.k)
+            .and_then(|s| s.run_id)
+        else {
+            return Ok(None);
+        };
+        let status = store.load_run(&run.to_string())?.run.status;
+        let stopped = matches!(status.as_str(), "interrupted" | "abandoned");
+        Ok((stopped && store.resume_key(run)?.is_some()).then_some(run))
     }
 
     /// Claims the shard: its cells, or `None` when it is done or running elsewhere (and not
@@ -239,6 +266,7 @@ mod tests {
         assert!(parse_shard("20/20").is_err());
         assert!(parse_shard("a/2").is_err());
         assert_eq!(ShardOutcome::from_exit(130), ShardOutcome::Interrupted);
+        assert_eq!(ShardOutcome::from_exit(143), ShardOutcome::Interrupted);
         assert_eq!(ShardOutcome::from_exit(3), ShardOutcome::Failed);
     }
 }

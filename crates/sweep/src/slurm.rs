@@ -53,6 +53,9 @@ pub fn script(spec: &SweepSpec, shards: usize, cells: usize, o: &ScriptOptions) 
     s.push_str("# the environment sbatch passes on, else the URL below with $PGPASSWORD.\n");
     let _ = writeln!(s, "#SBATCH --job-name=cryptospeed-{safe_name}");
     let _ = writeln!(s, "#SBATCH --array=0-{}", shards - 1);
+    // A pre-empted task gets SIGTERM: its run stores its bouts and exits 143; requeued, the task
+    // goes on with that run.
+    s.push_str("#SBATCH --requeue\n");
     if exclusive(spec) {
         s.push_str("#SBATCH --exclusive\n");
     }
@@ -132,6 +135,7 @@ mod tests {
         };
         let text = script(&spec, 4, 24, &o);
         assert!(text.contains("#SBATCH --array=0-3\n"), "{text}");
+        assert!(text.contains("#SBATCH --requeue\n"), "{text}");
         assert!(text.contains("#SBATCH --exclusive\n"));
         assert!(text.contains("#SBATCH --partition=fast\n"));
         assert!(!text.contains("secret"), "{text}");
