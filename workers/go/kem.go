@@ -26,6 +26,9 @@ type mlkemDK interface {
 type kemScheme struct {
 	// fromSeed loads d ‖ z (nil: a fresh key pair); it returns the key and the encapsulation key.
 	fromSeed func(seed []byte) (mlkemDK, []byte, error)
+	// parse loads d ‖ z and nothing else: decaps+parse's timed call, which must not encode the
+	// encapsulation key (nil: fromSeed's).
+	parse func(seed []byte) (mlkemDK, error)
 	// encapsulator encapsulates to ek: (shared key, ciphertext).
 	encapsulator func(ek []byte) (func() ([]byte, []byte), error)
 	// encapsulateWith is derandomised encapsulation with m.
@@ -63,6 +66,7 @@ func kemOf(p *prim) (*kemScheme, error) {
 			},
 			encapsulateWith: encapsulate768With,
 			generate:        func() (any, error) { return mlkem.GenerateKey768() },
+			parse:           func(seed []byte) (mlkemDK, error) { return mlkem.NewDecapsulationKey768(seed) },
 		}, nil
 	case "ML-KEM-1024":
 		return &kemScheme{
@@ -88,6 +92,7 @@ func kemOf(p *prim) (*kemScheme, error) {
 			},
 			encapsulateWith: encapsulate1024With,
 			generate:        func() (any, error) { return mlkem.GenerateKey1024() },
+			parse:           func(seed []byte) (mlkemDK, error) { return mlkem.NewDecapsulationKey1024(seed) },
 		}, nil
 	}
 	return nil, fmt.Errorf("Go's crypto/mlkem has no %s", p.Name)
@@ -316,8 +321,15 @@ func kemFromBytesCell(s *kemScheme, dk mlkemDK, ek []byte, op string) (*cell, er
 		return nil, err
 	}
 	_, ct := enc()
+	parse := s.parse
+	if parse == nil {
+		parse = func(seed []byte) (mlkemDK, error) {
+			dk, _, err := s.fromSeed(seed)
+			return dk, err
+		}
+	}
 	return loop(func() error {
-		dk, _, err := s.fromSeed(seed)
+		dk, err := parse(seed)
 		if err == nil {
 			_, err = dk.Decapsulate(ct)
 		}

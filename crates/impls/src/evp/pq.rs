@@ -163,9 +163,22 @@ impl<'a> PqAlg<'a> {
 
     /// An octet-string parameter of any `EVP_PKEY` of this libcrypto.
     pub fn octet_param_of(&self, pkey: Ptr, name: &'static std::ffi::CStr) -> Res<Vec<u8>> {
+        // Large enough for every ML-KEM key encoding.
         let mut out = vec![0u8; 4096];
+        let len = self.octet_param_into(pkey, name, &mut out)?;
+        out.truncate(len);
+        Ok(out)
+    }
+
+    /// An octet-string parameter written into `out` (a buffer the caller keeps); its length.
+    pub fn octet_param_into(
+        &self,
+        pkey: Ptr,
+        name: &'static std::ffi::CStr,
+        out: &mut [u8],
+    ) -> Res<usize> {
         let mut len = 0;
-        // SAFETY: a valid key; the buffer is large enough for every ML-KEM key encoding.
+        // SAFETY: a valid key; libcrypto writes at most `out.len()` bytes.
         let ok = unsafe {
             (self.k.EVP_PKEY_get_octet_string_param)(
                 pkey,
@@ -176,8 +189,7 @@ impl<'a> PqAlg<'a> {
             )
         };
         self.check(ok, "reading the key")?;
-        out.truncate(len);
-        Ok(out)
+        Ok(len)
     }
 
     pub fn raw_key(&self, bytes: &[u8], private: bool) -> Res<Owned<'a>> {

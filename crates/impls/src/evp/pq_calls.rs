@@ -18,6 +18,17 @@ pub(crate) trait KemCalls<'a> {
     fn decaps(self: Box<Self>, dk: &[u8]) -> Res<DecapsFn<'a>>;
     /// [`Suite::kem_keygen_timed`].
     fn keygen_timed(self: Box<Self>) -> Res<OpFn<'a>>;
+    /// [`Suite::kem_keygen_encode_timed`]: [`KemCalls::keygen`]'s closure in every call, by
+    /// default.
+    fn keygen_encode_timed(self: Box<Self>) -> Res<OpFn<'a>>
+    where
+        Self: 'a,
+    {
+        let mut f = self.keygen(None)?;
+        Ok(Box::new(move || {
+            f().map(|keys| drop(std::hint::black_box(keys)))
+        }))
+    }
     /// [`Suite::kem_encaps_timed`].
     fn encaps_timed(self: Box<Self>, ek: &[u8]) -> Res<OpFn<'a>>;
     /// [`Suite::kem_decaps_timed`].

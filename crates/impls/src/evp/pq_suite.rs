@@ -126,6 +126,10 @@ impl Suite for PqSuite {
         self.kem(p)?.keygen_timed()
     }
 
+    fn kem_keygen_encode_timed(&self, p: &Primitive) -> Res<OpFn<'_>> {
+        self.kem(p)?.keygen_encode_timed()
+    }
+
     fn kem_encaps_timed(&self, p: &Primitive, ek: &[u8]) -> Res<OpFn<'_>> {
         self.kem(p)?.encaps_timed(ek)
     }

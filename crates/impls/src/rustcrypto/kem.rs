@@ -90,6 +90,30 @@ pub fn encaps_timed<K: KemCore + 'static>(ek: &[u8]) -> Res<OpFn<'static>> {
     }))
 }
 
+/// The timed `encaps+parse`: in every call `ek` parsed from its bytes and checked as FIPS 203
+/// §7.2 asks (every coefficient below q: the crate's ByteDecode_12 reduces them, so a key whose
+/// re-encoding differs from its bytes is refused), then encapsulation, ciphertext and secret left
+/// in their arrays. The bytes and the generator are made before timing; no closure is boxed and
+/// nothing allocated per call.
+pub fn encaps_parse_timed<K: KemCore + 'static>(ek: &[u8]) -> Res<OpFn<'static>> {
+    let bytes = Encoded::<K::EncapsulationKey>::try_from(ek).map_err(|_| {
+        format!(
+            "encapsulation key of {} bytes has the wrong length",
+            ek.len()
+        )
+    })?;
+    let mut rng = timing_rng();
+    Ok(Box::new(move || {
+        let key = K::EncapsulationKey::from_bytes(&bytes);
+        if key.as_bytes() != bytes {
+            return Err("encapsulation key refused: a coefficient is not below q (FIPS 203 7.2's modulus check)".into());
+        }
+        let out = key.encapsulate(&mut rng);
+        black_box(out.map_err(|e| format!("encapsulation failed: {e:?}"))?);
+        Ok(())
+    }))
+}
+
 /// The timed decapsulation of `c` with `dk`, both parsed once: the secret left in its array.
 pub fn decaps_timed<K: KemCore + 'static>(dk: &[u8], c: &[u8]) -> Res<OpFn<'static>> {
     let dk: K::DecapsulationKey = array(dk, "decapsulation key")?;
@@ -100,4 +124,25 @@ pub fn decaps_timed<K: KemCore + 'static>(dk: &[u8], c: &[u8]) -> Res<OpFn<'stat
         black_box(k.map_err(|e| format!("decapsulation failed: {e:?}"))?);
         Ok(())
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ml_kem::MlKem768;
+
+    #[test]
+    fn encaps_parse_parses_and_checks_the_key_in_every_timed_call() {
+        let (ek, _) = keygen::<MlKem768>(None).unwrap()().unwrap();
+        let mut encaps = encaps_parse_timed::<MlKem768>(&ek).unwrap();
+        for _ in 0..3 {
+            encaps().unwrap();
+        }
+        // A first coefficient of 0xfff (not below q = 3329) is refused inside the timed call.
+        let mut bad = ek.clone();
+        (bad[0], bad[1]) = (0xff, bad[1] | 0x0f);
+        let mut encaps = encaps_parse_timed::<MlKem768>(&bad).unwrap();
+        let why = encaps().unwrap_err();
+        assert!(why.contains("modulus check"), "{why}");
+    }
 }

@@ -667,6 +667,22 @@ impl Suite for RustCrypto {
         }
     }
 
+    /// ML-KEM's own (kem.rs: parse and FIPS 203's modulus check, nothing boxed per call); the
+    /// hybrid's encapsulation made and called in every call.
+    fn kem_encaps_parse_timed(&self, p: &Primitive, ek: &[u8]) -> Res<OpFn<'_>> {
+        match p.algorithm {
+            Algorithm::MlKem { level: 512 } => kem::encaps_parse_timed::<ml_kem::MlKem512>(ek),
+            Algorithm::MlKem { level: 768 } => kem::encaps_parse_timed::<ml_kem::MlKem768>(ek),
+            Algorithm::MlKem { level: 1024 } => kem::encaps_parse_timed::<ml_kem::MlKem1024>(ek),
+            _ => {
+                let (p, ek) = (*p, ek.to_vec());
+                Ok(Box::new(move || {
+                    self.kem_encaps(&p, &ek, None)?().map(|r| drop(std::hint::black_box(r)))
+                }))
+            }
+        }
+    }
+
     fn kem_decaps_timed(&self, p: &Primitive, dk: &[u8], c: &[u8]) -> Res<OpFn<'_>> {
         match p.algorithm {
             Algorithm::MlKem { level: 512 } => kem::decaps_timed::<ml_kem::MlKem512>(dk, c),

@@ -2,7 +2,8 @@
 //! peer does per handshake, keys crossing the call as their standard byte encodings. Written
 //! once over the [`Suite`] calls that already take and give bytes, so every suite whose library
 //! parses and encodes (the known-answer calls) times them without code of its own:
-//! `keygen+encode` is [`Suite::kem_keygen`] or [`Suite::sig_keygen`]; `encaps+parse`,
+//! `keygen+encode` is [`Suite::kem_keygen_encode_timed`] (by default [`Suite::kem_keygen`]) or
+//! [`Suite::sig_keygen`]; `encaps+parse`,
 //! `decaps+parse` and `verify+parse` are [`Suite::kem_encaps_parse_timed`],
 //! [`Suite::kem_decaps_parse_timed`] and [`Suite::verify_parse_timed`] (by default
 //! [`Suite::kem_encaps`], [`Suite::kem_decaps`] or [`Suite::verify_foreign`] inside the timed
@@ -18,10 +19,7 @@ use std::hint::black_box;
 pub(super) fn prepare<'a>(s: &'a dyn Suite, p: &Primitive, op: Op) -> Res<OpFn<'a>> {
     let p = *p;
     Ok(match (p.family(), op) {
-        (Family::Kem, Op::KeygenEncode) => {
-            let mut f = s.kem_keygen(&p, None)?;
-            Box::new(move || f().map(|keys| drop(black_box(keys))))
-        }
+        (Family::Kem, Op::KeygenEncode) => s.kem_keygen_encode_timed(&p)?,
         (Family::Kem, Op::EncapsParse) => {
             let (ek, _) = s.kem_keygen(&p, None)?()?;
             s.kem_encaps_parse_timed(&p, &ek)?

@@ -147,6 +147,13 @@ pub trait Suite {
         let mut f = self.kem_keygen(p, None)?;
         Ok(Box::new(move || f().map(|r| drop(std::hint::black_box(r)))))
     }
+    /// The timed `keygen+encode`: a key pair from the generator and both keys encoded, in
+    /// every call; by default [`Suite::kem_keygen`]'s (a suite whose keygen closure makes a
+    /// context or fetches its algorithm by name per call makes them once here instead).
+    fn kem_keygen_encode_timed(&self, p: &Primitive) -> Res<OpFn<'_>> {
+        let mut f = self.kem_keygen(p, None)?;
+        Ok(Box::new(move || f().map(|r| drop(std::hint::black_box(r)))))
+    }
     /// The timed encapsulation to `ek`: [`Suite::kem_encaps`]'s, by default.
     fn kem_encaps_timed(&self, p: &Primitive, ek: &[u8]) -> Res<OpFn<'_>> {
         let mut f = self.kem_encaps(p, ek, None)?;
