@@ -3,7 +3,8 @@
 //! own worker and driven by the `openssl` module's EVP calls. They exist to show that both
 //! libraries offer what the issue asks (≥ 40 and ≥ 35 primitives), pass every known-answer test
 //! and agree byte for byte with OpenSSL, have a number in every cell they offer, that BoringSSL's
-//! figures line up with its own `bssl_bench` on the same build, that BoringSSL's ML-KEM, ML-DSA
+//! figures agree with its own `bssl_bench` on the same build (the median ratio over five
+//! alternating rounds within the crosscheck's 3%), that BoringSSL's ML-KEM, ML-DSA
 //! and X25519MLKEM768 (its own non-EVP API) pass their vectors and agree, and that a machine without cmake
 //! gets an "unavailable" column with the reason instead of a failure.
 //!
@@ -179,7 +180,12 @@ fn without_cmake_the_columns_are_unavailable_with_the_reason() {
     assert!(offered(&text, "openssl") >= 40, "{text}");
 }
 
-/// `bssl_bench` (Google Benchmark) on one benchmark: nanoseconds per iteration.
+/// `bssl_bench` (Google Benchmark) on the benchmarks `filter` matches: CPU nanoseconds per
+/// iteration. Its CPU time, not its wall time: a bout's figure in cryptospeed is the time per
+/// call over the samples its thread ran through (docs/measuring.md), and Google Benchmark's wall
+/// time is a plain mean that holds every moment the process waited for a CPU. On an idle machine
+/// the two are the same (docs/PERFORMANCE.md shows both, within 0.1%); beside a build they are
+/// not.
 fn bssl_bench(bench: &PathBuf, filter: &str) -> Vec<(String, f64)> {
     let out = std::process::Command::new(bench)
         .args(["-t", "1", "-i", "8192"])
@@ -205,34 +211,74 @@ fn bssl_bench(bench: &PathBuf, filter: &str) -> Vec<(String, f64)> {
             };
             (
                 b["name"].as_str().unwrap().to_string(),
-                b["real_time"].as_f64().unwrap() * scale,
+                b["cpu_time"].as_f64().unwrap() * scale,
             )
         })
         .collect()
 }
 
-/// (cryptospeed cell, its operation, bssl_bench's benchmark name)
-const ORACLE_CELLS: [(&str, &str, &str); 3] = [
-    (
-        "sha256@8192",
-        "hash",
-        "BM_SpeedHash/sha256/InputSize:8192/threads:1",
-    ),
-    (
-        "aes-128-gcm@8192",
-        "encrypt",
-        "BM_SpeedAEAD/seal_aes_128_gcm/InputSize:8192",
-    ),
-    ("ecdsa-p256", "sign", "BM_SpeedECDSASign/p256/threads:1"),
+/// An oracle cell: cryptospeed's cell and operation, bssl_bench's benchmark, and the ratio
+/// (cryptospeed / bssl_bench, ns per op) the two harnesses should give, with why where it is not 1.
+struct OracleCell {
+    cell: &'static str,
+    op: &'static str,
+    bench: &'static str,
+    expected: f64,
+    why: &'static str,
+}
+
+const ORACLE_CELLS: [OracleCell; 3] = [
+    OracleCell {
+        cell: "sha256@8192",
+        op: "hash",
+        bench: "BM_SpeedHash/sha256/InputSize:8192/threads:1",
+        expected: 1.0,
+        why: "the same digest calls",
+    },
+    OracleCell {
+        cell: "aes-128-gcm@8192",
+        op: "encrypt",
+        bench: "BM_SpeedAEAD/seal_aes_128_gcm/InputSize:8192",
+        // Not the harnesses but the two APIs (docs/PERFORMANCE.md): bssl_bench times
+        // EVP_AEAD_CTX_seal, cryptospeed the EVP_CIPHER calls `openssl speed` makes, and one plain
+        // C loop of each against the same libcrypto.so (scripts/bssl-gcm-apis.c) puts the
+        // EVP_CIPHER calls 2.5% faster (0.965-0.985); bench-vs-bssl read 0.969-0.972.
+        expected: 0.975,
+        why: "EVP_CIPHER against EVP_AEAD: 2.5% faster in a plain C loop of each",
+    },
+    OracleCell {
+        cell: "ecdsa-p256",
+        op: "sign",
+        bench: "BM_SpeedECDSASign/p256/threads:1",
+        expected: 1.0,
+        why: "the same signing call",
+    },
 ];
+
+/// Alternating rounds of the oracle tests: each times every cell with both harnesses, the one
+/// that goes first alternating, so the machine's drift hits both sides alike.
+const ROUNDS: usize = 5;
+
+/// How far the median ratio over the rounds may sit from the expected one: the crosscheck's
+/// "agrees" (issue 46; docs/PERFORMANCE.md measured 0.3-0.8% for SHA-256 and ECDSA on an idle VM).
+const AGREES: f64 = 0.03;
+
+/// The median of a few values.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    (v[(n - 1) / 2] + v[n / 2]) / 2.0
+}
 
 #[test]
 fn boringssl_figures_agree_with_bssl_bench_of_the_same_build() {
     // The same library timed by cryptospeed (through the boringssl worker) and by BoringSSL's
-    // own Google Benchmark harness, alternately, three times, so drift in the machine's load hits
-    // both. A harness that added work per call, miscounted its iterations or misread its clocks
-    // would be off by more than the generous factor allowed here on a shared machine
-    // (scripts/bench-vs-bssl measures the ratio properly; docs/PERFORMANCE.md).
+    // own Google Benchmark harness, alternately, five rounds: the median ratio per cell must be
+    // within the crosscheck's 3% of what the two harnesses should read (1.0, or the named API
+    // difference). A harness that added work per call, miscounted its iterations or misread its
+    // clocks by more than 3% fails; scripts/bench-vs-bssl makes the same comparison by hand
+    // (docs/PERFORMANCE.md). Ratios of figures taken side by side, never absolute speeds, so a
+    // build beside it slows both sides.
     let _one = serial();
     let paths = built("boringssl");
     let bench = paths
@@ -241,15 +287,18 @@ fn boringssl_figures_agree_with_bssl_bench_of_the_same_build() {
         .unwrap()
         .clone();
     let dir = tempfile::tempdir().unwrap();
-    let mut ratios = Vec::new();
-    for round in 0..3 {
-        let theirs = bssl_bench(
-            &bench,
-            "^(BM_SpeedHash/sha256/InputSize:8192/threads:1|BM_SpeedAEAD/seal_aes_128_gcm/InputSize:8192|BM_SpeedECDSASign/p256/threads:1)$",
-        );
+    let filter = format!(
+        "^({})$",
+        ORACLE_CELLS
+            .iter()
+            .map(|c| c.bench)
+            .collect::<Vec<_>>()
+            .join("|")
+    );
+    let ours = |round: usize| -> Vec<serde_json::Value> {
         let out = bin()
             .args(["run", "--impl", "boringssl", "--cells"])
-            .arg(ORACLE_CELLS.map(|c| c.0).join(","))
+            .arg(ORACLE_CELLS.map(|c| c.cell).join(","))
             .args(["--ops", "hash,encrypt,sign", "--format", "json"])
             .args(["--max-time", "1", "--precision", "0.02"])
             .args([
@@ -263,32 +312,48 @@ fn boringssl_figures_agree_with_bssl_bench_of_the_same_build() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
-        for (cell, op, name) in ORACLE_CELLS {
-            let id = cell.split('@').next().unwrap();
-            let ours = rows
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); ORACLE_CELLS.len()];
+    for round in 0..ROUNDS {
+        let (theirs, rows) = if round % 2 == 0 {
+            let theirs = bssl_bench(&bench, &filter);
+            (theirs, ours(round))
+        } else {
+            let rows = ours(round);
+            (bssl_bench(&bench, &filter), rows)
+        };
+        for (c, ratios) in ORACLE_CELLS.iter().zip(&mut ratios) {
+            let id = c.cell.split('@').next().unwrap();
+            let mine = rows
                 .iter()
-                .find(|r| r["primitive"] == id && r["op"] == op)
+                .find(|r| r["primitive"] == id && r["op"] == c.op)
                 .and_then(|r| r["ns_per_op"].as_f64())
-                .unwrap_or_else(|| panic!("no {cell} {op}"));
+                .unwrap_or_else(|| panic!("no {} {}", c.cell, c.op));
             let oracle = theirs
                 .iter()
-                .find(|(n, _)| n == name)
-                .unwrap_or_else(|| panic!("bssl_bench ran no {name}: {theirs:?}"))
+                .find(|(n, _)| n == c.bench)
+                .unwrap_or_else(|| panic!("bssl_bench ran no {}: {theirs:?}", c.bench))
                 .1;
-            ratios.push((name, ours / oracle));
+            ratios.push(mine / oracle);
         }
     }
-    eprintln!("cryptospeed / bssl_bench, ns per op: {ratios:?}");
-    // Per cell, the best of the three rounds must be within a factor of 1.6.
-    for (_, _, name) in ORACLE_CELLS {
-        let best = ratios
-            .iter()
-            .filter(|(n, _)| *n == name)
-            .map(|(_, r)| r.ln().abs())
-            .fold(f64::INFINITY, f64::min);
-        assert!(best < 1.6f64.ln(), "{name}: {ratios:?}");
+    let mut failed = Vec::new();
+    for (c, ratios) in ORACLE_CELLS.iter().zip(ratios) {
+        let m = median(ratios.clone());
+        let line = format!(
+            "{:18} median {m:.3} (expected {:.3}: {}), rounds {ratios:.3?}",
+            c.cell, c.expected, c.why
+        );
+        eprintln!("cryptospeed / bssl_bench, ns per op: {line}");
+        if (m / c.expected - 1.0).abs() > AGREES {
+            failed.push(line);
+        }
     }
+    assert!(
+        failed.is_empty(),
+        "median ratios more than {AGREES} from the expected: {failed:#?}"
+    );
 }
 
 #[test]

@@ -290,9 +290,23 @@ fn measured_runs_show_no_difference_against_themselves_and_a_real_one_across_lib
         .find(|l| l.starts_with("sha256"))
         .unwrap_or_else(|| panic!("{text}"));
     assert!(
-        !line.contains('~'),
+        !line.contains('~') && !line.contains('?'),
         "a 5x difference must be significant: {line}"
     );
+    // The ordering itself: libsodium (the candidate) slower than OpenSSL (the baseline), the
+    // ratio's interval wholly below 1, and the verdict significant in that direction.
+    let json: serde_json::Value = serde_json::from_str(&ok(bin()
+        .args(["compare", "two", "--format", "json"])
+        .args(db_arg(&db))))
+    .unwrap();
+    let rows = json["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{json}");
+    let v = &rows[0]["versus"][1];
+    let ratio = v["ratio"].as_f64().unwrap();
+    let high = v["ratio_ci"][1].as_f64().unwrap();
+    assert!(ratio < 1.0 && high < 1.0, "libsodium not slower: {v}");
+    assert_eq!(v["significant"], true, "{v}");
+    assert_eq!(v["verdict"], "slower", "{v}");
     // One argument holding two variants: the variants are the columns.
     assert!(
         text.contains("baseline openssl-") && text.contains("candidate libsodium-"),
