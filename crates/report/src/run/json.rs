@@ -58,7 +58,8 @@ fn to_record(run: i64, vm: &VariantMeasurement) -> Record<'_> {
     let numbers = m.status.has_numbers();
     let keep = |x: Option<f64>| x.filter(|_| numbers);
     let symmetric = m.cell.bytes.is_some();
-    let several = m.summary.is_some_and(|s| s.n > 1);
+    // A partial cell of one bout has no honest interval either.
+    let several = m.summary.is_some_and(|s| s.n > 1) && m.honest_interval();
     Record {
         run,
         implementation: &vm.implementation,

@@ -33,7 +33,8 @@ pub fn write(record: &RunRecord, options: &Options) -> String {
                     let cell = match find(&ms, p.id, op, Some(*s)) {
                         Some(m) if m.status.has_numbers() => {
                             let k = m.bytes_per_s().unwrap_or(0.0) / 1e3;
-                            let figure = match (options.ci, m.summary.filter(|s| s.n > 1)) {
+                            let honest = m.summary.filter(|s| s.n > 1 && m.honest_interval());
+                            let figure = match (options.ci, honest) {
                                 (true, Some(sum)) => {
                                     format!("{k:.2}k ±{:.1}%", sum.rel_ci() * 100.0)
                                 }
@@ -67,7 +68,7 @@ pub fn write(record: &RunRecord, options: &Options) -> String {
                                     p.id,
                                     1e9 / s.median,
                                     mark(p.id, *op),
-                                    interval_pct(&s),
+                                    interval_pct(m),
                                     m.cycles_per_op().unwrap_or(0.0)
                                 );
                             }
@@ -93,12 +94,12 @@ pub fn write(record: &RunRecord, options: &Options) -> String {
     out
 }
 
-/// The ±% of a figure's interval; nothing for a single (imported) figure, which has none.
-fn interval_pct(s: &cryptospeed_model::Summary) -> String {
-    if s.n > 1 {
-        format!("{:.1}", s.rel_ci() * 100.0)
-    } else {
-        String::new()
+/// The ±% of a figure's interval; nothing for a single (imported) figure, which has none, nor
+/// for a partial cell of one bout.
+fn interval_pct(m: &cryptospeed_model::Measurement) -> String {
+    match m.summary.filter(|s| s.n > 1 && m.honest_interval()) {
+        Some(s) => format!("{:.1}", s.rel_ci() * 100.0),
+        None => String::new(),
     }
 }
 

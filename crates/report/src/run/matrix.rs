@@ -246,4 +246,31 @@ mod tests {
         let md2 = out.lines().find(|l| l.contains("md2")).unwrap();
         assert!(md2.contains("n/a"), "{md2}");
     }
+
+    #[test]
+    fn a_partial_cell_is_marked_with_an_interval_only_from_two_bouts() {
+        let mut r = super::super::fixture::record();
+        r.measurements
+            .retain(|m| m.measurement.cell.primitive == "md5");
+        r.measurements.truncate(1);
+        let sample = |bout| cryptospeed_model::Sample {
+            iters: 1,
+            wall_ns: 1,
+            cpu_ns: 1,
+            tsc: 1,
+            bout,
+        };
+        let m = &mut r.measurements[0].measurement;
+        m.status = Status::Partial;
+        m.samples = vec![sample(0), sample(0)];
+        let ci = Options {
+            ci: true,
+            ..Options::default()
+        };
+        let one = write(&r, &ci);
+        assert!(one.contains('…') && one.contains("…: partial"), "{one}");
+        assert!(!one.contains('±'), "one bout, no interval: {one}");
+        r.measurements[0].measurement.samples.push(sample(1));
+        assert!(write(&r, &ci).contains('±'));
+    }
 }
