@@ -4,6 +4,7 @@
 
 mod args;
 mod compare;
+mod crosscheck;
 mod deviations;
 mod import;
 mod list;
@@ -54,6 +55,10 @@ enum Command {
     /// Compare runs, run labels, variants or log files: ratio, percent or raw tables with a
     /// Mann-Whitney U test per cell and a geomean.
     Compare(compare::CompareArgs),
+    /// A column beside its own library's benchmark program (same build, alternating rounds on
+    /// one pinned CPU): both figures, the ratio with its interval, what each loop includes, and
+    /// a verdict per cell (agrees within ±3%, explained, unexplained).
+    Crosscheck(crosscheck::CrosscheckArgs),
     /// Build, list, show and remove variants: OpenSSL built with other compilers, flags,
     /// without assembly or from a patched tree (`run --variant` times them side by side).
     Variant(variant::VariantArgs),
@@ -96,6 +101,7 @@ fn main() {
         Command::Sweep(a) => sweep::sweep(a),
         Command::Compare(a) => compare::compare(a),
         Command::Variant(a) => variant::variant(a),
+        Command::Crosscheck(a) => crosscheck::crosscheck(a),
         Command::Profile(a) => profile::profile(a),
         Command::Trace(a) => trace_cmd::trace(a),
         Command::Report(a) => report_cmd::report(a),

@@ -1,0 +1,149 @@
+//! Crosscheck (DESIGN.md "crosscheck"): a column's figure beside its own library's benchmark
+//! program, built from the library project's sources against the same installed build, run in
+//! alternating rounds on one pinned CPU, with a verdict per cell: agrees (within ±3%), explained
+//! (a named difference in what is timed) or unexplained. Each oracle is one file in `oracles/`
+//! behind one line of [`ORACLES`].
+
+pub mod debsrc;
+pub mod oracles;
+pub mod report;
+pub mod rounds;
+
+use anyhow::Result;
+use cryptospeed_model::Op;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Where an oracle's program came from and where it was built: printed and kept in the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Provenance {
+    /// The source: a Debian source package and version, or a repository and commit.
+    pub source: String,
+    /// The library build the program links against (package and version, or path).
+    pub library: String,
+    /// The built program(s), by role.
+    pub programs: Vec<PathBuf>,
+    /// The build commands, as run.
+    pub build: Vec<String>,
+}
+
+/// One cell as both sides time it.
+#[derive(Debug, Clone, Copy)]
+pub struct Cell {
+    /// cryptospeed's primitive id.
+    pub primitive: &'static str,
+    pub op: Op,
+    /// Message bytes; `None` for a public-key operation.
+    pub bytes: Option<u64>,
+    /// The oracle program's arguments (after the program), `{bytes}` replaced by the size.
+    pub args: &'static [&'static str],
+    /// The oracle's output row that holds the figure (what its parser looks for).
+    pub row: &'static str,
+    /// What the oracle's timed loop includes, read from its source.
+    pub oracle_loop: &'static str,
+    /// A named difference in what is timed, when the two loops are known to differ.
+    pub difference: Option<Difference>,
+}
+
+/// A named difference between the two loops, with the ratio (ours / oracle) a measurement showed
+/// it produces: a gap is explained only when it falls inside that band.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Difference {
+    pub what: &'static str,
+    /// The band of ours/oracle the difference accounts for.
+    pub band: (f64, f64),
+    /// How the band was measured.
+    pub measured: &'static str,
+}
+
+impl Cell {
+    /// cryptospeed's `--cells` spelling of this cell.
+    pub fn spec(&self) -> String {
+        match self.bytes {
+            Some(b) => format!("{}@{b}", self.primitive),
+            None => self.primitive.to_string(),
+        }
+    }
+
+    /// The unit both figures are given in.
+    pub fn unit(&self) -> &'static str {
+        if self.bytes.is_some() {
+            "bytes/s"
+        } else {
+            "ops/s"
+        }
+    }
+}
+
+/// A library's own benchmark program, as an oracle for one cryptospeed column.
+pub trait Oracle: Sync {
+    /// The cryptospeed column (`--impl` name) it checks.
+    fn column(&self) -> &'static str;
+    /// The benchmark program's name, as its project calls it.
+    fn name(&self) -> &'static str;
+    /// The cells it times, with what its loop includes.
+    fn cells(&self) -> &'static [Cell];
+    /// Fetches and builds the program into `dir` (idempotent), saying what it fetches and builds.
+    fn setup(&self, dir: &Path, log: &mut dyn FnMut(&str)) -> Result<Provenance>;
+    /// The command line that times `cell` (program first).
+    fn command(&self, built: &Provenance, cell: &Cell) -> Vec<String>;
+    /// The figure for `cell` in [`Cell::unit`], read from the program's output.
+    fn parse(&self, cell: &Cell, output: &str) -> Result<f64>;
+}
+
+/// Every oracle, one line each.
+pub static ORACLES: &[&dyn Oracle] = &[
+    &oracles::nettle::Nettle,
+    &oracles::mbedtls::MbedTls,
+    &oracles::wolfssl::WolfSsl,
+    &oracles::libgcrypt::Libgcrypt,
+];
+
+/// The oracle for a column, by its `--impl` name.
+pub fn oracle_for(column: &str) -> Option<&'static dyn Oracle> {
+    ORACLES.iter().copied().find(|o| o.column() == column)
+}
+
+/// Expands `{bytes}` in a cell's oracle arguments.
+pub fn expand_args(cell: &Cell) -> Vec<String> {
+    let bytes = cell.bytes.map(|b| b.to_string()).unwrap_or_default();
+    cell.args
+        .iter()
+        .map(|a| a.replace("{bytes}", &bytes))
+        .collect()
+}
+
+/// Where an oracle's sources and programs are kept in the cache.
+pub fn oracle_dir(cache: &Path, oracle: &dyn Oracle) -> PathBuf {
+    cache.join("oracles").join(oracle.column())
+}
+
+/// Crosschecks `cells` (default: all the oracle's) of a built oracle, each cell's rounds
+/// alternating, handing every finished cell to `progress`.
+pub fn crosscheck(
+    oracle: &dyn Oracle,
+    built: Provenance,
+    only: &[String],
+    opts: &rounds::Options,
+    progress: &mut dyn FnMut(&report::CellResult),
+) -> Result<report::Report> {
+    let started = chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string();
+    let mut cells = Vec::new();
+    for cell in oracle.cells() {
+        if !only.is_empty() && !only.iter().any(|o| *o == cell.spec()) {
+            continue;
+        }
+        let pairs = rounds::measure(oracle, &built, cell, opts)?;
+        let result = report::judge(oracle, cell, &pairs);
+        progress(&result);
+        cells.push(result);
+    }
+    Ok(report::Report {
+        column: oracle.column().to_string(),
+        oracle: oracle.name().to_string(),
+        provenance: built,
+        cpu: opts.cpu,
+        started,
+        cells,
+    })
+}

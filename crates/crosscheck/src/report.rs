@@ -1,0 +1,178 @@
+//! Per cell: both figures, the ratio ours/oracle with a 95% interval over rounds (the median of
+//! the per-round ratios, and a t interval on their logarithms), what each loop includes, and the
+//! verdict; printed as a table or JSON.
+
+use crate::rounds::Pairs;
+use crate::{Cell, Difference, Oracle, Provenance};
+use cryptospeed_impls::declared::Conformance;
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// The band inside which the two figures agree.
+pub const AGREES_WITHIN: f64 = 0.03;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Agrees,
+    Explained,
+    Unexplained,
+}
+
+/// One cell's outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct CellResult {
+    pub cell: String,
+    pub op: String,
+    pub unit: &'static str,
+    pub oracle_median: f64,
+    pub ours_median: f64,
+    /// ours / oracle, the median of the per-round ratios.
+    pub ratio: f64,
+    pub ratio_ci95: [f64; 2],
+    pub rounds: usize,
+    pub oracle_loop: &'static str,
+    pub our_loop: String,
+    /// The named difference between the loops, with the band it was measured to account for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub difference: Option<Difference>,
+    pub verdict: Verdict,
+    pub oracle_figures: Vec<f64>,
+    pub our_figures: Vec<f64>,
+}
+
+/// A whole crosscheck of one column.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub column: String,
+    pub oracle: String,
+    pub provenance: Provenance,
+    pub cpu: usize,
+    pub started: String,
+    pub cells: Vec<CellResult>,
+}
+
+/// Median of the per-round ratios and the t interval of their geometric mean.
+pub fn ratio_interval(pairs: &Pairs) -> (f64, [f64; 2]) {
+    let mut r: Vec<f64> = pairs
+        .ours
+        .iter()
+        .zip(&pairs.oracle)
+        .map(|(o, b)| o / b)
+        .collect();
+    r.sort_by(f64::total_cmp);
+    let n = r.len();
+    let median = if n % 2 == 1 {
+        r[n / 2]
+    } else {
+        (r[n / 2 - 1] + r[n / 2]) / 2.0
+    };
+    if n < 2 {
+        return (median, [median, median]);
+    }
+    let logs: Vec<f64> = r.iter().map(|x| x.ln()).collect();
+    let mean = logs.iter().sum::<f64>() / n as f64;
+    let var = logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    let t = StudentsT::new(0.0, 1.0, (n - 1) as f64).map_or(2.0, |d| d.inverse_cdf(0.975));
+    let half = t * (var / n as f64).sqrt();
+    (median, [(mean - half).exp(), (mean + half).exp()])
+}
+
+/// What our loop times for the cell: the catalog's definition and the column's declared
+/// deviation from it.
+fn our_loop(column: &str, cell: &Cell) -> String {
+    let Some(p) = cryptospeed_catalog::lookup(cell.primitive) else {
+        return "?".into();
+    };
+    let timed = p
+        .definition(cell.op)
+        .map(|d| d.timed.to_string())
+        .unwrap_or_default();
+    match cryptospeed_impls::declared::of(column, p, cell.op) {
+        Some(Conformance::Deviates(d)) => format!("{timed}; declared deviation: {d}"),
+        _ => timed,
+    }
+}
+
+/// The verdict and result of one measured cell.
+pub fn judge(oracle: &dyn Oracle, cell: &Cell, pairs: &Pairs) -> CellResult {
+    let (ratio, ci) = ratio_interval(pairs);
+    let our_loop = our_loop(oracle.column(), cell);
+    let difference = cell.difference;
+    let explained = difference.is_some_and(|d| (d.band.0..=d.band.1).contains(&ratio));
+    let verdict = if (ratio - 1.0).abs() <= AGREES_WITHIN {
+        Verdict::Agrees
+    } else if explained {
+        Verdict::Explained
+    } else {
+        Verdict::Unexplained
+    };
+    let med = |v: &[f64]| {
+        let mut s = v.to_vec();
+        s.sort_by(f64::total_cmp);
+        s[s.len() / 2]
+    };
+    CellResult {
+        cell: cell.spec(),
+        op: cell.op.to_string(),
+        unit: cell.unit(),
+        oracle_median: med(&pairs.oracle),
+        ours_median: med(&pairs.ours),
+        ratio,
+        ratio_ci95: ci,
+        rounds: pairs.ours.len(),
+        oracle_loop: cell.oracle_loop,
+        our_loop,
+        difference,
+        verdict,
+        oracle_figures: pairs.oracle.clone(),
+        our_figures: pairs.ours.clone(),
+    }
+}
+
+/// A figure in a readable unit.
+fn human(x: f64, unit: &str) -> String {
+    if unit == "bytes/s" {
+        format!("{:.1} MB/s", x / 1e6)
+    } else {
+        format!("{x:.1} op/s")
+    }
+}
+
+/// The report as a text table, loops and differences listed under it.
+pub fn render(r: &Report) -> String {
+    let mut s = format!(
+        "crosscheck {} against {} ({}; library {}), CPU {}, {}\n",
+        r.column, r.oracle, r.provenance.source, r.provenance.library, r.cpu, r.started
+    );
+    s += &format!(
+        "{:<24} {:<8} {:>14} {:>14} {:>7} {:>17}  verdict\n",
+        "cell", "op", "oracle", "cryptospeed", "ratio", "95% interval"
+    );
+    for c in &r.cells {
+        s += &format!(
+            "{:<24} {:<8} {:>14} {:>14} {:>7.3} {:>8.3}–{:<8.3}  {:?}\n",
+            c.cell,
+            c.op,
+            human(c.oracle_median, c.unit),
+            human(c.ours_median, c.unit),
+            c.ratio,
+            c.ratio_ci95[0],
+            c.ratio_ci95[1],
+            c.verdict
+        );
+    }
+    for c in &r.cells {
+        s += &format!(
+            "\n{} {}:\n  oracle loop: {}\n  our loop:    {}\n",
+            c.cell, c.op, c.oracle_loop, c.our_loop
+        );
+        if let Some(d) = &c.difference {
+            s += &format!(
+                "  difference:  {} (accounts for ratio {:.2}–{:.2}: {})\n",
+                d.what, d.band.0, d.band.1, d.measured
+            );
+        }
+    }
+    s
+}

@@ -1,0 +1,158 @@
+//! The alternating rounds: per cell, the oracle program and cryptospeed's own `run` of the same
+//! cell, one after the other on the same pinned CPU, the order swapped every round so drift and
+//! a warm cache favour neither side. Nothing runs concurrently.
+
+use crate::{Cell, Oracle, Provenance};
+use anyhow::{bail, Context, Result};
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// How the rounds are run.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The cryptospeed executable whose `run` gives our side.
+    pub cryptospeed: PathBuf,
+    /// The results store our side's runs go to (a scratch file: they are not the product).
+    pub db: PathBuf,
+    /// The CPU both sides are pinned to.
+    pub cpu: usize,
+    pub rounds: usize,
+    /// `run --max-time` for our side, seconds.
+    pub max_time: f64,
+}
+
+/// Both sides' figures of one cell, one pair per round.
+#[derive(Debug, Clone, Default)]
+pub struct Pairs {
+    pub oracle: Vec<f64>,
+    pub ours: Vec<f64>,
+}
+
+/// Times `cell` on both sides for `opts.rounds` rounds.
+pub fn measure(
+    oracle: &dyn Oracle,
+    built: &Provenance,
+    cell: &Cell,
+    opts: &Options,
+) -> Result<Pairs> {
+    let mut pairs = Pairs::default();
+    for round in 0..opts.rounds {
+        if round % 2 == 0 {
+            pairs
+                .oracle
+                .push(run_oracle(oracle, built, cell, opts.cpu)?);
+            pairs.ours.push(run_ours(oracle.column(), cell, opts)?);
+        } else {
+            pairs.ours.push(run_ours(oracle.column(), cell, opts)?);
+            pairs
+                .oracle
+                .push(run_oracle(oracle, built, cell, opts.cpu)?);
+        }
+    }
+    Ok(pairs)
+}
+
+/// A command pinned to one CPU (inherited by every process it starts).
+fn pinned(argv: &[String], cpu: usize) -> Command {
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..]).env("LC_ALL", "C");
+    // SAFETY: sched_setaffinity on the calling (child) thread only, before exec; no allocation.
+    unsafe {
+        cmd.pre_exec(move || {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(cpu, &mut set);
+            if libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd
+}
+
+/// Runs a pinned command to its end; its standard output, or why it failed.
+fn output(argv: &[String], cpu: usize) -> Result<String> {
+    let out = pinned(argv, cpu)
+        .output()
+        .with_context(|| format!("starting {}", argv[0]))?;
+    if !out.status.success() {
+        bail!(
+            "{} exited with {}: {}",
+            argv.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn run_oracle(oracle: &dyn Oracle, built: &Provenance, cell: &Cell, cpu: usize) -> Result<f64> {
+    let argv = oracle.command(built, cell);
+    let text = until(&argv, cpu, |out| oracle.parse(cell, out).is_ok())?;
+    oracle
+        .parse(cell, &text)
+        .with_context(|| format!("reading {} for {}", argv.join(" "), cell.spec()))
+}
+
+/// Runs a pinned oracle program until its output holds the figure (`done`), then stops it: a
+/// program that times many algorithms in turn is not left to time the ones not asked for.
+fn until(argv: &[String], cpu: usize, done: impl Fn(&str) -> bool) -> Result<String> {
+    let mut child = pinned(argv, cpu)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .with_context(|| format!("starting {}", argv[0]))?;
+    let mut text = String::new();
+    for line in BufReader::new(child.stdout.take().context("no stdout")?).lines() {
+        text += &line?;
+        text.push('\n');
+        if done(&text) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok(text);
+        }
+    }
+    let status = child.wait()?;
+    if !status.success() {
+        bail!("{} exited with {status}: {}", argv.join(" "), text.trim());
+    }
+    Ok(text)
+}
+
+/// The argv of cryptospeed's own run of `cell`.
+pub fn ours_command(column: &str, cell: &Cell, opts: &Options) -> Vec<String> {
+    let mut argv: Vec<String> = vec![opts.cryptospeed.display().to_string(), "run".into()];
+    for (k, v) in [
+        ("--impl", column.to_string()),
+        ("--cells", cell.spec()),
+        ("--ops", cell.op.to_string()),
+        ("--pin", opts.cpu.to_string()),
+        ("--max-time", opts.max_time.to_string()),
+        ("--format", "json".into()),
+        ("--db", opts.db.display().to_string()),
+    ] {
+        argv.push(k.into());
+        argv.push(v);
+    }
+    argv
+}
+
+fn run_ours(column: &str, cell: &Cell, opts: &Options) -> Result<f64> {
+    let text = output(&ours_command(column, cell, opts), opts.cpu)?;
+    figure_of(&text, cell)
+}
+
+/// The median of the one measurement in `run --format json` output, checked for unit.
+pub fn figure_of(json: &str, cell: &Cell) -> Result<f64> {
+    let rows: Vec<serde_json::Value> = serde_json::from_str(json).context("run --format json")?;
+    let row = rows.first().context("run printed no measurement")?;
+    let unit = row["unit"].as_str().unwrap_or_default();
+    if unit != cell.unit() {
+        bail!("run gave {unit}, expected {}", cell.unit());
+    }
+    row["median"]
+        .as_f64()
+        .with_context(|| format!("no median in {row}"))
+}

@@ -1,0 +1,120 @@
+//! `cryptospeed crosscheck`: a column beside its own library's benchmark program (the logic is
+//! crates/crosscheck); this file parses the arguments, prints, and maps verdicts to an exit code:
+//! 0 when every cell agrees or is explained, 1 when a cell is unexplained.
+
+use anyhow::{bail, Result};
+use clap::Args;
+use cryptospeed_crosscheck::report::{render, Verdict};
+use cryptospeed_crosscheck::{oracle_dir, oracle_for, rounds::Options, ORACLES};
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct CrosscheckArgs {
+    /// Columns to check, comma-separated, or `all` (those with an oracle).
+    #[arg(long = "impl", default_value = "all")]
+    columns: String,
+    /// Only these cells (PRIMITIVE@SIZE or PRIMITIVE), comma-separated; default: the oracle's.
+    #[arg(long, value_delimiter = ',')]
+    cells: Vec<String>,
+    /// Alternating rounds per cell (one oracle run and one cryptospeed run each).
+    #[arg(long, default_value_t = 5)]
+    rounds: usize,
+    /// The CPU both sides are pinned to.
+    #[arg(long, default_value_t = 1)]
+    cpu: usize,
+    /// `run --max-time` for cryptospeed's side of each round, seconds.
+    #[arg(long, default_value_t = 1.0)]
+    max_time: f64,
+    /// Fetch and build the oracles, then stop.
+    #[arg(long)]
+    setup_only: bool,
+    /// List the oracles and their cells, then stop.
+    #[arg(long)]
+    list: bool,
+    /// Print JSON instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Cache for the oracles' sources and programs. Default: $CRYPTOSPEED_CACHE, else
+    /// ~/.cache/cryptospeed.
+    #[arg(long)]
+    cache: Option<PathBuf>,
+}
+
+fn cache_dir(a: &CrosscheckArgs) -> PathBuf {
+    a.cache
+        .clone()
+        .or_else(|| std::env::var_os("CRYPTOSPEED_CACHE").map(PathBuf::from))
+        .unwrap_or_else(|| {
+            dirs::cache_dir()
+                .unwrap_or_else(|| ".".into())
+                .join("cryptospeed")
+        })
+}
+
+fn list() -> Result<i32> {
+    for o in ORACLES {
+        let cells: Vec<String> = o
+            .cells()
+            .iter()
+            .map(|c| format!("{} {}", c.spec(), c.op))
+            .collect();
+        println!("{:<10} {:<38} {}", o.column(), o.name(), cells.join(", "));
+    }
+    Ok(0)
+}
+
+pub fn crosscheck(a: CrosscheckArgs) -> Result<i32> {
+    if a.list {
+        return list();
+    }
+    let names: Vec<&str> = if a.columns == "all" {
+        ORACLES.iter().map(|o| o.column()).collect()
+    } else {
+        a.columns.split(',').collect()
+    };
+    let cache = cache_dir(&a);
+    let opts = Options {
+        cryptospeed: std::env::current_exe()?,
+        db: cache.join("oracles").join("crosscheck-scratch.db"),
+        cpu: a.cpu,
+        rounds: a.rounds.max(1),
+        max_time: a.max_time,
+    };
+    let (mut reports, mut unexplained) = (Vec::new(), 0);
+    for name in names {
+        let Some(oracle) = oracle_for(name) else {
+            bail!("no oracle for column {name} (crosscheck --list names those there are)");
+        };
+        let dir = oracle_dir(&cache, oracle);
+        eprintln!(
+            "crosscheck: {name}: setting up {} in {}",
+            oracle.name(),
+            dir.display()
+        );
+        let built = oracle.setup(&dir, &mut |step| eprintln!("crosscheck:   {step}"))?;
+        eprintln!("crosscheck: {name}: {}; {}", built.source, built.library);
+        if a.setup_only {
+            continue;
+        }
+        let report =
+            cryptospeed_crosscheck::crosscheck(oracle, built, &a.cells, &opts, &mut |c| {
+                eprintln!(
+                    "crosscheck: {name} {} {}: ratio {:.3} {:?}",
+                    c.cell, c.op, c.ratio, c.verdict
+                )
+            })?;
+        unexplained += report
+            .cells
+            .iter()
+            .filter(|c| c.verdict == Verdict::Unexplained)
+            .count();
+        if !a.json {
+            println!("{}", render(&report));
+        }
+        reports.push(report);
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&reports)?);
+    }
+    Ok(i32::from(unexplained > 0))
+}
