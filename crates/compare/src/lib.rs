@@ -5,6 +5,9 @@
 //! Pure computation over model types: the caller resolves selectors to runs; the comparison's
 //! output formats live with every other format in cryptospeed-report (`compare::FORMATS`).
 
+pub mod gate;
+pub mod gate_drive;
+pub mod gate_summary;
 #[cfg(test)]
 mod promises;
 mod run_noise;
