@@ -7,7 +7,7 @@ use crate::run::RunArgs;
 use anyhow::{anyhow, bail, Result};
 use clap::Parser;
 use cryptospeed_model::RunStatus;
-use cryptospeed_runner::ResumeFrom;
+use cryptospeed_runner::{argv_of, ResumeFrom};
 
 /// The stored command line, parsed as `run` parses it.
 #[derive(Parser)]
@@ -24,7 +24,17 @@ pub fn stored_run(a: RunArgs, selector: &str) -> Result<(RunArgs, ResumeFrom)> {
     if from.record.run.command.contains(" sweep run ") {
         bail!("run {id} measures a sweep shard: `cryptospeed sweep run` goes on with it");
     }
-    let words = from.record.run.command.split_whitespace();
+    let argv = from.key.as_deref().map(argv_of).unwrap_or_default();
+    let words: Vec<String> = match argv.is_empty() {
+        true => from
+            .record
+            .run
+            .command
+            .split_whitespace()
+            .map(String::from)
+            .collect(),
+        false => argv,
+    };
     let Stored::Run(mut stored) = Stored::try_parse_from(words).map_err(|e| {
         let e = e.to_string();
         anyhow!("run {id}'s command line no longer parses: {}", e.trim_end())

@@ -19,7 +19,7 @@ pub mod verify_text;
 pub use choice::{all_implementations, variant_of, BuiltVariant, ImplChoice, Layout};
 pub use concurrent::{allowed_cpus, cpus_for, scaling, scaling_table, Scaling, ScalingRow};
 pub use request::RunRequest;
-pub use resume::ResumeFrom;
+pub use resume::{argv_of, ResumeFrom};
 
 use anyhow::Result;
 use cryptospeed_model::{CellSpec, MeasureConfig, RunRecord, RunStatus};

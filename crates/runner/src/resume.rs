@@ -20,6 +20,10 @@ struct Key {
     variants: Vec<Build>,
     settings: serde_json::Value,
     cells: Vec<String>,
+    /// The command's arguments (passwords redacted), so `run --resume` can take the run's
+    /// settings again whatever spaces they hold; not compared.
+    #[serde(default)]
+    argv: Vec<String>,
 }
 
 /// One variant as built: its identity and its library file's hash, when it has one.
@@ -64,8 +68,17 @@ pub(crate) fn key(machine: &Machine, variants: &[Variant], plan: &Plan, tool: &s
             .collect(),
         settings: serde_json::to_value(&plan.config).unwrap_or_default(),
         cells: plan.cells.iter().map(|c| format!("{c:?}")).collect(),
+        argv: std::env::args()
+            .map(|a| cryptospeed_store::redact_command_line([a]))
+            .collect(),
     };
     serde_json::to_string(&key).unwrap_or_default()
+}
+
+/// The arguments of the command that began the run, as its resume key holds them (empty for a
+/// key written before it held them).
+pub fn argv_of(key: &str) -> Vec<String> {
+    serde_json::from_str::<Key>(key).map_or(Vec::new(), |k| k.argv)
 }
 
 /// Refuses a resume whose key differs from the stored one, naming the first difference.
@@ -145,6 +158,7 @@ mod tests {
             }],
             settings: serde_json::json!({"max_time_s": 1.0}),
             cells: vec!["md5@16".into()],
+            argv: vec!["cryptospeed".into(), "run".into()],
         }
     }
 
@@ -159,5 +173,14 @@ mod tests {
         let mut slower = a.clone();
         slower.settings = serde_json::json!({"max_time_s": 2.0});
         assert!(difference(&a, &slower).unwrap().contains("settings"));
+        let mut called = a.clone();
+        called.argv = vec!["--label".into(), "a b".into()];
+        assert_eq!(
+            difference(&a, &called),
+            None,
+            "the arguments are not compared"
+        );
+        let text = serde_json::to_string(&called).unwrap();
+        assert_eq!(argv_of(&text), ["--label", "a b"]);
     }
 }
