@@ -542,13 +542,15 @@ fn processes_opening_one_new_database_at_once_all_succeed() {
 }
 
 /// Turns a store back into what schema 4 wrote (before bouts and heartbeats): no `sample.bout`,
-/// no `run.conditions`, no `run.heartbeat_*`/`pid`, no `measurement.definition`, version 4.
+/// no `run.conditions`, no `run.heartbeat_*`/`pid`, no `measurement.definition`, no
+/// `run.resume_key`, version 4.
 fn as_schema_4(db: &Path) {
     let conn = Connection::open(db).unwrap();
     conn.execute_batch(
         "ALTER TABLE run DROP COLUMN heartbeat_at; ALTER TABLE run DROP COLUMN heartbeat_s; ALTER TABLE run DROP COLUMN pid;
          ALTER TABLE sample DROP COLUMN bout; ALTER TABLE run DROP COLUMN conditions;
-         ALTER TABLE measurement DROP COLUMN definition; PRAGMA user_version = 4;",
+         ALTER TABLE measurement DROP COLUMN definition; ALTER TABLE run DROP COLUMN resume_key;
+         PRAGMA user_version = 4;",
     )
     .unwrap();
 }
@@ -587,7 +589,7 @@ fn stores_written_before_bouts_still_show_and_compare() {
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
     assert_eq!(
-        version, 7,
+        version, 8,
         "reopening migrated the store to the current schema"
     );
     quick_run("new");
