@@ -151,23 +151,81 @@ impl<'a> KemCalls<'a> for Hybrid<'a> {
         }))
     }
 
-    /// The share parsed (`MLKEM768_parse_public_key`, the X25519 key read) in every call, then
-    /// encaps.
-    fn encaps_parse_timed(self: Box<Self>, ek: &[u8]) -> Res<OpFn<'a>> {
-        let ek = ek.to_vec();
+    /// `MLKEM768_generate_key` writing the encoded key and the seed, and `X25519_keypair`, into
+    /// buffers kept between calls, the key struct too.
+    fn keygen_encode_timed(self: Box<Self>) -> Res<OpFn<'a>> {
+        let (mut ek, mut seed) = (vec![0u8; MLKEM768_EK], vec![0u8; SEED]);
+        let mut private = self.kem.new_private();
         Ok(Box::new(move || {
-            std::hint::black_box(self.encaps_once(&ek, None)?);
+            self.kem
+                .generate_seed_into(&mut ek, &mut seed, &mut private);
+            std::hint::black_box((self.x.pair(None), &mut ek, &mut seed));
             Ok(())
         }))
     }
 
-    /// The private part parsed (the ML-KEM key from its seed) in every call, then decaps.
-    fn decaps_parse_timed(self: Box<Self>, dk: &[u8], c: &[u8]) -> Res<OpFn<'a>> {
-        let (dk, c) = (dk.to_vec(), c.to_vec());
+    /// The share parsed (`MLKEM768_parse_public_key` into a key struct kept between calls, the
+    /// X25519 key read) in every call, then encaps as `encaps_timed`.
+    fn encaps_parse_timed(self: Box<Self>, ek: &[u8]) -> Res<OpFn<'a>> {
+        split(ek, MLKEM768_EK, "share")?;
+        let ek = ek.to_vec();
+        let mut public = self.kem.new_public();
+        let (mut c, mut k) = (vec![0u8; MLKEM768_CT], [0u8; 32]);
         Ok(Box::new(move || {
-            let (private, xpriv) = self.private_of(&dk)?;
-            std::hint::black_box(self.decaps_once(&private, &xpriv, &c)?);
+            let (mlkem, x) = ek.split_at(MLKEM768_EK);
+            let peer = <&[u8; 32]>::try_from(x).map_err(|_| "an X25519 key is 32 bytes")?;
+            self.kem.parse_public_into(mlkem, &mut public)?;
+            self.kem.encap_into(&public, &mut c, &mut k);
+            let (epub, epriv) = self.x.pair(None);
+            let mut ss = [0u8; 32];
+            self.x.shared(&epriv, peer, &mut ss)?;
+            std::hint::black_box((epub, &mut c, &mut k, ss));
             Ok(())
         }))
+    }
+
+    /// The private part parsed (the ML-KEM key from its seed into a key struct kept between
+    /// calls, the X25519 key read) in every call, then decaps as `decaps_timed`.
+    fn decaps_parse_timed(self: Box<Self>, dk: &[u8], c: &[u8]) -> Res<OpFn<'a>> {
+        self.private_of(dk)?;
+        let (c, epub) = split(c, MLKEM768_CT, "ciphertext")?;
+        let (dk, mut k) = (dk.to_vec(), [0u8; 32]);
+        let mut private = self.kem.new_private();
+        Ok(Box::new(move || {
+            let (mlkem, x) = dk.split_at(dk.len() - 32);
+            let xpriv = <&[u8; 32]>::try_from(x).map_err(|_| "an X25519 key is 32 bytes")?;
+            self.kem.private_into(mlkem, &mut private)?;
+            self.kem.decap_into(&private, &c, &mut k)?;
+            let mut ss = [0u8; 32];
+            self.x.shared(xpriv, &epub, &mut ss)?;
+            std::hint::black_box((&mut k, ss));
+            Ok(())
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::suite::Suite;
+
+    #[test]
+    fn the_from_bytes_calls_run_on_structs_kept_between_calls_and_agree() {
+        let (_, p, suite) = super::super::pq::tests::passing("x25519-mlkem768");
+        let (ek, dk) = suite.kem_keygen(p, None).unwrap()().unwrap();
+        let (c, k) = suite.kem_encaps(p, &ek, None).unwrap()().unwrap();
+        assert_eq!(suite.kem_decaps(p, &dk).unwrap()(&c).unwrap(), k);
+        let mut keygen = suite.kem_keygen_encode_timed(p).unwrap();
+        let mut encaps = suite.kem_encaps_parse_timed(p, &ek).unwrap();
+        let mut decaps = suite.kem_decaps_parse_timed(p, &dk, &c).unwrap();
+        for _ in 0..3 {
+            keygen().unwrap();
+            encaps().unwrap();
+            decaps().unwrap();
+        }
+        // The share is parsed inside the timed call: a bad ML-KEM key fails there.
+        let mut bad = ek.clone();
+        (bad[0], bad[1]) = (0xff, bad[1] | 0x0f);
+        let mut encaps = suite.kem_encaps_parse_timed(p, &bad).unwrap();
+        assert!(encaps().is_err());
     }
 }
