@@ -6,7 +6,7 @@
 use super::pq::{bcm_names, bcm_ok, mangled, FromSeed, Lib, Marshal, Opaque, Parse};
 use crate::evp::ffi::Api;
 use crate::evp::pq_calls::{KeySigner, SigCalls, SignWith};
-use crate::suite::{OpFn, Res, Signer};
+use crate::suite::{verified, OpFn, Res, Signer};
 use cryptospeed_catalog::{Algorithm, Primitive};
 use std::os::raw::{c_int, c_void};
 
@@ -300,6 +300,21 @@ impl<'a> SigCalls<'a> for Dsa<'a> {
     fn verify(&self, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
         self.verify_with(&self.parse_public(public)?, msg, sig)
     }
+
+    /// `MLDSA*_parse_public_key` into a key struct kept between calls (none allocated and
+    /// zeroed per call), then `MLDSA*_verify`.
+    fn verify_parse_timed(self: Box<Self>, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<OpFn<'a>>
+    where
+        Self: 'a,
+    {
+        let (public, msg, sig) = (public.to_vec(), msg.to_vec(), sig.to_vec());
+        let mut key = Opaque::new(self.set.public);
+        Ok(Box::new(move || {
+            self.lib
+                .parse_into(self.f.parse_public, &public, &mut key, false)?;
+            verified(self.verify_with(&key, &msg, &sig))
+        }))
+    }
 }
 
 impl SignWith for Dsa<'_> {
@@ -375,6 +390,24 @@ mod tests {
         };
         let why = crate::suite::known_answer(&suite, d, &wrong).unwrap_err();
         assert!(why.contains("public key"), "{why}");
+    }
+
+    #[test]
+    fn verify_parse_parses_the_key_in_every_timed_call() {
+        use crate::suite::Suite;
+        let (_, p, suite) = passing("ml-dsa-65");
+        let mut signer = suite.signer(p, None).unwrap();
+        let msg = [0x5a; 32];
+        let sig = signer.sign(&msg).unwrap();
+        let public = signer.public();
+        let mut verify = suite.verify_parse_timed(p, &public, &msg, &sig).unwrap();
+        for _ in 0..3 {
+            verify().unwrap();
+        }
+        let mut wrong = sig.clone();
+        wrong[0] ^= 1;
+        let mut verify = suite.verify_parse_timed(p, &public, &msg, &wrong).unwrap();
+        assert!(verify().is_err());
     }
 
     #[test]
