@@ -6,6 +6,7 @@ mod args;
 mod compare;
 mod crosscheck;
 mod deviations;
+mod gate;
 mod import;
 mod list;
 mod profile;
@@ -59,6 +60,9 @@ enum Command {
     /// one pinned CPU): both figures, the ratio with its interval, what each loop includes, and
     /// a verdict per cell (agrees within ±3%, explained, unexplained).
     Crosscheck(crosscheck::CrosscheckArgs),
+    /// A regression gate: time two builds paired, fail (exit 1) only for a confirmed slowdown
+    /// past --fail-above across all cells; 3 when some cell stayed undecided (docs/gate.md).
+    Gate(gate::GateArgs),
     /// Build, list, show and remove variants: OpenSSL built with other compilers, flags,
     /// without assembly or from a patched tree (`run --variant` times them side by side).
     Variant(variant::VariantArgs),
@@ -100,6 +104,7 @@ fn main() {
         Command::Sync(a) => sync::sync(a),
         Command::Sweep(a) => sweep::sweep(a),
         Command::Compare(a) => compare::compare(a),
+        Command::Gate(a) => gate::gate(a),
         Command::Variant(a) => variant::variant(a),
         Command::Crosscheck(a) => crosscheck::crosscheck(a),
         Command::Profile(a) => profile::profile(a),

@@ -7,6 +7,7 @@
 
 mod choice;
 mod concurrent;
+pub mod gate;
 mod interleaved;
 pub mod profile;
 pub mod remeasure;
