@@ -143,3 +143,31 @@ fn gobench_export_imports_back_to_the_same_figures() {
         assert_eq!(a["n"], b["n"], "{p} {op}");
     }
 }
+
+#[test]
+fn json_export_imports_back_to_the_same_figures_and_variant() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let log = data("fixtures", "openssl-3.0.19-human.txt");
+    ok(bin().args(["import", "--db"]).arg(&db).arg(&log));
+    let exported = ok(bin()
+        .args(["show", "1", "--format", "json", "--db"])
+        .arg(&db));
+    let file = dir.path().join("export.json");
+    std::fs::write(&file, &exported).unwrap();
+    let out = ok(bin().args(["import", "--db"]).arg(&db).arg(&file));
+    assert!(out.contains("cryptospeed-json, openssl-3.0.19"), "{out}");
+    let (before, after) = (json(&db, "1"), json(&db, "2"));
+    let with_figures = before.iter().filter(|r| !r["median"].is_null()).count();
+    assert_eq!(after.len(), with_figures);
+    for b in before.iter().filter(|r| !r["median"].is_null()) {
+        let same = after
+            .iter()
+            .find(|a| {
+                a["primitive"] == b["primitive"] && a["op"] == b["op"] && a["bytes"] == b["bytes"]
+            })
+            .unwrap_or_else(|| panic!("{b}"));
+        assert_eq!(same["median"], b["median"], "{b}");
+        assert_eq!(same["variant"], b["variant"]);
+    }
+}

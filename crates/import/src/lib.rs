@@ -20,6 +20,7 @@ mod gotest;
 mod liboqs;
 pub mod names;
 mod openssl;
+mod own_json;
 mod pqm4;
 mod pqnative;
 mod rounding;
@@ -169,6 +170,7 @@ pub trait LogFormat: Sync {
 
 /// Every log family, most specific first; a new family is one file and one line here.
 pub static FORMATS: &[&dyn LogFormat] = &[
+    &own_json::OwnJson,
     &gbench_json::GbenchJson,
     &bssl_json::BsslJson,
     &bssl::BsslText,
