@@ -1,9 +1,10 @@
 //! `compare BASE NEW --remeasure`: a stored baseline made comparable by timing both sides'
 //! builds again in one new run. The effect is real: the replica `openssl#slow` under
 //! `CRYPTOSPEED_FAULT=slow:0.05@slow` (every timed batch 5% longer, in the worker) must come out
-//! slower in the re-measured, paired comparison. Sides that cannot be timed again (an imported
-//! log, a run from another machine, a build that changed, a library that is gone) are refused
-//! naming the side and the reason, and the stored runs are never touched.
+//! slower in the re-measured, paired comparison, and by about 5% (the ratio's intervals hold
+//! 1/1.05). Sides that cannot be timed again (an imported log, a run from another machine, a
+//! build that changed, a library that is gone) are refused naming the side and the reason, and
+//! the stored runs are never touched.
 
 mod common;
 
@@ -51,6 +52,7 @@ fn a_stored_slow_replica_is_found_slower_when_both_sides_are_timed_again() {
     // samples nothing interrupted, so 5% shows even with a build beside it.
     let c = remeasured(&db, 3);
     replica_found_slower(&c).unwrap();
+    effect_held(&c).unwrap();
 
     // The new run is stored, labelled after the runs they re-measure, with the command that
     // made them; the stored runs are as they were.
@@ -113,6 +115,33 @@ fn replica_found_slower(c: &Value) -> Result<(), String> {
     match (faster, slower.count(), significant.count(), geomean < 0.99) {
         (false, 3.., 2.., true) => Ok(()),
         _ => Err(format!("not found slower: {c}")),
+    }
+}
+
+/// The true ratio of the replica's rate to the baseline's: every timed batch takes 1.05 times
+/// as long.
+const TRUE_RATIO: f64 = 1.0 / 1.05;
+
+/// Whether the re-measurement estimates the injected effect, not only its sign: each cell's 95%
+/// interval of the ratio must hold the true ratio, in at least three of the four cells (with
+/// honest intervals all four hold in 81% of runs, three or more in 98.6%). A 5% slowdown read as
+/// 1.5% with an interval that excludes 5%, or intervals too narrow for their noise, fail.
+fn effect_held(c: &Value) -> Result<(), String> {
+    let rows = c["rows"].as_array().unwrap();
+    let held = rows
+        .iter()
+        .filter(|r| {
+            let ci = &r["versus"][1]["ratio_ci"];
+            let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
+            lo <= TRUE_RATIO && TRUE_RATIO <= hi
+        })
+        .count();
+    match held + 1 >= rows.len() {
+        true => Ok(()),
+        false => Err(format!(
+            "the true ratio {TRUE_RATIO:.4} is inside {held} of {} intervals: {c}",
+            rows.len()
+        )),
     }
 }
 
