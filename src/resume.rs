@@ -1,6 +1,6 @@
 //! `cryptospeed run --resume RUN`: an interrupted or abandoned run goes on where it stopped. Its
-//! settings are its own: the stored command line is parsed again (only the store and the output
-//! options come from this command), and the runner refuses, saying why, unless the machine, the
+//! settings are its own: the stored command line is parsed again (only the store, its retry
+//! window and the output options come from this command), and the runner refuses, saying why, unless the machine, the
 //! builds (by hash) and the settings are what the run began with.
 
 use crate::run::RunArgs;
@@ -40,6 +40,7 @@ pub fn stored_run(a: RunArgs, selector: &str) -> Result<(RunArgs, ResumeFrom)> {
         anyhow!("run {id}'s command line no longer parses: {}", e.trim_end())
     })?;
     stored.store = a.store;
+    stored.store_retry = a.store_retry;
     stored.output = a.output;
     stored.resume = None;
     Ok((stored, from))

@@ -4,7 +4,8 @@
 //! exit status 143, resumable; a resume whose machine, builds or settings changed is refused
 //! with the reason and leaves the store as it was; a PostgreSQL store that goes away mid-run
 //! gets the bouts it missed when it is back, and the killed run resumes there; `sweep run` goes
-//! on with a pre-empted shard's run.
+//! on with a pre-empted shard's run; a resumed run whose store goes away leaves a spool that
+//! holds the whole run.
 
 mod common;
 
@@ -15,15 +16,24 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// A run of four cells that never reach their (tiny) precision target, so each runs its whole
-/// budget in many short bouts: about ten seconds in all.
-/// Spools (should the store fail) go under `dir`.
+/// budget in many short bouts: a few seconds in all. Spools (should the store fail) go under
+/// `dir`.
 fn start(db: impl AsRef<std::ffi::OsStr>, dir: &Path) -> cryptospeed_testkit::KillOnDrop {
+    start_for(db, dir, "0.6")
+}
+
+/// [`start`] with `max_time` seconds per cell.
+fn start_for(
+    db: impl AsRef<std::ffi::OsStr>,
+    dir: &Path,
+    max_time: &str,
+) -> cryptospeed_testkit::KillOnDrop {
     spawn(
         common::command()
             .args(["run", "-a", "md5,sha1", "-b", "16,1024", "--db"])
             .arg(db)
             .env("CRYPTOSPEED_SPOOL", dir.join("spool"))
-            .args(["--max-time", "0.6", "--sample-time", "0.002"])
+            .args(["--max-time", max_time, "--sample-time", "0.002"])
             .args(["--precision", "0.0001"])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null()),
@@ -206,14 +216,14 @@ fn a_postgres_store_away_mid_run_gets_the_bouts_back_and_the_killed_run_resumes_
     let server = PgServer::start().unwrap();
     let url = server.database("cs").unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let mut child = start(&url, dir.path());
+    let mut child = start_for(&url, dir.path(), "2");
     wait_until("a partial cell", || pg(&server, PG_PARTIAL) > 0);
+    let at_pause = pg(&server, PG_BOUTS);
     server.pause().unwrap();
     std::thread::sleep(Duration::from_secs(2));
     server.resume().unwrap();
-    let at_pause = pg(&server, PG_BOUTS);
     wait_until("bouts after the store came back", || {
-        pg(&server, PG_BOUTS) > at_pause + 2
+        pg(&server, PG_BOUTS) > at_pause
     });
     unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
     child.child().wait().unwrap();
@@ -278,4 +288,59 @@ fn sweep_run_goes_on_with_a_preempted_shards_run() {
     assert_eq!(query(&db, "SELECT COUNT(*) FROM run"), 1);
     assert_eq!(run_status(&db), "complete");
     assert_eq!(partial_cells(&db), 0);
+}
+
+#[test]
+fn a_resumed_run_whose_store_goes_away_leaves_a_spool_with_the_whole_run() {
+    let server = PgServer::start().unwrap();
+    let url = server.database("cs").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = start_for(&url, dir.path(), "2");
+    wait_until("a partial cell", || pg(&server, PG_PARTIAL) > 0);
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    assert_eq!(child.child().wait().unwrap().code(), Some(143));
+    let kept = pg(&server, PG_BOUTS);
+    let resumed = spawn(
+        bin_command()
+            .args(["run", "--resume", "1", "--store-retry", "1", "--db", &url])
+            .env("CRYPTOSPEED_SPOOL", dir.path().join("spool"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped()),
+    );
+    wait_until("the resumed run's first bouts", || {
+        pg(&server, PG_BOUTS) > kept
+    });
+    server.pause().unwrap();
+    let out = resumed.wait_with_output().unwrap();
+    server.resume().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{said}");
+    let spool = std::fs::read_dir(dir.path().join("spool"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    assert_eq!(
+        query(&spool, "SELECT COUNT(*) FROM measurement"),
+        4,
+        "the whole run"
+    );
+    common::ok(
+        bin()
+            .args(["sync", "--from"])
+            .arg(&spool)
+            .args(["--to", &url]),
+    );
+    assert_eq!(
+        server.psql("cs", "SELECT status FROM run").unwrap().trim(),
+        "complete"
+    );
+    assert_eq!(pg(&server, PG_PARTIAL), 0);
+    assert_eq!(pg(&server, "SELECT COUNT(*) FROM measurement"), 4);
+    assert!(pg(&server, PG_BOUTS) > kept + 1);
+}
+
+fn bin_command() -> std::process::Command {
+    common::command()
 }

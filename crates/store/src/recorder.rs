@@ -179,8 +179,22 @@ impl Recorder {
     }
 
     /// Takes a run's stored measurements in (`run --resume`), so the run printed at the end is
-    /// the whole run; nothing is written.
+    /// the whole run, and a spool, should the store fail, holds it all; the store is not written.
     pub fn carry(&mut self, earlier: Vec<VariantMeasurement>) {
+        let labels: Vec<&str> = self
+            .record
+            .variants
+            .iter()
+            .map(|v| v.label.as_str())
+            .collect();
+        let known: Vec<(usize, Measurement)> = earlier
+            .iter()
+            .filter_map(|vm| {
+                let v = labels.iter().position(|l| *l == vm.variant)?;
+                Some((v, vm.measurement.clone()))
+            })
+            .collect();
+        let _ = self.events.send(Event::Carried(known));
         self.record.measurements.extend(earlier);
     }
 

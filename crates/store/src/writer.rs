@@ -19,6 +19,8 @@ pub(crate) enum Event {
     Measurement(usize, Box<Measurement>),
     /// A cell's bouts so far (status partial), replacing its earlier partial state.
     Partial(usize, Box<Measurement>),
+    /// A resumed run's stored measurements: the store has them; a spool needs them first.
+    Carried(Vec<(usize, Measurement)>),
     Finish(RunStatus, Option<RunConditions>),
 }
 
@@ -35,6 +37,8 @@ struct Spool {
     store: SqliteStore,
     run_id: i64,
     variant_ids: Vec<i64>,
+    /// Whether the resumed run's earlier measurements are in it.
+    carried: bool,
     written: usize,
     ended: bool,
 }
@@ -63,6 +67,8 @@ pub(crate) struct Writer {
     stored: usize,
     /// Finished measurements the store held before this process (a resumed run).
     base: usize,
+    /// A resumed run's measurements from before (see [`Event::Carried`]).
+    carried: Vec<(usize, Measurement)>,
     partials: Vec<Partial>,
     end: Option<End>,
     ended: bool,
@@ -107,6 +113,7 @@ impl Writer {
             measurements: Vec::new(),
             stored: 0,
             base,
+            carried: Vec::new(),
             partials: Vec::new(),
             end: None,
             ended: false,
@@ -134,6 +141,12 @@ impl Writer {
                     self.measurements.push((v, *m));
                 }
                 Ok(Event::Partial(v, m)) => self.partial(v, *m),
+                Ok(Event::Carried(earlier)) => {
+                    self.carried = earlier;
+                    if let Some(spool) = &mut self.spool {
+                        spool.carried = false;
+                    }
+                }
                 Ok(Event::Finish(status, conditions)) => {
                     self.end = Some((status, conditions));
                     break;
@@ -326,6 +339,7 @@ impl Writer {
                 store,
                 run_id,
                 variant_ids: Vec::new(),
+                carried: false,
                 written: 0,
                 ended: false,
             })
@@ -348,6 +362,13 @@ impl Writer {
             while spool.variant_ids.len() < self.variants.len() {
                 let v = &self.variants[spool.variant_ids.len()];
                 spool.variant_ids.push(spool.store.variant_id(v)?);
+            }
+            if !spool.carried {
+                for (v, m) in &self.carried {
+                    let id = spool.variant_ids[*v];
+                    spool.store.add_measurement(spool.run_id, id, m)?;
+                }
+                spool.carried = true;
             }
             while spool.written < self.measurements.len() {
                 let (v, m) = &self.measurements[spool.written];
