@@ -145,22 +145,29 @@ fn gobench_export_imports_back_to_the_same_figures() {
 }
 
 #[test]
-fn json_export_imports_back_to_the_same_figures_and_variant() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("r.db");
-    let log = data("fixtures", "openssl-3.0.19-human.txt");
-    ok(bin().args(["import", "--db"]).arg(&db).arg(&log));
-    let exported = ok(bin()
-        .args(["show", "1", "--format", "json", "--db"])
-        .arg(&db));
-    let file = dir.path().join("export.json");
-    std::fs::write(&file, &exported).unwrap();
-    let out = ok(bin().args(["import", "--db"]).arg(&db).arg(&file));
-    assert!(out.contains("cryptospeed-json, openssl-3.0.19"), "{out}");
-    let (before, after) = (json(&db, "1"), json(&db, "2"));
-    let with_figures = before.iter().filter(|r| !r["median"].is_null()).count();
-    assert_eq!(after.len(), with_figures);
-    for b in before.iter().filter(|r| !r["median"].is_null()) {
+fn json_and_csv_exports_import_back_to_the_same_figures_and_variant() {
+    for (format, name) in [("json", "cryptospeed-json"), ("csv", "cryptospeed-csv")] {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("r.db");
+        let log = data("fixtures", "openssl-3.0.19-human.txt");
+        ok(bin().args(["import", "--db"]).arg(&db).arg(&log));
+        let exported = ok(bin()
+            .args(["show", "1", "--format", format, "--db"])
+            .arg(&db));
+        let file = dir.path().join(format!("export.{format}"));
+        std::fs::write(&file, &exported).unwrap();
+        let out = ok(bin().args(["import", "--db"]).arg(&db).arg(&file));
+        assert!(out.contains(&format!("{name}, openssl-3.0.19")), "{out}");
+        same_figures(&json(&db, "1"), &json(&db, "2"));
+    }
+}
+
+/// Every cell with a figure in `before` is in `after` with the same median and variant.
+fn same_figures(before: &[serde_json::Value], after: &[serde_json::Value]) {
+    let with_figures: Vec<&serde_json::Value> =
+        before.iter().filter(|r| !r["median"].is_null()).collect();
+    assert_eq!(after.len(), with_figures.len());
+    for b in with_figures {
         let same = after
             .iter()
             .find(|a| {

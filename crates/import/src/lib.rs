@@ -171,6 +171,7 @@ pub trait LogFormat: Sync {
 /// Every log family, most specific first; a new family is one file and one line here.
 pub static FORMATS: &[&dyn LogFormat] = &[
     &own_json::OwnJson,
+    &own_json::OwnCsv,
     &gbench_json::GbenchJson,
     &bssl_json::BsslJson,
     &bssl::BsslText,
