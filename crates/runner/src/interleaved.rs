@@ -354,11 +354,14 @@ pub(crate) fn run(
         .iter()
         .map(|_| slots.iter().map(|_| Bouts::default()).collect())
         .collect();
-    let first = match &meta.resume {
+    let (first, unused_s) = match &meta.resume {
         Some(from) => resume_cells(plan, &variants, from, &mut cells, &mut recorder, progress),
-        None => 0,
+        None => (0, 0.0),
     };
-    let mut tally = Tally::default();
+    let mut tally = Tally {
+        unused_s,
+        ..Tally::default()
+    };
     let mut processes = slots.len() as u32;
     let mut round_cpus: std::collections::BTreeSet<usize> = ctx.pin.into_iter().collect();
     let mut round = first;
@@ -411,8 +414,9 @@ pub(crate) fn run(
 }
 
 /// `run --resume`: the stored run's finished cells are done, its partial cells go on from their
-/// bouts, and the run as printed holds them all. Returns the first round to run: the one after
-/// every stored bout's, so bout numbers (which pair variants) stay unique.
+/// bouts, and the run as printed holds them all. Returns the first round to run (the one after
+/// every stored bout's, so bout numbers, which pair variants, stay unique) and the time precise
+/// cells left unused, less what imprecise ones already took of it (see [`may_stop`]).
 fn resume_cells(
     plan: &Plan,
     variants: &[Variant],
@@ -420,9 +424,9 @@ fn resume_cells(
     cells: &mut [Vec<Bouts>],
     recorder: &mut Recorder,
     progress: &dyn Progress,
-) -> u32 {
+) -> (u32, f64) {
     let stored = &from.record.measurements;
-    let mut next = 0;
+    let (mut next, mut unused_s) = (0, 0.0);
     for (cell, row) in plan.cells.iter().zip(cells.iter_mut()) {
         for (variant, bouts) in variants.iter().zip(row.iter_mut()) {
             let found = stored
@@ -432,6 +436,11 @@ fn resume_cells(
                 continue;
             };
             next = next.max(m.samples.iter().map(|s| s.bout + 1).max().unwrap_or(0));
+            let budget = plan.config.max_time_s;
+            match m.status {
+                Status::Ok => unused_s += (budget - m.elapsed_s).max(0.0),
+                _ => unused_s -= (m.elapsed_s - budget).max(0.0),
+            }
             if m.status == Status::Partial {
                 *bouts = Bouts::resumed(m);
             } else {
@@ -441,7 +450,7 @@ fn resume_cells(
         }
     }
     recorder.carry(stored.clone());
-    next
+    (next, unused_s.max(0.0))
 }
 
 /// Starts the next round's workers of the variants with cells left (fresh processes, the round's
