@@ -28,14 +28,20 @@ pub struct GateRequest<'a> {
     pub progress: &'a dyn Progress,
 }
 
-/// The settings of a pass: later and confirming passes aim at twice the precision with twice
-/// the time per cell (a cell left undecided needs more bouts than the first pass gave it; a
-/// confirming pass is judged on its own run, so it needs them too).
+/// The settings of a pass: a later pass over undecided cells aims at twice the precision with
+/// twice the time per cell of the pass before (up to 8 times the first's): a cell the first
+/// pass left undecided sits near the threshold or on a noisy stretch of the machine and needs
+/// more bouts than it got. A confirming pass is judged on its own run, so it starts at twice.
 fn pass_config(base: &MeasureConfig, pass: Pass) -> MeasureConfig {
     let mut c = base.clone();
-    if pass != Pass::First {
+    let doublings = match pass {
+        Pass::First => 0,
+        Pass::More(n) => n.min(3),
+        Pass::Confirm(n) => (n + 1).min(3),
+    };
+    if doublings > 0 {
         c.precision = (c.precision / 2.0).max(0.001);
-        c.max_time_s *= 2.0;
+        c.max_time_s *= (1 << doublings) as f64;
     }
     c
 }
