@@ -1,6 +1,6 @@
 //! `cryptospeed crosscheck`: a column beside its own library's benchmark program (the logic is
 //! crates/crosscheck); this file parses the arguments, prints, and maps verdicts to an exit code:
-//! 0 when every cell agrees or is explained, 1 when a cell is unexplained.
+//! 0 when every cell agrees or is explained, 1 when a cell is unexplained or failed.
 
 use anyhow::{bail, Result};
 use clap::Args;
@@ -107,7 +107,8 @@ pub fn crosscheck(a: CrosscheckArgs) -> Result<i32> {
             .cells
             .iter()
             .filter(|c| c.verdict == Verdict::Unexplained)
-            .count();
+            .count()
+            + report.failed.len();
         if !a.json {
             println!("{}", render(&report));
         }

@@ -75,6 +75,18 @@ impl Cell {
     }
 }
 
+/// The clock an oracle program divides by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Clock {
+    /// Wall time (an alarm, gettimeofday): on a shared CPU its figure is scaled down by the share
+    /// of the time others had, so the crosscheck divides it by the process's CPU share.
+    Wall,
+    /// The process's CPU time, or the median of many short timings: either leaves out the time
+    /// others had the CPU, so the figure is taken as it is.
+    Undisturbed,
+}
+
 /// A library's own benchmark program, as an oracle for one cryptospeed column.
 pub trait Oracle: Sync {
     /// The cryptospeed column (`--impl` name) it checks.
@@ -89,6 +101,10 @@ pub trait Oracle: Sync {
     fn command(&self, built: &Provenance, cell: &Cell) -> Vec<String>;
     /// The figure for `cell` in [`Cell::unit`], read from the program's output.
     fn parse(&self, cell: &Cell, output: &str) -> Result<f64>;
+    /// The clock the program divides by (read from its source).
+    fn clock(&self) -> Clock {
+        Clock::Wall
+    }
 }
 
 /// Every oracle, one line each.
@@ -128,15 +144,19 @@ pub fn crosscheck(
     progress: &mut dyn FnMut(&report::CellResult),
 ) -> Result<report::Report> {
     let started = chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string();
-    let mut cells = Vec::new();
+    let (mut cells, mut failed) = (Vec::new(), Vec::new());
     for cell in oracle.cells() {
         if !only.is_empty() && !only.iter().any(|o| *o == cell.spec()) {
             continue;
         }
-        let pairs = rounds::measure(oracle, &built, cell, opts)?;
-        let result = report::judge(oracle, cell, &pairs);
-        progress(&result);
-        cells.push(result);
+        match rounds::measure(oracle, &built, cell, opts) {
+            Ok(pairs) => {
+                let result = report::judge(oracle, cell, &pairs);
+                progress(&result);
+                cells.push(result);
+            }
+            Err(e) => failed.push((cell.spec(), format!("{e:#}"))),
+        }
     }
     Ok(report::Report {
         column: oracle.column().to_string(),
@@ -145,5 +165,6 @@ pub fn crosscheck(
         cpu: opts.cpu,
         started,
         cells,
+        failed,
     })
 }

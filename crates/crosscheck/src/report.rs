@@ -3,7 +3,7 @@
 //! verdict; printed as a table or JSON.
 
 use crate::rounds::Pairs;
-use crate::{Cell, Difference, Oracle, Provenance};
+use crate::{Cell, Clock, Difference, Oracle, Provenance};
 use cryptospeed_impls::declared::Conformance;
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
@@ -37,8 +37,12 @@ pub struct CellResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub difference: Option<Difference>,
     pub verdict: Verdict,
+    /// The oracle's figure per CPU second, per round (see `oracle_clock`).
     pub oracle_figures: Vec<f64>,
     pub our_figures: Vec<f64>,
+    /// The oracle's clock: a `wall` figure was divided by `oracle_cpu_share`.
+    pub oracle_clock: Clock,
+    pub oracle_cpu_share: Vec<f64>,
 }
 
 /// A whole crosscheck of one column.
@@ -50,6 +54,8 @@ pub struct Report {
     pub cpu: usize,
     pub started: String,
     pub cells: Vec<CellResult>,
+    /// Cells that could not be measured, with why.
+    pub failed: Vec<(String, String)>,
 }
 
 /// Median of the per-round ratios and the t interval of their geometric mean.
@@ -127,6 +133,8 @@ pub fn judge(oracle: &dyn Oracle, cell: &Cell, pairs: &Pairs) -> CellResult {
         verdict,
         oracle_figures: pairs.oracle.clone(),
         our_figures: pairs.ours.clone(),
+        oracle_clock: oracle.clock(),
+        oracle_cpu_share: pairs.oracle_cpu_share.clone(),
     }
 }
 
@@ -162,11 +170,25 @@ pub fn render(r: &Report) -> String {
             c.verdict
         );
     }
+    for (cell, why) in &r.failed {
+        s += &format!("{cell:<24} failed: {why}\n");
+    }
     for c in &r.cells {
         s += &format!(
             "\n{} {}:\n  oracle loop: {}\n  our loop:    {}\n",
             c.cell, c.op, c.oracle_loop, c.our_loop
         );
+        if c.oracle_clock == Clock::Wall {
+            let share: Vec<String> = c
+                .oracle_cpu_share
+                .iter()
+                .map(|x| format!("{x:.2}"))
+                .collect();
+            s += &format!(
+                "  oracle clock: wall time; its figure divided by its process's CPU share ({})\n",
+                share.join(" ")
+            );
+        }
         if let Some(d) = &c.difference {
             s += &format!(
                 "  difference:  {} (accounts for ratio {:.2}–{:.2}: {})\n",

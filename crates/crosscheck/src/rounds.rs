@@ -2,12 +2,13 @@
 //! cell, one after the other on the same pinned CPU, the order swapped every round so drift and
 //! a warm cache favour neither side. Nothing runs concurrently.
 
-use crate::{Cell, Oracle, Provenance};
+use crate::{Cell, Clock, Oracle, Provenance};
 use anyhow::{bail, Context, Result};
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::time::Instant;
 
 /// How the rounds are run.
 #[derive(Debug, Clone)]
@@ -26,8 +27,11 @@ pub struct Options {
 /// Both sides' figures of one cell, one pair per round.
 #[derive(Debug, Clone, Default)]
 pub struct Pairs {
+    /// The oracle's figure per CPU second (a wall-clock figure divided by its CPU share).
     pub oracle: Vec<f64>,
     pub ours: Vec<f64>,
+    /// The share of its wall time the oracle process was on the CPU, per round.
+    pub oracle_cpu_share: Vec<f64>,
 }
 
 /// Times `cell` on both sides for `opts.rounds` rounds.
@@ -39,16 +43,18 @@ pub fn measure(
 ) -> Result<Pairs> {
     let mut pairs = Pairs::default();
     for round in 0..opts.rounds {
+        if round % 2 == 1 {
+            pairs.ours.push(run_ours(oracle.column(), cell, opts)?);
+        }
+        let (figure, share) = run_oracle(oracle, built, cell, opts.cpu)?;
+        let per_cpu_second = match oracle.clock() {
+            Clock::Wall => figure / share.clamp(0.05, 1.0),
+            Clock::Undisturbed => figure,
+        };
+        pairs.oracle.push(per_cpu_second);
+        pairs.oracle_cpu_share.push(share);
         if round % 2 == 0 {
-            pairs
-                .oracle
-                .push(run_oracle(oracle, built, cell, opts.cpu)?);
             pairs.ours.push(run_ours(oracle.column(), cell, opts)?);
-        } else {
-            pairs.ours.push(run_ours(oracle.column(), cell, opts)?);
-            pairs
-                .oracle
-                .push(run_oracle(oracle, built, cell, opts.cpu)?);
         }
     }
     Ok(pairs)
@@ -88,37 +94,66 @@ fn output(argv: &[String], cpu: usize) -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-fn run_oracle(oracle: &dyn Oracle, built: &Provenance, cell: &Cell, cpu: usize) -> Result<f64> {
+/// The oracle's figure and the CPU share of its process (CPU time over wall time).
+fn run_oracle(
+    oracle: &dyn Oracle,
+    built: &Provenance,
+    cell: &Cell,
+    cpu: usize,
+) -> Result<(f64, f64)> {
     let argv = oracle.command(built, cell);
-    let text = until(&argv, cpu, |out| oracle.parse(cell, out).is_ok())?;
-    oracle
+    let (text, share) = until(&argv, cpu, |out| oracle.parse(cell, out).is_ok())?;
+    let figure = oracle
         .parse(cell, &text)
-        .with_context(|| format!("reading {} for {}", argv.join(" "), cell.spec()))
+        .with_context(|| format!("reading {} for {}", argv.join(" "), cell.spec()))?;
+    Ok((figure, share))
 }
 
-/// Runs a pinned oracle program until its output holds the figure (`done`), then stops it: a
-/// program that times many algorithms in turn is not left to time the ones not asked for.
-fn until(argv: &[String], cpu: usize, done: impl Fn(&str) -> bool) -> Result<String> {
+/// Runs a pinned oracle program until its output holds the figure (`done`), then stops it (a
+/// program that times many algorithms in turn is not left to time the ones not asked for); its
+/// output and the share of its wall time it spent on the CPU.
+fn until(argv: &[String], cpu: usize, done: impl Fn(&str) -> bool) -> Result<(String, f64)> {
+    let start = Instant::now();
     let mut child = pinned(argv, cpu)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .with_context(|| format!("starting {}", argv[0]))?;
     let mut text = String::new();
+    let mut finished = false;
     for line in BufReader::new(child.stdout.take().context("no stdout")?).lines() {
         text += &line?;
         text.push('\n');
         if done(&text) {
+            finished = true;
             let _ = child.kill();
-            let _ = child.wait();
-            return Ok(text);
+            break;
         }
     }
-    let status = child.wait()?;
-    if !status.success() {
-        bail!("{} exited with {status}: {}", argv.join(" "), text.trim());
+    let wall = start.elapsed().as_secs_f64();
+    let (status, cpu_seconds) = reap(child.id())?;
+    if !finished && status != 0 {
+        bail!(
+            "{} exited with status {status}: {}",
+            argv.join(" "),
+            text.trim()
+        );
     }
-    Ok(text)
+    Ok((text, (cpu_seconds / wall).min(1.0)))
+}
+
+/// Waits for a child and returns its wait status and the CPU seconds (user + system) it used.
+fn reap(pid: u32) -> Result<(i32, f64)> {
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pid is our un-reaped child; the pointers are to live locals.
+    let r = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
+    if r < 0 {
+        bail!("wait4: {}", std::io::Error::last_os_error());
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Ok((status, secs(usage.ru_utime) + secs(usage.ru_stime)))
 }
 
 /// The argv of cryptospeed's own run of `cell`.

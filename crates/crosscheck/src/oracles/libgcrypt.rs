@@ -4,7 +4,7 @@
 //! installed libgcrypt.
 
 use super::{debian_build, figure, Build};
-use crate::{expand_args, Cell, Oracle, Provenance};
+use crate::{expand_args, Cell, Clock, Oracle, Provenance};
 use anyhow::Result;
 use cryptospeed_model::Op;
 use std::path::Path;
@@ -105,6 +105,9 @@ impl Oracle for Libgcrypt {
         let mut argv = vec![built.programs[0].display().to_string()];
         argv.extend(expand_args(cell));
         argv
+    }
+    fn clock(&self) -> Clock {
+        Clock::Undisturbed // the median of 64 short repetitions per point (bench-slope.c)
     }
     fn parse(&self, cell: &Cell, output: &str) -> Result<f64> {
         // ns/B or ns/iter: the rate is its inverse.

@@ -3,7 +3,7 @@
 //! sign/ms), from Debian's nettle source, linked against the installed libnettle/libhogweed.
 
 use super::{debian_build, figure, program, Build};
-use crate::{expand_args, Cell, Oracle, Provenance};
+use crate::{expand_args, Cell, Clock, Oracle, Provenance};
 use anyhow::Result;
 use cryptospeed_model::Op;
 use std::path::Path;
@@ -137,6 +137,9 @@ impl Oracle for Nettle {
         let mut argv = expand_args(cell);
         argv[0] = program(built, &argv[0]);
         argv
+    }
+    fn clock(&self) -> Clock {
+        Clock::Undisturbed // timing.c: CLOCK_PROCESS_CPUTIME_ID
     }
     fn parse(&self, cell: &Cell, output: &str) -> Result<f64> {
         if cell.bytes.is_some() {
