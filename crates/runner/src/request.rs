@@ -151,6 +151,7 @@ impl Outcome {
         )];
         let conditions = self.record.run.conditions.as_ref();
         lines.extend(conditions.and_then(|c| c.placement()));
+        lines.extend(set_aside_line(&self.record.measurements));
         if let Storage::Incomplete { spool, error, .. } = &self.storage {
             lines.push(error.clone());
             lines.push(match spool {
@@ -163,5 +164,73 @@ impl Outcome {
             });
         }
         lines
+    }
+}
+
+/// One line saying how much of the run the host disturbed and was left out of its figures:
+/// samples whose thread was descheduled for part of them (`cryptospeed_stats::undisturbed`).
+/// `None` for a run without samples (imported, or `openssl speed` read through -mr).
+pub fn set_aside_line(measurements: &[cryptospeed_model::VariantMeasurement]) -> Option<String> {
+    let (mut disturbed, mut total, mut cells, mut touched) = (0, 0, 0, 0);
+    for vm in measurements {
+        let (d, n) = cryptospeed_stats::set_aside(&vm.measurement.samples);
+        if n > 0 {
+            (disturbed, total, cells) = (disturbed + d, total + n, cells + 1);
+            touched += usize::from(d > 0);
+        }
+    }
+    if total == 0 {
+        return None;
+    }
+    Some(format!(
+        "set aside as disturbed: {disturbed} of {total} samples ({:.1}%) in {touched} of {cells} cells (their thread had the CPU for under {:.0}% of the sample)",
+        100.0 * disturbed as f64 / total as f64,
+        100.0 * cryptospeed_stats::UNDISTURBED_CPU_SHARE
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::set_aside_line;
+    use cryptospeed_model::{CellSpec, Measurement, Op, Sample, Status, VariantMeasurement};
+
+    fn cell_with(cpu_ns: &[u64]) -> VariantMeasurement {
+        let cell = CellSpec {
+            primitive: "md5".into(),
+            op: Op::Hash,
+            bytes: Some(16),
+            misalign: 0,
+        };
+        let mut measurement = Measurement::not_timed(cell, Status::Ok, "");
+        measurement.samples = cpu_ns
+            .iter()
+            .map(|c| Sample {
+                iters: 1,
+                wall_ns: 1000,
+                cpu_ns: *c,
+                tsc: 0,
+                bout: 0,
+            })
+            .collect();
+        VariantMeasurement {
+            variant: "v".into(),
+            implementation: "openssl".into(),
+            measurement,
+            definition: None,
+        }
+    }
+
+    #[test]
+    fn the_closing_summary_says_how_much_the_host_disturbed() {
+        let run = [
+            cell_with(&[1000, 400, 1000, 899]),
+            cell_with(&[1000, 1000]),
+            cell_with(&[]),
+        ];
+        assert_eq!(
+            set_aside_line(&run).unwrap(),
+            "set aside as disturbed: 2 of 6 samples (33.3%) in 1 of 2 cells (their thread had the CPU for under 90% of the sample)"
+        );
+        assert_eq!(set_aside_line(&run[2..]), None);
     }
 }

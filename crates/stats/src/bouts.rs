@@ -128,6 +128,13 @@ pub fn undisturbed(s: &cryptospeed_model::Sample) -> bool {
     s.cpu_ns == 0 || s.cpu_ns as f64 >= UNDISTURBED_CPU_SHARE * s.wall_ns as f64
 }
 
+/// How many of `samples` were set aside as disturbed (see [`undisturbed`]), and of how many: what
+/// a run says about the host's part it removed.
+pub fn set_aside(samples: &[cryptospeed_model::Sample]) -> (usize, usize) {
+    let disturbed = samples.iter().filter(|s| !undisturbed(s)).count();
+    (disturbed, samples.len())
+}
+
 /// Nanoseconds per operation of each undisturbed sample, grouped by bout in order of first
 /// appearance (a bout with no undisturbed sample is left out).
 pub fn by_bout(samples: &[cryptospeed_model::Sample]) -> Vec<Vec<f64>> {
@@ -477,6 +484,7 @@ mod tests {
             [(0, 200.0), (1, 50.0)]
         );
         assert_eq!(by_bout(&samples), [vec![100.0, 300.0], vec![50.0]]);
+        assert_eq!(set_aside(&samples), (1, 4));
     }
 
     #[test]

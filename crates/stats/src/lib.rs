@@ -9,8 +9,8 @@ mod mann_whitney;
 
 pub use bouts::{
     bout_estimate, bout_figures, by_bout, by_bout_id_with, by_bout_with, detectable_from_intervals,
-    paired_ratio, ratio, undisturbed, welch, BoutEstimate, LogEstimate, RatioEstimate, SE_BOUND,
-    UNDISTURBED_CPU_SHARE,
+    paired_ratio, ratio, set_aside, undisturbed, welch, BoutEstimate, LogEstimate, RatioEstimate,
+    SE_BOUND, UNDISTURBED_CPU_SHARE,
 };
 use cryptospeed_model::Summary;
 pub use mann_whitney::{mann_whitney_u, MannWhitney};

@@ -32,11 +32,33 @@ pub struct Record<'a> {
     pub cycles_per_op: Option<f64>,
     pub cycles_are: &'static str,
     pub cpu_fraction: Option<f64>,
+    /// Samples left out of the figure as disturbed by the host, where the cell has samples.
+    pub set_aside: Option<SetAside>,
     pub status: &'static str,
     pub reason: Option<&'a str>,
     /// How this column's timed call departs from the catalog's definition (crate::footnotes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deviation: Option<&'a str>,
+}
+
+/// The host's part removed from a cell: samples whose thread was descheduled for part of them.
+#[derive(Serialize)]
+pub struct SetAside {
+    pub samples: usize,
+    pub of: usize,
+    pub rule: String,
+}
+
+fn set_aside(m: &cryptospeed_model::Measurement) -> Option<SetAside> {
+    let (samples, of) = cryptospeed_stats::set_aside(&m.samples);
+    (of > 0).then_some(SetAside {
+        samples,
+        of,
+        rule: format!(
+            "thread CPU time under {:.0}% of the sample's wall time (descheduled)",
+            100.0 * cryptospeed_stats::UNDISTURBED_CPU_SHARE
+        ),
+    })
 }
 
 pub fn records<'a>(record: &'a RunRecord, footnotes: &'a Footnotes) -> Vec<Record<'a>> {
@@ -99,6 +121,7 @@ fn to_record(run: i64, vm: &VariantMeasurement) -> Record<'_> {
         },
         cycles_are: "TSC reference cycles",
         cpu_fraction: m.cpu_fraction,
+        set_aside: set_aside(m),
         status: m.status.as_str(),
         reason: m.reason.as_deref(),
         deviation: None,
@@ -118,6 +141,30 @@ pub fn write(record: &RunRecord, options: &Options) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_cell_says_how_many_samples_it_set_aside_as_disturbed() {
+        let mut record = super::super::fixture::record();
+        let sample = |cpu_ns| cryptospeed_model::Sample {
+            iters: 10,
+            wall_ns: 1000,
+            cpu_ns,
+            tsc: 2600,
+            bout: 0,
+        };
+        // Descheduled for half of one sample; the other two ran through.
+        record.measurements[1].measurement.samples = vec![sample(1000), sample(500), sample(995)];
+        let v: serde_json::Value =
+            serde_json::from_str(&super::write(&record, &Default::default())).unwrap();
+        let md5 = &v[1]["set_aside"];
+        assert_eq!(
+            (md5["samples"].as_u64(), md5["of"].as_u64()),
+            (Some(1), Some(3))
+        );
+        assert!(md5["rule"].as_str().unwrap().contains("under 90%"));
+        // A cell without samples (imported, or not timed) has nothing to say.
+        assert!(v[0]["set_aside"].is_null());
+    }
+
     #[test]
     fn json_records_carry_the_required_fields() {
         let v: serde_json::Value = serde_json::from_str(&super::write(
