@@ -8,6 +8,8 @@
 pub mod gate;
 pub mod gate_drive;
 pub mod gate_summary;
+pub mod history;
+pub mod history_series;
 #[cfg(test)]
 mod promises;
 mod run_noise;
@@ -51,11 +53,23 @@ pub struct RunValue {
     pub run: i64,
     /// Rate in the cell's unit (bytes/s with a size, ops/s without).
     pub rate: f64,
-    /// Nanoseconds per operation of every sample; empty for imported or sample-less cells.
+    /// Nanoseconds per operation of every sample its thread ran through (as the bouts count
+    /// them: a descheduled sample says nothing about the library); empty for imported or
+    /// sample-less cells, or when every sample was disturbed.
     pub ns_per_op: Vec<f64>,
     /// (bout id, mean nanoseconds per operation) of every bout; one entry for measurements
     /// taken in one stretch (every run stored before bouts).
     pub bouts: Vec<(u32, f64)>,
+}
+
+/// Time per operation of each sample its thread ran through: what the pooled-samples test sees,
+/// for runs whose bouts are too few to compare (see `cryptospeed_stats::undisturbed`).
+pub fn undisturbed_ns(samples: &[cryptospeed_model::Sample], scale: f64) -> Vec<f64> {
+    samples
+        .iter()
+        .filter(|s| stats::undisturbed(s))
+        .map(|s| s.ns_per_op() / scale)
+        .collect()
 }
 
 /// Each bout's mean time per operation over its undisturbed samples, by bout id (see
@@ -104,7 +118,7 @@ impl SideInput {
             self.cells.entry(key).or_default().push(RunValue {
                 run: record.run.id,
                 rate: rate * scale,
-                ns_per_op: m.samples.iter().map(|s| s.ns_per_op() / scale).collect(),
+                ns_per_op: undisturbed_ns(&m.samples, scale),
                 bouts: bout_means(&m.samples, scale),
             });
         }

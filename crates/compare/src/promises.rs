@@ -205,3 +205,17 @@ fn a_change_of_the_promised_size_is_found_at_the_stated_power() {
         );
     }
 }
+
+#[test]
+fn pooled_samples_leave_out_what_the_bouts_leave_out() {
+    let sample = |wall_ns, cpu_ns| cryptospeed_model::Sample {
+        iters: 10,
+        wall_ns,
+        cpu_ns,
+        tsc: 0,
+        bout: 0,
+    };
+    // A sample descheduled for two thirds of its time would read three times slower.
+    let samples = [sample(1000, 1000), sample(3000, 1000), sample(1010, 1005)];
+    assert_eq!(undisturbed_ns(&samples, 1.0), [100.0, 101.0]);
+}
