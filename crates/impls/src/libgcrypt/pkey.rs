@@ -382,6 +382,16 @@ fn eddsa_keys(api: &Arc<PkApi>, curve: Curve, seed: &[u8]) -> Res<((S, S), Vec<u
     } else {
         ed25519_public(api, &private)?
     };
+    // The private key carries its public point, as libgcrypt's own keygen writes it: without q,
+    // gcry_pk_sign derives it again (a second base-point multiplication) on every call, which
+    // read Ed25519 signing 44% slow against bench-slope (docs/experiments/crosscheck.md).
+    // Ed448 keeps d alone: libgcrypt 1.10 derives its own (non-RFC) point from it.
+    let private = if curve == Curve::Ed448 {
+        private
+    } else {
+        let fmt = format!("(private-key (ecc (curve {name})(flags eddsa)(q %b)(d %b)))");
+        build(api, &fmt, &[&q, seed])?
+    };
     let fmt = format!("(public-key (ecc (curve {name})(flags eddsa)(q %b)))");
     let public = build(api, &fmt, &[&q])?;
     Ok(((private, public), q))

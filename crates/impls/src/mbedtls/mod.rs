@@ -159,19 +159,14 @@ impl MbedTls {
             MBEDTLS_DECRYPT
         };
         let mut ctx = self.cipher_ctx(name, key, op)?;
+        // The call read out once: no Arc clone (an atomic pair) per timed call.
+        let update = ctx.api.mbedtls_cipher_update;
         Ok(Box::new(move |buf| {
-            let api = ctx.api.clone();
             for block in buf.chunks_exact_mut(16) {
                 let mut olen = 0usize;
                 // SAFETY: one whole block in place (Mbed TLS allows input == output).
                 let rc = unsafe {
-                    (api.mbedtls_cipher_update)(
-                        ctx.ptr(),
-                        block.as_ptr(),
-                        16,
-                        block.as_mut_ptr(),
-                        &mut olen,
-                    )
+                    (update)(ctx.ptr(), block.as_ptr(), 16, block.as_mut_ptr(), &mut olen)
                 };
                 check(rc, "mbedtls_cipher_update")?;
             }
@@ -308,10 +303,11 @@ impl Suite for MbedTls {
         // Mbed TLS refuses to work in place on a partial block (CTR, XTS with stealing): such a
         // message goes through `scratch` and is copied back.
         let mut scratch = Vec::new();
+        // The call read out once: no Arc clone (an atomic pair) per timed call.
+        let crypt = ctx.api.mbedtls_cipher_crypt;
         Ok(Box::new(move |buf| {
             let n = buf.len() / block * block;
             let mut olen = 0usize;
-            let api = ctx.api.clone();
             let partial = n % 16 != 0;
             scratch.resize(if partial { n } else { 0 }, 0);
             let out = if partial {
@@ -322,7 +318,7 @@ impl Suite for MbedTls {
             // SAFETY: whole blocks in place (Mbed TLS allows input == output), or into scratch.
             check(
                 unsafe {
-                    (api.mbedtls_cipher_crypt)(
+                    (crypt)(
                         ctx.ptr(),
                         iv.as_ptr(),
                         iv.len(),
