@@ -7,6 +7,7 @@ mod compare;
 mod crosscheck;
 mod deviations;
 mod gate;
+mod history;
 mod import;
 mod list;
 mod profile;
@@ -63,6 +64,9 @@ enum Command {
     /// A regression gate: time two builds paired, fail (exit 1) only for a confirmed slowdown
     /// past --fail-above across all cells; 3 when some cell stayed undecided (docs/gate.md).
     Gate(gate::GateArgs),
+    /// One machine's stored figures of a cell over its runs, with the run-to-run noise and the
+    /// change points where the series moved.
+    History(history::HistoryArgs),
     /// Build, list, show and remove variants: OpenSSL built with other compilers, flags,
     /// without assembly or from a patched tree (`run --variant` times them side by side).
     Variant(variant::VariantArgs),
@@ -105,6 +109,7 @@ fn main() {
         Command::Sweep(a) => sweep::sweep(a),
         Command::Compare(a) => compare::compare(a),
         Command::Gate(a) => gate::gate(a),
+        Command::History(a) => history::history(a),
         Command::Variant(a) => variant::variant(a),
         Command::Crosscheck(a) => crosscheck::crosscheck(a),
         Command::Profile(a) => profile::profile(a),

@@ -1,0 +1,225 @@
+//! Change points along a cell's history: one machine's figures of a cell over its stored runs,
+//! and where the series moved. Binary segmentation (as E-Divisive, Matteson & James 2014, and
+//! Apache Otava do it: split where the two sides differ most, test that split by permutation,
+//! recurse on both sides) with the mean-shift statistic, k(n − k)/n · (mean of the left − mean
+//! of the right)², taken on the **ranks** of the figures (so one disturbed run, 40% slow on a
+//! busy host, cannot make or hide a change: a rank-sum test in effect), and a permutation
+//! p-value over shuffles of the segment. The change's size is the ratio of the medians either
+//! side. Pure computation: `cryptospeed history` (src/history.rs) gathers the series.
+
+use serde::Serialize;
+
+/// A found change: the series moved between `index - 1` and `index`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ChangePoint {
+    /// Position in the series of the first value after the change.
+    pub index: usize,
+    /// The median figure after over the median before, over the segments either side.
+    pub ratio: f64,
+    /// The permutation p-value of the split.
+    pub p: f64,
+}
+
+/// How change points are searched.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Search {
+    /// A split stands when its permutation p-value is below this.
+    pub alpha: f64,
+    pub permutations: usize,
+    /// Fewest values on either side of a split.
+    pub min_size: usize,
+    pub seed: u64,
+}
+
+impl Default for Search {
+    fn default() -> Self {
+        Search {
+            alpha: 0.01,
+            permutations: 999,
+            min_size: 3,
+            seed: 49,
+        }
+    }
+}
+
+/// The best split of `v` and its statistic; `None` when it is too short to split.
+fn best_split(v: &[f64], min_size: usize) -> Option<(usize, f64)> {
+    let n = v.len();
+    if n < 2 * min_size.max(1) {
+        return None;
+    }
+    let total: f64 = v.iter().sum();
+    let mut left = 0.0;
+    let mut best: Option<(usize, f64)> = None;
+    for k in 1..n {
+        left += v[k - 1];
+        if k < min_size || n - k < min_size {
+            continue;
+        }
+        let (ml, mr) = (left / k as f64, (total - left) / (n - k) as f64);
+        let stat = (k * (n - k)) as f64 / n as f64 * (ml - mr).powi(2);
+        if best.is_none_or(|(_, b)| stat > b) {
+            best = Some((k, stat));
+        }
+    }
+    best
+}
+
+/// A small deterministic generator (xorshift64*), so a history prints the same every time.
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
+    }
+}
+
+/// The share of shuffles of `v` whose best split is at least `stat` (with the observed one).
+fn permutation_p(v: &[f64], stat: f64, s: &Search, rng: &mut Rng) -> f64 {
+    let mut w = v.to_vec();
+    let mut at_least = 0;
+    for _ in 0..s.permutations {
+        for i in (1..w.len()).rev() {
+            w.swap(i, rng.below(i + 1));
+        }
+        if best_split(&w, s.min_size).is_some_and(|(_, b)| b >= stat * (1.0 - 1e-12)) {
+            at_least += 1;
+        }
+    }
+    (1 + at_least) as f64 / (1 + s.permutations) as f64
+}
+
+/// The ranks of `v` (1-based, ties averaged).
+fn ranks(v: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by(|a, b| v[*a].total_cmp(&v[*b]));
+    let mut r = vec![0.0; v.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && v[order[j + 1]] == v[order[i]] {
+            j += 1;
+        }
+        for k in i..=j {
+            r[order[k]] = (i + j) as f64 / 2.0 + 1.0;
+        }
+        i = j + 1;
+    }
+    r
+}
+
+/// Every change point of `values` (log figures, oldest first), in order.
+pub fn change_points(values: &[f64], s: &Search) -> Vec<ChangePoint> {
+    let series = ranks(values);
+    let mut rng = Rng(s.seed | 1);
+    let mut found = Vec::new();
+    let mut stack = vec![(0, series.len())];
+    while let Some((lo, hi)) = stack.pop() {
+        let seg = &series[lo..hi];
+        let Some((k, stat)) = best_split(seg, s.min_size) else {
+            continue;
+        };
+        if stat <= 0.0 {
+            continue;
+        }
+        let p = permutation_p(seg, stat, s, &mut rng);
+        if p < s.alpha {
+            found.push((lo + k, p));
+            stack.push((lo, lo + k));
+            stack.push((lo + k, hi));
+        }
+    }
+    found.sort_by_key(|(i, _)| *i);
+    ratios(values, &found)
+}
+
+/// Each change's ratio over the segments between its neighbours.
+fn ratios(series: &[f64], found: &[(usize, f64)]) -> Vec<ChangePoint> {
+    let median = |v: &[f64]| cryptospeed_stats::median(v).unwrap_or(0.0);
+    (0..found.len())
+        .map(|j| {
+            let start = if j == 0 { 0 } else { found[j - 1].0 };
+            let end = found.get(j + 1).map_or(series.len(), |f| f.0);
+            let (i, p) = found[j];
+            ChangePoint {
+                index: i,
+                ratio: (median(&series[i..end]) - median(&series[start..i])).exp(),
+                p,
+            }
+        })
+        .collect()
+}
+
+/// The run-to-run noise of a series of log figures: the standard deviation of successive
+/// differences over √2 (a step moves one difference, not the whole spread), as a fraction.
+pub fn run_to_run_noise(series: &[f64]) -> Option<f64> {
+    if series.len() < 3 {
+        return None;
+    }
+    let d: Vec<f64> = series.windows(2).map(|w| w[1] - w[0]).collect();
+    let m = d.iter().sum::<f64>() / d.len() as f64;
+    let var = d.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (d.len() - 1) as f64;
+    Some((var / 2.0).sqrt())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 30 runs with 1% noise (a fixed pseudo-random sequence), a 3% step from run `at` on.
+    fn series(seed: u64, at: Option<usize>) -> Vec<f64> {
+        let mut rng = Rng(seed | 1);
+        (0..30)
+            .map(|i| {
+                // Sum of 4 uniforms: near normal, sd 0.01.
+                let z: f64 = (0..4)
+                    .map(|_| rng.below(1 << 20) as f64 / (1 << 20) as f64)
+                    .sum();
+                let noise = (z - 2.0) * 0.01 / (4.0f64 / 12.0).sqrt();
+                let step = at.is_some_and(|a| i >= a) as u8 as f64 * 0.03f64.ln_1p();
+                noise + step
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_3_percent_step_at_run_17_is_found_there() {
+        for seed in 1..=20 {
+            let cps = change_points(&series(seed, Some(16)), &Search::default());
+            assert_eq!(cps.len(), 1, "seed {seed}: {cps:?}");
+            assert!((15..=17).contains(&cps[0].index), "seed {seed}: {cps:?}");
+            assert!((cps[0].ratio - 1.03).abs() < 0.01, "{cps:?}");
+        }
+    }
+
+    #[test]
+    fn a_flat_history_rarely_shows_a_change() {
+        let flagged = (1..=100)
+            .filter(|seed| !change_points(&series(*seed, None), &Search::default()).is_empty())
+            .count();
+        eprintln!("{flagged} of 100 flat series of 30 runs show a change point");
+        assert!(flagged <= 3, "{flagged} of 100 flat series");
+    }
+
+    #[test]
+    fn one_disturbed_run_is_no_change_and_hides_none() {
+        let mut flat = series(3, None);
+        flat[10] -= 0.4;
+        assert!(change_points(&flat, &Search::default()).is_empty());
+        let mut step = series(3, Some(16));
+        step[20] -= 0.4;
+        let cps = change_points(&step, &Search::default());
+        assert_eq!(cps.len(), 1, "{cps:?}");
+        assert!((15..=17).contains(&cps[0].index), "{cps:?}");
+    }
+
+    #[test]
+    fn noise_and_short_series() {
+        assert!(change_points(&[0.0, 1.0, 0.0], &Search::default()).is_empty());
+        let n = run_to_run_noise(&series(7, None)).unwrap();
+        assert!((0.006..0.015).contains(&n), "{n}");
+        assert!(run_to_run_noise(&[0.0, 0.1]).is_none());
+    }
+}

@@ -1,0 +1,96 @@
+//! `cryptospeed history CELL`: one machine's stored figures of a cell over its runs, with the
+//! run-to-run noise and the change points where the series moved (docs/gate.md#history). It
+//! reads the store and parses the options; the series and the search are
+//! `cryptospeed_compare::history_series` and `history`.
+
+use crate::session::{db_location, emit, StoreArgs};
+use anyhow::{anyhow, bail, Result};
+use clap::Args;
+use cryptospeed_compare::history::Search;
+use cryptospeed_compare::history_series::history as cell_history;
+use cryptospeed_model::Op;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct HistoryArgs {
+    /// The primitive, in any spelling `run -a` takes (`sha256`, `aes-128-cbc`, `rsa2048`).
+    pub primitive: String,
+    /// The message size (for primitives that have one).
+    #[arg(long, short)]
+    pub bytes: Option<String>,
+    /// The operation (default: the primitive's first openssl speed operation).
+    #[arg(long)]
+    pub op: Option<String>,
+    /// Follow this variant label (default: each run's first variant with the cell).
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// The machine (its id in `cryptospeed machines`); default: the newest run's with the cell.
+    #[arg(long)]
+    pub machine: Option<i64>,
+    /// A change point stands when its permutation p-value is below this.
+    #[arg(long, default_value_t = 0.01)]
+    pub alpha: f64,
+    /// Print JSON instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
+pub fn history(a: HistoryArgs) -> Result<i32> {
+    let p = cryptospeed_catalog::lookup(&a.primitive)
+        .ok_or_else(|| anyhow!("unknown primitive '{}'", a.primitive))?;
+    let op = match &a.op {
+        Some(o) => Op::parse(o).ok_or_else(|| anyhow!("unknown operation '{o}'"))?,
+        None => p.default_ops()[0],
+    };
+    let bytes = a
+        .bytes
+        .as_deref()
+        .map(crate::args::parse_size)
+        .transpose()?;
+    let store = cryptospeed_store::open(&db_location(&a.store.db))?;
+    let rows = store.runs()?;
+    let mut records = Vec::new();
+    for row in rows.iter().filter(|r| r.source.is_empty()) {
+        if a.machine.is_none_or(|m| m == row.machine_id) {
+            records.push((row.machine_id, store.load_run(&row.id.to_string())?));
+        }
+    }
+    let all: Vec<_> = records.iter().map(|(_, r)| r.clone()).collect();
+    let h = cell_history(
+        &all,
+        (p.id, op, bytes),
+        a.variant.as_deref(),
+        &Search::default(),
+    );
+    let Some(newest) = h.points.last() else {
+        bail!(
+            "no stored run measured {} {op}{}",
+            p.id,
+            bytes.map_or(String::new(), |b| format!(" at {b} bytes"))
+        );
+    };
+    let machine = records
+        .iter()
+        .find(|(_, r)| r.run.id == newest.run)
+        .map(|(m, _)| *m);
+    let mine: Vec<_> = records
+        .into_iter()
+        .filter(|(m, _)| Some(*m) == machine)
+        .map(|(_, r)| r)
+        .collect();
+    let search = Search {
+        alpha: a.alpha,
+        ..Search::default()
+    };
+    let h = cell_history(&mine, (p.id, op, bytes), a.variant.as_deref(), &search);
+    let text = match a.json {
+        true => serde_json::to_string_pretty(&h)? + "\n",
+        false => h.text(),
+    };
+    emit(&text, &a.output)?;
+    Ok(0)
+}
