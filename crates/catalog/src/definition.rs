@@ -30,6 +30,9 @@ pub struct Definition {
     /// Where the randomness comes from, when there is any.
     #[serde(skip_serializing_if = "str::is_empty")]
     pub source: &'static str,
+    /// The [`State`]s this definition takes as its norm (version 2's post-quantum entries).
+    #[serde(skip_serializing_if = "<[State]>::is_empty")]
+    pub norms: &'static [State],
 }
 
 /// Where random bytes come from in every column, unless a deviation says otherwise.
@@ -37,15 +40,118 @@ pub const RNG: &str = "the library's own generator; where the API takes a genera
     argument, one ChaCha20 generator seeded once before timing (no system call per operation)";
 
 /// How a column's timed call stands against the definition of a (primitive, operation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+/// Serialized as `"conforms"`, `{"deviates": why}` (with `"states"` for [`Conformance::Departs`])
+/// or `{"not-offered": why}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Conformance {
     /// The column times what the definition says.
     Conforms,
     /// The column times something else, said in one line.
     Deviates(&'static str),
+    /// The column times something else, named as [`State`]s the definition's norm excludes
+    /// (the post-quantum definitions, version 2), and said in one line.
+    Departs(&'static [State], &'static str),
     /// The column does not time this operation (its API has no such call), said in one line.
     NotOffered(&'static str),
+}
+
+impl Conformance {
+    /// The one-line text of a deviation (plain or named by states); `None` otherwise.
+    pub fn deviation(&self) -> Option<&'static str> {
+        match *self {
+            Conformance::Deviates(why) | Conformance::Departs(_, why) => Some(why),
+            _ => None,
+        }
+    }
+
+    /// The states a deviation names (empty for a plain one, conformance or not offered).
+    pub fn states(&self) -> &'static [State] {
+        match *self {
+            Conformance::Departs(states, _) => states,
+            _ => &[],
+        }
+    }
+}
+
+impl Serialize for Conformance {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match *self {
+            Conformance::Conforms => s.serialize_str("conforms"),
+            Conformance::Deviates(why) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("deviates", why)?;
+                m.end()
+            }
+            Conformance::Departs(states, why) => {
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("deviates", why)?;
+                m.serialize_entry("states", states)?;
+                m.end()
+            }
+            Conformance::NotOffered(why) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("not-offered", why)?;
+                m.end()
+            }
+        }
+    }
+}
+
+/// A state of the prepared key, or work in the timed call, that the version-2 post-quantum
+/// definitions fix: each definition names the states that are its norm ([`Definition::norms`]),
+/// and a column departing from it names the states it times instead
+/// ([`Conformance::Departs`]). Two columns can then never declare opposite states of one thing
+/// as deviations: the definition holds one side ([`State::opposite`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum State {
+    /// Â (and the key's other NTT-form values) held in the key object, computed before timing.
+    PrecomputedInKey,
+    /// Â expanded from ρ (and the key's NTT forms computed) inside every timed call.
+    ExpandedPerCall,
+    /// The prepared key kept only as its encoding: checked, hashed and unpacked in every call.
+    ParsedPerCall,
+    /// Keygen also writes the public (encapsulation) key's encoding.
+    EncodesPublic,
+    /// Keygen also writes the private key's encoding.
+    EncodesPrivate,
+    /// The private key written or read as the 64-byte seed d ‖ z; read, the pair is re-derived.
+    SeedForm,
+    /// FIPS 203 7.3's hash check is not made when the decapsulation key is parsed.
+    NoHashCheck,
+    /// FIPS 203 7.2's modulus check is not made when the encapsulation key is parsed.
+    NoModulusCheck,
+    /// A library context (OpenSSL 3: and a key type fetched by name) made per key, so per call
+    /// of a from-bytes operation: the library's API has no call without one.
+    ContextPerKey,
+    /// A context or output buffers made per call on a prepared key by the library's API.
+    ContextPerCall,
+    /// A closure boxed or a vector allocated per call by the column's own composition.
+    AllocationPerCall,
+}
+
+impl State {
+    /// The other side of the same thing, where a definition could pick either as its norm.
+    pub fn opposite(self) -> Option<State> {
+        match self {
+            State::PrecomputedInKey => Some(State::ExpandedPerCall),
+            State::ExpandedPerCall => Some(State::PrecomputedInKey),
+            _ => None,
+        }
+    }
+}
+
+/// The states version 2 of `kind/op` takes as its norm (what a conforming column does): ML-KEM's
+/// key objects hold their precomputations, ML-DSA's sign and verify expand in the call.
+pub fn norms(kind: &str, op: Op) -> &'static [State] {
+    match (kind, op) {
+        ("ml-kem" | "hybrid-kem", Op::Encaps | Op::Decaps) => &[State::PrecomputedInKey],
+        // The client's share is the encoded encapsulation key: TLS sends it.
+        ("hybrid-kem", Op::Keygen) => &[State::EncodesPublic],
+        ("ml-dsa" | "slh-dsa", Op::Sign | Op::Verify) => &[State::ExpandedPerCall],
+        _ => &[],
+    }
 }
 
 /// A deviation an implementation declares: for the primitives of `kinds` (a definition kind such
@@ -118,6 +224,7 @@ pub fn definition(p: &Primitive, op: Op) -> Option<Definition> {
         } else {
             RNG
         },
+        norms: norms(kind, op),
     })
 }
 
@@ -320,6 +427,53 @@ mod tests {
             assert_eq!(json, format!("\"{}\"", op.as_str()));
             assert_eq!(serde_json::from_str::<Op>(&json).unwrap(), op);
         }
+    }
+
+    /// Version 2 of the post-quantum definitions states the key's state: each names its norm
+    /// where a column could hold either side, and a departure serializes with its states.
+    #[test]
+    fn post_quantum_definitions_state_the_key_and_its_checks() {
+        let at = |id, op| definition(crate::lookup(id).unwrap(), op).unwrap();
+        for id in [
+            "ml-kem-768",
+            "x25519-mlkem768",
+            "ml-dsa-65",
+            "slh-dsa-sha2-128s",
+        ] {
+            let p = crate::lookup(id).unwrap();
+            for &op in p.ops() {
+                assert_eq!(at(id, op).version, 2, "{id} {op}");
+            }
+        }
+        assert_eq!(
+            at("ml-kem-768", Op::Encaps).norms,
+            [State::PrecomputedInKey]
+        );
+        assert_eq!(
+            at("x25519-mlkem768", Op::Decaps).norms,
+            [State::PrecomputedInKey]
+        );
+        assert_eq!(at("ml-dsa-65", Op::Sign).norms, [State::ExpandedPerCall]);
+        assert!(at("ml-kem-768", Op::EncapsParse).timed.contains("7.2"));
+        assert!(at("ml-kem-768", Op::DecapsParse).timed.contains("7.3"));
+        assert!(at("x25519-mlkem768", Op::DecapsParse).timed.contains("7.3"));
+        assert!(at("ml-kem-768", Op::KeygenEncode)
+            .timed
+            .contains("not the 64-byte seed"));
+        assert_eq!(at("sha256", Op::Hash).version, 1);
+        let json = serde_json::to_value(Conformance::Departs(&[State::SeedForm], "seed")).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"deviates": "seed", "states": ["seed-form"]})
+        );
+        let json = serde_json::to_value(Conformance::Deviates("x")).unwrap();
+        assert_eq!(json, serde_json::json!({"deviates": "x"}));
+        assert_eq!(
+            serde_json::to_value(Conformance::Conforms).unwrap(),
+            "conforms"
+        );
+        let d = serde_json::to_value(at("ml-dsa-65", Op::Verify)).unwrap();
+        assert_eq!(d["norms"], serde_json::json!(["expanded-per-call"]));
     }
 
     #[test]

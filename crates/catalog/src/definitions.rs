@@ -35,83 +35,95 @@ const HYBRID: &[&str] = &["hybrid-kem"];
 const SEEDED: &[&str] = &["ml-dsa", "slh-dsa"];
 
 pub(crate) const ENTRIES: &[Entry] = &[
-    // ML-KEM (FIPS 203).
+    // ML-KEM (FIPS 203). Version 2 states the key's state: what the prepared key object may
+    // hold, what keygen writes, which private form decaps+parse reads, and the input checks.
     Entry {
         kinds: KEM,
         op: Op::Keygen,
-        version: 1,
+        version: 2,
         prepared: "nothing",
-        timed: "a key pair from 64 fresh random bytes (d ‖ z): the matrix A expanded, the keys \
-                kept as the library's key object; nothing need be encoded",
+        timed: "a key pair from 64 fresh random bytes (d ‖ z) into the library's key object; the \
+                object may hold precomputations made by this call (the matrix Â, t̂ and ŝ in NTT \
+                form, H(ek)); nothing is encoded",
         randomness: Fresh,
     },
     Entry {
         kinds: KEM,
         op: Op::KeygenEncode,
-        version: 1,
+        version: 2,
         prepared: "nothing",
-        timed: "keygen, then the encapsulation key and the expanded decapsulation key written in \
-                FIPS 203's byte encodings",
+        timed: "keygen, then the encapsulation key ek and the expanded decapsulation key \
+                (dk_PKE ‖ ek ‖ H(ek) ‖ z) written in FIPS 203's byte encodings, not the 64-byte seed",
         randomness: Fresh,
     },
     Entry {
         kinds: KEM,
         op: Op::Encaps,
-        version: 1,
-        prepared: "the library's encapsulation key object, parsed from FIPS 203's encoding of a \
-                   key made by the library's keygen",
-        timed: "32 fresh random bytes m, encapsulation; ciphertext and shared secret written",
+        version: 2,
+        prepared: "the library's encapsulation key object made before timing (parsed from ek, \
+                   FIPS 203 7.2's check passed); it may hold Â expanded, t̂ unpacked and H(ek)",
+        timed: "32 fresh random bytes m, encapsulation on that object (no parse or check of ek, \
+                no context made); ciphertext and shared secret written",
         randomness: Fresh,
     },
     Entry {
         kinds: KEM,
         op: Op::EncapsParse,
-        version: 1,
-        prepared: "the encoded encapsulation key (bytes)",
-        timed: "the encoded key parsed and checked (FIPS 203 7.2) into the library's key object, \
-                then encaps",
+        version: 2,
+        prepared: "the encoded encapsulation key ek (bytes)",
+        timed: "ek parsed with FIPS 203 7.2's modulus check (each coefficient below q), H(ek) \
+                and Â computed as the library's parse does, then encaps",
         randomness: Fresh,
     },
     Entry {
         kinds: KEM,
         op: Op::Decaps,
-        version: 1,
-        prepared: "the library's decapsulation key object, parsed from FIPS 203's expanded \
-                   decapsulation key; one ciphertext made by encaps",
-        timed: "decapsulation with its implicit-rejection re-encryption; shared secret written",
+        version: 2,
+        prepared: "the library's decapsulation key object made before timing (from keygen, the \
+                   expanded key or the seed: the object is the same); it may hold Â, ŝ and t̂ \
+                   in NTT form and H(ek); one ciphertext made by encaps",
+        timed: "decapsulation with its implicit-rejection re-encryption on that object; shared \
+                secret written",
         randomness: None,
     },
     Entry {
         kinds: KEM,
         op: Op::DecapsParse,
-        version: 1,
-        prepared: "the expanded decapsulation key (bytes); one ciphertext made by encaps",
-        timed: "the encoded key parsed into the library's key object, then decaps",
+        version: 2,
+        prepared: "the expanded decapsulation key (FIPS 203 encoding, not the seed) as bytes; \
+                   one ciphertext made by encaps",
+        timed: "the expanded key parsed with FIPS 203 7.3's check (H of the embedded ek equals \
+                the embedded H(ek)), then decaps",
         randomness: None,
     },
-    // X25519MLKEM768 (draft-ietf-tls-ecdhe-mlkem), as TLS 1.3 uses it.
+    // X25519MLKEM768 (draft-ietf-tls-ecdhe-mlkem), as TLS 1.3 uses it. Its ML-KEM-768 half is
+    // held to the ML-KEM entries' key state and checks (version 2).
     Entry {
         kinds: HYBRID,
         op: Op::Keygen,
-        version: 1,
+        version: 2,
         prepared: "nothing",
-        timed: "the client's share: a fresh ML-KEM-768 key pair and a fresh X25519 key pair, \
-                the share (ML-KEM encapsulation key ‖ X25519 public key) encoded",
+        timed: "the client's share: a fresh ML-KEM-768 key pair (as ml-kem keygen: the key \
+                object may hold its precomputations) and a fresh X25519 key pair, the share \
+                (ek ‖ X25519 public key) encoded; the private part is not encoded",
         randomness: Fresh,
     },
     Entry {
         kinds: HYBRID,
         op: Op::KeygenEncode,
-        version: 1,
+        version: 2,
         prepared: "nothing",
-        timed: "keygen, and the private part (expanded ML-KEM key ‖ X25519 private key) encoded",
+        timed: "keygen, and the private part (expanded ML-KEM decapsulation key, not the seed, \
+                ‖ X25519 private key) encoded",
         randomness: Fresh,
     },
     Entry {
         kinds: HYBRID,
         op: Op::Encaps,
-        version: 1,
-        prepared: "the client's share parsed into key objects (ML-KEM key, X25519 peer point)",
+        version: 2,
+        prepared: "the client's share parsed before timing into key objects (the ML-KEM key as \
+                   ml-kem encaps's: FIPS 203 7.2 checked, it may hold Â, t̂ and H(ek); the X25519 \
+                   peer point)",
         timed: "the server's reply: ML-KEM encapsulation, a fresh X25519 key pair and its \
                 agreement with the share's X25519 key; ciphertext (ML-KEM ‖ X25519) and secret \
                 (ML-KEM ‖ X25519) written",
@@ -120,16 +132,17 @@ pub(crate) const ENTRIES: &[Entry] = &[
     Entry {
         kinds: HYBRID,
         op: Op::EncapsParse,
-        version: 1,
+        version: 2,
         prepared: "the client's share (bytes)",
-        timed: "the share parsed (both parts), then encaps",
+        timed: "the share parsed (both parts; ek with FIPS 203 7.2's modulus check), then encaps",
         randomness: Fresh,
     },
     Entry {
         kinds: HYBRID,
         op: Op::Decaps,
-        version: 1,
-        prepared: "the client's keys as key objects; one reply made by encaps (bytes)",
+        version: 2,
+        prepared: "the client's keys as key objects (the ML-KEM key as ml-kem decaps's: it may \
+                   hold Â, ŝ, t̂ and H(ek)); one reply made by encaps (bytes)",
         timed: "the client's finish: the reply split and its X25519 part read, ML-KEM \
                 decapsulation, X25519 agreement; secret written",
         randomness: None,
@@ -137,52 +150,64 @@ pub(crate) const ENTRIES: &[Entry] = &[
     Entry {
         kinds: HYBRID,
         op: Op::DecapsParse,
-        version: 1,
-        prepared: "the client's private part (bytes); one reply made by encaps",
-        timed: "the private part parsed into key objects, then decaps",
+        version: 2,
+        prepared: "the client's private part (expanded ML-KEM key ‖ X25519 private key, bytes); \
+                   one reply made by encaps",
+        timed: "the private part parsed into key objects (FIPS 203 7.3's hash check on the \
+                ML-KEM key), then decaps",
         randomness: None,
     },
-    // ML-DSA (FIPS 204) and SLH-DSA (FIPS 205).
+    // ML-DSA (FIPS 204) and SLH-DSA (FIPS 205). Version 2 states the key's state: sign and
+    // verify do FIPS 204 Algorithms 7 and 8's work from the key (Â expanded, NTT forms
+    // computed) in the timed call; a key object holding those precomputed departs.
     Entry {
         kinds: SEEDED,
         op: Op::Keygen,
-        version: 1,
+        version: 2,
         prepared: "nothing",
         timed: "a key pair from a fresh random seed (ML-DSA: xi expanded; SLH-DSA: the \
-                hypertree's top layer computed), kept as the library's key object",
+                hypertree's top layer computed) into the library's key object, with whatever \
+                precomputation that object holds; neither key encoded",
         randomness: Fresh,
     },
     Entry {
         kinds: SEEDED,
         op: Op::KeygenEncode,
-        version: 1,
+        version: 2,
         prepared: "nothing",
-        timed: "keygen, then the public and private keys written in the standard's encodings",
+        timed: "keygen, then the public and the full private key written in the standard's \
+                encodings (FIPS 204 pkEncode/skEncode, FIPS 205 PK ‖ SK), not a seed",
         randomness: Fresh,
     },
     Entry {
         kinds: SEEDED,
         op: Op::Sign,
-        version: 1,
-        prepared: "the library's signing key object, from its keygen",
+        version: 2,
+        prepared: "the library's signing key object, from its keygen: the key's values (ML-DSA \
+                   ρ, K, tr, s1, s2, t0; SLH-DSA's seeds and root, a hash state keyed by \
+                   PK.seed allowed), not Â nor NTT forms",
         timed: "pure signing of a 32-byte message with an empty context, hedged (ML-DSA's rnd, \
-                SLH-DSA's opt_rand fresh); signature written",
+                SLH-DSA's opt_rand fresh); ML-DSA's Â expanded from ρ and ŝ1, ŝ2, t̂0 computed \
+                in the call (FIPS 204 Algorithm 7); signature written",
         randomness: Hedged,
     },
     Entry {
         kinds: SEEDED,
         op: Op::Verify,
-        version: 1,
-        prepared: "the library's verifying key object; one signature made by sign",
-        timed: "pure verification of that signature over the 32-byte message, empty context",
+        version: 2,
+        prepared: "the library's verifying key object (ρ and t1; tr allowed), not Â nor t̂1; \
+                   one signature made by sign",
+        timed: "pure verification of that signature over the 32-byte message, empty context; \
+                ML-DSA's Â expanded and t1 put in NTT form in the call (FIPS 204 Algorithm 8)",
         randomness: None,
     },
     Entry {
         kinds: SEEDED,
         op: Op::VerifyParse,
-        version: 1,
+        version: 2,
         prepared: "the encoded public key (bytes); one signature made by sign",
-        timed: "the encoded key parsed into the library's key object, then verify",
+        timed: "the encoded key parsed (pkDecode: length checked) into the library's key object, \
+                then verify",
         randomness: None,
     },
     // Classic signatures, as openssl speed times them.

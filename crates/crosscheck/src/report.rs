@@ -4,7 +4,6 @@
 
 use crate::rounds::Pairs;
 use crate::{Cell, Clock, Difference, Oracle, Provenance};
-use cryptospeed_impls::declared::Conformance;
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
@@ -95,8 +94,11 @@ fn our_loop(column: &str, cell: &Cell) -> String {
         .map(|d| d.timed.to_string())
         .unwrap_or_default();
     match cryptospeed_impls::declared::of(column, p, cell.op) {
-        Some(Conformance::Deviates(d)) => format!("{timed}; declared deviation: {d}"),
-        _ => timed,
+        Some(c) => match c.deviation() {
+            Some(d) => format!("{timed}; declared deviation: {d}"),
+            None => timed,
+        },
+        None => timed,
     }
 }
 

@@ -8,7 +8,11 @@
 //! the libcrypto path does not: the Rust API rustls and other Rust programs call (message-level
 //! signing, aws-lc-rs's own AEAD and digest wrappers) on the aws-lc-sys build Cargo makes.
 
-use crate::declared::{Conformance::Deviates, Declared};
+use crate::declared::{
+    Conformance::{Departs, NotOffered},
+    Declared,
+    State::*,
+};
 use crate::suite::{
     AeadFn, DecapsFn, DeriveFn, EncapsFn, HashFn, KemKeygenFn, OpFn, Res, Signer, Suite,
     SuiteImplementation,
@@ -53,8 +57,18 @@ pub const DECLARED: &[Declared] = &[
     crate::declared::HASH_THEN_SIGN[1],
     Declared {
         kinds: &["ml-kem"],
+        ops: &[Op::Keygen],
+        note: Departs(&[EncodesPublic, EncodesPrivate], "AWS-LC's KEM key is its two FIPS 203 encodings: keygen writes both"),
+    },
+    Declared {
+        kinds: &["ml-kem"],
         ops: &[Op::Encaps, Op::Decaps],
-        note: Deviates("AWS-LC's key keeps only its encoding: every call re-checks, re-hashes and unpacks it, in a new EVP_PKEY_CTX with new output buffers (aws-lc-rs's API)"),
+        note: Departs(&[ParsedPerCall, ExpandedPerCall, ContextPerCall], "AWS-LC's key keeps only its encoding: every call re-checks, re-hashes and unpacks it, in a new EVP_PKEY_CTX with new output buffers (aws-lc-rs's API)"),
+    },
+    Declared {
+        kinds: &["hybrid-kem"],
+        ops: &[],
+        note: NotOffered("aws-lc-rs's kem module has no X25519MLKEM768 (rustls composes its own)"),
     },
 ];
 

@@ -5,7 +5,7 @@
 
 use cryptospeed_catalog::agreement::AgreementCase;
 use cryptospeed_catalog::definition::{conformance, refusal};
-pub use cryptospeed_catalog::definition::{Conformance, Declared};
+pub use cryptospeed_catalog::definition::{Conformance, Declared, State};
 use cryptospeed_catalog::Primitive;
 use cryptospeed_engine::{AgreementOutput, Implementation, Timed};
 use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, Op, Variant};
@@ -99,10 +99,136 @@ pub fn of(name: &str, p: &Primitive, op: Op) -> Option<Conformance> {
     Some(conformance(r.declared, p, op))
 }
 
+/// The registry name whose declarations hold for variant `v`: its implementation's, except that a
+/// column of the OpenSSL family (`openssl:PATH`, `aws-lc:PATH`, `boringssl:PATH`) whose loaded
+/// libcrypto says it is AWS-LC or BoringSSL (OpenSSL_version's "(compatible; AWS-LC …)", the
+/// variant's first build line) runs that library's code (the family's PQ backends), so takes
+/// that library's declarations.
+pub fn declaring_name(v: &Variant) -> &str {
+    let family = ["openssl", "aws-lc", "boringssl"];
+    if !family.contains(&v.implementation.as_str()) {
+        return &v.implementation;
+    }
+    let says = v.build_info.first().map_or("", String::as_str);
+    if says.contains("AWS-LC") {
+        "aws-lc"
+    } else if says.contains("BoringSSL") {
+        "boringssl"
+    } else {
+        &v.implementation
+    }
+}
+
+/// The conformance of variant `v` (by the library it loaded, [`declaring_name`]) for `op` of `p`.
+pub fn of_variant(v: &Variant, p: &Primitive, op: Op) -> Option<Conformance> {
+    of(declaring_name(v), p, op)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::REGISTRY;
+    use cryptospeed_catalog::definition::kind;
+    use std::collections::HashMap;
+
+    const PQ: &[&str] = &["ml-kem", "hybrid-kem", "ml-dsa", "slh-dsa"];
+
+    /// Every post-quantum deviation is named by states, none of them the definition's norm, and
+    /// no two columns declare opposite states of one thing for one (kind, operation): the
+    /// version-2 definition holds one side, so the other is the only one a column may declare.
+    #[test]
+    fn no_two_columns_declare_opposite_states_and_none_declares_the_norm() {
+        let mut seen: HashMap<(&str, Op, State), &str> = HashMap::new();
+        for r in REGISTRY {
+            for p in cryptospeed_catalog::all()
+                .iter()
+                .filter(|p| PQ.contains(&kind(p)))
+            {
+                for &op in p.ops() {
+                    let c = conformance(r.declared, p, op);
+                    if let Conformance::Deviates(why) = c {
+                        panic!(
+                            "{} {} {op}: a post-quantum deviation without states: {why}",
+                            r.name, p.id
+                        );
+                    }
+                    let norms = cryptospeed_catalog::definition::norms(kind(p), op);
+                    for &s in c.states() {
+                        assert!(
+                            !norms.contains(&s),
+                            "{} {} {op} declares the norm {s:?}",
+                            r.name,
+                            p.id
+                        );
+                        seen.insert((kind(p), op, s), r.name);
+                    }
+                }
+            }
+        }
+        for (&(k, op, s), name) in &seen {
+            if let Some(o) = s.opposite() {
+                if let Some(other) = seen.get(&(k, op, o)) {
+                    panic!("{k} {op}: {name} declares {s:?}, {other} declares {o:?}");
+                }
+            }
+        }
+        assert!(seen.contains_key(&("ml-kem", Op::Encaps, State::ExpandedPerCall)));
+        assert!(seen.contains_key(&("ml-dsa", Op::Sign, State::PrecomputedInKey)));
+    }
+
+    /// X25519MLKEM768's declarations include its ML-KEM-768 half's in every column that times
+    /// the operation: each state the half declares, less those the hybrid's definition makes its
+    /// norm (the share is the encoded encapsulation key).
+    #[test]
+    fn the_hybrid_carries_its_ml_kem_half() {
+        let hybrid = cryptospeed_catalog::lookup("x25519-mlkem768").unwrap();
+        let half = cryptospeed_catalog::lookup("ml-kem-768").unwrap();
+        for r in REGISTRY {
+            for &op in hybrid.ops() {
+                let h = conformance(r.declared, hybrid, op);
+                if matches!(h, Conformance::NotOffered(_)) {
+                    continue;
+                }
+                let norms = cryptospeed_catalog::definition::norms("hybrid-kem", op);
+                for s in conformance(r.declared, half, op).states() {
+                    assert!(
+                        norms.contains(s) || h.states().contains(s),
+                        "{} x25519-mlkem768 {op}: {h:?} lacks ML-KEM-768's {s:?}",
+                        r.name
+                    );
+                }
+            }
+        }
+        let aws = of("aws-lc", hybrid, Op::Encaps).unwrap();
+        assert!(aws.states().contains(&State::ParsedPerCall), "{aws:?}");
+    }
+
+    /// A libcrypto of the OpenSSL family is declared by what it says it is, not by the column
+    /// name it was loaded under.
+    #[test]
+    fn an_openssl_path_that_is_aws_lc_or_boringssl_gets_its_declarations() {
+        let kem = cryptospeed_catalog::lookup("ml-kem-768").unwrap();
+        let v = |implementation: &str, line: &str| Variant {
+            implementation: implementation.into(),
+            build_info: vec![line.into()],
+            ..Default::default()
+        };
+        let aws = v("openssl", "OpenSSL 1.1.1 (compatible; AWS-LC 1.66.2)");
+        assert_eq!(declaring_name(&aws), "aws-lc");
+        assert_eq!(
+            of_variant(&aws, kem, Op::Decaps),
+            of("aws-lc", kem, Op::Decaps)
+        );
+        assert!(matches!(
+            of_variant(&aws, kem, Op::Decaps),
+            Some(Conformance::Departs(..))
+        ));
+        let boring = v("openssl", "OpenSSL 1.1.1 (compatible; BoringSSL)");
+        assert_eq!(declaring_name(&boring), "boringssl");
+        let system = v("openssl", "OpenSSL 3.5.0 8 Apr 2025");
+        assert_eq!(declaring_name(&system), "openssl");
+        assert_eq!(declaring_name(&v("go", "AWS-LC")), "go");
+    }
 
     /// Every declaration names a kind or primitive and an operation that exist together, and
     /// says why in one line: a stale declaration fails here.
@@ -117,7 +243,9 @@ mod tests {
                 });
                 assert!(hit, "{}: {:?} reaches nothing", r.name, d);
                 let why = match d.note {
-                    Conformance::Deviates(w) | Conformance::NotOffered(w) => w,
+                    Conformance::Deviates(w)
+                    | Conformance::Departs(_, w)
+                    | Conformance::NotOffered(w) => w,
                     Conformance::Conforms => panic!("{}: a declaration of conformance", r.name),
                 };
                 assert!(
@@ -148,7 +276,9 @@ mod tests {
             for p in cryptospeed_catalog::all() {
                 for &op in p.ops() {
                     assert!(p.definition(op).is_some(), "{} {op}", p.id);
-                    if let Some(Conformance::Deviates(_)) = of(r.name, p, op) {
+                    if let Some(Conformance::Deviates(_) | Conformance::Departs(..)) =
+                        of(r.name, p, op)
+                    {
                         deviations += 1;
                     }
                 }
@@ -157,8 +287,8 @@ mod tests {
         assert!(deviations > 0, "no column declares a deviation");
         let ml_kem = cryptospeed_catalog::lookup("ml-kem-768").unwrap();
         assert!(matches!(
-            of("go", ml_kem, Op::Decaps),
-            Some(Conformance::Deviates(_))
+            of("aws-lc", ml_kem, Op::Decaps),
+            Some(Conformance::Departs(..))
         ));
         assert!(of("no-such-column", ml_kem, Op::Decaps).is_none());
     }

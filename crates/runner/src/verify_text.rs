@@ -43,7 +43,9 @@ pub fn departures(name: &str, p: &Primitive) -> Vec<(String, String)> {
         .iter()
         .filter_map(|&op| match declared::of(name, p, op)? {
             Conformance::Conforms => None,
-            Conformance::Deviates(why) => Some((op.to_string(), why.to_string())),
+            Conformance::Deviates(why) | Conformance::Departs(_, why) => {
+                Some((op.to_string(), why.to_string()))
+            }
             Conformance::NotOffered(why) => Some((op.to_string(), format!("not timed: {why}"))),
         })
         .collect()

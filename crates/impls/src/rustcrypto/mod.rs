@@ -12,7 +12,7 @@ mod dsa;
 mod kem;
 mod slh;
 
-use crate::declared::{Conformance::*, Declared};
+use crate::declared::{Conformance::*, Declared, State::*};
 use crate::hybrid_kem;
 use crate::suite::{
     AeadFn, CipherFn, DecapsFn, DeriveFn, EncapsFn, HashFn, KemKeygenFn, OpFn, Res, Signer, Suite,
@@ -151,12 +151,42 @@ pub const DECLARED: &[Declared] = &[
     Declared {
         kinds: &["ml-dsa"],
         ops: &[Op::Sign, Op::Verify],
-        note: Deviates("the key object caches A and the key's NTT forms (ml-dsa's KeyPair), computed before timing"),
+        note: Departs(&[PrecomputedInKey], "the key object caches Â and the key's NTT forms (ml-dsa's KeyPair), computed before timing"),
+    },
+    Declared {
+        kinds: &["ml-dsa"],
+        ops: &[Op::Keygen],
+        note: Departs(&[EncodesPublic, EncodesPrivate], "the ml-dsa crate's keygen is its keygen+encode: both keys are encoded in every call"),
+    },
+    Declared {
+        kinds: &["ml-kem"],
+        ops: &[Op::Encaps, Op::Decaps],
+        note: Departs(&[ExpandedPerCall], "the ml-kem crate's key keeps ρ and t̂ only: Â is expanded from ρ in every encryption (decaps: its re-encryption)"),
+    },
+    Declared {
+        kinds: &["ml-kem"],
+        ops: &[Op::DecapsParse],
+        note: Departs(&[NoHashCheck], "the ml-kem crate's DecapsulationKey::from_bytes makes no FIPS 203 7.3 hash check"),
     },
     Declared {
         kinds: &["hybrid-kem"],
         ops: &[Op::Keygen],
-        note: Deviates("the composed hybrid also encodes the private part"),
+        note: Departs(&[EncodesPrivate, AllocationPerCall], "the composed hybrid also encodes the private part, into vectors concatenated per call"),
+    },
+    Declared {
+        kinds: &["hybrid-kem"],
+        ops: &[Op::Encaps, Op::Decaps],
+        note: Departs(&[ExpandedPerCall, AllocationPerCall], "ML-KEM-768's Â expanded from ρ in every call; the composition splits and concatenates vectors per call"),
+    },
+    Declared {
+        kinds: &["hybrid-kem"],
+        ops: &[Op::EncapsParse],
+        note: Departs(&[NoModulusCheck, AllocationPerCall], "the composed encapsulation is made, boxed, per call, without FIPS 203 7.2's modulus check"),
+    },
+    Declared {
+        kinds: &["hybrid-kem"],
+        ops: &[Op::DecapsParse],
+        note: Departs(&[NoHashCheck, AllocationPerCall], "the composed decapsulation is made, boxed, per call; from_bytes makes no FIPS 203 7.3 hash check"),
     },
 ];
 
