@@ -7,8 +7,8 @@ use crate::session::{command_line, db_location, emit, interrupt_flag, recording,
 use anyhow::{bail, Result};
 use clap::Args;
 use cryptospeed_catalog::plan;
+use cryptospeed_compare::gate::drive::Budget;
 use cryptospeed_compare::gate::{GateConfig, GateOutcome};
-use cryptospeed_compare::gate_drive::Budget;
 use cryptospeed_runner::gate::{self, GateRequest};
 use cryptospeed_runner::{RunMeta, RunRequest};
 use std::path::PathBuf;

@@ -1,13 +1,13 @@
 //! `cryptospeed history CELL`: one machine's stored figures of a cell over its runs, with the
 //! run-to-run noise and the change points where the series moved (docs/gate.md#history). It
 //! reads the store and parses the options; the series and the search are
-//! `cryptospeed_compare::history_series` and `history`.
+//! `cryptospeed_compare::history` and its `series`.
 
 use crate::session::{db_location, emit, StoreArgs};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
+use cryptospeed_compare::history::series::history as cell_history;
 use cryptospeed_compare::history::Search;
-use cryptospeed_compare::history_series::history as cell_history;
 use cryptospeed_model::Op;
 use std::path::PathBuf;
 

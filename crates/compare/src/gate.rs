@@ -339,6 +339,10 @@ pub fn outcome(cells: &[GateCell]) -> GateOutcome {
     }
 }
 
+#[path = "gate_drive.rs"]
+pub mod drive;
+#[path = "gate_summary.rs"]
+pub mod summary;
 #[cfg(test)]
 #[path = "gate_tests.rs"]
 mod tests;

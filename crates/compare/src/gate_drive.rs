@@ -4,7 +4,7 @@
 //! (crates/runner, `gate`) measures by running plans; the simulation tests
 //! (tests/gate_simulation.rs) by drawing bouts, so both go through this one loop.
 
-use crate::gate::{self, Evidence, GateCell, GateConfig, GateVerdict, PairedRun};
+use super::{self as gate, Evidence, GateCell, GateConfig, GateVerdict, PairedRun};
 use crate::CellKey;
 use std::collections::BTreeMap;
 use std::time::Instant;

@@ -2,7 +2,7 @@
 //! (regressions, improvements, undecided cells and why, the rest counted) and the JSON the
 //! same report serialises to (`gate --json`).
 
-use crate::gate::{GateCell, GateConfig, GateOutcome, GateVerdict};
+use super::{GateCell, GateConfig, GateOutcome, GateVerdict};
 use serde::Serialize;
 use std::fmt::Write;
 

@@ -9,6 +9,9 @@
 
 use serde::Serialize;
 
+#[path = "history_series.rs"]
+pub mod series;
+
 /// A found change: the series moved between `index - 1` and `index`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct ChangePoint {

@@ -3,7 +3,7 @@
 //! (crate::history) marked between the runs where the series moved. Runs whose interval is far
 //! wider than the series' usual (the host disturbed them) are shown but left out of the search.
 
-use crate::history::{change_points, run_to_run_noise, ChangePoint, Search};
+use super::{change_points, run_to_run_noise, ChangePoint, Search};
 use cryptospeed_model::{Op, RunRecord};
 use serde::Serialize;
 use std::fmt::Write;

@@ -6,10 +6,7 @@
 //! output formats live with every other format in cryptospeed-report (`compare::FORMATS`).
 
 pub mod gate;
-pub mod gate_drive;
-pub mod gate_summary;
 pub mod history;
-pub mod history_series;
 #[cfg(test)]
 mod promises;
 mod run_noise;

@@ -1,12 +1,12 @@
-//! The gate's whole protocol (`gate_drive::drive`: first pass, passes over undecided cells,
+//! The gate's whole protocol (`gate::drive::drive`: first pass, passes over undecided cells,
 //! Benjamini–Hochberg across cells, confirmation in a fresh run) on simulated tables with the
-//! noise this VM shows (as tests/coverage.rs draws it: rounds that drift together, per-bout
+//! noise this VM shows (as crates/compare/tests/coverage.rs draws it: rounds that drift together, per-bout
 //! scatter, bursts 20–50% slow on a quarter of the bouts). It holds the promises the gate makes:
 //! a build against itself fails at most 5% of whole tables of 150 cells, a 3% slowdown in three
 //! cells is found and named, a 1.5% one does not fail a 2% gate.
 
+use cryptospeed_compare::gate::drive::{drive, Budget, Measured, Pass};
 use cryptospeed_compare::gate::{GateConfig, GateOutcome, GateVerdict, PairedRun};
-use cryptospeed_compare::gate_drive::{drive, Budget, Measured, Pass};
 use cryptospeed_compare::{cell_key, CellKey};
 use cryptospeed_model::Op;
 use rand::{rngs::StdRng, Rng, SeedableRng};

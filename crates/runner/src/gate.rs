@@ -1,14 +1,14 @@
 //! The gate's measuring: two builds (a base and a new one) timed paired, interleaved in one run,
 //! then the cells the decision leaves undecided timed again in runs of their own, and the
 //! flagged regressions timed again in fresh runs (fresh worker processes) to confirm them. The
-//! protocol and the decision are cryptospeed_compare's (`gate_drive::drive`, `gate`); this module
+//! protocol and the decision are cryptospeed_compare's (`gate::drive`, `gate`); this module
 //! turns each pass it asks for into a stored run and the run's bouts into paired evidence.
 
 use crate::{execute, Plan, Progress, RunMeta};
 use anyhow::{bail, Result};
+use cryptospeed_compare::gate::drive::{drive, Budget, Measured, Pass};
+use cryptospeed_compare::gate::summary::GateReport;
 use cryptospeed_compare::gate::{self, GateConfig, PairedRun};
-use cryptospeed_compare::gate_drive::{drive, Budget, Measured, Pass};
-use cryptospeed_compare::gate_summary::GateReport;
 use cryptospeed_compare::{bout_means, cell_key, CellKey};
 use cryptospeed_model::{CellSpec, MeasureConfig, RunRecord, RunStatus};
 use std::sync::atomic::AtomicBool;
