@@ -5,7 +5,6 @@
 //! operation changed after it was measured.
 
 use cryptospeed_compare::Comparison;
-use cryptospeed_impls::declared::Conformance;
 use cryptospeed_model::{Op, RunRecord};
 use cryptospeed_query::StoredSide;
 use cryptospeed_report::{Deviation, Footnotes};
@@ -13,10 +12,7 @@ use cryptospeed_report::{Deviation, Footnotes};
 /// The deviation `implementation` declares for `op` of `primitive`, if any.
 pub fn declared(implementation: &str, primitive: &str, op: Op) -> Option<&'static str> {
     let p = cryptospeed_catalog::lookup(primitive)?;
-    match cryptospeed_impls::declared::of(implementation, p, op)? {
-        Conformance::Deviates(text) => Some(text),
-        _ => None,
-    }
+    cryptospeed_impls::declared::of(implementation, p, op)?.deviation()
 }
 
 /// Adds `column`'s deviation for the cell, once.
@@ -90,8 +86,11 @@ pub fn of_run(record: &RunRecord) -> Footnotes {
     }
     for vm in &record.measurements {
         let (m, name) = (&vm.measurement, vm.implementation.as_str());
+        // Declared by the library the variant loaded (an `openssl:PATH` that is AWS-LC: AWS-LC's).
+        let variant = record.variants.iter().find(|v| v.label == vm.variant);
+        let declaring = variant.map_or(name, cryptospeed_impls::declared::declaring_name);
         if m.status.has_numbers() {
-            add(&mut list, name, name, &m.cell.primitive, m.cell.op);
+            add(&mut list, name, declaring, &m.cell.primitive, m.cell.op);
         }
     }
     Footnotes::new(list)
@@ -127,12 +126,13 @@ pub fn of_comparison(c: &Comparison, stored: &[StoredSide]) -> Footnotes {
     Footnotes::new(list)
 }
 
-/// The implementation of the stored side called `name`: its variant's, as its runs recorded it.
+/// The implementation of the stored side called `name` whose declarations hold: its variant's,
+/// as its runs recorded it, or the library that variant loaded (declared.rs `declaring_name`).
 fn implementation_of<'a>(stored: &'a [StoredSide], name: &str) -> Option<&'a str> {
     let side = stored.iter().find(|s| s.name == name)?;
     let mut variants = side.records.iter().flat_map(|r| &r.variants);
     let variant = variants.find(|v| v.label == side.variant)?;
-    Some(&variant.implementation)
+    Some(cryptospeed_impls::declared::declaring_name(variant))
 }
 
 #[cfg(test)]
@@ -141,7 +141,7 @@ mod tests {
 
     #[test]
     fn a_declared_deviation_is_found_and_a_conforming_cell_is_not() {
-        assert!(declared("go", "ml-kem-768", Op::Decaps).is_some());
+        assert!(declared("aws-lc", "ml-kem-768", Op::Decaps).is_some());
         assert!(declared("ring", "rsa-2048", Op::Sign).is_some());
         assert_eq!(declared("openssl", "sha256", Op::Hash), None);
         assert_eq!(declared("no-such-column", "ml-kem-768", Op::Decaps), None);

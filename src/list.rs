@@ -41,10 +41,11 @@ pub fn list(a: ListArgs) -> Result<i32> {
         .iter()
         .map(|c| (c.label.clone(), c.name.clone()))
         .collect();
+    let declaring: Vec<String> = columns.iter().map(|c| c.declaring.clone()).collect();
     columns.into_iter().for_each(Column::quit);
     let mut out = String::new();
     if a.json {
-        text::list_json(&mut out, &all, &names, &entries)?;
+        text::list_json(&mut out, &all, &names, &declaring, &entries)?;
     } else if names.len() == 1 {
         text::list_one_column(&mut out, &all, &names[0], &entries[0]);
     } else {

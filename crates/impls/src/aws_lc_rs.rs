@@ -66,6 +66,14 @@ pub const DECLARED: &[Declared] = &[
         note: Departs(&[ParsedPerCall, ExpandedPerCall, ContextPerCall], "AWS-LC's key keeps only its encoding: every call re-checks, re-hashes and unpacks it, in a new EVP_PKEY_CTX with new output buffers (aws-lc-rs's API)"),
     },
     Declared {
+        kinds: &["ml-kem"],
+        ops: &[Op::EncapsParse, Op::DecapsParse],
+        note: Departs(
+            &[ContextPerCall, AllocationPerCall],
+            "the key is imported into a new EVP_PKEY, its call boxed and a new EVP_PKEY_CTX and output vectors made, per call (aws-lc-rs's API)",
+        ),
+    },
+    Declared {
         kinds: &["hybrid-kem"],
         ops: &[],
         note: NotOffered("aws-lc-rs's kem module has no X25519MLKEM768 (rustls composes its own)"),

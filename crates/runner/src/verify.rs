@@ -21,6 +21,10 @@ pub struct Column {
     pub label: String,
     /// The registry name.
     pub name: String,
+    /// The registry name whose declarations hold for the library the worker loaded
+    /// (`cryptospeed_impls::declared::declaring_name`): `aws-lc` for an `openssl:PATH` that is
+    /// AWS-LC, else `name`.
+    pub declaring: String,
     /// The selector as given (`NAME:LIBRARY`, mask, replica), for messages.
     pub selector: String,
     pub worker: Result<WorkerClient, String>,
@@ -51,9 +55,16 @@ pub fn start(selectors: &str, cancel: &AtomicBool) -> Result<Vec<Column>> {
                 Ok(w) if !w.variant.label.is_empty() => w.variant.label.clone(),
                 _ => c.display(),
             };
+            let declaring = match &worker {
+                Ok(w) if !w.variant.implementation.is_empty() => {
+                    cryptospeed_impls::declared::declaring_name(&w.variant).to_string()
+                }
+                _ => c.name.clone(),
+            };
             Column {
                 label,
                 name: c.name.clone(),
+                declaring,
                 selector: c.display(),
                 worker,
                 kat: HashMap::new(),

@@ -82,10 +82,13 @@ fn ops_text(p: &Primitive) -> String {
     ops.join(",")
 }
 
+/// `declaring[i]` is the registry name whose declarations hold for column `i`'s loaded library
+/// (verify.rs `Column::declaring`); a cell says `"declared-as"` where it is not the column's.
 pub fn list_json(
     out: &mut String,
     all: &[&Primitive],
     names: &[(String, String)],
+    declaring: &[String],
     entries: &[Vec<AvailabilityEntry>],
 ) -> serde_json::Result<()> {
     let rows: Vec<_> = all
@@ -95,9 +98,13 @@ pub fn list_json(
             let by_impl: serde_json::Map<String, serde_json::Value> = names
                 .iter()
                 .zip(entries)
-                .map(|((_, name), e)| {
+                .zip(declaring)
+                .map(|(((_, name), e), declared_as)| {
                     let mut cell = serde_json::json!({"available": e[i].available, "reason": e[i].reason,
-                        "operations": conformance_json(name, p)});
+                        "operations": conformance_json(declared_as, p)});
+                    if declared_as != name {
+                        cell["declared-as"] = declared_as.as_str().into();
+                    }
                     if let Some(library) = &e[i].library {
                         cell["library"] = library.as_str().into();
                     }
