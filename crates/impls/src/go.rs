@@ -98,6 +98,14 @@ pub const DECLARED: &[Declared] = &[
         note: NotOffered("the Go worker's hybrid key has no byte encoding"),
     },
     Declared {
+        kinds: &["ml-kem", "hybrid-kem"],
+        ops: &[Op::EncapsParse],
+        note: Departs(
+            &[AllocationPerCall],
+            "the worker makes its encapsulation closure per call (kem.go encapsulator; Go allocates it)",
+        ),
+    },
+    Declared {
         kinds: &["ml-dsa"],
         ops: &[Op::Sign],
         note: Departs(
