@@ -111,35 +111,54 @@ fn run_oracle(
 
 /// Runs a pinned oracle program until its output holds the figure (`done`), then stops it (a
 /// program that times many algorithms in turn is not left to time the ones not asked for); its
-/// output and the share of its wall time it spent on the CPU.
+/// output and the share of the wall time it was on the CPU while it timed the cell: between the
+/// line before the figure's and the figure's own (each program starts a loop right after it
+/// prints the previous result; `stdbuf -oL` makes each line arrive when it is printed).
 fn until(argv: &[String], cpu: usize, done: impl Fn(&str) -> bool) -> Result<(String, f64)> {
+    let mut line_buffered = vec!["stdbuf".to_string(), "-oL".to_string()];
+    line_buffered.extend_from_slice(argv);
     let start = Instant::now();
-    let mut child = pinned(argv, cpu)
+    let mut child = pinned(&line_buffered, cpu)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .with_context(|| format!("starting {}", argv[0]))?;
-    let mut text = String::new();
-    let mut finished = false;
+        .with_context(|| format!("starting {} (stdbuf is in coreutils)", argv[0]))?;
+    let pid = child.id();
+    let (mut text, mut window) = (String::new(), None);
+    let mut mark = (start, on_cpu(pid));
     for line in BufReader::new(child.stdout.take().context("no stdout")?).lines() {
         text += &line?;
         text.push('\n');
+        let now = (Instant::now(), on_cpu(pid));
         if done(&text) {
-            finished = true;
+            window = share(mark, now);
             let _ = child.kill();
             break;
         }
+        mark = now;
     }
     let wall = start.elapsed().as_secs_f64();
-    let (status, cpu_seconds) = reap(child.id())?;
-    if !finished && status != 0 {
+    let (status, cpu_seconds) = reap(pid)?;
+    if window.is_none() && status != 0 {
         bail!(
             "{} exited with status {status}: {}",
             argv.join(" "),
             text.trim()
         );
     }
-    Ok((text, (cpu_seconds / wall).min(1.0)))
+    Ok((text, window.unwrap_or(cpu_seconds / wall).min(1.0)))
+}
+
+/// Seconds a process's main thread has run on a CPU (`/proc/PID/schedstat`, nanoseconds).
+fn on_cpu(pid: u32) -> Option<f64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok()?;
+    Some(s.split_whitespace().next()?.parse::<f64>().ok()? / 1e9)
+}
+
+/// CPU seconds over wall seconds between two marks, when both were read.
+fn share(from: (Instant, Option<f64>), to: (Instant, Option<f64>)) -> Option<f64> {
+    let wall = to.0.duration_since(from.0).as_secs_f64();
+    Some((to.1? - from.1?) / wall).filter(|_| wall > 0.05)
 }
 
 /// Waits for a child and returns its wait status and the CPU seconds (user + system) it used.
