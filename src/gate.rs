@@ -9,14 +9,19 @@ use clap::Args;
 use cryptospeed_catalog::plan;
 use cryptospeed_compare::gate::drive::Budget;
 use cryptospeed_compare::gate::{GateConfig, GateOutcome};
+use cryptospeed_model::CellSpec;
+use cryptospeed_query::SideOptions;
 use cryptospeed_runner::gate::{self, GateRequest};
+use cryptospeed_runner::remeasure;
 use cryptospeed_runner::{RunMeta, RunRequest};
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 
 #[derive(Args)]
 pub struct GateArgs {
     /// The base build: an implementation (`openssl`, `openssl:/path/libcrypto.so.3`), a built
-    /// variant's label, either with `+MASK` (`openssl+no-aesni`).
+    /// variant's label, either with `+MASK` (`openssl+no-aesni`); with --stored, a stored run
+    /// (id, label, `RUN@VARIANT`) whose build is timed again.
     pub base: String,
     /// The new build, written the same way.
     pub new: String,
@@ -57,6 +62,10 @@ pub struct GateArgs {
     /// No further pass starts after this many seconds.
     #[arg(long, value_name = "SECONDS")]
     pub budget: Option<f64>,
+    /// BASE and NEW are stored runs (as `compare` reads them): their builds are loaded again
+    /// (as `compare --remeasure` does) and gated on the cells both measured.
+    #[arg(long)]
+    pub stored: bool,
     /// Fail on the flagged cells without re-measuring them.
     #[arg(long)]
     pub no_confirm: bool,
@@ -88,6 +97,36 @@ fn fraction(text: &str) -> Result<f64> {
     Ok(v)
 }
 
+/// `--stored`: the two stored sides' builds, loaded again on this machine as `compare
+/// --remeasure` loads them (or refused, saying why), and the cells both measured.
+fn stored_builds(
+    a: &GateArgs,
+    cancel: &AtomicBool,
+) -> Result<(Vec<CellSpec>, Vec<cryptospeed_runner::ImplChoice>)> {
+    let mut store = cryptospeed_store::open(&db_location(&a.store.db))?;
+    let options = SideOptions {
+        decrypt: false,
+        store_logs: false,
+        per_ghz: false,
+        single_argument: false,
+    };
+    let args = [a.base.clone(), a.new.clone()];
+    let stored = cryptospeed_query::stored_sides(&args, store.as_mut(), &options)?;
+    if stored.len() != 2 {
+        bail!("--stored: BASE and NEW must hold one variant each (pick one with RUN@VARIANT)");
+    }
+    let sides: Vec<remeasure::StoredSide> = stored
+        .iter()
+        .map(|s| remeasure::StoredSide {
+            name: &s.name,
+            variant: &s.variant,
+            records: &s.records,
+        })
+        .collect();
+    let prepared = remeasure::prepare(&sides, 0, &|_| true, cancel)?;
+    Ok((prepared.plan.cells, prepared.plan.variants))
+}
+
 /// The exit status of each outcome (docs/gate.md); errors exit 2 in main.
 pub fn exit_code(outcome: GateOutcome) -> i32 {
     match outcome {
@@ -98,6 +137,7 @@ pub fn exit_code(outcome: GateOutcome) -> i32 {
 }
 
 pub fn gate(a: GateArgs) -> Result<i32> {
+    let selected = !(a.algorithms.is_empty() && a.bytes.is_empty() && a.cells.is_empty());
     let cells = plan::Selection {
         algorithms: &a.algorithms,
         sizes: &a.bytes,
@@ -122,8 +162,18 @@ pub fn gate(a: GateArgs) -> Result<i32> {
         masks: Vec::new(),
     };
     let mut plan = request.plan()?;
-    plan.variants = gate::sides(&a.base, &a.new)?;
     let cancel = interrupt_flag();
+    if a.stored {
+        let (cells, variants) = stored_builds(&a, &cancel)?;
+        if selected {
+            plan.cells.retain(|c| cells.contains(c));
+        } else {
+            plan.cells = cells;
+        }
+        plan.variants = variants;
+    } else {
+        plan.variants = gate::sides(&a.base, &a.new)?;
+    }
     let meta = RunMeta {
         store: db_location(&a.store.db),
         label: Some(a.label.clone()),

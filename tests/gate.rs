@@ -1,8 +1,8 @@
 //! `cryptospeed gate` end to end on real builds: the system OpenSSL against itself passes (exit
 //! 0), and against itself with AES-NI masked off (OPENSSL_ia32cap, a real and large slowdown of
 //! aes-128-cbc only, the cheapest slower build of the same library) fails (exit 1) naming that
-//! cell and no other; a bad option is an error (exit 2). Both gates run in one test so no two
-//! measure at once.
+//! cell and no other, also when the two sides are stored runs (`--stored`); a bad option is an
+//! error (exit 2). The gates run in one test so no two measure at once.
 
 mod common;
 
@@ -73,6 +73,41 @@ fn openssl_against_itself_passes_and_without_aes_ni_fails() {
         v["runs"].as_array().unwrap().len() >= 2,
         "a confirming run: {v}"
     );
+    stored_runs_are_gated_by_their_builds(&db);
+}
+
+/// `--stored`: two stored runs (the second under the AES-NI mask) are gated by loading their
+/// builds again.
+fn stored_runs_are_gated_by_their_builds(db: &std::path::Path) {
+    let db = db.to_str().unwrap();
+    for (label, mask) in [("base", "none"), ("head", "no-aesni")] {
+        common::ok(
+            bin()
+                .args(["run", "--cells", CELLS, "--max-time", "0.3", "--mask", mask])
+                .args(["--label", label, "--db", db]),
+        );
+    }
+    let out = bin()
+        .args([
+            "gate",
+            "base",
+            "head",
+            "--stored",
+            "--json",
+            "--max-time",
+            "0.3",
+            "--db",
+            db,
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found = verdicts(&v);
+    assert_eq!(out.status.code(), Some(1), "{found:?}");
+    assert_eq!(found.len(), 3, "the cells both runs measured: {found:?}");
+    for (label, verdict) in &found {
+        assert_eq!(verdict == "regression", label == "aes-128-cbc", "{found:?}");
+    }
 }
 
 #[test]
