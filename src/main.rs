@@ -13,7 +13,6 @@ mod list;
 mod profile;
 mod remeasure;
 mod report_cmd;
-mod resume;
 mod run;
 mod session;
 mod site;

@@ -1,6 +1,8 @@
 //! `cryptospeed run`, `runs` and `show`: turn the options into a plan for the runner
 //! (crates/runner), then print the stored run in the chosen format.
 
+mod resume;
+
 use crate::args;
 use crate::session::{db_location, emit, interrupt_flag, StoreArgs};
 use anyhow::Result;
@@ -155,9 +157,9 @@ pub fn run(a: RunArgs) -> Result<i32> {
 /// `run`, also returning the id of the stored run.
 pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
     let (a, resume) = match (a.resume.clone(), a.continue_run) {
-        (Some(run), _) => crate::resume::stored_run(a, &run).map(|(a, from)| (a, Some(from)))?,
+        (Some(run), _) => resume::stored_run(a, &run).map(|(a, from)| (a, Some(from)))?,
         (None, Some(run)) => {
-            let from = crate::resume::resumable(&db_location(&a.store.db), &run.to_string())?;
+            let from = resume::resumable(&db_location(&a.store.db), &run.to_string())?;
             (a, Some(from))
         }
         (None, None) => (a, None),

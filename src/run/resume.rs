@@ -3,7 +3,7 @@
 //! window and the output options come from this command), and the runner refuses, saying why, unless the machine, the
 //! builds (by hash) and the settings are what the run began with.
 
-use crate::run::RunArgs;
+use super::RunArgs;
 use anyhow::{anyhow, bail, Result};
 use clap::Parser;
 use cryptospeed_model::RunStatus;
