@@ -124,14 +124,14 @@ fn until(argv: &[String], cpu: usize, done: impl Fn(&str) -> bool) -> Result<(St
         .spawn()
         .with_context(|| format!("starting {} (stdbuf is in coreutils)", argv[0]))?;
     let pid = child.id();
-    let (mut text, mut window) = (String::new(), None);
+    let (mut text, mut window, mut found) = (String::new(), None, false);
     let mut mark = (start, on_cpu(pid));
     for line in BufReader::new(child.stdout.take().context("no stdout")?).lines() {
         text += &line?;
         text.push('\n');
         let now = (Instant::now(), on_cpu(pid));
         if done(&text) {
-            window = share(mark, now);
+            (found, window) = (true, share(mark, now));
             let _ = child.kill();
             break;
         }
@@ -139,7 +139,7 @@ fn until(argv: &[String], cpu: usize, done: impl Fn(&str) -> bool) -> Result<(St
     }
     let wall = start.elapsed().as_secs_f64();
     let (status, cpu_seconds) = reap(pid)?;
-    if window.is_none() && status != 0 {
+    if !found && status != 0 {
         bail!(
             "{} exited with status {status}: {}",
             argv.join(" "),
