@@ -254,6 +254,7 @@ pub fn summarize(
                     "time budget spent: ±{:.2}% after {} samples (target ±{:.2}%)",
                     s.rel_ci() * 100.0,
                     s.n,
+        disturbances: Vec::new(),
                     config.precision * 100.0
                 )
             })

@@ -101,6 +101,7 @@ fn measurement(
         samples: Vec::new(),
         elapsed_s: 0.3,
         reported_rate: None,
+        disturbances: Vec::new(),
     }
 }
 

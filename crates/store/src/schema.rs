@@ -177,4 +177,10 @@ ALTER TABLE measurement ADD COLUMN definition TEXT;
     r#"
 ALTER TABLE run ADD COLUMN resume_key TEXT;
 "#,
+    // 9: what the host did to each bout (a canary timed around its samples, the thread's
+    // involuntary switches and run-queue wait, its CPU's steal), as JSON; NULL where the worker
+    // could not tell (other workers, imported cells) and for measurements stored before.
+    r#"
+ALTER TABLE measurement ADD COLUMN disturbances TEXT;
+"#,
 ];

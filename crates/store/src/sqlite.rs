@@ -180,6 +180,7 @@ mod tests {
             samples,
             elapsed_s: 0.1,
             reported_rate: None,
+            disturbances: Vec::new(),
         }
     }
 

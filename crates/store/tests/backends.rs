@@ -59,6 +59,21 @@ fn measurement(primitive: &str, bytes: Option<u64>, samples: usize) -> Measureme
         samples,
         elapsed_s: 0.5,
         reported_rate: None,
+        // What the host did to two of its bouts: must come back as written on both engines.
+        disturbances: vec![
+            BoutDisturbance {
+                bout: 0,
+                canary_ns: [512_345, 530_001],
+                nivcsw: 2,
+                run_delay_ns: 1_234_567,
+                steal_ns: 10_000_000,
+            },
+            BoutDisturbance {
+                bout: 3,
+                canary_ns: [511_000, 511_900],
+                ..Default::default()
+            },
+        ],
     }
 }
 
