@@ -396,7 +396,7 @@ const SLH: &str = "slh-dsa-sha2-128s";
 #[test]
 fn boringssl_runs_ml_kem_ml_dsa_and_the_hybrid_through_its_own_api() {
     // BoringSSL has them only outside EVP (mlkem.h, mldsa.h, slhdsa.h): crates/impls/src/boringssl/ (pq.rs, dsa.rs,
-    // slh.rs and hybrid.rs).
+    // slh.rs; the hybrid composed from its ML-KEM-768, crates/impls/src/hybrid_kem.rs).
     // Their vectors run through its seeded calls and the BCM entry points it exports; a
     // ciphertext or signature from it is checked by AWS-LC and RustCrypto, and theirs by it.
     let _one = serial();

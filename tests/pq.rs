@@ -332,7 +332,7 @@ fn aws_lc_passes_the_ml_kem_and_ml_dsa_vectors_through_its_own_api_and_agrees_wi
     let lib = paths.lines().next().expect("the library's path");
     assert!(std::path::Path::new(lib).is_file(), "{paths}");
     let verified = ok(bin().args(["verify", "--impl", "rustcrypto,aws-lc"]));
-    // X25519MLKEM768: composed from AWS-LC's ML-KEM-768 and X25519 (crates/impls/src/aws_lc/hybrid.rs).
+    // X25519MLKEM768: composed from AWS-LC's ML-KEM-768 and X25519 (crates/impls/src/hybrid_kem.rs).
     for id in [
         "ml-kem-512",
         "ml-kem-768",

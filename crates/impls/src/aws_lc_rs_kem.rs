@@ -95,6 +95,26 @@ pub fn keygen_timed(p: &Primitive) -> Res<OpFn<'static>> {
     }))
 }
 
+/// The timed `keygen+encode`: a key pair and both its encodings as aws-lc-rs returns them (in
+/// buffers its `key_bytes` allocates, the encapsulation key a new object), nothing copied out.
+pub fn keygen_encode_timed(p: &Primitive) -> Res<OpFn<'static>> {
+    let (alg, _) = algorithm(p)?;
+    Ok(Box::new(move || {
+        let dk = DecapsulationKey::generate(alg).map_err(|e| format!("keygen failed: {e}"))?;
+        let ek = dk
+            .encapsulation_key()
+            .map_err(|e| format!("no encapsulation key: {e}"))?;
+        let e = ek
+            .key_bytes()
+            .map_err(|e| format!("encapsulation key not encoded: {e}"))?;
+        let d = dk
+            .key_bytes()
+            .map_err(|e| format!("decapsulation key not encoded: {e}"))?;
+        black_box((e, d));
+        Ok(())
+    }))
+}
+
 /// The timed encapsulation to `ek`, parsed once: ciphertext and secret as the API returns them.
 pub fn encaps_timed(p: &Primitive, ek: &[u8]) -> Res<OpFn<'static>> {
     let (alg, _) = algorithm(p)?;

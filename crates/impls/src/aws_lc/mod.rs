@@ -4,10 +4,9 @@
 //! a symbol prefix (cryptospeed_variants::cmake), and driven by the EVP layer the family shares
 //! (crate::evp), which falls back to the 1.1.1-style calls where AWS-LC lacks OpenSSL 3's.
 //! ML-KEM and ML-DSA go through AWS-LC's own EVP calls (pq.rs), X25519MLKEM768 is composed from
-//! them and X25519 (hybrid.rs). Its own worker
+//! its ML-KEM-768 and X25519 as for any library of the family (crate::hybrid_kem). Its own worker
 //! process keeps its symbols away from OpenSSL's. `aws-lc:PATH` loads another build.
 
-mod hybrid;
 mod pq;
 
 use crate::declared::{Conformance::*, Declared, State::*};
@@ -15,12 +14,13 @@ use crate::evp::ffi::Api;
 use crate::evp::pq_calls::{kem_box, sig_box, AnyKem, AnySig, PqBackend};
 use crate::suite::Res;
 use crate::ImplOptions;
-use cryptospeed_catalog::{Algorithm, Primitive};
+use cryptospeed_catalog::Primitive;
 use cryptospeed_engine::Implementation;
 use cryptospeed_model::Op;
 
 /// Where this column's timed calls depart from the catalog's definitions (declared.rs), against
-/// version 2 of the post-quantum ones; X25519MLKEM768 (hybrid.rs) carries its ML-KEM-768 half's.
+/// version 2 of the post-quantum ones; X25519MLKEM768 (crate::hybrid_kem) carries its ML-KEM-768
+/// half's.
 /// `openssl:PATH` loading an AWS-LC build gets these too (declared.rs `for_variant`).
 pub const DECLARED: &[Declared] = &[
     Declared {
@@ -49,6 +49,11 @@ pub const DECLARED: &[Declared] = &[
         note: Departs(&[EncodesPublic, EncodesPrivate], "AWS-LC's ML-DSA key is its encodings: keygen writes both"),
     },
     Declared {
+        kinds: &["ml-dsa"],
+        ops: &[Op::VerifyParse],
+        note: Departs(&[ContextPerKey], "AWS-LC verifies through an EVP_MD_CTX made for the imported key, so one is made in every call"),
+    },
+    Declared {
         kinds: &["ml-dsa", "slh-dsa"],
         ops: &[Op::KeygenEncode],
         note: NotOffered("no timed signature keygen with export through AWS-LC's API here"),
@@ -69,12 +74,9 @@ pub(crate) struct Pq;
 
 impl PqBackend for Pq {
     fn kem<'a>(&self, api: &'a Api, p: &Primitive, evp: &str) -> Res<Option<AnyKem<'a>>> {
-        let aws = if matches!(p.algorithm, Algorithm::HybridKem { .. }) {
-            hybrid::Hybrid::new(api, p).map(|h| h.map(kem_box))
-        } else {
-            pq::Kem::new(api, p).map(|k| k.map(kem_box))
-        };
-        aws.map_err(|e2| format!("{evp}; nor through AWS-LC's ML-KEM API: {e2}"))
+        pq::Kem::new(api, p)
+            .map(|k| k.map(kem_box))
+            .map_err(|e2| format!("{evp}; nor through AWS-LC's ML-KEM API: {e2}"))
     }
 
     fn sig<'a>(&self, api: &'a Api, p: &Primitive, evp: &str) -> Res<Option<AnySig<'a>>> {

@@ -201,8 +201,6 @@ impl<'a> Kem<'a> {
             Algorithm::MlKem { level: 512 } => NID_MLKEM512,
             Algorithm::MlKem { level: 768 } => NID_MLKEM768,
             Algorithm::MlKem { level: 1024 } => NID_MLKEM1024,
-            // The hybrid's ML-KEM part (hybrid.rs).
-            Algorithm::HybridKem { .. } => NID_MLKEM768,
             _ => return Err(format!("{} is not an ML-KEM parameter set", p.id)),
         };
         let Some(lib) = Lib::load(api) else {
@@ -335,11 +333,6 @@ impl<'a> Kem<'a> {
     pub(super) fn encodings(&self, seed: Option<&[u8]>) -> Res<(Vec<u8>, Vec<u8>)> {
         let pair = self.key_pair(seed)?;
         Ok((self.lib.raw(&pair, false)?, self.lib.raw(&pair, true)?))
-    }
-
-    /// A key pair from a key-generation context (the timed keygen call).
-    pub(super) fn generate(&self, ctx: &Owned) -> Res<Owned<'a>> {
-        self.lib.generate(ctx)
     }
 
     /// A key pair from a key-generation context, both FIPS 203 encodings written into buffers

@@ -1,14 +1,14 @@
 //! `boringssl`: Google's BoringSSL (Chrome, Android, Cloudflare) through its libcrypto, with the
 //! EVP calls `openssl speed` makes where BoringSSL has them and its own `EVP_AEAD` where it offers
 //! an AEAD only there (ChaCha20-Poly1305), and its own non-EVP `mlkem.h`/`mldsa.h` for ML-KEM and
-//! ML-DSA (pq.rs, dsa.rs; SLH-DSA slh.rs, X25519MLKEM768 hybrid.rs), over the EVP layer the
+//! ML-DSA (pq.rs, dsa.rs; SLH-DSA slh.rs; X25519MLKEM768 composed from its ML-KEM-768 and
+//! X25519 as for any library of the family, crate::hybrid_kem), over the EVP layer the
 //! family shares (crate::evp). Built with cmake from the tree the `boring-sys` crate
 //! carries (cryptospeed_variants::cmake), together with its `bssl_bench`, the oracle these
 //! figures are checked against (tests/boringssl_family.rs, docs/PERFORMANCE.md). Its own worker
 //! process keeps its symbols away from OpenSSL's. `boringssl:PATH` loads another build.
 
 mod dsa;
-mod hybrid;
 pub(crate) mod pq;
 mod slh;
 
@@ -47,6 +47,11 @@ pub const DECLARED: &[Declared] = &[
         note: Departs(&[EncodesPublic], "BoringSSL's MLDSA*_generate_key always writes the encoded public key"),
     },
     Declared {
+        kinds: &["slh-dsa"],
+        ops: &[Op::Keygen],
+        note: Departs(&[EncodesPublic, EncodesPrivate], "BoringSSL's SLH-DSA keys are their FIPS 205 encodings: keygen writes both"),
+    },
+    Declared {
         kinds: &["ml-dsa", "slh-dsa"],
         ops: &[Op::KeygenEncode],
         note: NotOffered("no timed signature keygen with export through BoringSSL's API here"),
@@ -68,11 +73,7 @@ pub(crate) struct Pq;
 
 impl PqBackend for Pq {
     fn kem<'a>(&self, api: &'a Api, p: &Primitive, _evp: &str) -> Res<Option<AnyKem<'a>>> {
-        if matches!(p.algorithm, Algorithm::HybridKem { .. }) {
-            hybrid::Hybrid::new(api, p).map(|h| h.map(kem_box))
-        } else {
-            pq::Kem::new(api, p).map(|k| k.map(kem_box))
-        }
+        pq::Kem::new(api, p).map(|k| k.map(kem_box))
     }
 
     fn sig<'a>(&self, api: &'a Api, p: &Primitive, _evp: &str) -> Res<Option<AnySig<'a>>> {

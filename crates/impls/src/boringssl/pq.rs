@@ -5,7 +5,7 @@
 //! has neither OpenSSL 3.5's nor AWS-LC's calls. Every function is looked up by name at run time,
 //! so a BoringSSL without a parameter set reports it unavailable with the reason. This file holds
 //! what both share (symbol lookup, `CBB`/`CBS` byte strings, key storage) and ML-KEM; ML-DSA is
-//! dsa.rs, SLH-DSA slh.rs, the X25519MLKEM768 hybrid hybrid.rs.
+//! dsa.rs, SLH-DSA slh.rs (X25519MLKEM768 is composed from this ML-KEM-768, crate::hybrid_kem).
 //!
 //! What each timed operation includes (the same work as the openssl and aws-lc columns, as the
 //! catalog's kem.rs and dsa.rs define it; keys are the structs BoringSSL parses into):
@@ -298,14 +298,14 @@ pub struct Kem<'a> {
 }
 
 impl<'a> Kem<'a> {
-    /// The parameter set of `p` (the hybrid's: ML-KEM-768) in the libcrypto behind `api`, or
+    /// The parameter set of `p` in the libcrypto behind `api`, or
     /// why it is not there; `None` when the library is not of the BoringSSL family.
     pub fn new(api: &'a Api, p: &Primitive) -> Res<Option<Kem<'a>>> {
         let Some(lib) = Lib::load(api) else {
             return Ok(None);
         };
         let set = match p.algorithm {
-            Algorithm::MlKem { level: 768 } | Algorithm::HybridKem { .. } => &MLKEM768,
+            Algorithm::MlKem { level: 768 } => &MLKEM768,
             Algorithm::MlKem { level: 1024 } => &MLKEM1024,
             Algorithm::MlKem { level } => {
                 return Err(format!(
@@ -642,27 +642,34 @@ pub(super) mod tests {
         assert!(why.contains("BCM_mlkem768_parse_private_key"), "{why}");
     }
 
+    /// ML-KEM-768 and the hybrid composed from it (crate::hybrid_kem) alike.
     #[test]
     fn encaps_and_decaps_parse_parse_their_key_in_every_timed_call() {
         use crate::suite::Suite;
-        let (_, p, suite) = passing("ml-kem-768");
-        let (ek, dk) = suite.kem_keygen(p, None).unwrap()().unwrap();
-        let (c, _) = suite.kem_encaps(p, &ek, None).unwrap()().unwrap();
-        let mut encaps = suite.kem_encaps_parse_timed(p, &ek).unwrap();
-        let mut decaps = suite.kem_decaps_parse_timed(p, &dk, &c).unwrap();
-        let mut keygen = suite.kem_keygen_encode_timed(p).unwrap();
-        for _ in 0..3 {
-            encaps().unwrap();
-            decaps().unwrap();
-            keygen().unwrap();
+        for id in ["ml-kem-768", "x25519-mlkem768"] {
+            let (_, p, suite) = passing(id);
+            let (ek, dk) = suite.kem_keygen(p, None).unwrap()().unwrap();
+            let (c, k) = suite.kem_encaps(p, &ek, None).unwrap()().unwrap();
+            assert_eq!(suite.kem_decaps(p, &dk).unwrap()(&c).unwrap(), k, "{id}");
+            let mut encaps = suite.kem_encaps_parse_timed(p, &ek).unwrap();
+            let mut decaps = suite.kem_decaps_parse_timed(p, &dk, &c).unwrap();
+            let mut keygen = suite.kem_keygen_encode_timed(p).unwrap();
+            for _ in 0..3 {
+                encaps().unwrap();
+                decaps().unwrap();
+                keygen().unwrap();
+            }
+            // FIPS 203 7.2's modulus check: a first coefficient of 0xfff (not below q = 3329)
+            // is refused by the parse, which runs inside the timed call, not before it.
+            let mut bad = ek.clone();
+            (bad[0], bad[1]) = (0xff, bad[1] | 0x0f);
+            let mut encaps = suite.kem_encaps_parse_timed(p, &bad).unwrap();
+            let why = encaps().unwrap_err();
+            assert!(
+                why.contains("parsing the 1184-byte key failed"),
+                "{id}: {why}"
+            );
         }
-        // FIPS 203 7.2's modulus check: a first coefficient of 0xfff (not below q = 3329) is
-        // refused by the parse, which runs inside the timed call, not before it.
-        let mut bad = ek.clone();
-        (bad[0], bad[1]) = (0xff, bad[1] | 0x0f);
-        let mut encaps = suite.kem_encaps_parse_timed(p, &bad).unwrap();
-        let why = encaps().unwrap_err();
-        assert!(why.contains("parsing the 1184-byte key failed"), "{why}");
     }
 
     #[test]

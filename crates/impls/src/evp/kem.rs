@@ -210,9 +210,26 @@ impl<'a> KemCalls<'a> for Kem<'a> {
         }))
     }
 
+    /// `EVP_PKEY_generate` on one context made here; OpenSSL's own hybrid also writes the
+    /// client's share (its definition's keygen encodes it), as [`KemCalls::keygen_share_timed`].
     fn keygen_timed(self: Box<Self>) -> Res<OpFn<'a>> {
+        if self.mlkem.is_some() {
+            return self.keygen_share_timed();
+        }
         let ctx = self.keygen_ctx()?;
         Ok(Box::new(move || self.generate(&ctx).map(drop)))
+    }
+
+    /// `EVP_PKEY_generate`, then the encoded encapsulation key (the hybrid's: its share) written
+    /// into a buffer kept here.
+    fn keygen_share_timed(self: Box<Self>) -> Res<OpFn<'a>> {
+        let ctx = self.keygen_ctx()?;
+        let mut ek = vec![0u8; 4096];
+        Ok(Box::new(move || {
+            let pair = self.generate(&ctx)?;
+            std::hint::black_box(self.octet_param_into(pair.ptr, self.public_param(), &mut ek)?);
+            Ok(())
+        }))
     }
 
     /// `EVP_PKEY_generate` on one context made here (as `keygen`), then both keys' encodings

@@ -18,6 +18,11 @@ pub(crate) trait KemCalls<'a> {
     fn decaps(self: Box<Self>, dk: &[u8]) -> Res<DecapsFn<'a>>;
     /// [`Suite::kem_keygen_timed`].
     fn keygen_timed(self: Box<Self>) -> Res<OpFn<'a>>;
+    /// [`Suite::kem_keygen_share_timed`]: [`KemCalls::keygen_timed`], by default (a library
+    /// whose key generation writes the encapsulation key anyway).
+    fn keygen_share_timed(self: Box<Self>) -> Res<OpFn<'a>> {
+        self.keygen_timed()
+    }
     /// [`Suite::kem_keygen_encode_timed`]: [`KemCalls::keygen`]'s closure in every call, by
     /// default.
     fn keygen_encode_timed(self: Box<Self>) -> Res<OpFn<'a>>

@@ -7,13 +7,17 @@
 //! else the first of the library-specific [`PqBackend`]s given to it that recognises the library
 //! (AWS-LC's own calls in crate::aws_lc, BoringSSL's in crate::boringssl). Each backend offers
 //! its calls through the traits of pq_calls.rs; what each timed operation includes is said in
-//! its module comment.
+//! its module comment. X25519MLKEM768 is the library's own where EVP has it (OpenSSL 3.5), else
+//! composed (crate::hybrid_kem) from whichever backend serves ML-KEM-768 and the library's own
+//! X25519 (x25519.rs): a library of the family gets the hybrid with its ML-KEM-768.
 
 use super::ffi::Api;
-use super::pq_calls::{kem_box, sig_box, AnyKem, AnySig, PqBackend};
+use super::pq_calls::{kem_box, sig_box, AnyKem, AnySig, KemCalls, PqBackend};
+use super::x25519::X25519Api;
 use super::{dsa, kem};
+use crate::hybrid_kem::{self, Hybrid};
 use crate::suite::{DecapsFn, EncapsFn, KemKeygenFn, OpFn, Res, Signer, Suite};
-use cryptospeed_catalog::Primitive;
+use cryptospeed_catalog::{Algorithm, Primitive};
 use cryptospeed_model::Variant;
 
 /// The post-quantum calls of one libcrypto (its own handle on it, beside `Evp`'s).
@@ -27,6 +31,8 @@ pub(crate) struct PqSuite {
     /// with their error strings. No timed call asks for a backend: the from-bytes operations
     /// get theirs before timing (`*_parse_timed`).
     served: std::sync::Mutex<std::collections::HashMap<&'static str, Option<usize>>>,
+    /// The library's own X25519, loaded when a hybrid is first composed.
+    x25519: std::sync::OnceLock<Res<X25519Api>>,
 }
 
 impl PqSuite {
@@ -40,6 +46,7 @@ impl PqSuite {
             api: Api::load(path)?,
             backends,
             served: Default::default(),
+            x25519: Default::default(),
         })
     }
 
@@ -55,6 +62,9 @@ impl PqSuite {
             Ok(k) => return Ok(kem_box(k)),
             Err(e) => e,
         };
+        if matches!(p.algorithm, Algorithm::HybridKem { .. }) {
+            return self.composed(e);
+        }
         for (i, backend) in self.backends.iter().enumerate() {
             if let Some(k) = backend.kem(api, p, &e)? {
                 self.remember(p, i);
@@ -63,6 +73,18 @@ impl PqSuite {
         }
         // A library of none of the backends' kinds (OpenSSL) keeps EVP's reason.
         Err(e)
+    }
+
+    /// X25519MLKEM768 composed from the library's ML-KEM-768 and X25519, for a library whose
+    /// EVP has no hybrid (`evp`: why); a library without ML-KEM-768 keeps EVP's reason.
+    fn composed(&self, evp: String) -> Res<AnyKem<'_>> {
+        self.kem(hybrid_kem::half()).map_err(|_| evp.clone())?;
+        let x = self
+            .x25519
+            .get_or_init(|| X25519Api::load(&self.api.path))
+            .as_ref()
+            .map_err(|e| format!("{evp}; nor composed: no X25519 of its own ({e})"))?;
+        Ok(kem_box(Hybrid { half: self, x }))
     }
 
     /// The backend of signature `p`, or why the library has none.
@@ -126,6 +148,10 @@ impl Suite for PqSuite {
         self.kem(p)?.keygen_timed()
     }
 
+    fn kem_keygen_share_timed(&self, p: &Primitive) -> Res<OpFn<'_>> {
+        self.kem(p)?.keygen_share_timed()
+    }
+
     fn kem_keygen_encode_timed(&self, p: &Primitive) -> Res<OpFn<'_>> {
         self.kem(p)?.keygen_encode_timed()
     }
@@ -182,5 +208,36 @@ impl Suite for PqSuite {
 
     fn verify_internal(&self, p: &Primitive, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
         self.sig(p)?.verify_internal(public, msg, sig)
+    }
+}
+
+/// The composed hybrid as this suite's KEM backend: each call is crate::hybrid_kem's.
+impl<'a> KemCalls<'a> for Hybrid<'a> {
+    fn keygen(self: Box<Self>, seed: Option<&[u8]>) -> Res<KemKeygenFn<'a>> {
+        Hybrid::keygen(*self, seed)
+    }
+    fn encaps(self: Box<Self>, ek: &[u8], m: Option<&[u8]>) -> Res<EncapsFn<'a>> {
+        Hybrid::encaps(*self, ek, m)
+    }
+    fn decaps(self: Box<Self>, dk: &[u8]) -> Res<DecapsFn<'a>> {
+        Hybrid::decaps(*self, dk)
+    }
+    fn keygen_timed(self: Box<Self>) -> Res<OpFn<'a>> {
+        Hybrid::keygen_timed(*self)
+    }
+    fn keygen_encode_timed(self: Box<Self>) -> Res<OpFn<'a>> {
+        Hybrid::keygen_encode_timed(*self)
+    }
+    fn encaps_timed(self: Box<Self>, ek: &[u8]) -> Res<OpFn<'a>> {
+        Hybrid::encaps_timed(*self, ek)
+    }
+    fn decaps_timed(self: Box<Self>, dk: &[u8], c: &[u8]) -> Res<OpFn<'a>> {
+        Hybrid::decaps_timed(*self, dk, c)
+    }
+    fn encaps_parse_timed(self: Box<Self>, ek: &[u8]) -> Res<OpFn<'a>> {
+        Hybrid::encaps_parse_timed(*self, ek)
+    }
+    fn decaps_parse_timed(self: Box<Self>, dk: &[u8], c: &[u8]) -> Res<OpFn<'a>> {
+        Hybrid::decaps_parse_timed(*self, dk, c)
     }
 }

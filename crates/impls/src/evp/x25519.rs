@@ -1,8 +1,9 @@
 //! X25519 through BoringSSL's calls (`X25519_keypair`, `X25519_public_from_private`, `X25519`),
-//! which AWS-LC and BoringSSL both export, for the X25519MLKEM768 hybrids composed from a
-//! library's own ML-KEM (crate::aws_lc::hybrid, crate::boringssl::hybrid).
+//! which AWS-LC and BoringSSL both export: the library's own X25519 for the X25519MLKEM768
+//! pq_suite.rs composes from its ML-KEM-768 (crate::hybrid_kem).
 #![allow(non_snake_case)]
 
+use crate::hybrid_kem::X25519;
 use crate::suite::Res;
 use std::os::raw::c_int;
 
@@ -16,15 +17,14 @@ crate::dynamic_api! {
     optional {}
 }
 
-impl X25519Api {
-    /// An X25519 key pair (public, private): of `private`, or fresh.
-    pub(crate) fn pair(&self, private: Option<[u8; 32]>) -> ([u8; 32], [u8; 32]) {
+impl X25519 for X25519Api {
+    fn pair(&self, private: Option<&[u8; 32]>) -> ([u8; 32], [u8; 32]) {
         let mut public = [0u8; 32];
         match private {
             // SAFETY: 32-byte buffers, as the prototypes ask.
             Some(own) => unsafe {
                 (self.X25519_public_from_private)(public.as_mut_ptr(), own.as_ptr());
-                (public, own)
+                (public, *own)
             },
             None => {
                 let mut own = [0u8; 32];
@@ -35,35 +35,11 @@ impl X25519Api {
         }
     }
 
-    /// The X25519 secret of `private` and `peer` into `out`.
-    pub(crate) fn shared(
-        &self,
-        private: &[u8; 32],
-        peer: &[u8; 32],
-        out: &mut [u8; 32],
-    ) -> Res<()> {
+    fn shared(&self, private: &[u8; 32], peer: &[u8; 32], out: &mut [u8; 32]) -> Res<()> {
         // SAFETY: 32-byte buffers; X25519 returns 0 for a low-order peer key.
         match unsafe { (self.X25519)(out.as_mut_ptr(), private.as_ptr(), peer.as_ptr()) } {
             1 => Ok(()),
             _ => Err(format!("{}'s X25519 rejected the peer key", self.path)),
         }
     }
-}
-
-pub(crate) fn x32(bytes: &[u8]) -> Res<[u8; 32]> {
-    bytes
-        .try_into()
-        .map_err(|_| format!("an X25519 key is 32 bytes, not {}", bytes.len()))
-}
-
-/// The hybrid's parts at `at` (the ML-KEM part's length) and the 32-byte X25519 part.
-pub(crate) fn split(bytes: &[u8], at: usize, what: &str) -> Res<(Vec<u8>, [u8; 32])> {
-    if bytes.len() != at + 32 {
-        return Err(format!(
-            "a hybrid {what} is {} bytes, not {}",
-            at + 32,
-            bytes.len()
-        ));
-    }
-    Ok((bytes[..at].to_vec(), x32(&bytes[at..])?))
 }

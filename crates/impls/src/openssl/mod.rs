@@ -30,6 +30,11 @@ pub const DECLARED: &[Declared] = &[
     },
     Declared {
         kinds: &["ml-dsa", "slh-dsa"],
+        ops: &[Op::VerifyParse],
+        note: Departs(&[ContextPerKey], "OpenSSL's API fetches the key type by name to import the key and makes an EVP_PKEY_CTX for it, so in every call"),
+    },
+    Declared {
+        kinds: &["ml-dsa", "slh-dsa"],
         ops: &[Op::KeygenEncode],
         note: NotOffered("no timed signature keygen with export through EVP here"),
     },

@@ -5,7 +5,7 @@
 //! rnd = 0, `verify_internal`), which take FIPS 204's M' as the ACVP vectors give it.
 
 use super::{timing_rng, TimingRng};
-use crate::suite::{KemKeygenFn, Res, Signer};
+use crate::suite::{KemKeygenFn, OpFn, Res, Signer};
 use ml_dsa::{
     EncodedSignature, EncodedSigningKey, EncodedVerifyingKey, KeyGen, KeyPair, MlDsaParams,
     Signature, SigningKey, VerifyingKey, B32,
@@ -76,6 +76,25 @@ pub fn keygen<P: MlDsaParams + KeyGen<KeyPair = KeyPair<P>> + 'static>() -> Res<
             pair.signing_key().encode().to_vec(),
         ))
     }))
+}
+
+/// The timed key generation: the crate's key pair, nothing written out (its
+/// `VerifyingKey::new` encodes the public key only to hash it into tr, as FIPS 204's keygen
+/// does); the pair is dropped by reference, not moved.
+pub fn keygen_timed<P: MlDsaParams + KeyGen<KeyPair = KeyPair<P>> + 'static>() -> Res<OpFn<'static>>
+{
+    let mut rng = timing_rng();
+    Ok(Box::new(move || {
+        std::hint::black_box(&P::key_gen(&mut rng));
+        Ok(())
+    }))
+}
+
+/// Pure ML-DSA verification (empty context) under an encoded public key, decoded in the call:
+/// the crate hashes M' = 0 ‖ 0 ‖ M in parts, nothing allocated.
+pub fn verify_pure<P: MlDsaParams>(public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
+    let enc: EncodedVerifyingKey<P> = decoded(public, "public key")?;
+    verify::<P>(&VerifyingKey::<P>::decode(&enc), msg, sig)
 }
 
 /// ML-DSA.Sign_internal(sk, M', rnd = 0).

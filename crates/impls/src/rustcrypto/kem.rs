@@ -79,6 +79,28 @@ pub fn keygen_timed<K: KemCore + 'static>() -> Res<OpFn<'static>> {
     }))
 }
 
+/// The timed key generation with the encapsulation key written (X25519MLKEM768's share,
+/// crate::hybrid_kem): the key objects, and ek's bytes in an array.
+pub fn keygen_share_timed<K: KemCore + 'static>() -> Res<OpFn<'static>> {
+    let mut rng = timing_rng();
+    Ok(Box::new(move || {
+        let (dk, ek) = K::generate(&mut rng);
+        black_box((ek.as_bytes(), dk));
+        Ok(())
+    }))
+}
+
+/// The timed `keygen+encode`: both keys' FIPS 203 encodings (the expanded decapsulation key) in
+/// the crate's arrays, nothing allocated.
+pub fn keygen_encode_timed<K: KemCore + 'static>() -> Res<OpFn<'static>> {
+    let mut rng = timing_rng();
+    Ok(Box::new(move || {
+        let (dk, ek) = K::generate(&mut rng);
+        black_box((ek.as_bytes(), dk.as_bytes()));
+        Ok(())
+    }))
+}
+
 /// The timed encapsulation to `ek`, parsed once: ciphertext and secret left in their arrays.
 pub fn encaps_timed<K: KemCore + 'static>(ek: &[u8]) -> Res<OpFn<'static>> {
     let ek: K::EncapsulationKey = array(ek, "encapsulation key")?;
@@ -121,6 +143,25 @@ pub fn decaps_timed<K: KemCore + 'static>(dk: &[u8], c: &[u8]) -> Res<OpFn<'stat
         .map_err(|_| format!("a ciphertext of {} bytes has the wrong length", c.len()))?;
     Ok(Box::new(move || {
         let k = dk.decapsulate(&c);
+        black_box(k.map_err(|e| format!("decapsulation failed: {e:?}"))?);
+        Ok(())
+    }))
+}
+
+/// The timed `decaps+parse`: in every call `dk` parsed from its bytes (`from_bytes`, which makes
+/// no FIPS 203 7.3 hash check: declared), then decapsulation of `c`; the bytes and the
+/// ciphertext kept in arrays made before timing, nothing boxed or allocated per call.
+pub fn decaps_parse_timed<K: KemCore + 'static>(dk: &[u8], c: &[u8]) -> Res<OpFn<'static>> {
+    let bytes = Encoded::<K::DecapsulationKey>::try_from(dk).map_err(|_| {
+        format!(
+            "decapsulation key of {} bytes has the wrong length",
+            dk.len()
+        )
+    })?;
+    let c = Ciphertext::<K>::try_from(c)
+        .map_err(|_| format!("a ciphertext of {} bytes has the wrong length", c.len()))?;
+    Ok(Box::new(move || {
+        let k = K::DecapsulationKey::from_bytes(&bytes).decapsulate(&c);
         black_box(k.map_err(|e| format!("decapsulation failed: {e:?}"))?);
         Ok(())
     }))

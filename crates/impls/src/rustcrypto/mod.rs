@@ -79,62 +79,72 @@ pub(crate) fn timing_rng() -> TimingRng {
     TimingRng
 }
 
+/// Calls `kem::$f::<the parameter set's type>(args)` for an ML-KEM primitive.
+macro_rules! by_kem_set {
+    ($p:expr, $f:ident ( $($arg:expr),* )) => {
+        match $p.algorithm {
+            Algorithm::MlKem { level: 512 } => kem::$f::<ml_kem::MlKem512>($($arg),*),
+            Algorithm::MlKem { level: 768 } => kem::$f::<ml_kem::MlKem768>($($arg),*),
+            Algorithm::MlKem { level: 1024 } => kem::$f::<ml_kem::MlKem1024>($($arg),*),
+            _ => Err(format!("rustcrypto has no crate for {}", $p.id)),
+        }
+    };
+}
+
 /// n of the SLH-DSA parameter sets in the catalog (all of security category 1).
 const SLH_N: usize = 16;
 
-/// x25519-dalek's key pairs (public, private), from a private key or fresh.
-fn x25519_keypair() -> hybrid_kem::XKeypair {
-    let rng = timing_rng();
-    Box::new(move |private| {
+/// x25519-dalek, the X25519 of this column's composed X25519MLKEM768 (crate::hybrid_kem): keys
+/// in arrays, fresh ones from the timing generator, nothing allocated.
+struct Dalek;
+
+impl hybrid_kem::X25519 for Dalek {
+    fn pair(&self, private: Option<&[u8; 32]>) -> ([u8; 32], [u8; 32]) {
         let secret = match private {
-            Some(k) => {
-                let k: [u8; 32] = k.try_into().map_err(|_| "X25519 keys are 32 bytes")?;
-                x25519_dalek::StaticSecret::from(k)
-            }
-            None => x25519_dalek::StaticSecret::random_from_rng(rng),
+            Some(k) => x25519_dalek::StaticSecret::from(*k),
+            None => x25519_dalek::StaticSecret::random_from_rng(timing_rng()),
         };
         let public = x25519_dalek::PublicKey::from(&secret);
-        Ok((public.as_bytes().to_vec(), secret.to_bytes().to_vec()))
-    })
+        (public.to_bytes(), secret.to_bytes())
+    }
+
+    fn shared(&self, private: &[u8; 32], peer: &[u8; 32], out: &mut [u8; 32]) -> Res<()> {
+        let secret = x25519_dalek::StaticSecret::from(*private);
+        let shared = secret.diffie_hellman(&x25519_dalek::PublicKey::from(*peer));
+        if !shared.was_contributory() {
+            return Err("x25519-dalek: the peer key is of low order".into());
+        }
+        *out = shared.to_bytes();
+        Ok(())
+    }
 }
 
-/// x25519-dalek's agreement.
-fn x25519_shared() -> hybrid_kem::XShared {
-    Box::new(|private, peer| {
-        let sk: [u8; 32] = private.try_into().map_err(|_| "X25519 keys are 32 bytes")?;
-        let pk: [u8; 32] = peer.try_into().map_err(|_| "X25519 keys are 32 bytes")?;
-        let secret = x25519_dalek::StaticSecret::from(sk);
-        Ok(secret
-            .diffie_hellman(&x25519_dalek::PublicKey::from(pk))
-            .as_bytes()
-            .to_vec())
-    })
+impl RustCrypto {
+    fn hybrid(&self) -> hybrid_kem::Hybrid<'_> {
+        hybrid_of(self)
+    }
 }
 
-/// A timed call of the bytes-returning closure `f`, its results thrown away.
-fn without_objects(mut f: KemKeygenFn<'_>) -> Res<OpFn<'_>> {
-    Ok(Box::new(move || f().map(|r| drop(std::hint::black_box(r)))))
+/// X25519MLKEM768 composed from this column's ML-KEM-768 and x25519-dalek.
+pub(crate) fn hybrid_of(rc: &RustCrypto) -> hybrid_kem::Hybrid<'_> {
+    hybrid_kem::Hybrid {
+        half: rc,
+        x: &Dalek,
+    }
 }
 
 /// Verifies a pure ML-DSA signature (empty context) made by another library.
 fn dsa_verify_foreign(p: &Primitive, public: &[u8], msg: &[u8], sig: &[u8]) -> Res<bool> {
-    let pure = |m: &[u8]| [&[0u8, 0][..], m].concat();
-    // Pure ML-DSA with an empty context is the internal interface over 0 ‖ 0 ‖ M.
     match p.algorithm {
-        Algorithm::MlDsa { level: 44 } => {
-            dsa::verify_internal::<ml_dsa::MlDsa44>(public, &pure(msg), sig)
-        }
-        Algorithm::MlDsa { level: 65 } => {
-            dsa::verify_internal::<ml_dsa::MlDsa65>(public, &pure(msg), sig)
-        }
-        Algorithm::MlDsa { level: 87 } => {
-            dsa::verify_internal::<ml_dsa::MlDsa87>(public, &pure(msg), sig)
-        }
+        Algorithm::MlDsa { level: 44 } => dsa::verify_pure::<ml_dsa::MlDsa44>(public, msg, sig),
+        Algorithm::MlDsa { level: 65 } => dsa::verify_pure::<ml_dsa::MlDsa65>(public, msg, sig),
+        Algorithm::MlDsa { level: 87 } => dsa::verify_pure::<ml_dsa::MlDsa87>(public, msg, sig),
         _ => Err(format!("{} is not ML-DSA", p.id)),
     }
 }
 
-/// Where this column's timed calls depart from the catalog's definitions (declared.rs).
+/// Where this column's timed calls depart from the catalog's definitions (declared.rs); the
+/// composed X25519MLKEM768 (crate::hybrid_kem) carries its ML-KEM-768 half's.
 pub const DECLARED: &[Declared] = &[
     Declared {
         kinds: &["ecdsa"],
@@ -154,39 +164,14 @@ pub const DECLARED: &[Declared] = &[
         note: Departs(&[PrecomputedInKey], "the key object caches Â and the key's NTT forms (ml-dsa's KeyPair), computed before timing"),
     },
     Declared {
-        kinds: &["ml-dsa"],
-        ops: &[Op::Keygen],
-        note: Departs(&[EncodesPublic, EncodesPrivate], "the ml-dsa crate's keygen is its keygen+encode: both keys are encoded in every call"),
-    },
-    Declared {
-        kinds: &["ml-kem"],
+        kinds: &["ml-kem", "hybrid-kem"],
         ops: &[Op::Encaps, Op::Decaps],
         note: Departs(&[ExpandedPerCall], "the ml-kem crate's key keeps ρ and t̂ only: Â is expanded from ρ in every encryption (decaps: its re-encryption)"),
     },
     Declared {
-        kinds: &["ml-kem"],
+        kinds: &["ml-kem", "hybrid-kem"],
         ops: &[Op::DecapsParse],
         note: Departs(&[NoHashCheck], "the ml-kem crate's DecapsulationKey::from_bytes makes no FIPS 203 7.3 hash check"),
-    },
-    Declared {
-        kinds: &["hybrid-kem"],
-        ops: &[Op::Keygen],
-        note: Departs(&[EncodesPrivate, AllocationPerCall], "the composed hybrid also encodes the private part, into vectors concatenated per call"),
-    },
-    Declared {
-        kinds: &["hybrid-kem"],
-        ops: &[Op::Encaps, Op::Decaps],
-        note: Departs(&[ExpandedPerCall, AllocationPerCall], "ML-KEM-768's Â expanded from ρ in every call; the composition splits and concatenates vectors per call"),
-    },
-    Declared {
-        kinds: &["hybrid-kem"],
-        ops: &[Op::EncapsParse],
-        note: Departs(&[NoModulusCheck, AllocationPerCall], "the composed encapsulation is made, boxed, per call, without FIPS 203 7.2's modulus check"),
-    },
-    Declared {
-        kinds: &["hybrid-kem"],
-        ops: &[Op::DecapsParse],
-        note: Departs(&[NoHashCheck, AllocationPerCall], "the composed decapsulation is made, boxed, per call; from_bytes makes no FIPS 203 7.3 hash check"),
     },
 ];
 
@@ -613,6 +598,17 @@ impl Suite for RustCrypto {
         }
     }
 
+    /// The key objects only: nothing encoded or allocated per call (dsa.rs, slh.rs).
+    fn sig_keygen_timed(&self, p: &Primitive) -> Res<OpFn<'_>> {
+        match p.algorithm {
+            Algorithm::MlDsa { level: 44 } => dsa::keygen_timed::<ml_dsa::MlDsa44>(),
+            Algorithm::MlDsa { level: 65 } => dsa::keygen_timed::<ml_dsa::MlDsa65>(),
+            Algorithm::MlDsa { level: 87 } => dsa::keygen_timed::<ml_dsa::MlDsa87>(),
+            Algorithm::SlhDsa { .. } => by_slh_set!(p, keygen_timed(SLH_N)),
+            _ => Err(format!("rustcrypto has no crate for {}", p.id)),
+        }
+    }
+
     fn sign_internal(&self, p: &Primitive, private: &[u8], msg: &[u8]) -> Res<Vec<u8>> {
         match p.algorithm {
             Algorithm::MlDsa { level: 44 } => dsa::sign_internal::<ml_dsa::MlDsa44>(private, msg),
@@ -641,89 +637,69 @@ impl Suite for RustCrypto {
 
     fn kem_keygen(&self, p: &Primitive, seed: Option<&[u8]>) -> Res<KemKeygenFn<'_>> {
         match p.algorithm {
-            Algorithm::MlKem { level: 512 } => kem::keygen::<ml_kem::MlKem512>(seed),
-            Algorithm::MlKem { level: 768 } => kem::keygen::<ml_kem::MlKem768>(seed),
-            Algorithm::MlKem { level: 1024 } => kem::keygen::<ml_kem::MlKem1024>(seed),
-            Algorithm::HybridKem { .. } => {
-                hybrid_kem::keygen(kem::keygen::<ml_kem::MlKem768>, x25519_keypair(), seed)
-            }
-            _ => Err(format!("rustcrypto has no crate for {}", p.id)),
+            Algorithm::HybridKem { .. } => self.hybrid().keygen(seed),
+            _ => by_kem_set!(p, keygen(seed)),
         }
     }
 
     fn kem_encaps(&self, p: &Primitive, ek: &[u8], m: Option<&[u8]>) -> Res<EncapsFn<'_>> {
         match p.algorithm {
-            Algorithm::MlKem { level: 512 } => kem::encaps::<ml_kem::MlKem512>(ek, m),
-            Algorithm::MlKem { level: 768 } => kem::encaps::<ml_kem::MlKem768>(ek, m),
-            Algorithm::MlKem { level: 1024 } => kem::encaps::<ml_kem::MlKem1024>(ek, m),
-            Algorithm::HybridKem { .. } => hybrid_kem::encaps(
-                kem::encaps::<ml_kem::MlKem768>,
-                x25519_keypair(),
-                x25519_shared(),
-                ek,
-                m,
-            ),
-            _ => Err(format!("rustcrypto has no crate for {}", p.id)),
+            Algorithm::HybridKem { .. } => self.hybrid().encaps(ek, m),
+            _ => by_kem_set!(p, encaps(ek, m)),
         }
     }
 
     fn kem_decaps(&self, p: &Primitive, dk: &[u8]) -> Res<DecapsFn<'_>> {
         match p.algorithm {
-            Algorithm::MlKem { level: 512 } => kem::decaps::<ml_kem::MlKem512>(dk),
-            Algorithm::MlKem { level: 768 } => kem::decaps::<ml_kem::MlKem768>(dk),
-            Algorithm::MlKem { level: 1024 } => kem::decaps::<ml_kem::MlKem1024>(dk),
-            Algorithm::HybridKem { .. } => {
-                hybrid_kem::decaps(kem::decaps::<ml_kem::MlKem768>, x25519_shared(), dk)
-            }
-            _ => Err(format!("rustcrypto has no crate for {}", p.id)),
+            Algorithm::HybridKem { .. } => self.hybrid().decaps(dk),
+            _ => by_kem_set!(p, decaps(dk)),
         }
     }
 
     fn kem_keygen_timed(&self, p: &Primitive) -> Res<OpFn<'_>> {
         match p.algorithm {
-            Algorithm::MlKem { level: 512 } => kem::keygen_timed::<ml_kem::MlKem512>(),
-            Algorithm::MlKem { level: 768 } => kem::keygen_timed::<ml_kem::MlKem768>(),
-            Algorithm::MlKem { level: 1024 } => kem::keygen_timed::<ml_kem::MlKem1024>(),
-            _ => without_objects(self.kem_keygen(p, None)?),
+            Algorithm::HybridKem { .. } => self.hybrid().keygen_timed(),
+            _ => by_kem_set!(p, keygen_timed()),
+        }
+    }
+
+    fn kem_keygen_share_timed(&self, p: &Primitive) -> Res<OpFn<'_>> {
+        by_kem_set!(p, keygen_share_timed())
+    }
+
+    fn kem_keygen_encode_timed(&self, p: &Primitive) -> Res<OpFn<'_>> {
+        match p.algorithm {
+            Algorithm::HybridKem { .. } => self.hybrid().keygen_encode_timed(),
+            _ => by_kem_set!(p, keygen_encode_timed()),
         }
     }
 
     fn kem_encaps_timed(&self, p: &Primitive, ek: &[u8]) -> Res<OpFn<'_>> {
         match p.algorithm {
-            Algorithm::MlKem { level: 512 } => kem::encaps_timed::<ml_kem::MlKem512>(ek),
-            Algorithm::MlKem { level: 768 } => kem::encaps_timed::<ml_kem::MlKem768>(ek),
-            Algorithm::MlKem { level: 1024 } => kem::encaps_timed::<ml_kem::MlKem1024>(ek),
-            _ => without_objects(self.kem_encaps(p, ek, None)?),
+            Algorithm::HybridKem { .. } => self.hybrid().encaps_timed(ek),
+            _ => by_kem_set!(p, encaps_timed(ek)),
         }
     }
 
-    /// ML-KEM's own (kem.rs: parse and FIPS 203's modulus check, nothing boxed per call); the
-    /// hybrid's encapsulation made and called in every call.
+    /// Parse and FIPS 203's modulus check, nothing boxed per call (kem.rs).
     fn kem_encaps_parse_timed(&self, p: &Primitive, ek: &[u8]) -> Res<OpFn<'_>> {
         match p.algorithm {
-            Algorithm::MlKem { level: 512 } => kem::encaps_parse_timed::<ml_kem::MlKem512>(ek),
-            Algorithm::MlKem { level: 768 } => kem::encaps_parse_timed::<ml_kem::MlKem768>(ek),
-            Algorithm::MlKem { level: 1024 } => kem::encaps_parse_timed::<ml_kem::MlKem1024>(ek),
-            _ => {
-                let (p, ek) = (*p, ek.to_vec());
-                Ok(Box::new(move || {
-                    self.kem_encaps(&p, &ek, None)?().map(|r| drop(std::hint::black_box(r)))
-                }))
-            }
+            Algorithm::HybridKem { .. } => self.hybrid().encaps_parse_timed(ek),
+            _ => by_kem_set!(p, encaps_parse_timed(ek)),
         }
     }
 
     fn kem_decaps_timed(&self, p: &Primitive, dk: &[u8], c: &[u8]) -> Res<OpFn<'_>> {
         match p.algorithm {
-            Algorithm::MlKem { level: 512 } => kem::decaps_timed::<ml_kem::MlKem512>(dk, c),
-            Algorithm::MlKem { level: 768 } => kem::decaps_timed::<ml_kem::MlKem768>(dk, c),
-            Algorithm::MlKem { level: 1024 } => kem::decaps_timed::<ml_kem::MlKem1024>(dk, c),
-            _ => {
-                let (mut f, c) = (self.kem_decaps(p, dk)?, c.to_vec());
-                Ok(Box::new(move || {
-                    f(&c).map(|k| drop(std::hint::black_box(k)))
-                }))
-            }
+            Algorithm::HybridKem { .. } => self.hybrid().decaps_timed(dk, c),
+            _ => by_kem_set!(p, decaps_timed(dk, c)),
+        }
+    }
+
+    fn kem_decaps_parse_timed(&self, p: &Primitive, dk: &[u8], c: &[u8]) -> Res<OpFn<'_>> {
+        match p.algorithm {
+            Algorithm::HybridKem { .. } => self.hybrid().decaps_parse_timed(dk, c),
+            _ => by_kem_set!(p, decaps_parse_timed(dk, c)),
         }
     }
 

@@ -8,7 +8,7 @@
 //! the signer keeps; verification uses the verifying key parsed once.
 
 use super::{timing_rng, TimingRng};
-use crate::suite::{KemKeygenFn, Res, Signer};
+use crate::suite::{KemKeygenFn, OpFn, Res, Signer};
 use rand_core::RngCore;
 use slh_dsa::{ParameterSet, Signature, SigningKey, VerifyingKey};
 
@@ -100,6 +100,17 @@ pub fn keygen<P: ParameterSet + 'static>(n: usize) -> Res<KemKeygenFn<'static>> 
         let key = from_seed::<P>(&random(&mut rng, 3 * n), n)?;
         let vk: &VerifyingKey<P> = key.as_ref();
         Ok((vk.to_vec(), key.to_vec()))
+    }))
+}
+
+/// The timed key generation: fresh SK.seed ‖ SK.prf ‖ PK.seed into a buffer kept here, the
+/// signing key (with its verifying key: the hypertree's root) made from it, neither encoded.
+pub fn keygen_timed<P: ParameterSet + 'static>(n: usize) -> Res<OpFn<'static>> {
+    let (mut rng, mut seed) = (timing_rng(), vec![0u8; 3 * n]);
+    Ok(Box::new(move || {
+        rng.fill_bytes(&mut seed);
+        std::hint::black_box(&from_seed::<P>(&seed, n)?);
+        Ok(())
     }))
 }
 

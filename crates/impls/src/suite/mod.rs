@@ -147,6 +147,12 @@ pub trait Suite {
         let mut f = self.kem_keygen(p, None)?;
         Ok(Box::new(move || f().map(|r| drop(std::hint::black_box(r)))))
     }
+    /// The timed key generation with the encapsulation key written (X25519MLKEM768's share,
+    /// crate::hybrid_kem): [`Suite::kem_keygen_timed`]'s by default, for a library whose key
+    /// generation writes it anyway.
+    fn kem_keygen_share_timed(&self, p: &Primitive) -> Res<OpFn<'_>> {
+        self.kem_keygen_timed(p)
+    }
     /// The timed `keygen+encode`: a key pair from the generator and both keys encoded, in
     /// every call; by default [`Suite::kem_keygen`]'s (a suite whose keygen closure makes a
     /// context or fetches its algorithm by name per call makes them once here instead).
@@ -406,6 +412,7 @@ pub(crate) fn probe(s: &dyn Suite, p: &Primitive) -> Res<()> {
             _ => s.derive(p, &case.key, &case.peer).map(drop),
         },
         Family::Kem => s.kem_keygen(p, None).map(drop),
+        Family::Handshake => Err(format!("{} is a TLS handshake (the tls columns)", p.id)),
     }
 }
 
@@ -452,6 +459,7 @@ pub(crate) fn agree(s: &dyn Suite, p: &Primitive, case: &AgreementCase) -> Res<A
         }
         Family::Signature | Family::SeededSignature => signature_agreement(s, p, case)?,
         Family::KeyAgreement => bytes(s.derive(p, &case.key, &case.peer)?()?),
+        Family::Handshake => return Err(format!("{} has no agreement check", p.id)),
         Family::Kem => {
             let (ek, _) = s.kem_keygen(p, Some(&case.key))?()?;
             let (c, k) = s.kem_encaps(p, &ek, None)?()?;
