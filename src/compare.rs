@@ -53,6 +53,10 @@ pub struct CompareArgs {
     /// Show the 95% confidence interval and the p-value beside each figure.
     #[arg(long)]
     pub detail: bool,
+    /// After the table, percentiles (1st to 99th) of TSC cycles per call of the public-key and
+    /// KEM rows, per side, each with a 95% interval (text format; docs/import-and-compare.md).
+    #[arg(long)]
+    pub percentiles: bool,
     /// Output format: text, markdown, csv, json.
     #[arg(long, default_value = "text", value_parser = clap::builder::PossibleValuesParser::new(
         cryptospeed_report::registry::spellings(render::FORMATS)
@@ -87,9 +91,7 @@ pub struct CompareArgs {
 }
 
 pub fn compare(a: CompareArgs) -> Result<i32> {
-    if !(a.alpha > 0.0 && a.alpha < 1.0) {
-        bail!("--alpha must be between 0 and 1, got {}", a.alpha);
-    }
+    check_ranges(&a)?;
     let mut store = cryptospeed_store::open(&db_location(&a.db.db))?;
     let mut args = a.sides.clone();
     args.extend(a.machines.iter().map(|m| format!("machine:{m}")));
@@ -111,18 +113,6 @@ pub fn compare(a: CompareArgs) -> Result<i32> {
         );
     }
     let baseline = cryptospeed_query::baseline(a.baseline.as_deref(), &sides, &args, &arg_of_side)?;
-    if !(a.resolution > 0.0 && a.resolution < 1.0) {
-        bail!(
-            "--resolution must be between 0 and 1 (0.02 means 2%), got {}",
-            a.resolution
-        );
-    }
-    if !(0.0..1.0).contains(&a.min_effect) {
-        bail!(
-            "--min-effect must be a fraction between 0 and 1, got {}",
-            a.min_effect
-        );
-    }
     let filter = filter(&a)?;
     let mut comparison = compared(&sides, baseline, &a, &filter, store.as_ref())?;
     let mut code = 0;
@@ -156,7 +146,10 @@ pub fn compare(a: CompareArgs) -> Result<i32> {
     };
     let text = render::render(&comparison, &a.format, &view)
         .ok_or_else(|| anyhow!("unknown format {}", a.format))?;
-    emit(&text, &a.output)?;
+    emit(
+        &(text + &percentile_section(&a, &comparison, &stored)),
+        &a.output,
+    )?;
     let records = stored.iter().flat_map(|s| &s.records);
     for line in closing
         .into_iter()
@@ -165,6 +158,26 @@ pub fn compare(a: CompareArgs) -> Result<i32> {
         eprintln!("cryptospeed: {line}");
     }
     Ok(code)
+}
+
+/// `--alpha`, `--resolution` and `--min-effect` within their ranges.
+fn check_ranges(a: &CompareArgs) -> Result<()> {
+    if !(a.alpha > 0.0 && a.alpha < 1.0) {
+        bail!("--alpha must be between 0 and 1, got {}", a.alpha);
+    }
+    if !(a.resolution > 0.0 && a.resolution < 1.0) {
+        bail!(
+            "--resolution must be between 0 and 1 (0.02 means 2%), got {}",
+            a.resolution
+        );
+    }
+    if !(0.0..1.0).contains(&a.min_effect) {
+        bail!(
+            "--min-effect must be a fraction between 0 and 1, got {}",
+            a.min_effect
+        );
+    }
+    Ok(())
 }
 
 /// `-b` and `-a` as a filter of the rows.
@@ -209,4 +222,36 @@ fn compared(
         ));
     }
     Ok(comparison)
+}
+
+/// `--percentiles` (text format, stored sides): the public-key rows' cycle percentiles, side by
+/// side, after a blank line; empty otherwise.
+fn percentile_section(
+    a: &CompareArgs,
+    c: &Comparison,
+    stored: &[cryptospeed_query::StoredSide],
+) -> String {
+    use cryptospeed_report::percentiles::{compare_rows, table, Side};
+    if !a.percentiles || a.format != "text" || a.remeasure {
+        return String::new();
+    }
+    let cells: Vec<_> = c
+        .rows
+        .iter()
+        .filter(|r| r.key.bytes.is_none())
+        .map(|r| (r.key.primitive.clone(), r.key.op))
+        .collect();
+    let sides: Vec<Side<'_>> = stored
+        .iter()
+        .map(|s| Side {
+            name: &s.name,
+            records: s.records.iter().collect(),
+            variant: &s.variant,
+        })
+        .collect();
+    let rows = compare_rows(&cells, &sides);
+    if rows.is_empty() {
+        return "\nno public-key or KEM row has samples or printed percentiles\n".into();
+    }
+    format!("\n{}", table(&rows, 0.0))
 }

@@ -29,6 +29,10 @@ pub struct OutputArgs {
     /// Show TSC reference cycles per byte (per operation for public key).
     #[arg(long)]
     pub cycles: bool,
+    /// Show percentiles (1st to 99th) of TSC cycles per call of public-key and KEM cells, each
+    /// with a 95% interval, from the stored samples (docs/import-and-compare.md).
+    #[arg(long)]
+    pub percentiles: bool,
 }
 
 impl OutputArgs {
@@ -40,6 +44,7 @@ impl OutputArgs {
         let options = Options {
             ci: self.ci,
             cycles: self.cycles,
+            percentiles: self.percentiles,
             footnotes: crate::deviations::of_run(record),
         };
         cryptospeed_report::render(record, format, &options)

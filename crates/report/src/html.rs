@@ -98,6 +98,7 @@ pub fn html(input: &ReportInput) -> Result<String> {
                 &Options {
                     ci: true,
                     cycles: true,
+                    percentiles: false,
                     footnotes: crate::html_definitions::of_record(&input.deviations, r),
                 }
             ))

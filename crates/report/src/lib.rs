@@ -10,6 +10,7 @@ pub mod html;
 pub mod html_comparison;
 pub mod html_definitions;
 pub mod markup;
+pub mod percentiles;
 pub mod policy;
 pub mod profile;
 pub mod registry;

@@ -107,6 +107,7 @@ mod tests {
         let options = run::Options {
             ci: true,
             cycles: true,
+            percentiles: true,
             footnotes: crate::footnotes::tests::sample(["openssl", "openssl"]),
         };
         check_table(run::FORMATS, &run::fixture::record(), &options);

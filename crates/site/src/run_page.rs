@@ -47,6 +47,7 @@ pub fn render(
         &TableOptions {
             ci: true,
             cycles: true,
+            percentiles: false,
             footnotes: (options.deviations.of_run)(record),
         },
     );

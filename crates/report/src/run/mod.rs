@@ -67,6 +67,8 @@ pub struct Options {
     pub ci: bool,
     /// Show TSC cycles per byte (symmetric) or per operation (public key).
     pub cycles: bool,
+    /// Show percentiles of TSC cycles per call of public-key and KEM cells (crate::percentiles).
+    pub percentiles: bool,
     /// The declared deviations of the run's cells, by implementation (crate::footnotes).
     pub footnotes: crate::Footnotes,
 }

@@ -57,6 +57,9 @@ pub fn write(record: &RunRecord, options: &Options) -> String {
         let prims = primitives_in(&ms);
         symmetric_table(&mut out, &ms, &prims, options, tsc_ghz);
         pkey_tables(&mut out, &ms, &prims, options);
+        if options.percentiles {
+            out.push_str(&percentile_table(&ms, tsc_ghz));
+        }
         deviations(&mut out, options, &ms[0].implementation);
         partial_note(&mut out, &ms);
         out.push('\n');
@@ -186,6 +189,23 @@ fn cycles_table(
         }
         let _ = writeln!(out, "{}", line.trim_end());
     }
+}
+
+/// Percentiles of TSC cycles per call of the public-key and KEM cells with samples.
+fn percentile_table(ms: &[&VariantMeasurement], tsc_ghz: f64) -> String {
+    use crate::percentiles::{table, CyclePercentiles, Row, Source};
+    let rows: Vec<Row<'_>> = ms
+        .iter()
+        .filter_map(|vm| {
+            let m = &vm.measurement;
+            let label = format!("{} {}", m.cell.primitive, m.cell.op);
+            CyclePercentiles::of(m).map(|c| Row {
+                label,
+                source: Source::Samples(c),
+            })
+        })
+        .collect();
+    table(&rows, tsc_ghz)
 }
 
 /// `# deviates: rsa-2048 sign, rsa-2048 verify: TEXT`, one line per text `implementation`
@@ -338,7 +358,7 @@ fn pkey_row(
             let line = three_ops(name, [rate(Op::Keygen), s, v]);
             (7, format!("{:31}{header}", " "), vec![line])
         }
-        SpeedRow::Symmetric { .. } => return None,
+        SpeedRow::Symmetric { .. } | SpeedRow::Handshake => return None,
     })
 }
 
@@ -411,5 +431,57 @@ mod tests {
             "{text}"
         );
         assert_eq!(text.matches("# not measured: md2").count(), 1);
+    }
+
+    #[test]
+    fn percentiles_of_public_key_samples() {
+        let mut record = super::super::fixture::record();
+        // rsa-2048 sign: 400 samples of 4 calls, cycles per call 1000..1399 (each once).
+        let sign = record
+            .measurements
+            .iter_mut()
+            .find(|m| {
+                m.measurement.cell.primitive == "rsa-2048" && m.measurement.cell.op == Op::Sign
+            })
+            .unwrap();
+        sign.measurement.samples = (0..400u64)
+            .map(|i| cryptospeed_model::Sample {
+                iters: 4,
+                wall_ns: 1000,
+                cpu_ns: 1000,
+                tsc: 4 * (1000 + (i * 7) % 400),
+                bout: (i / 40) as u32,
+            })
+            .collect();
+        let text = write(
+            &record,
+            &Options {
+                percentiles: true,
+                ..Default::default()
+            },
+        );
+        assert!(text.contains("cycles per call"), "{text}");
+        // Type-7 quantiles of 1000..=1399: p1 = 1003.99, p50 = 1199.5, p99 = 1395.01; the
+        // median's 95% interval is [x(180), x(221)] of 400 (scipy.stats.binom; see
+        // tests/percentiles_scipy.rs).
+        let words: Vec<String> = text
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        assert!(
+            words.contains(&"rsa-2048 sign 4 400 1004 1040 1100 1200 1299 1359 1395".to_string()),
+            "{text}"
+        );
+        assert!(
+            words.contains(
+                &"95% interval 1000-1008 1028-1052 1082-1117 1179-1220 1282-1317 1347-1371 1391-1399"
+                    .to_string()
+            ),
+            "{text}"
+        );
+        assert!(text.contains("percentiles of batch means"), "{text}");
+        // md5 (a symmetric cell) and cells without samples get no row.
+        assert!(!text.contains("md5 hash"), "{text}");
+        assert_eq!(text.matches("95% interval").count(), 2, "{text}");
     }
 }
