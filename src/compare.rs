@@ -6,6 +6,7 @@ use crate::deviations::changed_in_runs;
 use crate::session::{db_location, emit};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
+use cryptospeed_compare::gate::drive::Budget;
 use cryptospeed_compare::{compare_with_noise as build, Comparison, Filter, SideInput};
 use cryptospeed_query::SideOptions;
 use cryptospeed_report::compare::{self as render, Layout, Mode, Normalize, View};
@@ -86,6 +87,13 @@ pub struct CompareArgs {
     /// Each side must still load here: the same library, build and mask on the same machine.
     #[arg(long, conflicts_with_all = ["normalize", "machines"])]
     pub remeasure: bool,
+    /// With --remeasure: passes over the cells still undecided (`?`) after the first, each a run
+    /// of those cells alone with twice the time per cell of the one before (as `gate`'s).
+    #[arg(long, default_value_t = 6, requires = "remeasure")]
+    pub extra_passes: usize,
+    /// With --remeasure: no further pass starts after this many seconds.
+    #[arg(long, value_name = "SECONDS", requires = "remeasure")]
+    pub budget: Option<f64>,
     #[command(flatten)]
     pub db: crate::session::StoreArgs,
 }
@@ -118,10 +126,15 @@ pub fn compare(a: CompareArgs) -> Result<i32> {
     let mut code = 0;
     let mut closing = Vec::new();
     if a.remeasure {
-        let r = crate::remeasure::remeasure(&stored, baseline, &filter, &a.db.db)?;
-        let now = compared(&r.sides, r.baseline, &a, &filter, store.as_ref())?;
-        closing = crate::remeasure::closing(&r, &stored, &comparison, &now);
-        (comparison, code) = (now, r.code);
+        let budget = Budget {
+            extra_passes: a.extra_passes,
+            seconds: a.budget,
+            confirm: false,
+        };
+        let judge = |s: &[SideInput], b: usize| compared(s, b, &a, &filter, store.as_ref());
+        let r = crate::remeasure::remeasure(&stored, baseline, &filter, &a.db.db, &budget, &judge)?;
+        closing = crate::remeasure::closing(&r, &stored, &comparison);
+        (comparison, code) = (r.comparison, r.code);
     }
     let view = View {
         mode: if a.percent {

@@ -58,16 +58,7 @@ pub struct Evidence {
 /// Pools a cell's paired bouts over runs (each run's pairs kept apart by renumbering) into one
 /// paired estimate: Yuen's trimmed mean of the log differences. `None` with fewer than 2 pairs.
 pub fn evidence(runs: &[PairedRun]) -> Option<Evidence> {
-    let shift = |k: usize, v: &[(u32, f64)]| -> Vec<(u32, f64)> {
-        v.iter()
-            .map(|(id, x)| (id + (k as u32) * 1_000_000, *x))
-            .collect()
-    };
-    let (mut base, mut cand) = (Vec::new(), Vec::new());
-    for (k, r) in runs.iter().enumerate() {
-        base.extend(shift(k, &r.base));
-        cand.extend(shift(k, &r.cand));
-    }
+    let (base, cand) = crate::pooled_pairs(runs.iter().map(|r| (&r.base[..], &r.cand[..])));
     let pairs = base
         .iter()
         .filter(|(id, _)| cand.iter().any(|(c, _)| c == id))

@@ -43,6 +43,16 @@ impl Default for Budget {
     }
 }
 
+impl Budget {
+    /// Whether a further pass may start: the budget's seconds since `start` are not gone.
+    pub fn clock(&self, start: Instant) -> impl Fn() -> bool + '_ {
+        move || {
+            self.seconds
+                .is_none_or(|s| start.elapsed().as_secs_f64() < s)
+        }
+    }
+}
+
 /// One pass's bouts: per cell measured, its paired bouts of that pass.
 pub type Measured = Vec<(CellKey, PairedRun)>;
 
@@ -63,25 +73,23 @@ pub fn drive<E>(
     budget: &Budget,
     mut measure: impl FnMut(Option<&[CellKey]>, Pass) -> Result<Measured, E>,
 ) -> Result<Driven, E> {
-    let start = Instant::now();
-    let in_time = || {
-        budget
-            .seconds
-            .is_none_or(|s| start.elapsed().as_secs_f64() < s)
-    };
+    let in_time = budget.clock(Instant::now());
     let mut data: BTreeMap<CellKey, Vec<PairedRun>> = BTreeMap::new();
     merge(&mut data, measure(None, Pass::First)?);
-    let mut cells = gate::decide(&evidence_of(&data), cfg);
-    let mut passes = 1;
-    while passes <= budget.extra_passes && in_time() {
-        let open = keys_where(&cells, GateVerdict::Undecided);
-        if open.is_empty() {
-            break;
-        }
-        merge(&mut data, measure(Some(&open), Pass::More(passes))?);
-        passes += 1;
-        cells = gate::decide(&evidence_of(&data), cfg);
-    }
+    let cells = gate::decide(&evidence_of(&data), cfg);
+    let mut state = (data, cells);
+    let more = keep_measuring(
+        &mut state,
+        budget,
+        &in_time,
+        |(_, cells)| keys_where(cells, GateVerdict::Undecided),
+        |(data, cells), open, pass| {
+            merge(data, measure(Some(open), pass)?);
+            *cells = gate::decide(&evidence_of(data), cfg);
+            Ok(())
+        },
+    )?;
+    let (passes, mut cells) = (1 + more, state.1);
     let flagged = keys_where(&cells, GateVerdict::Flagged);
     if budget.confirm && !flagged.is_empty() {
         cells = confirming(cells, &flagged, budget, &in_time, &mut measure, cfg)?;
@@ -91,6 +99,30 @@ pub fn drive<E>(
         passes,
         confirmed_cells: if budget.confirm { flagged.len() } else { 0 },
     })
+}
+
+/// Decisive: keeps measuring the cells `open` names in passes of their own (`Pass::More(1)`,
+/// `More(2)`, …; `more` measures one into `state` and judges again) until none is open,
+/// `budget.extra_passes` are made or `in_time` says the budget's seconds are gone. Returns the
+/// passes made. The gate's undecided cells and `compare --remeasure`'s `?` cells both go
+/// through it.
+pub fn keep_measuring<S, E>(
+    state: &mut S,
+    budget: &Budget,
+    in_time: &dyn Fn() -> bool,
+    open: impl Fn(&S) -> Vec<CellKey>,
+    mut more: impl FnMut(&mut S, &[CellKey], Pass) -> Result<(), E>,
+) -> Result<usize, E> {
+    let mut passes = 0;
+    while passes < budget.extra_passes && in_time() {
+        let keys = open(state);
+        if keys.is_empty() {
+            break;
+        }
+        passes += 1;
+        more(state, &keys, Pass::More(passes))?;
+    }
+    Ok(passes)
 }
 
 fn keys_where(cells: &[GateCell], v: GateVerdict) -> Vec<CellKey> {

@@ -399,21 +399,61 @@ fn side_estimate(
     ))
 }
 
-/// Bouts against bouts: paired when both sides are the same single run (their bouts of a cell ran
-/// in the same rounds), Yuen-Welch across runs otherwise; at confidence 1 - alpha, so the interval
-/// excludes 1 exactly when p < alpha.
+/// A side's bouts of a cell: (bout id, nanoseconds per operation).
+pub type Bouts = Vec<(u32, f64)>;
+
+/// Several runs' paired bouts of a cell pooled into one list per side, each run's bout ids kept
+/// apart (run k's ids shifted by k · 10⁶), so pairs are only ever made within a run.
+pub fn pooled_pairs<'a>(
+    runs: impl IntoIterator<Item = (&'a [(u32, f64)], &'a [(u32, f64)])>,
+) -> (Bouts, Bouts) {
+    let shift = |k: usize, v: &[(u32, f64)]| -> Vec<(u32, f64)> {
+        v.iter()
+            .map(|(id, x)| (id + (k as u32) * 1_000_000, *x))
+            .collect()
+    };
+    let (mut base, mut cand) = (Vec::new(), Vec::new());
+    for (k, (b, c)) in runs.into_iter().enumerate() {
+        base.extend(shift(k, b));
+        cand.extend(shift(k, c));
+    }
+    (base, cand)
+}
+
+/// Whether both sides hold a cell from the very same runs (the variants of one run, or of the
+/// same several runs): their bouts can then be paired within each run.
+fn same_runs(base_runs: &[RunValue], cand_runs: &[RunValue]) -> bool {
+    base_runs.len() == cand_runs.len()
+        && base_runs.iter().zip(cand_runs).all(|(b, c)| b.run == c.run)
+}
+
+/// Yuen's paired test on the bouts of the runs both sides hold (see [`same_runs`]), pooled pair
+/// by pair; `None` when they hold different runs or fewer than two pairs.
+fn paired_bouts(
+    base_runs: &[RunValue],
+    cand_runs: &[RunValue],
+    alpha: f64,
+) -> Option<(stats::RatioEstimate, &'static str)> {
+    if !same_runs(base_runs, cand_runs) {
+        return None;
+    }
+    let runs = base_runs.iter().zip(cand_runs);
+    let (b, c) = pooled_pairs(runs.map(|(b, c)| (&b.bouts[..], &c.bouts[..])));
+    Some((stats::paired_ratio(&b, &c, 1.0 - alpha)?, "paired bouts"))
+}
+
+/// Bouts against bouts: paired when both sides hold the same runs (their bouts of a cell ran in
+/// the same rounds; several runs, as `compare --remeasure`'s extra passes make, are pooled pair
+/// by pair), Yuen-Welch across runs otherwise; at confidence 1 - alpha, so the interval excludes
+/// 1 exactly when p < alpha.
 fn bouts_versus(
     base_runs: &[RunValue],
     cand_runs: &[RunValue],
     alpha: f64,
     noise: Option<RunNoise>,
 ) -> Option<(stats::RatioEstimate, &'static str)> {
-    if let ([b], [c]) = (base_runs, cand_runs) {
-        if b.run == c.run {
-            if let Some(r) = stats::paired_ratio(&b.bouts, &c.bouts, 1.0 - alpha) {
-                return Some((r, "paired bouts"));
-            }
-        }
+    if let Some(paired) = paired_bouts(base_runs, cand_runs, alpha) {
+        return Some(paired);
     }
     let (b, b_runs) = side_estimate(base_runs, alpha, noise)?;
     let (c, c_runs) = side_estimate(cand_runs, alpha, noise)?;
@@ -435,18 +475,22 @@ fn versus(
     min_effect: f64,
     noise: Option<RunNoise>,
 ) -> Versus {
-    if base.basis == Basis::Bouts && cand.basis == Basis::Bouts {
-        if let Some((r, test)) = bouts_versus(base_runs, cand_runs, alpha, noise) {
-            return Versus {
-                ratio: r.ratio,
-                ratio_ci: Some(r.ci),
-                p: Some(r.p),
-                test: Some(test),
-                significant: Some(r.p < alpha && (r.ratio - 1.0).abs() >= min_effect),
-                detectable: Some(r.detectable(alpha, POWER)),
-                verdict: Verdict::Unknown,
-            };
-        }
+    // Bouts whenever both sides hold them, and pairs from the same runs even where some run's
+    // samples were all set aside (the side's figure is then the runs' average).
+    let found = match base.basis == Basis::Bouts && cand.basis == Basis::Bouts {
+        true => bouts_versus(base_runs, cand_runs, alpha, noise),
+        false => paired_bouts(base_runs, cand_runs, alpha),
+    };
+    if let Some((r, test)) = found {
+        return Versus {
+            ratio: r.ratio,
+            ratio_ci: Some(r.ci),
+            p: Some(r.p),
+            test: Some(test),
+            significant: Some(r.p < alpha && (r.ratio - 1.0).abs() >= min_effect),
+            detectable: Some(r.detectable(alpha, POWER)),
+            verdict: Verdict::Unknown,
+        };
     }
     let ratio = cand.rate / base.rate;
     let ratio_ci = match (base.ci, cand.ci) {

@@ -32,7 +32,7 @@ pub struct GateRequest<'a> {
 /// twice the time per cell of the pass before (up to 8 times the first's): a cell the first
 /// pass left undecided sits near the threshold or on a noisy stretch of the machine and needs
 /// more bouts than it got. A confirming pass is judged on its own run, so it starts at twice.
-fn pass_config(base: &MeasureConfig, pass: Pass) -> MeasureConfig {
+pub fn pass_config(base: &MeasureConfig, pass: Pass) -> MeasureConfig {
     let mut c = base.clone();
     let doublings = match pass {
         Pass::First => 0,
@@ -46,7 +46,7 @@ fn pass_config(base: &MeasureConfig, pass: Pass) -> MeasureConfig {
     c
 }
 
-fn pass_label(label: &str, pass: Pass) -> String {
+pub fn pass_label(label: &str, pass: Pass) -> String {
     match pass {
         Pass::First => label.to_string(),
         Pass::More(n) => format!("{label}-more-{n}"),
