@@ -13,7 +13,8 @@ pub struct CrosscheckArgs {
     /// Columns to check, comma-separated, or `all` (those with an oracle).
     #[arg(long = "impl", default_value = "all")]
     columns: String,
-    /// Only these cells (PRIMITIVE@SIZE or PRIMITIVE), comma-separated; default: the oracle's.
+    /// Only these cells (PRIMITIVE@SIZE or PRIMITIVE, `:OP` for one operation, e.g.
+    /// ml-kem-768:encaps), comma-separated; default: the oracle's.
     #[arg(long, value_delimiter = ',')]
     cells: Vec<String>,
     /// Alternating rounds per cell (one oracle run and one cryptospeed run each).
@@ -68,11 +69,20 @@ pub fn crosscheck(a: CrosscheckArgs) -> Result<i32> {
         return list();
     }
     let names: Vec<&str> = if a.columns == "all" {
-        ORACLES.iter().map(|o| o.column()).collect()
+        // `openssl:PATH` stands for any variant's library: named, not implied.
+        ORACLES
+            .iter()
+            .map(|o| o.column())
+            .filter(|c| !c.contains(':'))
+            .collect()
     } else {
         a.columns.split(',').collect()
     };
     let cache = cache_dir(&a);
+    if a.cache.is_some() {
+        // The columns' own runs (`run`, the variants and Go worker they load) use it too.
+        std::env::set_var("CRYPTOSPEED_CACHE", &cache);
+    }
     let opts = Options {
         cryptospeed: std::env::current_exe()?,
         db: cache.join("oracles").join("crosscheck-scratch.db"),

@@ -113,11 +113,20 @@ pub static ORACLES: &[&dyn Oracle] = &[
     &oracles::mbedtls::MbedTls,
     &oracles::wolfssl::WolfSsl,
     &oracles::libgcrypt::Libgcrypt,
+    &oracles::openssl::OpenSsl,
+    &oracles::openssl_cli::OpenSslCli,
+    &oracles::openssl_build::ANY,
+    &oracles::boringssl::BoringSsl,
+    &oracles::go::Go,
 ];
 
-/// The oracle for a column, by its `--impl` name.
+/// The oracle for a column, by its `--impl` name (`openssl:PATH`: a variant's library).
 pub fn oracle_for(column: &str) -> Option<&'static dyn Oracle> {
-    ORACLES.iter().copied().find(|o| o.column() == column)
+    ORACLES
+        .iter()
+        .copied()
+        .find(|o| o.column() == column)
+        .or_else(|| oracles::openssl_build::for_column(column))
 }
 
 /// Expands `{bytes}` in a cell's oracle arguments.
@@ -131,7 +140,9 @@ pub fn expand_args(cell: &Cell) -> Vec<String> {
 
 /// Where an oracle's sources and programs are kept in the cache.
 pub fn oracle_dir(cache: &Path, oracle: &dyn Oracle) -> PathBuf {
-    cache.join("oracles").join(oracle.column())
+    cache
+        .join("oracles")
+        .join(oracle.column().replace(['/', ':'], "_"))
 }
 
 /// Crosschecks `cells` (default: all the oracle's) of a built oracle, each cell's rounds
@@ -146,7 +157,8 @@ pub fn crosscheck(
     let started = chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string();
     let (mut cells, mut failed) = (Vec::new(), Vec::new());
     for cell in oracle.cells() {
-        if !only.is_empty() && !only.iter().any(|o| *o == cell.spec()) {
+        let with_op = format!("{}:{}", cell.spec(), cell.op);
+        if !only.is_empty() && !only.iter().any(|o| *o == cell.spec() || *o == with_op) {
             continue;
         }
         match rounds::measure(oracle, &built, cell, opts) {

@@ -149,10 +149,22 @@ fn until(argv: &[String], cpu: usize, done: impl Fn(&str) -> bool) -> Result<(St
     Ok((text, window.unwrap_or(cpu_seconds / wall).min(1.0)))
 }
 
-/// Seconds a process's main thread has run on a CPU (`/proc/PID/schedstat`, nanoseconds).
+/// Seconds all of a process's threads have run on a CPU (`/proc/PID/task/*/schedstat`,
+/// nanoseconds): a Go benchmark runs on a thread other than the main one.
 fn on_cpu(pid: u32) -> Option<f64> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok()?;
-    Some(s.split_whitespace().next()?.parse::<f64>().ok()? / 1e9)
+    let mut ns = 0.0;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .ok()?
+        .flatten()
+    {
+        let s = std::fs::read_to_string(task.path().join("schedstat")).unwrap_or_default();
+        ns += s
+            .split_whitespace()
+            .next()
+            .and_then(|x| x.parse().ok())
+            .unwrap_or(0.0);
+    }
+    Some(ns / 1e9)
 }
 
 /// CPU seconds over wall seconds between two marks, when both were read.

@@ -1,9 +1,14 @@
 //! The oracles, one file each, and what they share: building a program once from a fetched
 //! Debian source tree, and reading a figure off the output row that names a cell.
 
+pub mod boringssl;
+pub mod go;
 pub mod libgcrypt;
 pub mod mbedtls;
 pub mod nettle;
+pub mod openssl;
+pub mod openssl_build;
+pub mod openssl_cli;
 pub mod wolfssl;
 
 use crate::debsrc::{self, Source};

@@ -1,0 +1,254 @@
+//! Go's own benchmarks as the oracle of the `go` column: `go test -bench` of the standard
+//! library's packages (crypto/sha256, crypto/cipher, crypto/ed25519, crypto/ecdsa, crypto/rsa,
+//! crypto/mlkem: their `_test.go` benchmarks as Go ships them) and of CIRCL's ML-DSA-65 (the
+//! module the Go worker signs with, at the version its go.mod pins), each compiled once with
+//! `go test -c` by the same Go toolchain that builds the worker, run with `-test.cpu 1`.
+
+use crate::{Cell, Oracle, Provenance};
+use anyhow::{bail, Context, Result};
+use cryptospeed_model::Op;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub struct Go;
+
+/// The worker's module file: CIRCL's version and hashes come from it.
+const GO_MOD: &str = include_str!("../../../../workers/go/go.mod");
+const GO_SUM: &str = include_str!("../../../../workers/go/go.sum");
+const CIRCL_MLDSA65: &str = "github.com/cloudflare/circl/sign/mldsa/mldsa65/internal";
+
+macro_rules! bench {
+    ($p:expr, $op:expr, $bytes:expr, $pkg:expr, $name:expr, $loop:expr) => {
+        Cell {
+            primitive: $p,
+            op: $op,
+            bytes: $bytes,
+            args: &[$pkg],
+            row: $name,
+            oracle_loop: $loop,
+            difference: None,
+        }
+    };
+}
+
+const SUM256: &str = "sha256.Sum256(buf) per iteration (sha256_test.go benchmarkSize)";
+const SEAL: &str = "aesgcm.Seal(out[:0], nonce, buf, ad) with a 12-byte nonce and 13 bytes \
+    of AD, the output buffer reused (cipher/benchmark_test.go)";
+const SIGN65: &str = "SignTo of an 8-byte message (changed every iteration) with a key from \
+    NewKeyFromSeed and rnd = 0 (deterministic); A expanded at key generation \
+    (CIRCL mldsa65/internal/dilithium_test.go)";
+
+static CELLS: &[Cell] = &[
+    bench!(
+        "sha256",
+        Op::Hash,
+        Some(8),
+        "crypto/sha256",
+        "BenchmarkHash8Bytes/Sum256",
+        SUM256
+    ),
+    bench!(
+        "sha256",
+        Op::Hash,
+        Some(8192),
+        "crypto/sha256",
+        "BenchmarkHash8K/Sum256",
+        SUM256
+    ),
+    bench!(
+        "aes-128-gcm",
+        Op::Encrypt,
+        Some(64),
+        "crypto/cipher",
+        "BenchmarkAESGCM/Seal-128-64",
+        SEAL
+    ),
+    bench!(
+        "aes-128-gcm",
+        Op::Encrypt,
+        Some(8192),
+        "crypto/cipher",
+        "BenchmarkAESGCM/Seal-128-8192",
+        SEAL
+    ),
+    bench!(
+        "ed25519",
+        Op::Sign,
+        None,
+        "crypto/ed25519",
+        "BenchmarkSigning",
+        "ed25519.Sign of a 13-byte message with one private key (ed25519_test.go)"
+    ),
+    bench!(
+        "ecdsa-p256",
+        Op::Sign,
+        None,
+        "crypto/ecdsa",
+        "BenchmarkSign/P256",
+        "ecdsa.SignASN1 of a 7-byte hash, k from a bufio-wrapped crypto/rand (ecdsa_test.go)"
+    ),
+    bench!(
+        "rsa-2048",
+        Op::Sign,
+        None,
+        "crypto/rsa",
+        "BenchmarkSignPKCS1v15/2048",
+        "rsa.SignPKCS1v15 of a SHA-256 digest with crypto/rand for blinding (rsa_test.go)"
+    ),
+    bench!(
+        "ml-kem-768",
+        Op::Keygen,
+        None,
+        "crypto/mlkem",
+        "BenchmarkKeyGen",
+        "GenerateKeyInternal768(d, z) from fixed seeds, then EncapsulationKey().Bytes() \
+        (mlkem_test.go)"
+    ),
+    bench!(
+        "ml-kem-768",
+        Op::EncapsParse,
+        None,
+        "crypto/mlkem",
+        "BenchmarkEncaps",
+        "NewEncapsulationKey768(bytes), then Encapsulate() (mlkem_test.go)"
+    ),
+    bench!(
+        "ml-kem-768",
+        Op::Decaps,
+        None,
+        "crypto/mlkem",
+        "BenchmarkDecaps",
+        "dk.Decapsulate(c) with a GenerateKey768 key object (mlkem_test.go)"
+    ),
+    bench!(
+        "ml-dsa-65",
+        Op::Keygen,
+        None,
+        CIRCL_MLDSA65,
+        "BenchmarkGenerateKey",
+        "NewKeyFromSeed of a 32-byte seed (changed every iteration), A expanded and kept \
+        (CIRCL mldsa65/internal/dilithium_test.go)"
+    ),
+    bench!(
+        "ml-dsa-65",
+        Op::Sign,
+        None,
+        CIRCL_MLDSA65,
+        "BenchmarkSign",
+        SIGN65
+    ),
+    bench!(
+        "ml-dsa-65",
+        Op::Verify,
+        None,
+        CIRCL_MLDSA65,
+        "BenchmarkVerify",
+        "Verify of one signature of an 8-byte message, A expanded at key generation \
+        (CIRCL mldsa65/internal/dilithium_test.go)"
+    ),
+];
+
+impl Oracle for Go {
+    fn column(&self) -> &'static str {
+        "go"
+    }
+    fn name(&self) -> &'static str {
+        "go test -bench (standard library, CIRCL)"
+    }
+    fn cells(&self) -> &'static [Cell] {
+        CELLS
+    }
+    fn setup(&self, dir: &Path, log: &mut dyn FnMut(&str)) -> Result<Provenance> {
+        let (go, version) =
+            cryptospeed_impls::go::toolchain().map_err(|e| anyhow::anyhow!("{e}"))?;
+        std::fs::create_dir_all(dir)?;
+        std::fs::write(dir.join("go.mod"), GO_MOD)?;
+        std::fs::write(dir.join("go.sum"), GO_SUM)?;
+        let mut packages: Vec<&str> = CELLS.iter().map(|c| c.args[0]).collect();
+        packages.dedup();
+        let (mut programs, mut build) = (Vec::new(), Vec::new());
+        for pkg in packages {
+            let exe = dir.join(format!("{version}-{}.test", pkg.replace('/', "_")));
+            let argv = ["test", "-c", "-o", &exe.display().to_string(), pkg].map(String::from);
+            build.push(format!("(cd {} && go {})", dir.display(), argv.join(" ")));
+            if !exe.exists() {
+                log(&format!("go {}", argv.join(" ")));
+                go_test_c(&go, dir, &argv)?;
+            }
+            programs.push(exe);
+        }
+        let circl = GO_MOD
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("github.com/cloudflare/circl "))
+            .unwrap_or("?");
+        Ok(Provenance {
+            source: format!(
+                "Go {version} standard library ({}), github.com/cloudflare/circl {circl} \
+                 (workers/go/go.mod and go.sum)",
+                go.display()
+            ),
+            library: format!(
+                "the same {version} toolchain and module versions the Go worker is built with"
+            ),
+            programs,
+            build,
+        })
+    }
+    fn command(&self, built: &Provenance, cell: &Cell) -> Vec<String> {
+        let tag = format!("-{}.test", cell.args[0].replace('/', "_"));
+        let exe = built
+            .programs
+            .iter()
+            .find(|p| p.display().to_string().ends_with(&tag))
+            .cloned()
+            .unwrap_or_else(|| PathBuf::from(&tag));
+        let pattern: Vec<String> = cell.row.split('/').map(|p| format!("^{p}$")).collect();
+        [
+            exe.display().to_string().as_str(),
+            "-test.run",
+            "^$",
+            "-test.bench",
+            &pattern.join("/"),
+            "-test.benchtime",
+            "1s",
+            "-test.cpu",
+            "1",
+        ]
+        .map(String::from)
+        .to_vec()
+    }
+    fn parse(&self, cell: &Cell, output: &str) -> Result<f64> {
+        let line = output
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(cell.row))
+            .with_context(|| format!("no {} line", cell.row))?;
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let ns: f64 = f
+            .iter()
+            .position(|u| *u == "ns/op")
+            .and_then(|i| f[i - 1].parse().ok())
+            .with_context(|| format!("no ns/op in `{line}`"))?;
+        Ok(cell.bytes.map_or(1.0, |b| b as f64) * 1e9 / ns)
+    }
+}
+
+/// `go test -c` in the oracle's module directory, as the worker is built (local toolchain, no
+/// cgo, the module files read only).
+fn go_test_c(go: &Path, dir: &Path, argv: &[String]) -> Result<()> {
+    let out = Command::new(go)
+        .args(argv)
+        .current_dir(dir)
+        .env("GOTOOLCHAIN", "local")
+        .env("GOFLAGS", "-mod=readonly")
+        .env("CGO_ENABLED", "0")
+        .output()
+        .context("running go test -c")?;
+    if !out.status.success() {
+        bail!(
+            "go {} failed: {}",
+            argv.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(())
+}
