@@ -112,6 +112,8 @@ impl Primitive {
     pub fn agreement_kind(&self) -> Option<AgreementKind> {
         match self.algorithm {
             Algorithm::Dsa { .. } | Algorithm::Ffdh { .. } => None,
+            // Randomised end to end: each column checks its own two ends (tls.rs).
+            Algorithm::Tls13Handshake { .. } => None,
             Algorithm::Ecdsa { .. } => Some(AgreementKind::CrossVerify),
             _ if self.family().is_seeded() => Some(AgreementKind::CrossVerify),
             _ => Some(AgreementKind::SameBytes),

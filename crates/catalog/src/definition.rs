@@ -306,6 +306,10 @@ fn lengths(p: &Primitive, op: Op) -> String {
             kem_lengths(ek, dk, ct, 32, seed)
         }
         Algorithm::HybridKem { .. } => kem_lengths(1216, 2432, 1120, 64, seed),
+        Algorithm::Tls13Handshake { group, cert } => format!(
+            "group {group}; server certificate {cert} ({}), self-signed; no application data",
+            crate::tls::signature_scheme(cert)
+        ),
         Algorithm::MlDsa { level } => {
             let (pk, sk, sig) = ml_dsa_sizes(level);
             sig_lengths(pk, sk, sig, seed)

@@ -33,6 +33,10 @@ pub(crate) struct Entry {
 const KEM: &[&str] = &["ml-kem"];
 const HYBRID: &[&str] = &["hybrid-kem"];
 const SEEDED: &[&str] = &["ml-dsa", "slh-dsa"];
+const HANDSHAKE: &[&str] = &["tls13-handshake"];
+const HANDSHAKE_PREPARED: &str = "a client and a server configuration of one library: the \
+    server's self-signed certificate and private key (made at set-up) parsed, the client trusting \
+    that certificate, one key exchange group and one cipher suite (TLS_AES_128_GCM_SHA256) offered";
 
 pub(crate) const ENTRIES: &[Entry] = &[
     // ML-KEM (FIPS 203). Version 2 states the key's state: what the prepared key object may
@@ -277,6 +281,38 @@ pub(crate) const ENTRIES: &[Entry] = &[
         prepared: "the key object; one signature made by sign",
         timed: "RFC 8032 verification of that signature",
         randomness: None,
+    },
+    // TLS 1.3 handshakes (tls.rs).
+    Entry {
+        kinds: HANDSHAKE,
+        op: Op::Handshake,
+        version: 1,
+        prepared: HANDSHAKE_PREPARED,
+        timed: "a fresh client and server made from those configurations, then a full handshake \
+                between them through in-memory buffers (no sockets), both sides' steps, until \
+                each end holds the application traffic keys; no resumption, no client \
+                certificate, no application data",
+        randomness: Fresh,
+    },
+    Entry {
+        kinds: HANDSHAKE,
+        op: Op::HandshakeClient,
+        version: 1,
+        prepared: HANDSHAKE_PREPARED,
+        timed: "the client's steps of that handshake only (made, ClientHello written, the \
+                server's flight read and the certificate verified, Finished written), each \
+                step clocked; the server's steps run between them, untimed",
+        randomness: Fresh,
+    },
+    Entry {
+        kinds: HANDSHAKE,
+        op: Op::HandshakeServer,
+        version: 1,
+        prepared: HANDSHAKE_PREPARED,
+        timed: "the server's steps of that handshake only (made, ClientHello read, its flight \
+                through Finished written, the client's Finished read), each step clocked; the \
+                client's steps run between them, untimed",
+        randomness: Fresh,
     },
     // Key agreement.
     Entry {

@@ -29,6 +29,8 @@ pub enum Family {
     /// A signature scheme whose keys are byte strings made from a seed (ML-DSA, SLH-DSA):
     /// keygen, sign, verify.
     SeededSignature,
+    /// A TLS 1.3 handshake between a client and a server of one library (tls.rs).
+    Handshake,
 }
 
 impl Family {
@@ -50,6 +52,7 @@ impl Family {
             Family::KeyAgreement => &[Op::Derive],
             Family::Kem => &[Op::Keygen, Op::Encaps, Op::Decaps],
             Family::SeededSignature => &[Op::Keygen, Op::Sign, Op::Verify],
+            Family::Handshake => &[Op::Handshake, Op::HandshakeClient, Op::HandshakeServer],
         }
     }
 
@@ -74,6 +77,7 @@ impl Algorithm {
             Algorithm::Ecdh { .. } | Algorithm::Ffdh { .. } => Family::KeyAgreement,
             Algorithm::MlKem { .. } | Algorithm::HybridKem { .. } => Family::Kem,
             Algorithm::MlDsa { .. } | Algorithm::SlhDsa { .. } => Family::SeededSignature,
+            Algorithm::Tls13Handshake { .. } => Family::Handshake,
         }
     }
 
@@ -98,6 +102,9 @@ impl Algorithm {
             Algorithm::MlDsa { level } => ("ml-dsa", format!("ML-DSA-{level}")),
             Algorithm::SlhDsa { name } => ("slh-dsa", name.into()),
             Algorithm::HybridKem { name } => ("hybrid-kem", name.into()),
+            Algorithm::Tls13Handshake { group, cert } => {
+                ("tls13-handshake", format!("{group}/{cert}"))
+            }
         }
     }
 

@@ -29,6 +29,7 @@ mod pkey;
 pub mod plan;
 mod slh;
 mod slh_vectors;
+pub mod tls;
 
 pub use modes::{ocb_iterated, ocb_iterated_key};
 
@@ -136,6 +137,12 @@ pub enum Algorithm {
     HybridKem {
         name: &'static str,
     },
+    /// A TLS 1.3 handshake (tls.rs): `group` the key exchange group as IANA spells it
+    /// (`X25519MLKEM768`), `cert` the server certificate's key (`ECDSA-P256`).
+    Tls13Handshake {
+        group: &'static str,
+        cert: &'static str,
+    },
 }
 
 /// How `openssl speed` (3.0 numbering) labels and numbers a primitive, for the openssl and -mr
@@ -183,6 +190,8 @@ pub enum SpeedRow {
     Signature {
         name: &'static str,
     },
+    /// Not a row of `openssl speed` (a TLS handshake).
+    Handshake,
 }
 
 /// A published known-answer vector (all byte strings hex), or a check against an independent
@@ -391,6 +400,7 @@ pub fn all() -> &'static [Primitive] {
         v.extend_from_slice(dsa::PRIMITIVES);
         v.extend_from_slice(slh::PRIMITIVES);
         v.extend_from_slice(hybrid::PRIMITIVES);
+        v.extend_from_slice(tls::PRIMITIVES);
         v
     })
 }

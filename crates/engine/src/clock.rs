@@ -127,6 +127,17 @@ impl Stamp {
         let cpu = clocks.cpu();
         Stamp { wall, cpu, tsc }
     }
+
+    /// The sample of `iters` calls between `start` and this stamp.
+    pub fn elapsed_since(self, start: Stamp, iters: u64) -> cryptospeed_model::Sample {
+        cryptospeed_model::Sample {
+            iters,
+            wall_ns: self.wall.saturating_sub(start.wall).max(1),
+            cpu_ns: self.cpu.saturating_sub(start.cpu),
+            tsc: self.tsc.saturating_sub(start.tsc),
+            bout: 0,
+        }
+    }
 }
 
 /// Pins the calling thread to one CPU.

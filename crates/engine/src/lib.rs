@@ -36,6 +36,15 @@ pub trait Timed {
     /// Performs the cell's operation `iters` times back to back. Implementations call the library
     /// directly in a tight loop and check its return value, nothing more.
     fn run(&mut self, iters: u64) -> Result<(), String>;
+    /// One timed batch: the clocks read around [`Timed::run`]. A cell that times only part of
+    /// each call (one side of a TLS handshake) reads them around that part itself and returns
+    /// the sum ([`clock::Stamp::elapsed_since`]).
+    fn sample(&mut self, iters: u64) -> Result<cryptospeed_model::Sample, String> {
+        let start = clock::Stamp::before_batch();
+        self.run(iters)?;
+        let end = clock::Stamp::after_batch();
+        Ok(end.elapsed_since(start, iters))
+    }
 }
 
 /// A library that offers primitives, as seen from inside a worker process.

@@ -10,7 +10,6 @@
 //! its random generator on the first key generation of a process, about 32 ms) must not reach
 //! calibration, where it would settle on one call per sample, nor a sample.
 
-use crate::clock::Stamp;
 use crate::Timed;
 use cryptospeed_model::{CellSpec, MeasureConfig, Measurement, Sample, Status};
 use cryptospeed_stats as stats;
@@ -19,16 +18,7 @@ use cryptospeed_stats as stats;
 const MAX_SAMPLES: usize = 20_000;
 
 fn take_sample(timed: &mut dyn Timed, iters: u64) -> Result<Sample, String> {
-    let start = Stamp::before_batch();
-    timed.run(iters)?;
-    let end = Stamp::after_batch();
-    Ok(Sample {
-        iters,
-        wall_ns: end.wall.saturating_sub(start.wall).max(1),
-        cpu_ns: end.cpu.saturating_sub(start.cpu),
-        tsc: end.tsc.saturating_sub(start.tsc),
-        bout: 0,
-    })
+    timed.sample(iters)
 }
 
 /// Makes the cell's first call and throws its sample away: a library's one-time set-up (a

@@ -25,6 +25,7 @@ pub mod ring;
 pub mod ring_like;
 pub mod rustcrypto;
 pub mod suite;
+pub mod tls;
 pub mod wolfssl;
 
 use cryptospeed_catalog::definition::Declared;
@@ -171,6 +172,8 @@ pub const REGISTRY: &[Registered] = &[
         capabilities: IN_PROCESS,
         declared: rustcrypto::DECLARED,
     },
+    Registered { name: "rustls-aws-lc-rs", description: "rustls 0.23 TLS 1.3 handshakes over its aws-lc-rs provider (X25519, X25519MLKEM768, SecP256r1MLKEM768, MLKEM768)", create: tls::rustls::create_aws_lc_rs, capabilities: IN_PROCESS, declared: tls::rustls::DECLARED },
+    Registered { name: "rustls-ring", description: "rustls 0.23 TLS 1.3 handshakes over its ring provider (X25519)", create: tls::rustls::create_ring, capabilities: IN_PROCESS, declared: tls::rustls::DECLARED },
     Registered {
         name: "wolfssl",
         description: "wolfSSL's wolfCrypt (Debian libwolfssl35), loaded at run time",

@@ -41,10 +41,18 @@ pub enum Op {
     /// Verification with an encoded public key parsed inside the timed call.
     #[serde(rename = "verify+parse")]
     VerifyParse,
+    /// A TLS 1.3 handshake between a client and a server of one library, both sides' work.
+    Handshake,
+    /// The client's steps of that handshake alone (the server's run untimed between them).
+    #[serde(rename = "handshake-client")]
+    HandshakeClient,
+    /// The server's steps of that handshake alone.
+    #[serde(rename = "handshake-server")]
+    HandshakeServer,
 }
 
 impl Op {
-    pub const ALL: [Op; 15] = [
+    pub const ALL: [Op; 18] = [
         Op::Hash,
         Op::Mac,
         Op::Encrypt,
@@ -60,6 +68,9 @@ impl Op {
         Op::EncapsParse,
         Op::DecapsParse,
         Op::VerifyParse,
+        Op::Handshake,
+        Op::HandshakeClient,
+        Op::HandshakeServer,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -79,6 +90,9 @@ impl Op {
             Op::EncapsParse => "encaps+parse",
             Op::DecapsParse => "decaps+parse",
             Op::VerifyParse => "verify+parse",
+            Op::Handshake => "handshake",
+            Op::HandshakeClient => "handshake-client",
+            Op::HandshakeServer => "handshake-server",
         }
     }
 

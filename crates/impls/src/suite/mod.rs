@@ -412,6 +412,7 @@ pub(crate) fn probe(s: &dyn Suite, p: &Primitive) -> Res<()> {
             _ => s.derive(p, &case.key, &case.peer).map(drop),
         },
         Family::Kem => s.kem_keygen(p, None).map(drop),
+        Family::Handshake => Err(format!("{} is a TLS handshake (the tls columns)", p.id)),
     }
 }
 
@@ -458,6 +459,7 @@ pub(crate) fn agree(s: &dyn Suite, p: &Primitive, case: &AgreementCase) -> Res<A
         }
         Family::Signature | Family::SeededSignature => signature_agreement(s, p, case)?,
         Family::KeyAgreement => bytes(s.derive(p, &case.key, &case.peer)?()?),
+        Family::Handshake => return Err(format!("{} has no agreement check", p.id)),
         Family::Kem => {
             let (ek, _) = s.kem_keygen(p, Some(&case.key))?()?;
             let (c, k) = s.kem_encaps(p, &ek, None)?()?;
