@@ -105,6 +105,14 @@ pub trait Oracle: Sync {
     fn clock(&self) -> Clock {
         Clock::Wall
     }
+    /// Whether the program starts timing the cell after printing `line`: a wall-clock oracle's
+    /// CPU share is taken from the last such line to the figure's. By default every line (each
+    /// program starts its next loop right after printing); criterion prints a line when it
+    /// starts collecting samples and another when it starts analysing them.
+    fn window_starts(&self, line: &str) -> bool {
+        let _ = line;
+        true
+    }
 }
 
 /// Every oracle, one line each.
@@ -118,6 +126,9 @@ pub static ORACLES: &[&dyn Oracle] = &[
     &oracles::openssl_build::ANY,
     &oracles::boringssl::BoringSsl,
     &oracles::go::Go,
+    &oracles::ring::Ring,
+    &oracles::rustcrypto::RustCrypto,
+    &oracles::aws_lc_rs::AwsLcRs,
 ];
 
 /// The oracle for a column, by its `--impl` name (`openssl:PATH`: a variant's library).

@@ -102,7 +102,8 @@ fn run_oracle(
     cpu: usize,
 ) -> Result<(f64, f64)> {
     let argv = oracle.command(built, cell);
-    let (text, share) = until(&argv, cpu, |out| oracle.parse(cell, out).is_ok())?;
+    let done = |out: &str| oracle.parse(cell, out).is_ok();
+    let (text, share) = until(&argv, cpu, done, |line| oracle.window_starts(line))?;
     let figure = oracle
         .parse(cell, &text)
         .with_context(|| format!("reading {} for {}", argv.join(" "), cell.spec()))?;
@@ -112,9 +113,15 @@ fn run_oracle(
 /// Runs a pinned oracle program until its output holds the figure (`done`), then stops it (a
 /// program that times many algorithms in turn is not left to time the ones not asked for); its
 /// output and the share of the wall time it was on the CPU while it timed the cell: between the
-/// line before the figure's and the figure's own (each program starts a loop right after it
-/// prints the previous result; `stdbuf -oL` makes each line arrive when it is printed).
-fn until(argv: &[String], cpu: usize, done: impl Fn(&str) -> bool) -> Result<(String, f64)> {
+/// last line that `starts` a timed window (by default the line before the figure's: each program
+/// starts a loop right after it prints the previous result) and the figure's own (`stdbuf -oL`
+/// makes each line arrive when it is printed).
+fn until(
+    argv: &[String],
+    cpu: usize,
+    done: impl Fn(&str) -> bool,
+    starts: impl Fn(&str) -> bool,
+) -> Result<(String, f64)> {
     let mut line_buffered = vec!["stdbuf".to_string(), "-oL".to_string()];
     line_buffered.extend_from_slice(argv);
     let start = Instant::now();
@@ -127,7 +134,8 @@ fn until(argv: &[String], cpu: usize, done: impl Fn(&str) -> bool) -> Result<(St
     let (mut text, mut window, mut found) = (String::new(), None, false);
     let mut mark = (start, on_cpu(pid));
     for line in BufReader::new(child.stdout.take().context("no stdout")?).lines() {
-        text += &line?;
+        let line = line?;
+        text += &line;
         text.push('\n');
         let now = (Instant::now(), on_cpu(pid));
         if done(&text) {
@@ -135,7 +143,9 @@ fn until(argv: &[String], cpu: usize, done: impl Fn(&str) -> bool) -> Result<(St
             let _ = child.kill();
             break;
         }
-        mark = now;
+        if starts(&line) {
+            mark = now;
+        }
     }
     let wall = start.elapsed().as_secs_f64();
     let (status, cpu_seconds) = reap(pid)?;

@@ -1,7 +1,9 @@
 //! The oracles, one file each, and what they share: building a program once from a fetched
 //! Debian source tree, and reading a figure off the output row that names a cell.
 
+pub mod aws_lc_rs;
 pub mod boringssl;
+pub mod criterion;
 pub mod go;
 pub mod libgcrypt;
 pub mod mbedtls;
@@ -9,6 +11,8 @@ pub mod nettle;
 pub mod openssl;
 pub mod openssl_build;
 pub mod openssl_cli;
+pub mod ring;
+pub mod rustcrypto;
 pub mod wolfssl;
 
 use crate::debsrc::{self, Source};

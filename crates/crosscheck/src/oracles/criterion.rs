@@ -1,0 +1,220 @@
+//! What the Rust columns' oracles share: criterion benches in cryptospeed's own source tree
+//! (crates/rust-oracles, one bench file per column, each after the crate's published benches),
+//! built by Cargo against the same Cargo.lock, so they link the very crate versions and features
+//! the column does; run one benchmark at a time (`--bench --exact ID`) and read criterion's
+//! `time: [lo mid hi]` line. Criterion divides by the wall clock ([`Clock::Wall`]); its timed
+//! window starts at its "Collecting N samples" line.
+
+use crate::{Cell, Provenance};
+use anyhow::{bail, Context, Result};
+use cryptospeed_model::Op;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The workspace package that holds the benches.
+const PACKAGE: &str = "cryptospeed-rust-oracles";
+
+/// Criterion's settings for one crosscheck round: a short warm-up and measurement, fewer
+/// bootstrap resamples (they only narrow criterion's own interval), nothing saved or plotted.
+const SETTINGS: &[&str] = &[
+    "--warm-up-time",
+    "0.5",
+    "--measurement-time",
+    "1",
+    "--sample-size",
+    "50",
+    "--nresamples",
+    "10000",
+    "--discard-baseline",
+    "--noplot",
+];
+
+/// cryptospeed's source tree: `$CRYPTOSPEED_SOURCE`, else the tree this binary was built from;
+/// an error saying what is needed when neither holds the benches (an installed cryptospeed).
+pub fn source_tree() -> Result<PathBuf> {
+    let built_from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = std::env::var_os("CRYPTOSPEED_SOURCE").map_or(built_from, PathBuf::from);
+    if !root.join("crates/rust-oracles/Cargo.toml").is_file() || !root.join("Cargo.lock").is_file()
+    {
+        bail!(
+            "the Rust columns' oracles are criterion benches in cryptospeed's source tree \
+             (crates/rust-oracles), which is not at {}: set CRYPTOSPEED_SOURCE to a checkout of \
+             the cryptospeed this is (its Cargo.lock pins the crates the columns link), with \
+             cargo on PATH",
+            root.display()
+        );
+    }
+    Ok(root.canonicalize()?)
+}
+
+/// `name version` of every locked package called `name` in `root`'s Cargo.lock.
+pub fn locked(root: &Path, name: &str) -> Result<Vec<String>> {
+    let lock = std::fs::read_to_string(root.join("Cargo.lock")).context("reading Cargo.lock")?;
+    let mut found = Vec::new();
+    let mut lines = lock.lines();
+    while let Some(line) = lines.next() {
+        if line == format!("name = \"{name}\"") {
+            if let Some(v) = lines.next().and_then(|l| l.strip_prefix("version = ")) {
+                found.push(format!("{name} {}", v.trim_matches('"')));
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// Builds bench `bench` (its file is `benches/{bench}.rs`) with `cargo bench --no-run` and
+/// records the locked versions of `crates` and of criterion.
+pub fn build(bench: &str, crates: &[&str], log: &mut dyn FnMut(&str)) -> Result<Provenance> {
+    let root = source_tree()?;
+    let argv = [
+        "cargo",
+        "bench",
+        "--locked",
+        "-p",
+        PACKAGE,
+        "--bench",
+        bench,
+        "--no-run",
+        "--message-format=json",
+    ];
+    let shown = format!("(cd {} && {})", root.display(), argv.join(" "));
+    log(&format!("building the criterion bench: {shown}"));
+    let out = Command::new(argv[0])
+        .args(&argv[1..])
+        .current_dir(&root)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .context("starting cargo (the Rust oracles are built with cargo: is it on PATH?)")?;
+    if !out.status.success() {
+        bail!("{shown} failed with {}", out.status);
+    }
+    let program = executable(&String::from_utf8_lossy(&out.stdout), bench)?;
+    let mut library = Vec::new();
+    for c in crates {
+        library.extend(locked(&root, c)?);
+    }
+    Ok(Provenance {
+        source: format!(
+            "crates/rust-oracles/benches/{bench}.rs at {}, {} (Cargo.lock)",
+            root.display(),
+            locked(&root, "criterion")?.join(", ")
+        ),
+        library: format!(
+            "{} (Cargo.lock; linked statically, as in the column)",
+            library.join(", ")
+        ),
+        programs: vec![program],
+        build: vec![shown],
+    })
+}
+
+/// The bench executable Cargo reported building (`--message-format=json`).
+fn executable(json_lines: &str, bench: &str) -> Result<PathBuf> {
+    json_lines
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == bench)
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .with_context(|| format!("cargo reported no executable for bench {bench}"))
+}
+
+/// The command that runs one benchmark: the cell's row is its criterion id.
+pub fn command(built: &Provenance, cell: &Cell) -> Vec<String> {
+    let home = std::env::temp_dir().join("cryptospeed-criterion");
+    let mut argv = vec![
+        "env".to_string(),
+        format!("CRITERION_HOME={}", home.display()),
+        built.programs[0].display().to_string(),
+        "--bench".into(),
+        "--exact".into(),
+        cell.row.to_string(),
+    ];
+    argv.extend(SETTINGS.iter().map(|s| s.to_string()));
+    argv
+}
+
+/// A cell whose criterion id is `row` (cryptospeed's cell and operation).
+pub const fn cell(
+    primitive: &'static str,
+    op: Op,
+    bytes: Option<u64>,
+    row: &'static str,
+    oracle_loop: &'static str,
+) -> Cell {
+    Cell {
+        primitive,
+        op,
+        bytes,
+        args: &[],
+        row,
+        oracle_loop,
+        difference: None,
+    }
+}
+
+/// Whether criterion starts its timed samples after `line`.
+pub fn window_starts(line: &str) -> bool {
+    line.contains(": Collecting ")
+}
+
+/// The cell's figure from criterion's `ID time: [lo mid hi]` (the id may stand on a line of its
+/// own): the middle estimate, per second or bytes per second.
+pub fn parse(cell: &Cell, output: &str) -> Result<f64> {
+    let after = output
+        .find(&format!("{}  ", cell.row))
+        .or_else(|| output.find(&format!("{}\n", cell.row)))
+        .map(|at| &output[at..])
+        .with_context(|| format!("no criterion result for `{}`", cell.row))?;
+    let inside = after
+        .split_once("time:")
+        .and_then(|(_, t)| t.split_once('['))
+        .and_then(|(_, t)| t.split_once(']'))
+        .map(|(t, _)| t)
+        .with_context(|| format!("no `time: [...]` for `{}`", cell.row))?;
+    let words: Vec<&str> = inside.split_whitespace().collect();
+    let [_, _, mid, unit, _, _] = words[..] else {
+        bail!("unexpected criterion time `{inside}`");
+    };
+    let seconds = mid.parse::<f64>()? * unit_seconds(unit)?;
+    Ok(cell.bytes.map_or(1.0, |b| b as f64) / seconds)
+}
+
+fn unit_seconds(unit: &str) -> Result<f64> {
+    Ok(match unit {
+        "ps" => 1e-12,
+        "ns" => 1e-9,
+        "µs" | "us" => 1e-6,
+        "ms" => 1e-3,
+        "s" => 1.0,
+        _ => bail!("unknown criterion time unit {unit}"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sha(row: &'static str, bytes: Option<u64>) -> Cell {
+        cell("sha256", Op::Hash, bytes, row, "")
+    }
+
+    #[test]
+    fn reads_criterion_times_on_one_line_or_two() {
+        let out = "Benchmarking sha256@16 hash: Analyzing\n\
+            sha256@16 hash          time:   [88.222 ns 93.307 ns 100.32 ns]\n";
+        let bps = parse(&sha("sha256@16 hash", Some(16)), out).unwrap();
+        assert!((bps - 16.0 / 93.307e-9).abs() < 1.0, "{bps}");
+        let out = "Benchmarking ml-kem-768 encaps+parse: Analyzing\nml-kem-768 encaps+parse\n\
+            \x20                       time:   [32.612 µs 33.888 µs 35.273 µs]\n";
+        let ops = parse(&sha("ml-kem-768 encaps+parse", None), out).unwrap();
+        assert!((ops - 1.0 / 33.888e-6).abs() < 0.01, "{ops}");
+        assert!(parse(
+            &sha("sha256@16 hash", None),
+            "Benchmarking sha256@16 hash\n"
+        )
+        .is_err());
+        assert!(window_starts(
+            "Benchmarking x: Collecting 50 samples in estimated 1.0001 s (9.0M iterations)"
+        ));
+    }
+}

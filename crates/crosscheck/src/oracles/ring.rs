@@ -1,0 +1,82 @@
+//! The `ring` column's oracle: criterion benches of ring's public API after ring's own benches
+//! (crates/rust-oracles/benches/ring.rs), built against the ring the column links.
+
+use super::criterion::{self, cell};
+use crate::{Cell, Oracle, Provenance};
+use anyhow::Result;
+use cryptospeed_model::Op;
+use std::path::Path;
+
+pub struct Ring;
+
+static CELLS: &[Cell] = &[
+    cell(
+        "sha256",
+        Op::Hash,
+        Some(16),
+        "sha256@16 hash",
+        "digest::digest(&SHA256, 16 bytes of a 64-byte-aligned buffer) (ring bench/digest.rs)",
+    ),
+    cell(
+        "sha256",
+        Op::Hash,
+        Some(8192),
+        "sha256@8192 hash",
+        "digest::digest(&SHA256, 8192 bytes of a 64-byte-aligned buffer) (ring bench/digest.rs)",
+    ),
+    cell(
+        "aes-128-gcm",
+        Op::Encrypt,
+        Some(16),
+        "aes-128-gcm@16 encrypt",
+        "SealingKey::seal_in_place_separate_tag of 16 bytes, the 13-byte TLS header as AAD, the \
+        nonce advanced per record (ring bench/aead.rs)",
+    ),
+    cell(
+        "aes-128-gcm",
+        Op::Encrypt,
+        Some(8192),
+        "aes-128-gcm@8192 encrypt",
+        "SealingKey::seal_in_place_separate_tag of 8192 bytes, the 13-byte TLS header as AAD, \
+        the nonce advanced per record (ring bench/aead.rs)",
+    ),
+    cell(
+        "ecdsa-p256",
+        Op::Sign,
+        None,
+        "ecdsa-p256 sign",
+        "EcdsaKeyPair::sign(&SystemRandom, 20 bytes), ECDSA_P256_SHA256_ASN1_SIGNING: the \
+        message hashed, a fresh k, a DER signature (ring bench/ecdsa.rs)",
+    ),
+    cell(
+        "ed25519",
+        Op::Sign,
+        None,
+        "ed25519 sign",
+        "Ed25519KeyPair::sign of 20 bytes, the pair made once from a seed",
+    ),
+];
+
+impl Oracle for Ring {
+    fn column(&self) -> &'static str {
+        "ring"
+    }
+    fn name(&self) -> &'static str {
+        "criterion benches/ring.rs"
+    }
+    fn cells(&self) -> &'static [Cell] {
+        CELLS
+    }
+    fn setup(&self, _dir: &Path, log: &mut dyn FnMut(&str)) -> Result<Provenance> {
+        criterion::build("ring", &["ring"], log)
+    }
+    fn command(&self, built: &Provenance, cell: &Cell) -> Vec<String> {
+        criterion::command(built, cell)
+    }
+    fn parse(&self, cell: &Cell, output: &str) -> Result<f64> {
+        criterion::parse(cell, output)
+    }
+    fn window_starts(&self, line: &str) -> bool {
+        criterion::window_starts(line)
+    }
+}
