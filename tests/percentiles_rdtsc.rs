@@ -1,0 +1,104 @@
+//! `show --percentiles` against a direct rdtsc loop written here: ML-KEM-768 decapsulation in
+//! the `rustcrypto` column (RustCrypto's `ml-kem`), timed one call per sample by cryptospeed (its
+//! worker, sampler, set-aside rule, store and `show`) and call by call between two `rdtsc` reads
+//! by this test, through the same prepared call (`Implementation::prepare`, after its
+//! known-answer test: the library code, optimised as the worker runs it; a generic crate called
+//! from this test would be compiled at the test's opt-level). The medians of TSC cycles per call
+//! agree within 3% (of the direct loop's medians just before and after the run), the quartiles
+//! within 5%: what `show` calls a cycle is the time-stamp counter's tick, as a loop of our own
+//! reads counts it.
+
+mod common;
+
+use common::{bin, ok};
+
+/// The direct loop: `calls` decapsulations, each between two `rdtsc`, after a warm-up; sorted.
+#[cfg(target_arch = "x86_64")]
+fn direct_cycles(calls: usize) -> Vec<u64> {
+    use cryptospeed_model::{CellSpec, Op};
+    let options = cryptospeed_impls::ImplOptions { library: None };
+    let mut rustcrypto = cryptospeed_impls::create("rustcrypto", &options).unwrap();
+    let primitive = cryptospeed_catalog::lookup("ml-kem-768").unwrap();
+    rustcrypto.known_answer_test(primitive).unwrap();
+    let cell = CellSpec {
+        primitive: "ml-kem-768".into(),
+        op: Op::Decaps,
+        bytes: None,
+        misalign: 0,
+    };
+    let mut timed = rustcrypto.prepare(primitive, &cell).unwrap();
+    timed.run(200).unwrap();
+    let mut cycles: Vec<u64> = (0..calls)
+        .map(|_| {
+            // SAFETY: rdtsc exists on every x86-64 CPU.
+            let t0 = unsafe { core::arch::x86_64::_rdtsc() };
+            timed.run(1).unwrap();
+            let t1 = unsafe { core::arch::x86_64::_rdtsc() };
+            t1 - t0
+        })
+        .collect();
+    cycles.sort_unstable();
+    cycles
+}
+
+/// p25, p50, p75 of the `ml-kem-768 decaps` row of `show --percentiles`, and its calls per sample.
+fn shown(text: &str) -> (u64, [f64; 3]) {
+    let row: Vec<&str> = text
+        .lines()
+        .find(|l| l.starts_with("ml-kem-768 decaps "))
+        .unwrap_or_else(|| panic!("no decaps row in:\n{text}"))
+        .split_whitespace()
+        .collect();
+    // label (2 words), calls/sample, samples, p1 p10 p25 p50 p75 p90 p99
+    let f = |i: usize| row[i].parse::<f64>().unwrap();
+    (row[2].parse().unwrap(), [f(6), f(7), f(8)])
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn median_decaps_cycles_match_a_direct_rdtsc_loop() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    let db = db.to_str().unwrap();
+    let before = direct_cycles(3000);
+    ok(bin().args([
+        "run",
+        "--db",
+        db,
+        "--impl",
+        "rustcrypto",
+        "-a",
+        "ml-kem-768",
+        "--ops",
+        "decaps",
+        "--sample-time",
+        "0.000001",
+        "--bout-samples",
+        "200",
+        "--min-bouts",
+        "5",
+        "--max-time",
+        "1.5",
+        "--label",
+        "p",
+    ]));
+    let after = direct_cycles(3000);
+    let text = ok(bin().args(["show", "p", "--db", db, "--percentiles"]));
+    let (calls, [p25, p50, p75]) = shown(&text);
+    assert_eq!(calls, 1, "one call per sample was asked for:\n{text}");
+    // The direct loop's quantiles just before and just after the run: the host's load drifts
+    // (up to 8% between the two on a busy 2-core VM), so `show`'s figure must lie within the
+    // tolerance of the span they make.
+    let q = |v: &[u64], p: f64| v[((v.len() - 1) as f64 * p).round() as usize] as f64;
+    let within = |p: f64, shown: f64, tolerance: f64| {
+        let (a, b) = (q(&before, p), q(&after, p));
+        eprintln!(
+            "p{}: show {shown}, direct {a} before and {b} after the run",
+            p * 100.0
+        );
+        shown >= a.min(b) * (1.0 - tolerance) && shown <= a.max(b) * (1.0 + tolerance)
+    };
+    assert!(within(0.5, p50, 0.03), "median {p50}:\n{text}");
+    assert!(within(0.25, p25, 0.05), "p25 {p25}:\n{text}");
+    assert!(within(0.75, p75, 0.05), "p75 {p75}:\n{text}");
+}
