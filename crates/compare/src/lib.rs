@@ -59,20 +59,22 @@ pub struct RunValue {
     pub bouts: Vec<(u32, f64)>,
 }
 
-/// Time per operation of each sample its thread ran through: what the pooled-samples test sees,
-/// for runs whose bouts are too few to compare (see `cryptospeed_stats::undisturbed`).
+/// Time per operation of each sample with the host's part removed: what the pooled-samples test
+/// sees, for runs whose bouts are too few to compare (see `cryptospeed_stats::host`).
 pub fn undisturbed_ns(samples: &[cryptospeed_model::Sample], scale: f64) -> Vec<f64> {
     samples
         .iter()
-        .filter(|s| stats::undisturbed(s))
+        .filter_map(stats::host::corrected)
         .map(|s| s.ns_per_op() / scale)
         .collect()
 }
 
-/// Each bout's mean time per operation over its undisturbed samples, by bout id (see
-/// `cryptospeed_stats::bout_figures`).
-pub fn bout_means(samples: &[cryptospeed_model::Sample], scale: f64) -> Vec<(u32, f64)> {
-    let mut figures = stats::bout_figures(samples, |s| s.ns_per_op() / scale);
+/// Each bout's mean time per operation over its samples with the host's part removed, by bout
+/// id, leaving out the bouts the canary found slowed (see `cryptospeed_stats::host`): a round
+/// one arm of a pair lost pairs nothing.
+pub fn bout_means(m: &cryptospeed_model::Measurement, scale: f64) -> Vec<(u32, f64)> {
+    let kept = stats::without_slow_bouts(&m.samples, &m.disturbances);
+    let mut figures = stats::bout_figures(&kept, |s| s.ns_per_op() / scale);
     figures.sort_by_key(|(id, _)| *id);
     figures
 }
@@ -116,7 +118,7 @@ impl SideInput {
                 run: record.run.id,
                 rate: rate * scale,
                 ns_per_op: undisturbed_ns(&m.samples, scale),
-                bouts: bout_means(&m.samples, scale),
+                bouts: bout_means(m, scale),
             });
         }
     }

@@ -215,7 +215,13 @@ fn pooled_samples_leave_out_what_the_bouts_leave_out() {
         tsc: 0,
         bout: 0,
     };
-    // A sample descheduled for two thirds of its time would read three times slower.
-    let samples = [sample(1000, 1000), sample(3000, 1000), sample(1010, 1005)];
-    assert_eq!(undisturbed_ns(&samples, 1.0), [100.0, 101.0]);
+    // A sample descheduled for two thirds of its time would read three times slower: it is
+    // timed by its thread's CPU time; one descheduled for 80% of it is left out.
+    let samples = [
+        sample(1000, 1000),
+        sample(3000, 1000),
+        sample(5000, 1000),
+        sample(1010, 1005),
+    ];
+    assert_eq!(undisturbed_ns(&samples, 1.0), [100.0, 100.0, 101.0]);
 }

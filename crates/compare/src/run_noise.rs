@@ -43,7 +43,7 @@ pub fn run_noise(history: &[RunRecord]) -> BTreeMap<CellKey, RunNoise> {
             if !m.status.has_numbers() || m.cell.misalign != 0 {
                 continue;
             }
-            let units: Vec<Vec<f64>> = bout_means(&m.samples, 1.0)
+            let units: Vec<Vec<f64>> = bout_means(m, 1.0)
                 .into_iter()
                 .map(|(_, v)| vec![v])
                 .collect();

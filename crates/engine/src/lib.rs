@@ -7,6 +7,7 @@
 
 pub mod clock;
 pub mod counters;
+pub mod disturbance;
 pub mod load;
 pub mod machine;
 pub mod marker;

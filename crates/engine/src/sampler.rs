@@ -65,6 +65,10 @@ where
 
 /// Measures one prepared cell in this process.
 pub fn measure(timed: &mut dyn Timed, cell: CellSpec, config: &MeasureConfig) -> Measurement {
+    if config.bout_samples > 0 {
+        // In the worker's own process: a bout says what the host did to it (the disturbance probe).
+        return measure_bout(|iters| take_sample(timed, iters), cell, config, true);
+    }
     measure_with(|iters| take_sample(timed, iters), cell, config)
 }
 
@@ -75,7 +79,7 @@ where
     F: FnMut(u64) -> Result<Sample, String>,
 {
     if config.bout_samples > 0 {
-        return measure_bout(sample, cell, config);
+        return measure_bout(sample, cell, config, false);
     }
     let started = crate::clock::wall_ns();
     let budget_ns = (config.max_time_s * 1e9) as u64;
@@ -122,8 +126,14 @@ where
 
 /// One bout of a cell: its first call, then warm up (calibrating the batch size when
 /// `batch_iters` is 0), then exactly `bout_samples` samples. Whether the cell is precise is for
-/// the caller to judge over its bouts.
-fn measure_bout<F>(mut sample: F, cell: CellSpec, config: &MeasureConfig) -> Measurement
+/// the caller to judge over its bouts. With `probe` (in the worker's own process), the bout says
+/// what the host did to it over its samples (`crate::disturbance`).
+fn measure_bout<F>(
+    mut sample: F,
+    cell: CellSpec,
+    config: &MeasureConfig,
+    probe: bool,
+) -> Measurement
 where
     F: FnMut(u64) -> Result<Sample, String>,
 {
@@ -152,14 +162,19 @@ where
         }
     };
     let mut samples = Vec::with_capacity(config.bout_samples as usize);
+    let probe = probe.then(crate::disturbance::Probe::start);
     for _ in 0..config.bout_samples {
         match sample(iters) {
             Ok(s) => samples.push(s),
             Err(e) => return failed(cell, format!("library call failed while sampling: {e}")),
         }
     }
+    let disturbances = probe.map(|p| vec![p.finish()]).unwrap_or_default();
     let elapsed_s = (crate::clock::wall_ns() - started) as f64 / 1e9;
-    summarize(cell, samples, false, config, elapsed_s)
+    Measurement {
+        disturbances,
+        ..summarize(cell, samples, false, config, elapsed_s)
+    }
 }
 
 /// Builds the stored measurement of a cell measured in bouts (each sample carries its bout): the
@@ -169,21 +184,26 @@ where
 pub fn summarize_bouts(
     cell: CellSpec,
     samples: Vec<Sample>,
+    disturbances: Vec<cryptospeed_model::BoutDisturbance>,
     config: &MeasureConfig,
     elapsed_s: f64,
     stopped: &str,
 ) -> Measurement {
-    let bouts = stats::by_bout(&samples);
+    // Bouts the canary found slowed by the host are left out of the figure (kept in the store).
+    let kept = stats::without_slow_bouts(&samples, &disturbances);
+    let bouts = stats::by_bout(&kept);
     let Some(estimate) = stats::bout_estimate(&bouts, 0.95) else {
         // One bout: the samples of one process are all there is.
         let mut m = summarize(cell, samples, false, config, elapsed_s);
         m.status = Status::Imprecise;
         m.reason = Some(format!("{stopped} after 1 bout: no interval between bouts"));
+        m.disturbances = disturbances;
         return m;
     };
     // TSC ticks per operation by the same estimator as the time, so cycles and rates agree.
-    let tsc_bouts = stats::by_bout_with(&samples, |s| s.tsc as f64 / s.iters as f64);
+    let tsc_bouts = stats::by_bout_with(&kept, |s| s.tsc as f64 / s.iters as f64);
     let mut m = summarize(cell, samples, false, config, elapsed_s);
+    m.disturbances = disturbances;
     if let Some(s) = m.summary.as_mut() {
         s.median = estimate.center;
         s.ci_lo = estimate.ci.0;
@@ -244,7 +264,6 @@ pub fn summarize(
                     "time budget spent: ±{:.2}% after {} samples (target ±{:.2}%)",
                     s.rel_ci() * 100.0,
                     s.n,
-        disturbances: Vec::new(),
                     config.precision * 100.0
                 )
             })
@@ -255,6 +274,7 @@ pub fn summarize(
         samples,
         elapsed_s,
         reported_rate: None,
+        disturbances: Vec::new(),
     }
 }
 

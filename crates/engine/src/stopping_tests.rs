@@ -43,6 +43,7 @@ fn status(precision: f64, min_bouts: u32) -> Status {
     summarize_bouts(
         cell(),
         one_sample_bouts(&BOUTS8),
+        Vec::new(),
         &config,
         1.0,
         "time spent",
@@ -60,6 +61,7 @@ fn a_cell_in_bouts_is_ok_exactly_when_its_interval_is_within_the_target() {
     let m = summarize_bouts(
         cell(),
         one_sample_bouts(&BOUTS8),
+        Vec::new(),
         &MeasureConfig::default(),
         1.0,
         "time spent",

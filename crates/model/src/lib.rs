@@ -290,6 +290,26 @@ pub struct Measurement {
     /// ops/s); `None` for cells cryptospeed measured itself. Imported cells have no samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reported_rate: Option<f64>,
+    /// What the host did to each bout, where the worker could tell (its samples' `bout`s).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disturbances: Vec<BoutDisturbance>,
+}
+
+/// What the host did to one bout, read by the worker just around the bout's samples: a fixed
+/// reference loop (the canary) timed before and after them, the thread's involuntary context
+/// switches and run-queue wait, and the steal time of its CPU. Its `bout` is its samples'.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct BoutDisturbance {
+    pub bout: u32,
+    /// Thread CPU nanoseconds of the canary (the same fixed loop in every bout), before and after
+    /// the samples.
+    pub canary_ns: [u64; 2],
+    /// Involuntary context switches of the thread over the samples (getrusage RUSAGE_THREAD).
+    pub nivcsw: u64,
+    /// Nanoseconds the thread waited on a run queue over the samples (schedstat run delay).
+    pub run_delay_ns: u64,
+    /// Steal time of the CPU the bout ran on over the samples, nanoseconds (/proc/stat ticks).
+    pub steal_ns: u64,
 }
 
 impl Measurement {
@@ -304,25 +324,6 @@ impl Measurement {
     /// Whether its interval may be shown: always, except for a partial cell of fewer than two
     /// bouts (one process's samples say nothing of the variation between processes).
     pub fn honest_interval(&self) -> bool {
-    /// What the host did to each bout, where the worker could tell (its samples' `bout`s).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub disturbances: Vec<BoutDisturbance>,
-}
-
-/// What the host did to one bout, read by the worker just around the bout's samples: a fixed
-/// reference loop (the canary) timed before and after them, the thread's involuntary context
-/// switches and run-queue wait, and the steal time of its CPU. Its `bout` is its samples'.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct BoutDisturbance {
-    pub bout: u32,
-    /// Nanoseconds of the canary (the same fixed loop in every bout) before and after the samples.
-    pub canary_ns: [u64; 2],
-    /// Involuntary context switches of the thread over the samples (getrusage RUSAGE_THREAD).
-    pub nivcsw: u64,
-    /// Nanoseconds the thread waited on a run queue over the samples (schedstat run delay).
-    pub run_delay_ns: u64,
-    /// Steal time of the CPU the bout ran on over the samples, nanoseconds (/proc/stat ticks).
-    pub steal_ns: u64,
         self.status != Status::Partial || self.bout_count() >= 2
     }
 
@@ -337,6 +338,7 @@ pub struct BoutDisturbance {
             samples: Vec::new(),
             elapsed_s: 0.0,
             reported_rate: None,
+            disturbances: Vec::new(),
         }
     }
 
@@ -351,7 +353,6 @@ pub struct BoutDisturbance {
             summary: Some(Summary {
                 n: 1,
                 median: ns,
-            disturbances: Vec::new(),
                 ci_lo: ns,
                 ci_hi: ns,
                 mad: 0.0,
@@ -364,6 +365,7 @@ pub struct BoutDisturbance {
             samples: Vec::new(),
             elapsed_s: 0.0,
             reported_rate: Some(rate),
+            disturbances: Vec::new(),
         }
     }
 
@@ -378,7 +380,6 @@ pub struct BoutDisturbance {
 
     /// The cell's rate in its unit: bytes/s for cells with a size, else ops/s.
     pub fn rate(&self) -> Option<f64> {
-            disturbances: Vec::new(),
         if let Some(rate) = self.reported_rate {
             return Some(rate);
         }

@@ -65,9 +65,9 @@ pub fn paired_bouts(record: &RunRecord, labels: (&str, &str)) -> Measured {
         let key = cell_key(&m.cell.primitive, m.cell.op, m.cell.bytes);
         let run = cells.entry(key).or_default();
         if vm.variant == labels.0 {
-            run.base = bout_means(&m.samples, 1.0);
+            run.base = bout_means(m, 1.0);
         } else if vm.variant == labels.1 {
-            run.cand = bout_means(&m.samples, 1.0);
+            run.cand = bout_means(m, 1.0);
         }
     }
     cells.into_iter().collect()

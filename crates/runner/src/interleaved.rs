@@ -25,7 +25,8 @@ use cryptospeed_engine::load::CpuTimes;
 use cryptospeed_engine::sampler::summarize_bouts;
 use cryptospeed_engine::worker_client::{WorkerClient, WorkerError};
 use cryptospeed_model::{
-    CellSpec, MeasureConfig, Measurement, RunConditions, RunStatus, Sample, Status, Variant,
+    BoutDisturbance, CellSpec, MeasureConfig, Measurement, RunConditions, RunStatus, Sample,
+    Status, Variant,
 };
 use cryptospeed_store::Recorder;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -54,6 +55,8 @@ struct Slot {
 #[derive(Default)]
 struct Bouts {
     samples: Vec<Sample>,
+    /// What the host did to each bout, where the worker could tell.
+    disturbances: Vec<BoutDisturbance>,
     bouts: u32,
     /// Calls per sample, calibrated in the first bout and kept for the rest while its samples
     /// last about the sample time; 0 calibrates again in the next bout.
@@ -98,7 +101,25 @@ fn start_slots(
             Err(e) => return Err(e),
         }
     }
+    distinct_labels(&mut slots);
     Ok(slots)
+}
+
+/// Two builds that say the same of themselves (two trees of one OpenSSL version loaded by path,
+/// a gate's base and head) would share a label, and their measurements could not be told apart:
+/// the later one is labelled `#N`, N its place among the variants.
+fn distinct_labels(slots: &mut [Slot]) {
+    for i in 1..slots.len() {
+        if slots[..i]
+            .iter()
+            .any(|s| s.variant.label == slots[i].variant.label)
+        {
+            let tag = format!("#{}", i + 1);
+            let said = format!("labelled {tag}: an earlier variant of the run has the same label");
+            slots[i].variant.label.push_str(&tag);
+            slots[i].variant.build_info.push(said);
+        }
+    }
 }
 
 impl Slot {
@@ -234,6 +255,12 @@ impl Bouts {
                 .into_iter()
                 .map(|s| Sample { bout: round, ..s }),
         );
+        self.disturbances.extend(
+            reply
+                .disturbances
+                .into_iter()
+                .map(|d| BoutDisturbance { bout: round, ..d }),
+        );
         self.bouts += 1;
         self.spent_s += reply.elapsed_s;
         None
@@ -252,9 +279,11 @@ impl Bouts {
         self.spent_s / self.bouts.max(1) as f64
     }
 
-    /// Each bout's figure (mean time per call), by the round it ran in.
+    /// Each bout's figure (mean time per call), by the round it ran in; bouts the canary found
+    /// slowed by the host are left out, so their round pairs no bouts.
     fn figures(&self) -> Vec<(u32, f64)> {
-        cryptospeed_stats::bout_figures(&self.samples, Sample::ns_per_op)
+        let kept = cryptospeed_stats::without_slow_bouts(&self.samples, &self.disturbances);
+        cryptospeed_stats::bout_figures(&kept, Sample::ns_per_op)
     }
 
     /// The cell's bouts so far, stored until it finishes (status partial).
@@ -269,6 +298,7 @@ impl Bouts {
     fn resumed(m: &Measurement) -> Bouts {
         Bouts {
             samples: m.samples.clone(),
+            disturbances: m.disturbances.clone(),
             bouts: m.bout_count() as u32,
             iters: m.samples.first().map_or(0, |s| s.iters),
             spent_s: m.elapsed_s,
@@ -280,6 +310,7 @@ impl Bouts {
         summarize_bouts(
             cell.clone(),
             self.samples.clone(),
+            self.disturbances.clone(),
             config,
             self.spent_s,
             stopped,

@@ -167,25 +167,48 @@ impl Outcome {
     }
 }
 
-/// One line saying how much of the run the host disturbed and was left out of its figures:
-/// samples whose thread was descheduled for part of them (`cryptospeed_stats::undisturbed`).
-/// `None` for a run without samples (imported, or `openssl speed` read through -mr).
+/// One line saying how much of the run the host disturbed and how its part was removed from the
+/// figures: samples whose thread was descheduled for part of them, corrected to their thread's
+/// CPU time or, descheduled for most of it, set aside (`cryptospeed_stats::host`). `None` for a
+/// run without samples (imported, or `openssl speed` read through -mr).
 pub fn set_aside_line(measurements: &[cryptospeed_model::VariantMeasurement]) -> Option<String> {
-    let (mut disturbed, mut total, mut cells, mut touched) = (0, 0, 0, 0);
+    let (mut all, mut cells, mut touched) = (cryptospeed_stats::HostPart::default(), 0, 0);
     for vm in measurements {
-        let (d, n) = cryptospeed_stats::set_aside(&vm.measurement.samples);
-        if n > 0 {
-            (disturbed, total, cells) = (disturbed + d, total + n, cells + 1);
-            touched += usize::from(d > 0);
+        let h = cryptospeed_stats::HostPart::of_measurement(&vm.measurement);
+        if h.of > 0 {
+            all.set_aside += h.set_aside;
+            all.corrected += h.corrected;
+            all.of += h.of;
+            all.slow_bouts += h.slow_bouts;
+            all.canary_bouts += h.canary_bouts;
+            cells += 1;
+            touched += usize::from(h.set_aside + h.corrected > 0);
         }
     }
-    if total == 0 {
+    if all.of == 0 {
         return None;
     }
+    let pct = |n: usize| 100.0 * n as f64 / all.of as f64;
+    let canary = (all.canary_bouts > 0).then(|| {
+        format!(
+            "; bouts set aside as slowed while running (canary over {:.0}% slow): {} of {}",
+            100.0 * cryptospeed_stats::CANARY_SLOWDOWN,
+            all.slow_bouts,
+            all.canary_bouts
+        )
+    });
     Some(format!(
-        "set aside as disturbed: {disturbed} of {total} samples ({:.1}%) in {touched} of {cells} cells (their thread had the CPU for under {:.0}% of the sample)",
-        100.0 * disturbed as f64 / total as f64,
-        100.0 * cryptospeed_stats::UNDISTURBED_CPU_SHARE
+        "disturbed by the host: {} of {} samples ({:.1}%) in {touched} of {cells} cells; corrected to their thread's CPU time: {} ({:.1}%), set aside: {} ({:.1}%) (their thread had the CPU for under {:.0}% of the sample, under {:.0}% set aside, or their bout's canary ran slow){}",
+        all.corrected + all.set_aside,
+        all.of,
+        pct(all.corrected + all.set_aside),
+        all.corrected,
+        pct(all.corrected),
+        all.set_aside,
+        pct(all.set_aside),
+        100.0 * cryptospeed_stats::UNDISTURBED_CPU_SHARE,
+        100.0 * cryptospeed_stats::MIN_CORRECTABLE_SHARE,
+        canary.unwrap_or_default()
     ))
 }
 
@@ -223,14 +246,30 @@ mod tests {
     #[test]
     fn the_closing_summary_says_how_much_the_host_disturbed() {
         let run = [
-            cell_with(&[1000, 400, 1000, 899]),
+            cell_with(&[1000, 200, 1000, 899]),
             cell_with(&[1000, 1000]),
             cell_with(&[]),
         ];
         assert_eq!(
             set_aside_line(&run).unwrap(),
-            "set aside as disturbed: 2 of 6 samples (33.3%) in 1 of 2 cells (their thread had the CPU for under 90% of the sample)"
+            "disturbed by the host: 2 of 6 samples (33.3%) in 1 of 2 cells; corrected to their thread's CPU time: 1 (16.7%), set aside: 1 (16.7%) (their thread had the CPU for under 90% of the sample, under 25% set aside, or their bout's canary ran slow)"
         );
         assert_eq!(set_aside_line(&run[2..]), None);
+        // A second bout whose canary ran 10% slow: its samples are set aside with it.
+        let mut slowed = cell_with(&[1000, 1000, 1000, 1000]);
+        let m = &mut slowed.measurement;
+        m.samples[2].bout = 1;
+        m.samples[3].bout = 1;
+        m.disturbances = [(0, 1000), (1, 1100)]
+            .map(|(bout, c)| cryptospeed_model::BoutDisturbance {
+                bout,
+                canary_ns: [c, c],
+                ..Default::default()
+            })
+            .to_vec();
+        assert_eq!(
+            set_aside_line(&[slowed]).unwrap(),
+            "disturbed by the host: 2 of 4 samples (50.0%) in 1 of 1 cells; corrected to their thread's CPU time: 0 (0.0%), set aside: 2 (50.0%) (their thread had the CPU for under 90% of the sample, under 25% set aside, or their bout's canary ran slow); bouts set aside as slowed while running (canary over 5% slow): 1 of 2"
+        );
     }
 }

@@ -118,31 +118,26 @@ pub fn detectable_from_intervals(base_half: f64, cand_half: f64, alpha: f64, pow
     ((base_half + cand_half) * k).exp() - 1.0
 }
 
-/// Samples whose thread had the CPU for less than this share of their wall time were
-/// descheduled (another process ran) and are left out of their bout's figure. A worker without
-/// a CPU clock (cpu_ns 0) is never judged.
-pub const UNDISTURBED_CPU_SHARE: f64 = 0.9;
-
-/// Whether the worker's thread ran through the sample (see [`UNDISTURBED_CPU_SHARE`]).
+/// Whether the worker's thread ran through the sample (see [`crate::host`]).
 pub fn undisturbed(s: &cryptospeed_model::Sample) -> bool {
-    s.cpu_ns == 0 || s.cpu_ns as f64 >= UNDISTURBED_CPU_SHARE * s.wall_ns as f64
+    crate::host::judge(s) == crate::host::Judged::Undisturbed
 }
 
-/// How many of `samples` were set aside as disturbed (see [`undisturbed`]), and of how many: what
-/// a run says about the host's part it removed.
+/// How many of `samples` were set aside as disturbed (see [`crate::host`]), and of how many.
 pub fn set_aside(samples: &[cryptospeed_model::Sample]) -> (usize, usize) {
-    let disturbed = samples.iter().filter(|s| !undisturbed(s)).count();
-    (disturbed, samples.len())
+    let h = crate::host::HostPart::of(samples);
+    (h.set_aside, h.of)
 }
 
-/// Nanoseconds per operation of each undisturbed sample, grouped by bout in order of first
-/// appearance (a bout with no undisturbed sample is left out).
+/// Nanoseconds per operation of each sample with the host's part removed ([`crate::host`]),
+/// grouped by bout in order of first appearance (a bout whose samples were all set aside is left
+/// out).
 pub fn by_bout(samples: &[cryptospeed_model::Sample]) -> Vec<Vec<f64>> {
     by_bout_with(samples, cryptospeed_model::Sample::ns_per_op)
 }
 
-/// Any per-sample figure (`f`) of the undisturbed samples, grouped by bout in order of first
-/// appearance.
+/// Any per-sample figure (`f`) of the samples with the host's part removed, grouped by bout in
+/// order of first appearance.
 pub fn by_bout_with(
     samples: &[cryptospeed_model::Sample],
     f: impl Fn(&cryptospeed_model::Sample) -> f64,
@@ -159,10 +154,10 @@ pub fn by_bout_id_with(
     f: impl Fn(&cryptospeed_model::Sample) -> f64,
 ) -> Vec<(u32, Vec<f64>)> {
     let mut bouts: Vec<(u32, Vec<f64>)> = Vec::new();
-    for s in samples.iter().filter(|s| undisturbed(s)) {
+    for s in samples.iter().filter_map(crate::host::corrected) {
         match bouts.iter_mut().find(|(b, _)| *b == s.bout) {
-            Some((_, v)) => v.push(f(s)),
-            None => bouts.push((s.bout, vec![f(s)])),
+            Some((_, v)) => v.push(f(&s)),
+            None => bouts.push((s.bout, vec![f(&s)])),
         }
     }
     bouts
@@ -472,19 +467,19 @@ mod tests {
         let samples = [
             sample(0, 1000, 1000),
             sample(0, 3000, 2990),
-            // Descheduled for half of it: left out.
+            // Descheduled for half of it: timed by its thread's 4500 ns of CPU time.
             sample(0, 9000, 4500),
+            // Descheduled for 80% of it: left out.
+            sample(0, 9000, 1800),
             // No CPU clock: never judged.
             sample(1, 500, 0),
         ];
-        // Bout 0: (100 + 300) / 2 ns per call, the mean, where the median of two is the same
-        // but the median of the three would have been 300.
-        assert_eq!(
-            bout_figures(&samples, |s| s.ns_per_op()),
-            [(0, 200.0), (1, 50.0)]
-        );
-        assert_eq!(by_bout(&samples), [vec![100.0, 300.0], vec![50.0]]);
-        assert_eq!(set_aside(&samples), (1, 4));
+        // Bout 0: (100 + 300 + 450) / 3 ns per call, the mean, where the median of three
+        // would have been 300.
+        let figures = bout_figures(&samples, |s| s.ns_per_op());
+        assert!((figures[0].1 - 850.0 / 3.0).abs() < 1e-9 && figures[1] == (1, 50.0));
+        assert_eq!(by_bout(&samples), [vec![100.0, 300.0, 450.0], vec![50.0]]);
+        assert_eq!(set_aside(&samples), (1, 5));
     }
 
     #[test]

@@ -5,14 +5,18 @@
 //! absolute deviation as its spread, instead of a mean and a standard deviation.
 
 mod bouts;
+pub mod host;
 mod mann_whitney;
 
 pub use bouts::{
     bout_estimate, bout_figures, by_bout, by_bout_id_with, by_bout_with, detectable_from_intervals,
     paired_ratio, ratio, set_aside, undisturbed, welch, BoutEstimate, LogEstimate, RatioEstimate,
-    SE_BOUND, UNDISTURBED_CPU_SHARE,
+    SE_BOUND,
 };
 use cryptospeed_model::Summary;
+pub use host::{
+    without_slow_bouts, HostPart, CANARY_SLOWDOWN, MIN_CORRECTABLE_SHARE, UNDISTURBED_CPU_SHARE,
+};
 pub use mann_whitney::{mann_whitney_u, MannWhitney};
 
 /// Median of the values (average of the two middle ones for an even count). `None` when empty.
