@@ -1,10 +1,12 @@
 //! `openssl speed` of the installed OpenSSL as the oracle of the `openssl` column: the Debian
 //! package's `openssl` app, linked against the same `libcrypto.so.3` the column loads, run with
-//! `-elapsed -mr -seconds 1` on one cell; its `-mr` lines (`+F`, `+F2`, `+F4`, `+F9`, `+F10`) are
-//! read by [`speed_figure`], which `openssl-cli` and `openssl:PATH` share.
+//! `-mr -seconds 1` on one cell; its `-mr` lines (`+F`, `+F2`, `+F4`, `+F9`, `+F10`) are read by
+//! [`speed_figure`], which `openssl-cli` and `openssl:PATH` share. Its clock is the process's
+//! user CPU time (`times()`, without `-elapsed`): beside other work a wall-clock figure of a
+//! window that holds sign and verify cannot be corrected for the share each half had.
 
 use super::program;
-use crate::{expand_args, Cell, Oracle, Provenance};
+use crate::{expand_args, Cell, Clock, Oracle, Provenance};
 use anyhow::{Context, Result};
 use cryptospeed_model::Op;
 use std::path::{Path, PathBuf};
@@ -12,11 +14,11 @@ use std::process::Command;
 
 pub struct OpenSsl;
 
-const SPEED: &[&str] = &["openssl", "speed", "-elapsed", "-mr", "-seconds", "1"];
+const SPEED: &[&str] = &["openssl", "speed", "-mr", "-seconds", "1"];
 const HASH: &str = "EVP_Digest of the buffer with the digest fetched once (one-shot), counted \
-    until a 1 s alarm, wall clock (-elapsed)";
+    until a 1 s alarm, over user CPU time";
 const CBC: &str = "EVP_Cipher on one EVP_CIPHER_CTX (key and IV set once, the IV chained on), \
-    the buffer in place, counted until a 1 s alarm, wall clock (-elapsed)";
+    the buffer in place, counted until a 1 s alarm, over user CPU time";
 
 static CELLS: &[Cell] = &[
     Cell {
@@ -95,6 +97,9 @@ impl Oracle for OpenSsl {
     }
     fn parse(&self, cell: &Cell, output: &str) -> Result<f64> {
         speed_figure(cell, output)
+    }
+    fn clock(&self) -> Clock {
+        Clock::Undisturbed // without -elapsed: the process's user time (times())
     }
 }
 
