@@ -26,8 +26,7 @@ macro_rules! dynamic_api {
                 // SAFETY: loading the library runs its constructors, which have no preconditions;
                 // every symbol is declared with the C prototype of the library's headers.
                 unsafe {
-                    let lib = libloading::Library::new(path)
-                        .map_err(|e| format!("cannot load {path}: {e}"))?;
+                    let lib = $crate::dl::open(path)?;
                     $(
                         let $name = *lib
                             .get::<unsafe extern "C" fn($($arg),*) $(-> $ret)?>(concat!(stringify!($name), "\0").as_bytes())
@@ -59,4 +58,16 @@ macro_rules! dynamic_api {
             }
         }
     };
+}
+
+/// Opens the library at `path` binding its own symbols first (RTLD_DEEPBIND): the binary links
+/// the system libcrypto, and a second OpenSSL 3 build loaded by path (`openssl:PATH`, a gate's
+/// base or head) would otherwise resolve its internal calls to the system copy's, whose
+/// providers its own library context never sees (every fetch fails).
+pub fn open(path: &str) -> Result<libloading::Library, String> {
+    let flags = libc::RTLD_LAZY | libc::RTLD_LOCAL | libc::RTLD_DEEPBIND;
+    // SAFETY: as libloading::Library::new: loading runs the library's constructors.
+    unsafe { libloading::os::unix::Library::open(Some(path), flags) }
+        .map(libloading::Library::from)
+        .map_err(|e| format!("cannot load {path}: {e}"))
 }
