@@ -250,7 +250,7 @@ fn notes(rows: &[Row<'_>]) -> String {
         Source::Printed(_) => false,
     });
     if batched {
-        out.push_str("# a sample times calls/sample calls back to back: its figure is their mean, so these are percentiles of batch means, not of single calls; the median is close to single calls' median, the tails (p1, p99) are narrower than single calls' (run --sample-time 0.000001 times one call per sample)\n");
+        out.push_str("# a sample times calls/sample calls back to back: its figure is their mean, so these are percentiles of batch means, not of single calls: the median tends to the mean per call and the tails (p1, p99) are narrower than single calls' (run --sample-time 0.000001 times one call per sample)\n");
     }
     let unbounded = rows.iter().any(|r| match &r.source {
         Source::Samples(c) => c.values.iter().any(|p| p.lo.is_none() || p.hi.is_none()),
@@ -260,7 +260,7 @@ fn notes(rows: &[Row<'_>]) -> String {
         out.push_str("# ?: too few samples for that side of a 95% interval (p1 and p99 need at least 367 samples)\n");
     }
     if rows.iter().any(|r| matches!(r.source, Source::Printed(_))) {
-        out.push_str("# 'log': percentiles as the imported log printed them (mlkem-native: of 300-call batch means, no interval)\n");
+        out.push_str("# 'log': percentiles as the imported log printed them, no interval (mlkem-native's bench: of batch means, 300 calls per batch unless built otherwise)\n");
     }
     let set_aside: usize = rows
         .iter()
