@@ -41,22 +41,31 @@ pub struct Record<'a> {
     pub deviation: Option<&'a str>,
 }
 
-/// The host's part removed from a cell: samples whose thread was descheduled for part of them.
+/// The host's part removed from a cell (cryptospeed_stats::host): samples left out, samples
+/// corrected to their thread's CPU time, and bouts left out whole because their canary ran slow.
 #[derive(Serialize)]
 pub struct SetAside {
     pub samples: usize,
+    pub corrected: usize,
     pub of: usize,
+    pub slow_bouts: usize,
+    pub canary_bouts: usize,
     pub rule: String,
 }
 
 fn set_aside(m: &cryptospeed_model::Measurement) -> Option<SetAside> {
-    let (samples, of) = cryptospeed_stats::set_aside(&m.samples);
-    (of > 0).then_some(SetAside {
-        samples,
-        of,
+    let h = cryptospeed_stats::HostPart::of_measurement(m);
+    (h.of > 0).then_some(SetAside {
+        samples: h.set_aside,
+        corrected: h.corrected,
+        of: h.of,
+        slow_bouts: h.slow_bouts,
+        canary_bouts: h.canary_bouts,
         rule: format!(
-            "thread CPU time under {:.0}% of the sample's wall time (descheduled)",
-            100.0 * cryptospeed_stats::UNDISTURBED_CPU_SHARE
+            "thread CPU time under {:.0}% of the sample's wall time: timed by that CPU time, under {:.0}% set aside; a bout whose canary ran over {:.0}% slower than the cell's fastest set aside",
+            100.0 * cryptospeed_stats::UNDISTURBED_CPU_SHARE,
+            100.0 * cryptospeed_stats::MIN_CORRECTABLE_SHARE,
+            100.0 * cryptospeed_stats::CANARY_SLOWDOWN
         ),
     })
 }
@@ -151,14 +160,19 @@ mod tests {
             tsc: 2600,
             bout: 0,
         };
-        // Descheduled for half of one sample; the other two ran through.
-        record.measurements[1].measurement.samples = vec![sample(1000), sample(500), sample(995)];
+        // Descheduled for half of one sample and for 80% of another; two ran through.
+        record.measurements[1].measurement.samples =
+            vec![sample(1000), sample(500), sample(200), sample(995)];
         let v: serde_json::Value =
             serde_json::from_str(&super::write(&record, &Default::default())).unwrap();
         let md5 = &v[1]["set_aside"];
         assert_eq!(
-            (md5["samples"].as_u64(), md5["of"].as_u64()),
-            (Some(1), Some(3))
+            (
+                md5["samples"].as_u64(),
+                md5["corrected"].as_u64(),
+                md5["of"].as_u64()
+            ),
+            (Some(1), Some(1), Some(4))
         );
         assert!(md5["rule"].as_str().unwrap().contains("under 90%"));
         // A cell without samples (imported, or not timed) has nothing to say.
