@@ -85,9 +85,10 @@ pub fn remeasure(
         &mut r,
         budget,
         &in_time,
-        |r| match r.code {
-            0 => undecided(&r.comparison),
-            _ => Vec::new(),
+        // A failed cell does not end the passes; an interruption does.
+        |r| match r.code == 130 || cancel.load(std::sync::atomic::Ordering::SeqCst) {
+            false => undecided(&r.comparison),
+            true => Vec::new(),
         },
         |r, keys, pass| {
             let plan = pass_plan(&prepared.plan, keys, pass);
