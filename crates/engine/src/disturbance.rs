@@ -8,7 +8,7 @@
 
 use cryptospeed_model::BoutDisturbance;
 
-/// Rounds of the canary's loop: about 0.3 ms on the development VM, short beside a bout.
+/// Rounds of the canary's loop: about 50 µs of a release build on the development VM.
 pub const CANARY_ROUNDS: u64 = 40_000;
 
 /// The canary: `rounds` rounds of an add-rotate-xor mix over four words (SipHash's round), a
