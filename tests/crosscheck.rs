@@ -9,7 +9,7 @@
 mod common;
 
 use cryptospeed_crosscheck::{
-    crosscheck, oracle_dir, oracle_for, report::Verdict, rounds::Options,
+    crosscheck, oracle_dir, oracle_for, report::Verdict, rounds::Options, Provenance,
 };
 
 const BAND: (f64, f64) = (0.5, 2.0);
@@ -19,16 +19,23 @@ const BAND: (f64, f64) = (0.5, 2.0);
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn check(column: &str, cell: &str) {
+    check_with(column, cell, |built| {
+        assert!(
+            built.source.starts_with("Debian source "),
+            "{}",
+            built.source
+        );
+        assert!(built.library.starts_with("installed "), "{}", built.library);
+    });
+}
+
+/// [`check`] with the oracle's own provenance check.
+fn check_with(column: &str, cell: &str, provenance: impl Fn(&Provenance)) {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let oracle = oracle_for(column).unwrap();
     let dir = oracle_dir(&common::test_cache(), oracle);
     let built = oracle.setup(&dir, &mut |s| eprintln!("{s}")).unwrap();
-    assert!(
-        built.source.starts_with("Debian source "),
-        "{}",
-        built.source
-    );
-    assert!(built.library.starts_with("installed "), "{}", built.library);
+    provenance(&built);
     let tmp = tempfile::tempdir().unwrap();
     let opts = Options {
         cryptospeed: env!("CARGO_BIN_EXE_cryptospeed").into(),
@@ -75,11 +82,52 @@ fn libgcrypt_bench_slope_reads_sha256() {
     check("libgcrypt", "sha256@1048576");
 }
 
+#[test]
+fn libsodium_benchmark_mode_reads_sha512_at_8_bytes() {
+    check("libsodium", "sha512@8");
+}
+
+/// `bssl speed` built from aws/aws-lc's tool/ against the libcrypto.so of the suite's AWS-LC
+/// build, which our side loads too (the suite's cache). tool/ is not in the aws-lc-sys crate:
+/// it comes from a checkout of github.com/aws/aws-lc ($CRYPTOSPEED_AWS_LC_SRC), copied into the
+/// cache once; without either the test says so and skips.
+#[test]
+fn bssl_speed_reads_sha256_at_16_bytes() {
+    let cache = common::test_cache();
+    let copied = cache.join("oracles/aws-lc/TOOL_SOURCE").is_file();
+    if !copied && std::env::var_os("CRYPTOSPEED_AWS_LC_SRC").is_none() {
+        eprintln!("SKIPPED: no aws/aws-lc checkout (github.com unreachable here?): set CRYPTOSPEED_AWS_LC_SRC");
+        return;
+    }
+    std::env::set_var("CRYPTOSPEED_CACHE", &cache); // our side loads the same AWS-LC build
+    check_with("aws-lc", "sha256@16", |built| {
+        assert!(built.source.contains("aws/aws-lc"), "{}", built.source);
+        assert!(built.library.contains("libcrypto.so"), "{}", built.library);
+        let out = std::process::Command::new("ldd")
+            .arg(&built.programs[0])
+            .output()
+            .unwrap();
+        let ldd = String::from_utf8_lossy(&out.stdout);
+        let library = built.library.split(' ').next().unwrap();
+        assert!(
+            ldd.contains(library),
+            "bssl-speed does not load {library}: {ldd}"
+        );
+    });
+}
+
 /// The exit status says whether any cell is unexplained; an unknown column is refused.
 #[test]
 fn crosscheck_lists_its_oracles_and_refuses_a_column_without_one() {
     let out = common::ok(common::bin().args(["crosscheck", "--list"]));
-    for column in ["nettle", "mbedtls", "wolfssl", "libgcrypt"] {
+    for column in [
+        "nettle",
+        "mbedtls",
+        "wolfssl",
+        "libgcrypt",
+        "aws-lc",
+        "libsodium",
+    ] {
         assert!(out.contains(column), "{out}");
     }
     common::bin()

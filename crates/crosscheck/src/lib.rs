@@ -121,6 +121,8 @@ pub static ORACLES: &[&dyn Oracle] = &[
     &oracles::mbedtls::MbedTls,
     &oracles::wolfssl::WolfSsl,
     &oracles::libgcrypt::Libgcrypt,
+    &oracles::aws_lc::AwsLc,
+    &oracles::libsodium::Libsodium,
     &oracles::openssl::OpenSsl,
     &oracles::openssl_cli::OpenSslCli,
     &oracles::openssl_build::ANY,

@@ -1,11 +1,13 @@
 //! The oracles, one file each, and what they share: building a program once from a fetched
 //! Debian source tree, and reading a figure off the output row that names a cell.
 
+pub mod aws_lc;
 pub mod aws_lc_rs;
 pub mod boringssl;
 pub mod criterion;
 pub mod go;
 pub mod libgcrypt;
+pub mod libsodium;
 pub mod mbedtls;
 pub mod nettle;
 pub mod openssl;
