@@ -78,18 +78,34 @@ const EXE: &str = "cryptospeed-go-worker";
 pub const DECLARED: &[Declared] = &[
     Declared {
         kinds: &["ml-kem-768", "ml-kem-1024"],
+        ops: &[Op::Encaps, Op::Decaps],
+        note: Departs(
+            &[ContextPerCall],
+            "crypto/mlkem's Encapsulate and Decapsulate return new slices: Go's API allocates the outputs in every call",
+        ),
+    },
+    Declared {
+        kinds: &["hybrid-kem"],
+        ops: &[Op::Encaps, Op::Decaps],
+        note: Departs(
+            &[ContextPerCall, AllocationPerCall],
+            "crypto/mlkem and crypto/ecdh return new slices (and ecdh a new key) per call, and the worker appends the X25519 part to them",
+        ),
+    },
+    Declared {
+        kinds: &["ml-kem-768", "ml-kem-1024"],
         ops: &[Op::KeygenEncode],
         note: Departs(
-            &[SeedForm],
-            "the private key is written as its 64-byte seed (Go's only private encoding)",
+            &[SeedForm, AllocationPerCall],
+            "the private key is written as its 64-byte seed (Go's only private encoding), into a new slice per call",
         ),
     },
     Declared {
         kinds: &["ml-kem-768", "ml-kem-1024"],
         ops: &[Op::DecapsParse],
         note: Departs(
-            &[SeedForm],
-            "parses the 64-byte seed: the key pair is re-derived (Go has no expanded-key parser)",
+            &[SeedForm, ContextPerCall],
+            "parses the 64-byte seed: the key pair is re-derived (Go has no expanded-key parser); Decapsulate returns a new slice",
         ),
     },
     Declared {
@@ -101,8 +117,8 @@ pub const DECLARED: &[Declared] = &[
         kinds: &["ml-kem", "hybrid-kem"],
         ops: &[Op::EncapsParse],
         note: Departs(
-            &[AllocationPerCall],
-            "the worker makes its encapsulation closure per call (kem.go encapsulator; Go allocates it)",
+            &[AllocationPerCall, ContextPerCall],
+            "the worker makes its encapsulation closure per call (kem.go encapsulator; Go allocates it), and Go's API new output slices",
         ),
     },
     Declared {
