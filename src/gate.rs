@@ -50,9 +50,11 @@ pub struct GateArgs {
     /// Seconds of measuring per cell and pass at most.
     #[arg(long, default_value_t = 0.5)]
     pub max_time: f64,
-    /// Target half-width of the first pass's paired 95% interval (later passes halve it).
-    #[arg(long, default_value_t = 0.01)]
-    pub precision: f64,
+    /// Target half-width of the first pass's 95% intervals, each build's and the paired ratio's
+    /// (later passes halve it); default: the threshold (1% with `--fail-above 0`). An interval
+    /// that wide already decides a cell that did not move; tighter costs bouts (docs/gate.md).
+    #[arg(long)]
+    pub precision: Option<f64>,
     /// Bouts before a cell may stop.
     #[arg(long, default_value_t = 10)]
     pub min_bouts: u32,
@@ -127,6 +129,11 @@ fn stored_builds(
     Ok((prepared.plan.cells, prepared.plan.variants))
 }
 
+/// The first pass's precision target: as given, else the threshold (1% for a threshold of 0).
+fn first_precision(given: Option<f64>, threshold: f64) -> f64 {
+    given.unwrap_or(if threshold > 0.0 { threshold } else { 0.01 })
+}
+
 /// The exit status of each outcome (docs/gate.md); errors exit 2 in main.
 pub fn exit_code(outcome: GateOutcome) -> i32 {
     match outcome {
@@ -146,9 +153,10 @@ pub fn gate(a: GateArgs) -> Result<i32> {
         misalign: 0,
     }
     .plan()?;
+    let threshold = fraction(&a.fail_above)?;
     let request = RunRequest {
         cells,
-        precision: a.precision,
+        precision: first_precision(a.precision, threshold),
         max_time: a.max_time,
         min_samples: 10,
         sample_time: 0.005,
@@ -184,7 +192,7 @@ pub fn gate(a: GateArgs) -> Result<i32> {
         resume: None,
     };
     let config = GateConfig {
-        threshold: fraction(&a.fail_above)?,
+        threshold,
         fdr: a.fdr,
         alpha: a.alpha,
     };
