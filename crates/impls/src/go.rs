@@ -123,6 +123,14 @@ pub const DECLARED: &[Declared] = &[
     },
     Declared {
         kinds: &["ml-dsa"],
+        ops: &[Op::KeygenEncode],
+        note: Departs(
+            &[ContextPerCall],
+            "CIRCL's Bytes() returns each key's encoding in a new slice per call",
+        ),
+    },
+    Declared {
+        kinds: &["ml-dsa"],
         ops: &[Op::Sign],
         note: Departs(
             &[PrecomputedInKey],
