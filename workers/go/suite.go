@@ -103,7 +103,7 @@ func unavailable(p *prim) string {
 		return why
 	}
 	switch p.Family {
-	case "digest", "xof", "hmac", "gmac", "cipher", "aead", "rsa", "dsa", "ecdsa", "ecdh", "eddsa", "ml-kem", "hybrid-kem", "slh-dsa", "ml-dsa":
+	case "digest", "xof", "hmac", "gmac", "cipher", "aead", "rsa", "dsa", "ecdsa", "ecdh", "eddsa", "ml-kem", "hybrid-kem", "slh-dsa", "ml-dsa", "tls13-handshake":
 	default:
 		return "the Go worker has no " + p.Family + " family"
 	}
@@ -136,6 +136,9 @@ func probe(p *prim) (any, error) {
 		return slhOf(p, nil)
 	case "ml-dsa":
 		return mldsaOf(p)
+	case "tls13-handshake":
+		_, _, err := handshakeParams(p)
+		return nil, err
 	}
 	return nil, fmt.Errorf("the Go worker has no %s family", p.Family)
 }
