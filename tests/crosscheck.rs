@@ -138,3 +138,28 @@ fn crosscheck_lists_its_oracles_and_refuses_a_column_without_one() {
             "no oracle for column no-such-column",
         ));
 }
+
+/// The Rust columns' oracles are criterion benches in this tree (crates/rust-oracles), built by
+/// `cargo bench --no-run` against the same Cargo.lock: the provenance names the locked crate.
+fn check_criterion(column: &str, cell: &str, crate_name: &str) {
+    check_with(column, cell, |built| {
+        assert!(built.source.contains("criterion 0.5"), "{}", built.source);
+        assert!(built.library.contains(crate_name), "{}", built.library);
+        assert!(built.programs[0].is_file(), "{built:?}");
+    });
+}
+
+#[test]
+fn ring_criterion_bench_reads_sha256_at_16_bytes() {
+    check_criterion("ring", "sha256@16", "ring 0.17");
+}
+
+#[test]
+fn rustcrypto_criterion_bench_reads_ed25519_sign() {
+    check_criterion("rustcrypto", "ed25519", "ed25519-dalek 2");
+}
+
+#[test]
+fn aws_lc_rs_criterion_bench_reads_ml_kem_768_encaps() {
+    check_criterion("aws-lc-rs", "ml-kem-768:encaps", "aws-lc-rs 1");
+}

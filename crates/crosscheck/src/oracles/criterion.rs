@@ -160,17 +160,23 @@ pub fn window_starts(line: &str) -> bool {
 /// The cell's figure from criterion's `ID time: [lo mid hi]` (the id may stand on a line of its
 /// own): the middle estimate, per second or bytes per second.
 pub fn parse(cell: &Cell, output: &str) -> Result<f64> {
-    let after = output
-        .find(&format!("{}  ", cell.row))
-        .or_else(|| output.find(&format!("{}\n", cell.row)))
-        .map(|at| &output[at..])
-        .with_context(|| format!("no criterion result for `{}`", cell.row))?;
-    let inside = after
-        .split_once("time:")
-        .and_then(|(_, t)| t.split_once('['))
+    let lines: Vec<&str> = output.lines().collect();
+    let inside = lines
+        .iter()
+        .enumerate()
+        .find_map(|(i, line)| {
+            let (id, t) = line.split_once("time:")?;
+            let id = if id.trim().is_empty() && i > 0 {
+                lines[i - 1]
+            } else {
+                id
+            };
+            (id.trim() == cell.row).then_some(t)
+        })
+        .and_then(|t| t.split_once('['))
         .and_then(|(_, t)| t.split_once(']'))
         .map(|(t, _)| t)
-        .with_context(|| format!("no `time: [...]` for `{}`", cell.row))?;
+        .with_context(|| format!("no criterion `{} time: [...]` line", cell.row))?;
     let words: Vec<&str> = inside.split_whitespace().collect();
     let [_, _, mid, unit, _, _] = words[..] else {
         bail!("unexpected criterion time `{inside}`");
@@ -204,8 +210,13 @@ mod tests {
             sha256@16 hash          time:   [88.222 ns 93.307 ns 100.32 ns]\n";
         let bps = parse(&sha("sha256@16 hash", Some(16)), out).unwrap();
         assert!((bps - 16.0 / 93.307e-9).abs() < 1.0, "{bps}");
-        let out = "Benchmarking ml-kem-768 encaps+parse: Analyzing\nml-kem-768 encaps+parse\n\
+        let out = "Benchmarking ml-kem-768 keygen+encode: Analyzing\nml-kem-768 keygen+encode\n\
             \x20                       time:   [32.612 µs 33.888 µs 35.273 µs]\n";
+        let ops = parse(&sha("ml-kem-768 keygen+encode", None), out).unwrap();
+        assert!((ops - 1.0 / 33.888e-6).abs() < 0.01, "{ops}");
+        // A 23-character id leaves one space before `time:`.
+        let out = "Benchmarking ml-kem-768 encaps+parse\n\
+            ml-kem-768 encaps+parse time:   [32.612 µs 33.888 µs 35.273 µs]\n";
         let ops = parse(&sha("ml-kem-768 encaps+parse", None), out).unwrap();
         assert!((ops - 1.0 / 33.888e-6).abs() < 0.01, "{ops}");
         assert!(parse(
