@@ -22,7 +22,8 @@ pub struct ImportArgs {
     /// (any version, human or -mr, -multi), bssl-speed, bssl-speed-json, google-benchmark,
     /// google-benchmark-json, go-test-bench (`go test -bench`), liboqs-speed,
     /// pq-native-bench (mlkem-native / mldsa-native cycles and percentiles), pqm4
-    /// (benchmarks.md), wolfcrypt-benchmark (wolfCrypt's `benchmark`), cryptospeed-json and
+    /// (benchmarks.md), wolfcrypt-benchmark (wolfCrypt's `benchmark`), supercop-data (SUPERCOP's
+    /// `bench/HOST/data`, crypto_hash cycles), cryptospeed-json and
     /// cryptospeed-csv (`show --format json|csv`; `--format gobench` reads as go-test-bench).
     #[arg(long)]
     pub format: Option<String>,

@@ -24,6 +24,7 @@ mod own_json;
 mod pqm4;
 mod pqnative;
 mod rounding;
+mod supercop;
 mod wolfcrypt;
 
 use cryptospeed_model::Op;
@@ -180,6 +181,7 @@ pub static FORMATS: &[&dyn LogFormat] = &[
     &pqm4::Pqm4,
     &pqnative::PqNative,
     &wolfcrypt::WolfCrypt,
+    &supercop::Supercop,
     &gotest::GoTest,
     &openssl::OpensslSpeed,
 ];
