@@ -139,6 +139,91 @@ fn crosscheck_lists_its_oracles_and_refuses_a_column_without_one() {
         ));
 }
 
+/// The columns' own runs load builds from the suite's cache (BoringSSL, the Go worker, an
+/// OpenSSL variant), as [`common::bin`] does.
+fn runs_use_the_suite_cache() {
+    std::env::set_var("CRYPTOSPEED_CACHE", common::test_cache());
+}
+
+#[test]
+fn openssl_speed_reads_sha256_at_16_bytes() {
+    check_with("openssl", "sha256@16", |built| {
+        assert!(built.source.contains("OpenSSL 3"), "{}", built.source);
+        assert!(built.library.contains("libcrypto"), "{}", built.library);
+    });
+}
+
+#[test]
+fn openssl_cli_beside_its_own_speed_command_reads_aes_128_cbc_at_16_bytes() {
+    check_with("openssl-cli", "aes-128-cbc@16", |built| {
+        assert!(built.programs[0].ends_with("openssl"), "{built:?}");
+    });
+}
+
+#[test]
+fn bssl_bench_reads_sha256_at_16_bytes() {
+    use cryptospeed_variants::{cmake, Cache};
+    let cache = Cache::open(Some(common::test_cache()));
+    if !matches!(cmake::cached(&cmake::BORINGSSL, &cache), Ok(Some(_))) {
+        eprintln!(
+            "SKIPPED: BoringSSL is not built in the suite's cache (tests/boringssl_family.rs \
+             builds it; or `CRYPTOSPEED_CACHE={} cryptospeed variant build-library boringssl`)",
+            common::test_cache().display()
+        );
+        return;
+    }
+    runs_use_the_suite_cache();
+    check_with("boringssl", "sha256@16", |built| {
+        assert!(built.source.contains("boring-sys"), "{}", built.source);
+        assert!(built.programs[0].ends_with("bssl_bench"), "{built:?}");
+    });
+}
+
+#[test]
+fn go_test_bench_reads_sha256_at_8192_bytes() {
+    if let Err(why) = cryptospeed_impls::go::toolchain() {
+        eprintln!("SKIPPED: {why}");
+        return;
+    }
+    runs_use_the_suite_cache();
+    check_with("go", "sha256@8192", |built| {
+        assert!(
+            built.source.contains("cloudflare/circl v"),
+            "{}",
+            built.source
+        );
+    });
+}
+
+/// An OpenSSL 3.5 variant from the openssl-src crate (the small build keeping the post-quantum
+/// schemes; built once into the suite's cache), its `openssl speed` built by the oracle from the
+/// same crate and Configure line (once), on ML-KEM-768 encapsulation.
+#[test]
+fn openssl_speed_of_a_3_5_variant_reads_ml_kem_768_encaps() {
+    let mut build = common::bin();
+    build
+        .args(["variant", "build", "--openssl", common::OPENSSL_CRATE])
+        .args(["--label", "cs-test-pq-crate-{key}"]);
+    for o in common::small_build_keeping(common::PQ_KEEPS) {
+        build.args(["--configure-arg", o]);
+    }
+    let summary = common::ok(&mut build);
+    let library = summary
+        .lines()
+        .find_map(|l| l.strip_prefix("library "))
+        .map(str::trim)
+        .unwrap_or_else(|| panic!("no library in {summary}"));
+    runs_use_the_suite_cache();
+    check_with(
+        &format!("openssl:{library}"),
+        "ml-kem-768:encaps",
+        |built| {
+            assert!(built.source.starts_with("OpenSSL 3.5"), "{}", built.source);
+            assert!(built.programs[0].ends_with("apps/openssl"), "{built:?}");
+        },
+    );
+}
+
 /// The Rust columns' oracles are criterion benches in this tree (crates/rust-oracles), built by
 /// `cargo bench --no-run` against the same Cargo.lock: the provenance names the locked crate.
 fn check_criterion(column: &str, cell: &str, crate_name: &str) {
