@@ -42,8 +42,14 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("mldsa.go", include_str!("../../../workers/go/mldsa.go")),
     ("kem512.go", include_str!("../../../workers/go/kem512.go")),
     ("modules.go", include_str!("../../../workers/go/modules.go")),
-    ("handshake.go", include_str!("../../../workers/go/handshake.go")),
-    ("handshake_old.go", include_str!("../../../workers/go/handshake_old.go")),
+    (
+        "handshake.go",
+        include_str!("../../../workers/go/handshake.go"),
+    ),
+    (
+        "handshake_old.go",
+        include_str!("../../../workers/go/handshake_old.go"),
+    ),
     (
         "kem_derand.go",
         include_str!("../../../workers/go/kem_derand.go"),
