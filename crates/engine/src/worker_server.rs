@@ -6,7 +6,7 @@
 //!
 //! `CRYPTOSPEED_FAULT` is a test hook: `kat:ID` makes ID's known-answer test fail (and flips a
 //! bit of its agreement output), `crash:ID` makes the worker die of SIGSEGV when asked to
-//! measure ID, and `slow:F` makes every timed batch take (1 + F) times as long (by spinning
+//! measure ID, and `slow:F` makes every timed batch take (1 + F) times its CPU time (by spinning
 //! after it), the injected effect the calibration benchmark (scripts/bench-intervals) must
 //! detect. It exists so the test suite can show that wrong answers are never timed, that a
 //! crashing library costs only its own cells, and how small a slowdown a comparison can see.
@@ -350,15 +350,19 @@ fn profile(
     }
 }
 
-/// The `slow:F` fault: each batch, then spinning for F times its duration.
+/// The `slow:F` fault: each batch, then spinning for F times the thread CPU time it took. By
+/// CPU time, not wall time, so the fault is more work, as a slower build's is: a batch
+/// descheduled by the host is not made slower still, and a sample corrected to its thread's CPU
+/// time keeps exactly the (1 + F) slowdown.
 struct Slowed<'a>(&'a mut dyn Timed, f64);
 
 impl Timed for Slowed<'_> {
     fn run(&mut self, iters: u64) -> std::result::Result<(), String> {
-        let start = std::time::Instant::now();
+        let start = crate::clock::thread_cpu_ns();
         self.0.run(iters)?;
-        let until = start + start.elapsed().mul_f64(1.0 + self.1);
-        while std::time::Instant::now() < until {
+        let spent = crate::clock::thread_cpu_ns().saturating_sub(start);
+        let until = start + spent + (spent as f64 * self.1) as u64;
+        while crate::clock::thread_cpu_ns() < until {
             std::hint::spin_loop();
         }
         Ok(())
