@@ -360,12 +360,29 @@ impl Timed for Slowed<'_> {
     fn run(&mut self, iters: u64) -> std::result::Result<(), String> {
         let start = crate::clock::thread_cpu_ns();
         self.0.run(iters)?;
-        let spent = crate::clock::thread_cpu_ns().saturating_sub(start);
-        let until = start + spent + (spent as f64 * self.1) as u64;
-        while crate::clock::thread_cpu_ns() < until {
-            std::hint::spin_loop();
-        }
+        spin_cpu(crate::clock::thread_cpu_ns().saturating_sub(start), self.1);
         Ok(())
+    }
+
+    /// The inner cell's own sample (a cell may time only part of each call), with the spin's
+    /// clocks added to it.
+    fn sample(&mut self, iters: u64) -> std::result::Result<cryptospeed_model::Sample, String> {
+        let mut sample = self.0.sample(iters)?;
+        let start = crate::clock::Stamp::before_batch();
+        spin_cpu(sample.cpu_ns, self.1);
+        let spin = crate::clock::Stamp::after_batch().elapsed_since(start, 0);
+        sample.wall_ns += spin.wall_ns;
+        sample.cpu_ns += spin.cpu_ns;
+        sample.tsc += spin.tsc;
+        Ok(sample)
+    }
+}
+
+/// Spins for `share` times `spent` nanoseconds of this thread's CPU time.
+fn spin_cpu(spent: u64, share: f64) {
+    let until = crate::clock::thread_cpu_ns() + (spent as f64 * share) as u64;
+    while crate::clock::thread_cpu_ns() < until {
+        std::hint::spin_loop();
     }
 }
 
