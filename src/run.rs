@@ -64,8 +64,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST", conflicts_with_all = ["algorithms", "bytes"])]
     pub cells: Vec<String>,
     /// Operations to time (hash, mac, encrypt, decrypt, sign, verify, derive; keygen, encaps,
-    /// decaps, keygen+encode, encaps+parse, decaps+parse, verify+parse, verify-fresh-key; handshake, handshake-client, handshake-server;
-    /// all); default: each primitive's openssl speed operations (`list` shows each primitive's).
+    /// decaps, keygen+encode, encaps+parse, decaps+parse, verify+parse, verify-fresh-key;
+    /// handshake, handshake-client, handshake-server; all); default: each primitive's openssl
+    /// speed operations (`list` shows each primitive's).
     #[arg(long, value_name = "LIST")]
     pub ops: Vec<String>,
     /// Start message buffers this many bytes past a 64-byte boundary.
