@@ -30,7 +30,10 @@ pub fn write(record: &RunRecord, _: &Options) -> String {
             }
             out.push('\n');
         }
-        for p in prims.iter().filter(|p| measured(p.id) && p.speed != SpeedRow::Handshake) {
+        for p in prims
+            .iter()
+            .filter(|p| measured(p.id) && p.speed != SpeedRow::Handshake)
+        {
             let _ = writeln!(out, "{}", line(&ms, p, &sizes));
         }
     }
