@@ -7,6 +7,18 @@ pub fn id(cell: &str, op: &str) -> String {
     format!("{cell} {op}")
 }
 
+/// Keeps a timed call's result from being optimised away without copying it, and returns
+/// nothing for criterion to copy. criterion 0.5's own `black_box`, without its nightly-only
+/// `real_blackbox` feature, is a volatile read of the whole value, which the compiler lowers to
+/// one load and store per byte, and `Bencher::iter` applies it to whatever the timed closure
+/// returns: an aws-lc-rs `Signature` (4,635 bytes) cost about 3 µs per call that way, its
+/// `Digest` (80 bytes) about 20 ns. The benches therefore use `std::hint::black_box` (on a
+/// reference here) and their closures return `()`.
+#[inline(always)]
+pub fn consume<T>(value: T) {
+    std::hint::black_box(&value);
+}
+
 /// The 13 bytes of TLS 1.2 record header that ring's own AEAD bench passes as associated data
 /// (ring bench/aead.rs `TLS_AD`); cryptospeed's AEAD definition asks for 13 bytes of AAD.
 pub const TLS_AD: [u8; 13] = [23, 3, 3, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0, 1];
