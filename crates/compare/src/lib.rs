@@ -59,10 +59,11 @@ pub struct RunValue {
     pub bouts: Vec<(u32, f64)>,
 }
 
-/// Time per operation of each sample with the host's part removed: what the pooled-samples test
-/// sees, for runs whose bouts are too few to compare (see `cryptospeed_stats::host`).
-pub fn undisturbed_ns(samples: &[cryptospeed_model::Sample], scale: f64) -> Vec<f64> {
-    samples
+/// Time per operation of each sample with the host's part removed, the bouts the canary found
+/// slowed left out as [`bout_means`] leaves them out: what the pooled-samples test sees, for runs
+/// whose bouts are too few to compare (see `cryptospeed_stats::host`).
+pub fn undisturbed_ns(m: &cryptospeed_model::Measurement, scale: f64) -> Vec<f64> {
+    stats::without_slow_bouts(&m.samples, &m.disturbances)
         .iter()
         .filter_map(stats::host::corrected)
         .map(|s| s.ns_per_op() / scale)
@@ -117,7 +118,7 @@ impl SideInput {
             self.cells.entry(key).or_default().push(RunValue {
                 run: record.run.id,
                 rate: rate * scale,
-                ns_per_op: undisturbed_ns(&m.samples, scale),
+                ns_per_op: undisturbed_ns(m, scale),
                 bouts: bout_means(m, scale),
             });
         }

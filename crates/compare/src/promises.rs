@@ -208,20 +208,44 @@ fn a_change_of_the_promised_size_is_found_at_the_stated_power() {
 
 #[test]
 fn pooled_samples_leave_out_what_the_bouts_leave_out() {
-    let sample = |wall_ns, cpu_ns| cryptospeed_model::Sample {
+    let sample = |wall_ns, cpu_ns, bout| cryptospeed_model::Sample {
         iters: 10,
         wall_ns,
         cpu_ns,
         tsc: 0,
-        bout: 0,
+        bout,
+    };
+    let canary = |bout, after| cryptospeed_model::BoutDisturbance {
+        bout,
+        canary_ns: [1000, after],
+        ..Default::default()
     };
     // A sample descheduled for two thirds of its time would read three times slower: it is
-    // timed by its thread's CPU time; one descheduled for 80% of it is left out.
-    let samples = [
-        sample(1000, 1000),
-        sample(3000, 1000),
-        sample(5000, 1000),
-        sample(1010, 1005),
-    ];
-    assert_eq!(undisturbed_ns(&samples, 1.0), [100.0, 100.0, 101.0]);
+    // timed by its thread's CPU time; one descheduled for 80% of it is left out, and so is
+    // bout 2, whose canary ran 6% slow (the bouts' figures leave it out too).
+    let m = cryptospeed_model::Measurement {
+        cell: cryptospeed_model::CellSpec {
+            primitive: "md5".into(),
+            op: Op::Hash,
+            bytes: Some(64),
+            misalign: 0,
+        },
+        status: cryptospeed_model::Status::Ok,
+        reason: None,
+        summary: None,
+        tsc_per_op: None,
+        cpu_fraction: None,
+        samples: vec![
+            sample(1000, 1000, 1),
+            sample(3000, 1000, 1),
+            sample(5000, 1000, 1),
+            sample(1010, 1005, 1),
+            sample(2000, 2000, 2),
+        ],
+        elapsed_s: 0.0,
+        reported_rate: None,
+        disturbances: vec![canary(1, 1040), canary(2, 1060)],
+    };
+    assert_eq!(undisturbed_ns(&m, 1.0), [100.0, 100.0, 101.0]);
+    assert_eq!(bout_means(&m, 1.0).len(), 1);
 }
