@@ -94,8 +94,11 @@ pub struct CyclePercentiles {
 }
 
 impl CyclePercentiles {
-    /// TSC ticks per call of each sample the thread ran through (as the run's figures count
-    /// them: cpu time ≥ 90% of wall time), their percentiles with 95% intervals.
+    /// TSC ticks per call of each sample the thread ran through (CPU time ≥ 90% of wall time),
+    /// their percentiles with 95% intervals. Stricter than the run's figures, which correct a
+    /// sample descheduled for part of it to its thread's CPU time: a mean can be corrected that
+    /// way, one sample's place in a distribution cannot. Callers leave out the bouts the canary
+    /// found slowed first, as the figures do.
     pub fn of_samples(samples: &[Sample]) -> Option<CyclePercentiles> {
         let kept: Vec<&Sample> = samples
             .iter()
@@ -133,7 +136,10 @@ impl CyclePercentiles {
         if m.cell.bytes.is_some() || !m.status.has_numbers() {
             return None;
         }
-        Self::of_samples(&m.samples)
+        Self::of_samples(&cryptospeed_stats::without_slow_bouts(
+            &m.samples,
+            &m.disturbances,
+        ))
     }
 }
 
@@ -257,7 +263,7 @@ fn notes(rows: &[Row<'_>]) -> String {
         Source::Printed(_) => false,
     });
     if unbounded {
-        out.push_str("# ?: too few samples for that side of a 95% interval (p1 and p99 need at least 367 samples)\n");
+        out.push_str("# ?: too few samples for that side of a 95% interval (p1 and p99 need at least 368 samples)\n");
     }
     if rows.iter().any(|r| matches!(r.source, Source::Printed(_))) {
         out.push_str("# 'log': percentiles as the imported log printed them, no interval (mlkem-native's bench: of batch means, 300 calls per batch unless built otherwise)\n");
@@ -272,7 +278,7 @@ fn notes(rows: &[Row<'_>]) -> String {
     if set_aside > 0 {
         let _ = writeln!(
             out,
-            "# {set_aside} sample(s) set aside: the thread had the CPU for under 90% of their wall time"
+            "# {set_aside} sample(s) set aside: the thread had the CPU for under 90% of their wall time (bouts the canary found slowed are left out before)"
         );
     }
     out
@@ -303,7 +309,10 @@ pub fn compare_rows<'a>(cells: &[(String, Op)], sides: &[Side<'a>]) -> Vec<Row<'
                     let m = &vm.measurement;
                     if m.cell.primitive == *primitive && m.cell.op == *op && m.cell.bytes.is_none()
                     {
-                        samples.extend(m.samples.iter().copied());
+                        samples.extend(cryptospeed_stats::without_slow_bouts(
+                            &m.samples,
+                            &m.disturbances,
+                        ));
                     }
                 }
                 printed = printed.or_else(|| printed_row(r, primitive, *op));
