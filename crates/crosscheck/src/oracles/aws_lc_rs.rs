@@ -3,21 +3,38 @@
 //! aws-lc-sys the column links.
 
 use super::criterion::{self, cell};
-use crate::{Cell, Oracle, Provenance};
+use crate::{Cell, Difference, Oracle, Provenance};
 use anyhow::Result;
 use cryptospeed_model::Op;
 use std::path::Path;
 
 pub struct AwsLcRs;
 
+/// The column's timed call is a boxed closure; criterion's loop inlines `digest::digest`.
+const BOXED_HASH: Difference = Difference {
+    what: "cryptospeed's timed call goes through the column's boxed closure (an indirect call \
+        returning a Result, the 80-byte Digest built in memory and the digest copied to the \
+        caller's buffer); criterion's loop inlines digest::digest: about 6 ns per call, which \
+        only the 16-byte cell shows",
+    band: (0.86, 0.97),
+    measured: "criterion, both loops in one bench binary against the same aws-lc-sys \
+        (2026-11-28 14:02-14:03 UTC, load 3.3-3.8, CPU 1, 5 rounds): digest::digest alone \
+        58.5-69.0 ns, through a Box<dyn FnMut(&[u8], &mut [u8]) -> Result<(), String>> as the \
+        column's HashFn 64.9-82.2 ns; ours/oracle 0.900 and 0.912 in the two rounds with \
+        intervals under 2%, 0.774-0.963 in all five",
+};
+
 static CELLS: &[Cell] = &[
-    cell(
-        "sha256",
-        Op::Hash,
-        Some(16),
-        "sha256@16 hash",
-        "digest::digest(&SHA256, 16 bytes) (aws-lc-rs benches/digest_benchmark.rs one-shot)",
-    ),
+    Cell {
+        difference: Some(BOXED_HASH),
+        ..cell(
+            "sha256",
+            Op::Hash,
+            Some(16),
+            "sha256@16 hash",
+            "digest::digest(&SHA256, 16 bytes) (aws-lc-rs benches/digest_benchmark.rs one-shot)",
+        )
+    },
     cell(
         "sha256",
         Op::Hash,

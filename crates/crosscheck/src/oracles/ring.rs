@@ -2,21 +2,38 @@
 //! (crates/rust-oracles/benches/ring.rs), built against the ring the column links.
 
 use super::criterion::{self, cell};
-use crate::{Cell, Oracle, Provenance};
+use crate::{Cell, Difference, Oracle, Provenance};
 use anyhow::Result;
 use cryptospeed_model::Op;
 use std::path::Path;
 
 pub struct Ring;
 
+/// The column's timed call is a boxed closure; criterion's loop inlines `digest::digest`.
+const BOXED_HASH: Difference = Difference {
+    what: "cryptospeed's timed call goes through the column's boxed closure (an indirect call \
+        returning a Result, the digest copied to the caller's buffer); criterion's loop inlines \
+        digest::digest and keeps the digest where it was made: about 7 ns per call, which only \
+        the 16-byte cell shows",
+    band: (0.86, 0.97),
+    measured: "criterion, both loops in one bench binary against the same ring (2026-11-28 \
+        14:02-14:03 UTC, load 3.3-3.8, CPU 1, 5 rounds): digest::digest alone 83.1-125.7 ns, \
+        through a Box<dyn FnMut(&[u8], &mut [u8]) -> Result<(), String>> as the column's \
+        HashFn 89.8-118.7 ns; ours/oracle 0.880-0.954 in four rounds (0.925 in the one with \
+        intervals under 1%), 1.059 in one disturbed round",
+};
+
 static CELLS: &[Cell] = &[
-    cell(
-        "sha256",
-        Op::Hash,
-        Some(16),
-        "sha256@16 hash",
-        "digest::digest(&SHA256, 16 bytes of a 64-byte-aligned buffer) (ring bench/digest.rs)",
-    ),
+    Cell {
+        difference: Some(BOXED_HASH),
+        ..cell(
+            "sha256",
+            Op::Hash,
+            Some(16),
+            "sha256@16 hash",
+            "digest::digest(&SHA256, 16 bytes of a 64-byte-aligned buffer) (ring bench/digest.rs)",
+        )
+    },
     cell(
         "sha256",
         Op::Hash,
