@@ -1,0 +1,183 @@
+// The crosscheck's go cells whose two loops differ (docs/experiments/crosscheck.md): each
+// benchmark here times the oracle's call sequence and the column's side by side in one process,
+// so the ratio between them, the band a declared difference on the oracle's cell
+// (crates/crosscheck/src/oracles/go.rs) rests on, is measured apart from either harness.
+// Run: taskset -c 1 go test -run '^$' -bench '^BenchmarkGap$' -benchtime 1x -cpu 1
+
+package main
+
+import (
+	"crypto"
+	"crypto/mlkem"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/pem"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cloudflare/circl/sign/mldsa/mldsa65"
+)
+
+var gapSink any
+
+// gapPair is one cell's two call sequences: the oracle's and the column's.
+type gapPair struct {
+	name           string
+	oracle, column func()
+}
+
+// BenchmarkGap times each pair in alternating blocks of calls by the process's CPU clock (the
+// collector's work included; other processes' time left out), and reports per round the rate
+// ratio column/oracle, the crosscheck's ours/oracle, as ratio-min, ratio-median, ratio-max.
+func BenchmarkGap(b *testing.B) {
+	for _, p := range gapPairs(b) {
+		b.Run(p.name, func(b *testing.B) {
+			var ratios []float64
+			for round := 0; round < 5; round++ {
+				ratios = append(ratios, gapRound(p))
+			}
+			sort.Float64s(ratios)
+			b.ReportMetric(ratios[0], "ratio-min")
+			b.ReportMetric(ratios[2], "ratio-median")
+			b.ReportMetric(ratios[4], "ratio-max")
+		})
+	}
+}
+
+// gapRound runs 20 blocks of each sequence, alternating, each about 10 ms long, and returns
+// oracle CPU time over column CPU time for the same number of calls.
+func gapRound(p gapPair) float64 {
+	n := 1
+	for start := cpuClock(2); cpuClock(2)-start < 10_000_000; n++ {
+		p.oracle()
+	}
+	var t [2]uint64
+	for block := 0; block < 40; block++ {
+		f := [2]func(){p.oracle, p.column}[block%2]
+		start := cpuClock(2)
+		for i := 0; i < n; i++ {
+			f()
+		}
+		t[block%2] += cpuClock(2) - start
+	}
+	return float64(t[0]) / float64(t[1])
+}
+
+func gapPairs(b *testing.B) []gapPair {
+	goKey, ours := goTestKey(b), shippedRSA(b, 2048)
+	ours.Precompute()
+	digest := sha256.Sum256([]byte("testing"))
+	raw := make([]byte, 36)
+	sign := func(key *rsa.PrivateKey, r io.Reader, h crypto.Hash, msg []byte) func() {
+		return func() {
+			if _, err := rsa.SignPKCS1v15(r, key, h, msg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	// rsa_test.go benchmarkSignPKCS1v15: Go's test key, a SHA-256 DigestInfo, crypto/rand.
+	goSign := sign(goKey, rand.Reader, crypto.SHA256, digest[:])
+	kemSeed := make([]byte, mlkem.SeedSize)
+	rand.Read(kemSeed)
+	var dsaSeed [32]byte
+	var count uint64
+	return []gapPair{
+		// The column's call (suite.go rsaSigner) with each of the two keys.
+		{"rsa-2048/column", goSign, sign(ours, nil, crypto.Hash(0), raw)},
+		{"rsa-2048/key", goSign, sign(ours, rand.Reader, crypto.SHA256, digest[:])},
+		{"rsa-2048/call", goSign, sign(goKey, nil, crypto.Hash(0), raw)},
+		// The worker's own signer (suite.go timingSigner) and timed input (cells.go).
+		{"rsa-2048/worker", goSign, workerSign(b)},
+		// mlkem_test.go BenchmarkKeyGen against kem.go's generate (GenerateKey768).
+		{"ml-kem-768/column", kemFixed(kemSeed), func() {
+			dk, err := mlkem.GenerateKey768()
+			if err != nil {
+				b.Fatal(err)
+			}
+			gapSink = dk
+		}},
+		// Where ML-KEM's gap lies: 64 bytes of crypto/rand before the same fixed-seed call,
+		// and the oracle's encoding of the encapsulation key left out.
+		{"ml-kem-768/random", kemFixed(kemSeed), func() {
+			seed := make([]byte, mlkem.SeedSize)
+			rand.Read(seed)
+			dk, _ := mlkem.NewDecapsulationKey768(seed)
+			gapSink = dk.EncapsulationKey().Bytes()[0]
+		}},
+		{"ml-kem-768/encode", kemFixed(kemSeed), func() {
+			gapSink, _ = mlkem.NewDecapsulationKey768(kemSeed)
+		}},
+		// CIRCL's BenchmarkGenerateKey (NewKeyFromSeed of a counter) against mldsa.go's keygen.
+		{"ml-dsa-65/column", func() {
+			count++
+			binary.LittleEndian.PutUint64(dsaSeed[:], count)
+			mldsa65.NewKeyFromSeed(&dsaSeed)
+		}, func() {
+			pk, sk, err := mldsa65.GenerateKey(nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sinkKeys[0], sinkKeys[1] = pk, sk
+		}},
+	}
+}
+
+// workerSign is the worker's rsa-2048 sign call as cells.go sets it up, key and input included.
+func workerSign(b *testing.B) func() {
+	key, _ := pem.Decode(mustRead(b, "../../crates/catalog/keys/rsa-2048.pem"))
+	s, err := timingSigner(&prim{ID: "rsa-2048", Family: "rsa", PrivateKey: hex.EncodeToString(key.Bytes)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tbs := timingKey(36)
+	return func() {
+		if _, err := s.sign(tbs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func mustRead(b *testing.B, path string) []byte {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return text
+}
+
+// kemFixed is mlkem_test.go's BenchmarkKeyGen through the public API: NewDecapsulationKey768 of a
+// fixed d ‖ z is GenerateKeyInternal768, then the encapsulation key is encoded.
+func kemFixed(seed []byte) func() {
+	return func() {
+		dk, _ := mlkem.NewDecapsulationKey768(seed)
+		gapSink = dk.EncapsulationKey().Bytes()[0]
+	}
+}
+
+// goTestKey is crypto/rsa's test2048Key, read from the toolchain's own rsa_test.go.
+func goTestKey(b *testing.B) *rsa.PrivateKey {
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src/crypto/rsa/rsa_test.go"))
+	if err != nil {
+		b.Skip("no GOROOT source: ", err)
+	}
+	m := regexp.MustCompile("(?s)test2048KeyPEM = testingKey\\(`(.*?)`\\)").FindSubmatch(src)
+	if m == nil {
+		b.Fatal("no test2048KeyPEM in rsa_test.go")
+	}
+	block, _ := pem.Decode([]byte(strings.ReplaceAll(string(m[1]), "TESTING KEY", "PRIVATE KEY")))
+	key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return key.(*rsa.PrivateKey)
+}
