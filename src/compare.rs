@@ -56,7 +56,7 @@ pub struct CompareArgs {
     pub detail: bool,
     /// After the table, percentiles (1st to 99th) of TSC cycles per call of the public-key and
     /// KEM rows, per side, each with a 95% interval (text format; docs/import-and-compare.md).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "remeasure")]
     pub percentiles: bool,
     /// Output format: text, markdown, csv, json.
     #[arg(long, default_value = "text", value_parser = clap::builder::PossibleValuesParser::new(
@@ -122,7 +122,7 @@ pub fn compare(a: CompareArgs) -> Result<i32> {
     }
     let baseline = cryptospeed_query::baseline(a.baseline.as_deref(), &sides, &args, &arg_of_side)?;
     let filter = filter(&a)?;
-    let mut comparison = compared(&sides, baseline, &a, &filter, store.as_ref())?;
+    let mut comparison = compared(&sides, baseline, &a, a.alpha, &filter, store.as_ref())?;
     let mut code = 0;
     let mut closing = Vec::new();
     if a.remeasure {
@@ -131,7 +131,9 @@ pub fn compare(a: CompareArgs) -> Result<i32> {
             seconds: a.budget,
             confirm: false,
         };
-        let judge = |s: &[SideInput], b: usize| compared(s, b, &a, &filter, store.as_ref());
+        let judge = |s: &[SideInput], b: usize, divisor: f64| {
+            compared(s, b, &a, a.alpha / divisor, &filter, store.as_ref())
+        };
         let r = crate::remeasure::remeasure(&stored, baseline, &filter, &a.db.db, &budget, &judge)?;
         closing = crate::remeasure::closing(&r, &stored, &comparison);
         (comparison, code) = (r.comparison, r.code);
@@ -173,8 +175,16 @@ pub fn compare(a: CompareArgs) -> Result<i32> {
     Ok(code)
 }
 
-/// `--alpha`, `--resolution` and `--min-effect` within their ranges.
+/// `--alpha`, `--resolution` and `--min-effect` within their ranges; `--percentiles` only where
+/// it prints.
 fn check_ranges(a: &CompareArgs) -> Result<()> {
+    if a.percentiles && a.format != "text" {
+        bail!(
+            "--percentiles prints after the text table only (got --format {}); the samples \
+             they are computed from are in `show RUN --format json`",
+            a.format
+        );
+    }
     if !(a.alpha > 0.0 && a.alpha < 1.0) {
         bail!("--alpha must be between 0 and 1, got {}", a.alpha);
     }
@@ -223,12 +233,13 @@ fn compared(
     sides: &[SideInput],
     baseline: usize,
     a: &CompareArgs,
+    alpha: f64,
     filter: &Filter,
     store: &dyn cryptospeed_store::Store,
 ) -> Result<Comparison> {
     let noise = cryptospeed_compare::run_noise(&cryptospeed_query::history(store, sides)?);
     let comparison =
-        build(sides, baseline, a.alpha, a.min_effect, filter, &noise).with_resolution(a.resolution);
+        build(sides, baseline, alpha, a.min_effect, filter, &noise).with_resolution(a.resolution);
     if comparison.rows.is_empty() {
         return Err(anyhow!(
             "no cells to compare: the sides share no primitive/size after the filters"

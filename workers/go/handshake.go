@@ -339,6 +339,9 @@ func handshakeCell(p *prim, op string) (*cell, error) {
 	default:
 		return nil, fmt.Errorf("a TLS handshake has no %s operation", op)
 	}
+	// Intended and process-wide: the two ends must never run at once (each side's clock would
+	// hold the other's work), and a run pins the worker to one CPU anyway. Later cells of the
+	// same worker keep it; `verify` (not pinned) runs them on one P too.
 	runtime.GOMAXPROCS(1)
 	return c, nil
 }

@@ -157,13 +157,17 @@ mod tests {
     }
 
     #[test]
-    fn a_thread_that_sleeps_has_no_involuntary_switch_and_one_that_competes_waits() {
-        // Voluntary sleep is not a disturbance; the counters are this thread's own.
-        let a = Counters::now();
-        std::thread::sleep(std::time::Duration::from_millis(2));
-        let b = Counters::now();
-        assert_eq!(b.nivcsw, a.nivcsw, "a sleep is a voluntary switch");
-        assert!(b.run_delay_ns >= a.run_delay_ns);
+    fn a_thread_that_sleeps_counts_no_involuntary_switch() {
+        // A sleep is a voluntary switch, not a disturbance. On a busy machine the thread may
+        // also be preempted around one sleep, so one try in five without an involuntary switch
+        // is enough; a counter of every switch would count each sleep. (A competing thread's
+        // involuntary switches and run-queue wait: crates/engine/tests/disturbed_bout.rs.)
+        let quiet = (0..5).any(|_| {
+            let a = Counters::now();
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            Counters::now().nivcsw == a.nivcsw
+        });
+        assert!(quiet, "every sleep counted an involuntary switch");
     }
 
     #[test]

@@ -85,16 +85,14 @@ impl Provider {
     }
 }
 
-/// The TLS 1.3 signature scheme of a certificate kind, and its RFC 8446 name.
-fn scheme(cert: &str) -> Option<(SignatureScheme, &'static str)> {
+/// The TLS 1.3 signature scheme of a certificate kind (its RFC 8446 name is the catalog's
+/// `tls::signature_scheme`).
+fn scheme(cert: &str) -> Option<SignatureScheme> {
     Some(match cert {
-        "ECDSA-P256" => (
-            SignatureScheme::ECDSA_NISTP256_SHA256,
-            "ecdsa_secp256r1_sha256",
-        ),
-        "Ed25519" => (SignatureScheme::ED25519, "ed25519"),
-        "RSA-2048" => (SignatureScheme::RSA_PSS_SHA256, "rsa_pss_rsae_sha256"),
-        "ML-DSA-65" => (SignatureScheme::ML_DSA_65, "mldsa65"),
+        "ECDSA-P256" => SignatureScheme::ECDSA_NISTP256_SHA256,
+        "Ed25519" => SignatureScheme::ED25519,
+        "RSA-2048" => SignatureScheme::RSA_PSS_SHA256,
+        "ML-DSA-65" => SignatureScheme::ML_DSA_65,
         _ => return None,
     })
 }
@@ -158,7 +156,7 @@ fn configure(provider: Provider, p: &Primitive) -> Result<Pair, String> {
     let Algorithm::Tls13Handshake { group, cert } = p.algorithm else {
         return Err(format!("{} is not a TLS handshake", p.id));
     };
-    let (wanted, _) = scheme(cert).ok_or_else(|| format!("no signature scheme for {cert}"))?;
+    let wanted = scheme(cert).ok_or_else(|| format!("no signature scheme for {cert}"))?;
     let provider = provider.for_cell(group)?;
     let made = certs::make(p)?;
     let e = |e: rustls::Error| e.to_string();
@@ -296,12 +294,15 @@ fn normalise_group(debug: &str) -> String {
     }
 }
 
+/// The RFC 8446 name of the scheme rustls verified, from the catalog (its Debug form if unknown).
 fn scheme_name(s: SignatureScheme) -> String {
     ["ECDSA-P256", "Ed25519", "RSA-2048", "ML-DSA-65"]
-        .iter()
-        .filter_map(|c| scheme(c))
-        .find(|(scheme, _)| *scheme == s)
-        .map_or_else(|| format!("{s:?}"), |(_, name)| name.to_string())
+        .into_iter()
+        .find(|c| scheme(c) == Some(s))
+        .map_or_else(
+            || format!("{s:?}"),
+            |c| cryptospeed_catalog::tls::signature_scheme(c).to_string(),
+        )
 }
 
 impl Rustls {
