@@ -7,7 +7,8 @@
 //! `CRYPTOSPEED_FAULT` is a test hook: `kat:ID` makes ID's known-answer test fail (and flips a
 //! bit of its agreement output), `crash:ID` makes the worker die of SIGSEGV when asked to
 //! measure ID, and `slow:F` makes every timed batch take (1 + F) times its CPU time (by spinning
-//! after it), the injected effect the calibration benchmark (scripts/bench-intervals) must
+//! after it; `slow-cells:ID@BYTES+ID@BYTES…` narrows it to those cells, so a gate over a whole
+//! table can be given a regression in a few named cells), the injected effect the calibration benchmark (scripts/bench-intervals) must
 //! detect. It exists so the test suite can show that wrong answers are never timed, that a
 //! crashing library costs only its own cells, and how small a slowdown a comparison can see.
 
@@ -24,21 +25,44 @@ struct Fault {
     crash: Option<String>,
     /// Extra share of every batch's time to burn.
     slow: f64,
+    /// The cells `slow` applies to (`ID@BYTES`, or `ID` for every size); all when `None`.
+    slow_cells: Option<Vec<String>>,
+}
+
+impl Fault {
+    /// The share of `cell`'s batches to burn: `slow`, unless `slow-cells` leaves the cell out.
+    fn slow_for(&self, cell: &CellSpec) -> f64 {
+        let sized = match cell.bytes {
+            Some(b) => format!("{}@{b}", cell.primitive),
+            None => cell.primitive.clone(),
+        };
+        match &self.slow_cells {
+            Some(cells) if !cells.iter().any(|c| *c == sized || *c == cell.primitive) => 0.0,
+            _ => self.slow,
+        }
+    }
 }
 
 /// The faults `CRYPTOSPEED_FAULT` asks for.
 fn fault() -> Fault {
-    let spec = std::env::var("CRYPTOSPEED_FAULT").unwrap_or_default();
+    parse_fault(&std::env::var("CRYPTOSPEED_FAULT").unwrap_or_default())
+}
+
+fn parse_fault(spec: &str) -> Fault {
     let mut f = Fault {
         kat: None,
         crash: None,
         slow: 0.0,
+        slow_cells: None,
     };
     for part in spec.split(',') {
         match part.split_once(':') {
             Some(("kat", id)) => f.kat = Some(id.to_string()),
             Some(("crash", id)) => f.crash = Some(id.to_string()),
             Some(("slow", share)) => f.slow = slow_share(share),
+            Some(("slow-cells", cells)) => {
+                f.slow_cells = Some(cells.split('+').map(str::to_string).collect())
+            }
             _ => {}
         }
     }
@@ -286,9 +310,10 @@ fn measure(
     if let Some(m) = implementation.measure_whole(p, &cell, config) {
         return m;
     }
+    let slow = fault.slow_for(&cell);
     match implementation.prepare(p, &cell) {
-        Ok(mut timed) if fault.slow > 0.0 => {
-            let mut slowed = Slowed(timed.as_mut(), fault.slow);
+        Ok(mut timed) if slow > 0.0 => {
+            let mut slowed = Slowed(timed.as_mut(), slow);
             sampler::measure(&mut slowed, cell, config)
         }
         Ok(mut timed) => sampler::measure(timed.as_mut(), cell, config),
@@ -427,4 +452,30 @@ pub fn serve(implementation: Result<Box<dyn Implementation>, String>) -> std::io
 fn reply(out: &mut impl Write, response: &Response) -> std::io::Result<()> {
     writeln!(out, "{}", serde_json::to_string(response)?)?;
     out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cryptospeed_model::Op;
+
+    fn cell(primitive: &str, bytes: u64) -> CellSpec {
+        CellSpec {
+            primitive: primitive.into(),
+            op: Op::Hash,
+            bytes: Some(bytes),
+            misalign: 0,
+        }
+    }
+
+    #[test]
+    fn slow_cells_narrows_the_slow_fault_to_the_named_cells() {
+        let f = parse_fault("slow:0.03,slow-cells:sha256@16+md5");
+        assert_eq!(f.slow_for(&cell("sha256", 16)), 0.03);
+        assert_eq!(f.slow_for(&cell("sha256", 8192)), 0.0);
+        assert_eq!(f.slow_for(&cell("md5", 8192)), 0.03);
+        assert_eq!(f.slow_for(&cell("sha1", 16)), 0.0);
+        let all = parse_fault("slow:0.03");
+        assert_eq!(all.slow_for(&cell("sha1", 16)), 0.03);
+    }
 }
