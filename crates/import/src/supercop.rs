@@ -1,19 +1,30 @@
 //! SUPERCOP's measurement database (`bench/HOST/data`, what eBACS's tables are made from): one
-//! record a line, `VERSION HOST ABI DATE OPERATION PRIMITIVE KIND …`. Read: the `crypto_hash`
-//! `cycles LEN MEDIAN T1 … Tn` records of SUPERCOP before 2020.08 (the median of n timings of one
-//! call at LEN bytes, then the timings; each length is measured in several loops, one record
-//! each). Each length of 1 byte or more is a cell; its timings, pooled over its records, are its
-//! samples and their median its cycles. The clock is `cpucycles_persecond`; `implementation`,
-//! `compiler`, `cpuid`, `cpucycles_implementation` and `outputbytes` go in the header. One output
-//! per (host, ABI, date, operation, primitive). Build records (`try`, `objsize`, `namespace`,
-//! `fromcompiler`, `tryfails`) are skipped; so are the newer delta-encoded records (`sha256/
-//! timingleaks … 1805 +3316+75…`) and the KEM and signature kinds (`keypair_cycles`,
-//! `enc_cycles` …): no real file of those was at hand to read them against.
+//! record a line, `VERSION HOST ABI DATE OPERATION PRIMITIVE KIND …`. Read:
+//! - `crypto_hash` `cycles LEN MEDIAN T1 … Tn` records (the median of n timings of one call at
+//!   LEN bytes, then the timings; each length is measured in several loops, one record each).
+//!   Each length of 1 byte or more is a cell; its timings, pooled over its records, are its
+//!   samples and their median its cycles.
+//! - `crypto_kem` `keypair_cycles - MEDIAN T1 … Tn`, `enc_cycles …`, `dec_cycles …` (the form
+//!   of measure-anything.c's printentry before 2020.08, `-` for "no message length"), and the
+//!   later delta form `keypair_cycles - BASE +d1-d2…` (each timing BASE plus or minus its delta;
+//!   the primitive may carry a `/timingleaks` suffix, kept in the header). crypto_kem/measure.c
+//!   times `crypto_kem_keypair(pk,sk)`, `crypto_kem_enc(c,k,pk)`, `crypto_kem_dec(t,c,sk)` on
+//!   byte strings, so they are `keygen+encode`, `encaps+parse` and `decaps+parse`. `mlkem768`
+//!   is `ml-kem-768`; `kyber768` (round-3 Kyber) is `kyber-768`, kept under its own name as
+//!   every importer keeps pre-standard Kyber.
+//!
+//! The clock is `cpucycles_persecond`; `implementation`, `compiler`, `cpuid`,
+//! `cpucycles_implementation` and the `…bytes` sizes go in the header. One output per (host,
+//! ABI, date, operation, primitive). Build records (`try`, `objsize`, `namespace`,
+//! `fromcompiler`, `tryfails`) and the `…_randombytes`/`…_randomcalls` counts are skipped. A
+//! record whose numbers do not read is skipped with a warning naming its line; the file's other
+//! records still import. Signature kinds (`crypto_sign`) are not read yet.
 use crate::names;
 use crate::{
     numbered_lines, ImportError, ImportOptions, ImportedResult, ImportedRun, LogFormat, ParsedLog,
     CLOCK_GHZ,
 };
+use cryptospeed_model::Op;
 
 pub struct Supercop;
 
@@ -44,15 +55,31 @@ impl LogFormat for Supercop {
             };
             let run = run_for(&mut log.runs, &f, n);
             run.last_line = n;
-            match f[6] {
-                "cycles" if f[4] == "crypto_hash" => timings(run, &f, n)?,
+            let read = match f[6] {
+                "cycles" if f[4] == "crypto_hash" => timings(run, &f, n),
+                "keypair_cycles" | "enc_cycles" | "dec_cycles" if f[4] == "crypto_kem" => {
+                    kem_timings(run, &f, n)
+                }
                 "implementation"
                 | "compiler"
                 | "cpuid"
                 | "cpucycles_implementation"
-                | "outputbytes" => run.set(f[6], f[7..].join(" ")),
-                "cpucycles_persecond" => clock(run, &f, n)?,
-                _ => log.skipped.push((n, line.to_string())),
+                | "outputbytes"
+                | "publickeybytes"
+                | "secretkeybytes"
+                | "ciphertextbytes" => {
+                    run.set(f[6], f[7..].join(" "));
+                    Ok(())
+                }
+                "cpucycles_persecond" => clock(run, &f, n),
+                _ => {
+                    log.skipped.push((n, line.to_string()));
+                    Ok(())
+                }
+            };
+            if let Err(e) = read {
+                log.warnings.push(format!("{e}; that record is skipped"));
+                log.skipped.push((n, line.to_string()));
             }
         }
         for run in &mut log.runs {
@@ -66,6 +93,7 @@ impl LogFormat for Supercop {
 /// The output of a record's (host, ABI, date, operation, primitive), made at its first record.
 fn run_for<'a>(runs: &'a mut Vec<ImportedRun>, f: &[&str], n: usize) -> &'a mut ImportedRun {
     let key = f[1..6].join(" ");
+    let (primitive, mode) = f[5].split_once('/').unwrap_or((f[5], ""));
     if let Some(i) = runs.iter().position(|r| r.field("supercop") == Some(&key)) {
         return &mut runs[i];
     }
@@ -80,9 +108,15 @@ fn run_for<'a>(runs: &'a mut Vec<ImportedRun>, f: &[&str], n: usize) -> &'a mut 
     run.set("host", f[1]);
     run.set("abi", f[2]);
     run.set("date", f[3]);
+    run.set("operation", f[4]);
+    run.set("primitive", primitive);
+    if !mode.is_empty() {
+        run.set("measurement mode", mode);
+    }
     run.set(
         "cycles",
-        "median of every timing at a length (SUPERCOP's cpucycles; 1 call each)",
+        "median of every timing of a cell, pooled over its records (SUPERCOP's cpucycles; 1 call \
+         each)",
     );
     runs.push(run);
     runs.last_mut().expect("just pushed")
@@ -111,30 +145,100 @@ fn timings(run: &mut ImportedRun, f: &[&str], n: usize) -> Result<(), ImportErro
         return Ok(());
     }
     let (m, op) = names::symmetric(f[5], false);
-    let cell = run
-        .results
-        .iter_mut()
-        .find(|r| r.bytes == Some(len) && r.primitive == m.primitive);
-    let cell = match cell {
-        Some(c) => c,
-        None => {
-            run.results.push(ImportedResult {
-                primitive: m.primitive.clone(),
-                op,
-                bytes: Some(len),
-                rate: 0.0,
-                printed_name: f[5].to_string(),
-                mapped: m.mapped,
-                line: n,
-                samples: Vec::new(),
-                cycles: None,
-            });
-            run.results.last_mut().expect("just pushed")
-        }
-    };
+    let cell = cell_for(run, m, op, Some(len), f[5], n);
     // Cycles for now; made rates at the clock in `finish`.
     cell.samples.extend(times.iter().map(|t| (1, *t as f64)));
     Ok(())
+}
+
+/// `keypair_cycles - MEDIAN T1 … Tn` or `keypair_cycles - BASE +d1-d2…`: the timings join the
+/// operation's cell.
+fn kem_timings(run: &mut ImportedRun, f: &[&str], n: usize) -> Result<(), ImportError> {
+    let bad = || {
+        ImportError::at(
+            n,
+            format!(
+                "expected '{} - MEDIAN TIMINGS…' or '{} - BASE +d-d…'",
+                f[6], f[6]
+            ),
+        )
+    };
+    if f.get(7) != Some(&"-") || f.len() < 10 {
+        return Err(bad());
+    }
+    let times = if f.len() == 10 && f[9].starts_with(['+', '-']) {
+        let base: i64 = f[8].parse().map_err(|_| bad())?;
+        deltas(base, f[9]).ok_or_else(bad)?
+    } else {
+        f[8].parse::<u64>().map_err(|_| bad())?;
+        let v: Option<Vec<u64>> = f[9..].iter().map(|v| v.parse().ok()).collect();
+        v.ok_or_else(bad)?
+    };
+    let op = match f[6] {
+        "keypair_cycles" => Op::KeygenEncode,
+        "enc_cycles" => Op::EncapsParse,
+        _ => Op::DecapsParse,
+    };
+    let printed = f[5].split('/').next().unwrap_or(f[5]);
+    let cell = cell_for(run, kem_name(printed), op, None, printed, n);
+    cell.samples.extend(times.iter().map(|t| (1, *t as f64)));
+    Ok(())
+}
+
+/// `+3316+75-20`: BASE plus or minus each delta, in order.
+fn deltas(base: i64, encoded: &str) -> Option<Vec<u64>> {
+    let mut out = Vec::new();
+    let mut rest = encoded;
+    while !rest.is_empty() {
+        let sign = if rest.starts_with('+') { 1 } else { -1 };
+        rest = rest.strip_prefix(['+', '-'])?;
+        let end = rest.find(['+', '-']).unwrap_or(rest.len());
+        let d: i64 = rest[..end].parse().ok()?;
+        out.push(u64::try_from(base + sign * d).ok()?);
+        rest = &rest[end..];
+    }
+    Some(out)
+}
+
+/// `mlkem768` is the catalog's `ml-kem-768`; round-3 `kyber768` is `kyber-768`, not in it.
+fn kem_name(printed: &str) -> names::Mapped {
+    match printed.strip_prefix("kyber") {
+        Some(bits) if bits.parse::<u32>().is_ok() => names::Mapped {
+            primitive: format!("kyber-{bits}"),
+            mapped: false,
+        },
+        _ => names::table_scheme(printed, true),
+    }
+}
+
+/// The run's cell of (primitive, operation, length), made at its first record.
+fn cell_for<'a>(
+    run: &'a mut ImportedRun,
+    m: names::Mapped,
+    op: Op,
+    bytes: Option<u64>,
+    printed: &str,
+    n: usize,
+) -> &'a mut ImportedResult {
+    let found = run
+        .results
+        .iter()
+        .position(|r| r.bytes == bytes && r.primitive == m.primitive && r.op == op);
+    let i = found.unwrap_or_else(|| {
+        run.results.push(ImportedResult {
+            primitive: m.primitive,
+            op,
+            bytes,
+            rate: 0.0,
+            printed_name: printed.to_string(),
+            mapped: m.mapped,
+            line: n,
+            samples: Vec::new(),
+            cycles: None,
+        });
+        run.results.len() - 1
+    });
+    &mut run.results[i]
 }
 
 /// Each cell's median cycles, and its timings as rates at the run's clock (bytes per second).
