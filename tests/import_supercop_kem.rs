@@ -1,0 +1,72 @@
+//! An eBACS-style SUPERCOP `crypto_kem` table beside a cryptospeed run on the same machine:
+//! `compare --normalize cycles --raw` prints ML-KEM-768's cycles per operation side by side, the
+//! imported side as the file's timings give them. The file is SUPERCOP's record format made on
+//! the development VM around mlkem-native (crates/import/tests/fixtures/COMMANDS says how; no
+//! real crypto_kem data file was reachable); the measured side is the `rustcrypto` column's
+//! from-bytes operations, the ones SUPERCOP's crypto_kem/measure.c times.
+
+mod common;
+
+use common::{bin, ok, quick};
+
+const FIXTURE: &str =
+    "crates/import/tests/fixtures/supercop-format-kem-mlkem-native-d1b2fe78-vm.txt";
+
+/// The `c/op` figures of a row of `compare --normalize cycles --raw`.
+fn cycles_in(line: &str) -> Vec<f64> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    words
+        .windows(2)
+        .filter(|w| w[1] == "c/op")
+        .map(|w| w[0].parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn an_ebacs_kem_table_compares_in_cycles_beside_a_measured_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("k.db");
+    let dbs = db.to_str().unwrap();
+    ok(bin().args(["import", "--db", dbs, "--label", "ebacs", FIXTURE]));
+    ok(bin()
+        .args([
+            "run",
+            "--impl",
+            "rustcrypto",
+            "-a",
+            "ml-kem-768",
+            "--label",
+            "here",
+        ])
+        .args(["--ops", "keygen+encode,encaps+parse,decaps+parse"])
+        .args(quick(&db)));
+    let text = ok(bin().args([
+        "compare",
+        "ebacs",
+        "here",
+        "--normalize",
+        "cycles",
+        "--raw",
+        "--db",
+        dbs,
+    ]));
+    // Python's statistics.median of each operation's 96 timings in the file; compare's figure
+    // is the mean rate over the calls (its bout estimator), within 0.1% of the median here.
+    for (op, median) in [
+        ("keygen+encode", 25948.0),
+        ("encaps+parse", 26754.0),
+        ("decaps+parse", 33930.0),
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("ml-kem-768 {op} ")))
+            .unwrap_or_else(|| panic!("no ml-kem-768 {op} row in:\n{text}"));
+        let c = cycles_in(line);
+        assert_eq!(c.len(), 2, "both sides in cycles: {line}");
+        assert!((c[0] / median - 1.0).abs() < 0.001, "{line}");
+        assert!(
+            c[1] > 1000.0,
+            "the measured side in cycles per operation: {line}"
+        );
+    }
+}
