@@ -88,17 +88,14 @@ fn libsodium_benchmark_mode_reads_sha512_at_8_bytes() {
 }
 
 /// `bssl speed` built from aws/aws-lc's tool/ against the libcrypto.so of the suite's AWS-LC
-/// build, which our side loads too (the suite's cache). tool/ is not in the aws-lc-sys crate:
-/// it comes from a checkout of github.com/aws/aws-lc ($CRYPTOSPEED_AWS_LC_SRC), copied into the
-/// cache once; without either the test says so and skips.
+/// build, which our side loads too (the suite's cache; the oracle builds it there when it is
+/// missing, as `variant build-library aws-lc` does). tool/ is not in the aws-lc-sys crate: it
+/// comes from a checkout of github.com/aws/aws-lc ($CRYPTOSPEED_AWS_LC_SRC), copied into the
+/// cache once; scripts/test runs this test where either is there.
 #[test]
+#[ignore = "needs an aws/aws-lc checkout: CRYPTOSPEED_AWS_LC_SRC, or its tool/ already copied into the suite's cache (scripts/test runs it when there is one)"]
 fn bssl_speed_reads_sha256_at_16_bytes() {
     let cache = common::test_cache();
-    let copied = cache.join("oracles/aws-lc/TOOL_SOURCE").is_file();
-    if !copied && std::env::var_os("CRYPTOSPEED_AWS_LC_SRC").is_none() {
-        eprintln!("SKIPPED: no aws/aws-lc checkout (github.com unreachable here?): set CRYPTOSPEED_AWS_LC_SRC");
-        return;
-    }
     std::env::set_var("CRYPTOSPEED_CACHE", &cache); // our side loads the same AWS-LC build
     check_with("aws-lc", "sha256@16", |built| {
         assert!(built.source.contains("aws/aws-lc"), "{}", built.source);
@@ -160,18 +157,11 @@ fn openssl_cli_beside_its_own_speed_command_reads_aes_128_cbc_at_16_bytes() {
     });
 }
 
+/// BoringSSL and its bssl_bench come from the boring-sys crate's tree (no network): the oracle
+/// builds them into the suite's cache when they are missing, as `variant build-library
+/// boringssl` does (several minutes, once; the other tests that need the build wait for it).
 #[test]
 fn bssl_bench_reads_sha256_at_16_bytes() {
-    use cryptospeed_variants::{cmake, Cache};
-    let cache = Cache::open(Some(common::test_cache()));
-    if !matches!(cmake::cached(&cmake::BORINGSSL, &cache), Ok(Some(_))) {
-        eprintln!(
-            "SKIPPED: BoringSSL is not built in the suite's cache (tests/boringssl_family.rs \
-             builds it; or `CRYPTOSPEED_CACHE={} cryptospeed variant build-library boringssl`)",
-            common::test_cache().display()
-        );
-        return;
-    }
     runs_use_the_suite_cache();
     check_with("boringssl", "sha256@16", |built| {
         assert!(built.source.contains("boring-sys"), "{}", built.source);
