@@ -121,6 +121,35 @@ fn pqm4_cycles_come_back_as_cycles_per_operation() {
 }
 
 #[test]
+fn mlkem_native_percentile_rows_come_back_in_json_on_its_from_bytes_operations() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let log = data(
+        "real-more",
+        "mlkem-native-issue429-ec2-x86_64-pmu-no-opt.txt",
+    );
+    ok(bin()
+        .args(["import", "--db"])
+        .arg(&db)
+        .arg(&log)
+        .args(["--label", "mlkn"]));
+    let records = json(&db, "mlkn");
+    // The bench times mlk_kem_dec on the encoded key: decaps+parse. Its ML-KEM-768 decaps row,
+    // read by hand from mlkem-native issue 429: p1=77047 p50=77840 p99=80447, no interval.
+    let p = &record(&records, "ml-kem-768", "decaps+parse")["cycle_percentiles"];
+    assert_eq!(p["of"], "log");
+    let levels = p["levels"].as_array().unwrap();
+    let at = |level: u64| levels.iter().find(|l| l["p"] == level).unwrap();
+    assert_eq!(at(1)["cycles"].as_f64(), Some(77047.0));
+    assert_eq!(at(50)["cycles"].as_f64(), Some(77840.0));
+    assert_eq!(at(99)["cycles"].as_f64(), Some(80447.0));
+    assert!(at(50)["ci95"].is_null());
+    assert!(records
+        .iter()
+        .all(|r| r["op"] != "keygen" && r["op"] != "decaps"));
+}
+
+#[test]
 fn gobench_export_imports_back_to_the_same_figures() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("r.db");

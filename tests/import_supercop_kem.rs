@@ -69,4 +69,32 @@ fn an_ebacs_kem_table_compares_in_cycles_beside_a_measured_run() {
             "the measured side in cycles per operation: {line}"
         );
     }
+
+    // The file's timings are samples in cycles: eBACS's quartiles come back in `show`'s JSON
+    // (type-7 quantiles of each operation's 96 timings, worked out with Python here).
+    let json = ok(bin().args(["show", "ebacs", "--format", "json", "--db", dbs]));
+    let cells: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+    for (op, quartiles) in [
+        ("keygen+encode", [25896.0, 25948.0, 26000.0]),
+        ("encaps+parse", [26728.0, 26754.0, 26780.0]),
+        ("decaps+parse", [33904.0, 33930.0, 33982.0]),
+    ] {
+        let cell = cells.iter().find(|c| c["op"] == op).unwrap();
+        let p = &cell["cycle_percentiles"];
+        assert_eq!(
+            (p["of"].as_str(), p["samples"].as_u64()),
+            (Some("samples"), Some(96))
+        );
+        let at = |level: u64| {
+            p["levels"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|l| l["p"] == level)
+                .unwrap()["cycles"]
+                .as_f64()
+                .unwrap()
+        };
+        assert_eq!([at(25), at(50), at(75)], quartiles, "{op}");
+    }
 }

@@ -142,7 +142,9 @@ fn measurement_of(r: &ImportedResult, run: &ImportedRun, variant: &str) -> Varia
     };
     if rate > 0.0 {
         measurement.tsc_per_op = r.cycles;
-        add_samples(&mut measurement, &r.samples);
+        // Timings printed in cycles (SUPERCOP) keep them as each sample's TSC count.
+        let ghz = r.cycles.map(|_| clock_ghz(run));
+        add_samples(&mut measurement, &r.samples, ghz);
     }
     VariantMeasurement {
         variant: variant.to_string(),
@@ -159,16 +161,21 @@ pub fn rate_of(r: &ImportedResult, run: &ImportedRun) -> f64 {
     let Some(cycles) = r.cycles.filter(|c| *c > 0.0) else {
         return r.rate;
     };
-    let ghz = run
-        .field(crate::CLOCK_GHZ)
-        .and_then(|g| g.parse::<f64>().ok())
-        .filter(|g| g.is_finite() && *g > 0.0)
-        .unwrap_or(1.0);
-    ghz * 1e9 / cycles * r.bytes.unwrap_or(1) as f64
+    clock_ghz(run) * 1e9 / cycles * r.bytes.unwrap_or(1) as f64
 }
 
-/// Repetitions as samples, one bout each, and the summary (median and interval) made from them.
-fn add_samples(m: &mut Measurement, samples: &[(u64, f64)]) {
+/// The clock of a log's cycle counts: its own or `--clock-ghz`, else a nominal 1 GHz.
+fn clock_ghz(run: &ImportedRun) -> f64 {
+    run.field(crate::CLOCK_GHZ)
+        .and_then(|g| g.parse::<f64>().ok())
+        .filter(|g| g.is_finite() && *g > 0.0)
+        .unwrap_or(1.0)
+}
+
+/// Repetitions as samples, one bout each, and the summary (median and interval) made from them;
+/// with `cycles_ghz` (timings printed in cycles at that clock) each sample's TSC count too, so
+/// `show --percentiles` reads them as it reads measured ones.
+fn add_samples(m: &mut Measurement, samples: &[(u64, f64)], cycles_ghz: Option<f64>) {
     if samples.len() < 2 {
         return;
     }
@@ -187,7 +194,7 @@ fn add_samples(m: &mut Measurement, samples: &[(u64, f64)]) {
                 iters,
                 wall_ns: (ns * iters as f64).round() as u64,
                 cpu_ns: 0,
-                tsc: 0,
+                tsc: cycles_ghz.map_or(0, |g| (ns * g * iters as f64).round() as u64),
                 bout: bout as u32,
             }
         })

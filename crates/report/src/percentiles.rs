@@ -98,11 +98,12 @@ impl CyclePercentiles {
     /// their percentiles with 95% intervals. Stricter than the run's figures, which correct a
     /// sample descheduled for part of it to its thread's CPU time: a mean can be corrected that
     /// way, one sample's place in a distribution cannot. Callers leave out the bouts the canary
-    /// found slowed first, as the figures do.
+    /// found slowed first, as the figures do. Samples without a TSC reading (an imported
+    /// `go test -count` repetition) are no cycles and are left out.
     pub fn of_samples(samples: &[Sample]) -> Option<CyclePercentiles> {
         let kept: Vec<&Sample> = samples
             .iter()
-            .filter(|s| s.iters > 0 && cryptospeed_stats::undisturbed(s))
+            .filter(|s| s.iters > 0 && s.tsc > 0 && cryptospeed_stats::undisturbed(s))
             .collect();
         let mut per_call: Vec<f64> = kept.iter().map(|s| s.tsc as f64 / s.iters as f64).collect();
         per_call.sort_by(f64::total_cmp);
@@ -331,7 +332,7 @@ pub fn compare_rows<'a>(cells: &[(String, Op)], sides: &[Side<'a>]) -> Vec<Row<'
 }
 
 /// The `PRIMITIVE OP percentiles` header field an imported run keeps (pq-native-bench).
-fn printed_row<'a>(
+pub fn printed_row<'a>(
     r: &'a cryptospeed_model::RunRecord,
     primitive: &str,
     op: Op,

@@ -1,6 +1,8 @@
 //! JSON: one record per cell, in the units people compare (bytes/s for symmetric cells,
 //! ops/s for public key), with the confidence interval, sample count, cycles and status, and
-//! the column's declared deviation from the operation's definition where it has one.
+//! the column's declared deviation from the operation's definition where it has one; public-key
+//! and KEM cells carry their cycle percentiles (`show --percentiles`'s table) whenever their
+//! samples or the imported log give them.
 
 use super::Options;
 use crate::registry::OutputFormat;
@@ -36,6 +38,10 @@ pub struct Record<'a> {
     pub set_aside: Option<SetAside>,
     pub status: &'static str,
     pub reason: Option<&'a str>,
+    /// Public-key and KEM cells: TSC cycles per call at the 1st … 99th percentiles, from the
+    /// stored samples (each with its 95% interval) or as an imported log printed them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cycle_percentiles: Option<CyclePercentilesJson>,
     /// How this column's timed call departs from the catalog's definition (crate::footnotes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deviation: Option<&'a str>,
@@ -51,6 +57,66 @@ pub struct SetAside {
     pub slow_bouts: usize,
     pub canary_bouts: usize,
     pub rule: String,
+}
+
+/// `show --percentiles`'s table as data: what the figures are of, and one entry per level.
+#[derive(Serialize)]
+pub struct CyclePercentilesJson {
+    /// `samples` (computed here) or `log` (printed by the imported log, no interval).
+    pub of: &'static str,
+    pub samples: Option<usize>,
+    pub set_aside: Option<usize>,
+    /// Calls per sample, least and most: a percentile is of means over this many calls.
+    pub calls_per_sample: Option<[u64; 2]>,
+    pub levels: Vec<Level>,
+}
+
+#[derive(Serialize)]
+pub struct Level {
+    pub p: u32,
+    pub cycles: f64,
+    /// The 95% interval's bounds; a bound is null where the samples are too few for it.
+    pub ci95: Option<[Option<f64>; 2]>,
+}
+
+fn cycle_percentiles(record: &RunRecord, vm: &VariantMeasurement) -> Option<CyclePercentilesJson> {
+    use crate::percentiles::{printed_levels, printed_row, CyclePercentiles};
+    let m = &vm.measurement;
+    if m.cell.bytes.is_some() || !m.status.has_numbers() {
+        return None;
+    }
+    if let Some(c) = CyclePercentiles::of(m).filter(|c| !c.values.is_empty()) {
+        return Some(CyclePercentilesJson {
+            of: "samples",
+            samples: Some(c.samples),
+            set_aside: Some(c.set_aside),
+            calls_per_sample: Some([c.calls.0, c.calls.1]),
+            levels: c
+                .values
+                .iter()
+                .map(|p| Level {
+                    p: p.level,
+                    cycles: p.value,
+                    ci95: Some([p.lo, p.hi]),
+                })
+                .collect(),
+        });
+    }
+    let printed = printed_levels(printed_row(record, &m.cell.primitive, m.cell.op)?);
+    (!printed.is_empty()).then(|| CyclePercentilesJson {
+        of: "log",
+        samples: None,
+        set_aside: None,
+        calls_per_sample: None,
+        levels: printed
+            .into_iter()
+            .map(|(p, cycles)| Level {
+                p,
+                cycles,
+                ci95: None,
+            })
+            .collect(),
+    })
 }
 
 fn set_aside(m: &cryptospeed_model::Measurement) -> Option<SetAside> {
@@ -78,6 +144,7 @@ pub fn records<'a>(record: &'a RunRecord, footnotes: &'a Footnotes) -> Vec<Recor
             let c = &vm.measurement.cell;
             Record {
                 deviation: footnotes.text(&vm.implementation, &c.primitive, c.op),
+                cycle_percentiles: cycle_percentiles(record, vm),
                 ..to_record(record.run.id, vm)
             }
         })
@@ -133,6 +200,7 @@ fn to_record(run: i64, vm: &VariantMeasurement) -> Record<'_> {
         set_aside: set_aside(m),
         status: m.status.as_str(),
         reason: m.reason.as_deref(),
+        cycle_percentiles: None,
         deviation: None,
     }
 }
@@ -150,6 +218,8 @@ pub fn write(record: &RunRecord, options: &Options) -> String {
 
 #[cfg(test)]
 mod tests {
+    use cryptospeed_model::Op;
+
     #[test]
     fn a_cell_says_how_many_samples_it_set_aside_as_disturbed() {
         let mut record = super::super::fixture::record();
@@ -211,5 +281,62 @@ mod tests {
         assert!(rsa["cycles_per_op"].as_f64().unwrap() > 0.0);
         assert_eq!(arr[0]["status"], "unavailable");
         assert!(arr[0]["median"].is_null());
+    }
+
+    #[test]
+    fn public_key_cells_carry_their_cycle_percentiles() {
+        let mut record = super::super::fixture::record();
+        // As run/openssl.rs's table test: rsa-2048 sign, 400 samples of 4 calls, cycles per
+        // call 1000..1399 (each once); type-7 p50 = 1199.5, its 95% interval [x(180), x(221)]
+        // of 400 (scipy.stats.binom, tests/percentiles_scipy.rs).
+        let sign = record
+            .measurements
+            .iter_mut()
+            .find(|m| {
+                m.measurement.cell.primitive == "rsa-2048" && m.measurement.cell.op == Op::Sign
+            })
+            .unwrap();
+        sign.measurement.samples = (0..400u64)
+            .map(|i| cryptospeed_model::Sample {
+                iters: 4,
+                wall_ns: 1000,
+                cpu_ns: 1000,
+                tsc: 4 * (1000 + (i * 7) % 400),
+                bout: (i / 40) as u32,
+            })
+            .collect();
+        let v: serde_json::Value =
+            serde_json::from_str(&super::write(&record, &Default::default())).unwrap();
+        let cells = v.as_array().unwrap();
+        let rsa = cells
+            .iter()
+            .find(|c| c["primitive"] == "rsa-2048" && c["op"] == "sign")
+            .unwrap();
+        let p = &rsa["cycle_percentiles"];
+        assert_eq!(p["of"], "samples");
+        assert_eq!(
+            (p["samples"].as_u64(), p["calls_per_sample"][0].as_u64()),
+            (Some(400), Some(4))
+        );
+        let levels: Vec<u64> = p["levels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["p"].as_u64().unwrap())
+            .collect();
+        assert_eq!(levels, [1, 10, 25, 50, 75, 90, 99]);
+        let median = &p["levels"][3];
+        assert_eq!(median["cycles"].as_f64(), Some(1199.5));
+        assert_eq!(median["ci95"][0].as_f64(), Some(1179.0));
+        assert_eq!(median["ci95"][1].as_f64(), Some(1220.0));
+        assert!((p["levels"][0]["cycles"].as_f64().unwrap() - 1003.99).abs() < 1e-9);
+        // Symmetric cells and public-key cells without samples carry none.
+        assert!(
+            cells
+                .iter()
+                .filter(|c| c["cycle_percentiles"].is_object())
+                .count()
+                == 1
+        );
     }
 }
