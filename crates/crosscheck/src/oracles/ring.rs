@@ -46,16 +46,16 @@ static CELLS: &[Cell] = &[
         Op::Encrypt,
         Some(16),
         "aes-128-gcm@16 encrypt",
-        "SealingKey::seal_in_place_separate_tag of 16 bytes, the 13-byte TLS header as AAD, the \
-        nonce advanced per record (ring bench/aead.rs)",
+        "SealingKey::seal_in_place_separate_tag of 16 bytes, the 13-byte TLS header as AAD (by \
+        reference), the nonce advanced per record (ring bench/aead.rs)",
     ),
     cell(
         "aes-128-gcm",
         Op::Encrypt,
         Some(8192),
         "aes-128-gcm@8192 encrypt",
-        "SealingKey::seal_in_place_separate_tag of 8192 bytes, the 13-byte TLS header as AAD, \
-        the nonce advanced per record (ring bench/aead.rs)",
+        "SealingKey::seal_in_place_separate_tag of 8192 bytes, the 13-byte TLS header as AAD \
+        (by reference), the nonce advanced per record (ring bench/aead.rs)",
     ),
     cell(
         "ecdsa-p256",
