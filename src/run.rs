@@ -47,7 +47,12 @@ impl OutputArgs {
             percentiles: self.percentiles,
             footnotes: crate::deviations::of_run(record),
         };
-        cryptospeed_report::render(record, format, &options)
+        let text = cryptospeed_report::render(record, format, &options);
+        match format.name() {
+            // After the text tables: each TLS handshake explained by its primitives.
+            "openssl" | "matrix" => text + &cryptospeed_impls::tls::explain::section(record),
+            _ => text,
+        }
     }
 }
 

@@ -16,6 +16,9 @@
 
 use crate::{Algorithm, Kat, Primitive, SpeedRow};
 
+/// What each side of a handshake computes, as data (the explanation's primitive list).
+pub mod work;
+
 const CHECK: &[Kat] = &[Kat::CrossCheck {
     how: "the handshake completes between the library's own client and server; the negotiated \
           group and signature scheme are the ones asked for; RFC 8446 7.5 exported keying \

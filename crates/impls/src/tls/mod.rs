@@ -5,6 +5,9 @@
 //! handshake loop, the checks made before timing and the timed cells once for all of them.
 
 mod certs;
+pub mod explain;
+mod link;
+pub mod net;
 pub mod rustls;
 
 pub use certs::ServerCert;

@@ -361,6 +361,21 @@ impl Implementation for Rustls {
     }
 }
 
+/// The client and server configurations of column `name`'s cell `p` (for handshakes over
+/// sockets, `tls::net`).
+pub fn configs(
+    name: &str,
+    p: &Primitive,
+) -> Result<(Arc<ClientConfig>, Arc<ServerConfig>), String> {
+    let provider = match name {
+        "rustls-aws-lc-rs" => Provider::AwsLcRs,
+        "rustls-ring" => Provider::Ring,
+        _ => return Err(format!("{name} is not a rustls column")),
+    };
+    let pair = configure(provider, p)?;
+    Ok((pair.client_config, pair.server_config))
+}
+
 fn wire_bytes(provider: Provider, p: &Primitive) -> Result<Vec<usize>, String> {
     let mut pair = configure(provider, p)?;
     super::check(&mut pair, p)
