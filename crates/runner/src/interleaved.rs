@@ -32,15 +32,10 @@ use cryptospeed_store::Recorder;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+mod stopping;
 #[cfg(test)]
 mod stopping_tests;
-
-/// No cell takes more bouts than this, however noisy.
-const MAX_BOUTS: u32 = 200;
-
-/// A cell still imprecise when its own budget is spent may take time that precise cells left
-/// unused (sequential allocation), up to this many times its own budget.
-const MAX_BUDGET_FACTOR: f64 = 4.0;
+use stopping::{left_unused, may_stop};
 
 /// One variant's worker during a run.
 struct Slot {
@@ -266,19 +261,6 @@ impl Bouts {
         None
     }
 
-    fn out_of_time(&self, config: &MeasureConfig) -> bool {
-        self.spent_s >= config.max_time_s + self.granted_s && self.bouts >= 2
-    }
-
-    fn precise(&self, cell: &CellSpec, config: &MeasureConfig) -> bool {
-        self.bouts >= config.min_bouts.max(2) && self.summary(cell, config, "").status == Status::Ok
-    }
-
-    /// Seconds one bout of this cell has taken on average.
-    fn mean_bout_s(&self) -> f64 {
-        self.spent_s / self.bouts.max(1) as f64
-    }
-
     /// Each bout's figure (mean time per call), by the round it ran in; bouts the canary found
     /// slowed by the host are left out, so their round pairs no bouts.
     fn figures(&self) -> Vec<(u32, f64)> {
@@ -467,11 +449,7 @@ fn resume_cells(
                 continue;
             };
             next = next.max(m.samples.iter().map(|s| s.bout + 1).max().unwrap_or(0));
-            let budget = plan.config.max_time_s;
-            match m.status {
-                Status::Ok => unused_s += (budget - m.elapsed_s).max(0.0),
-                _ => unused_s -= (m.elapsed_s - budget).max(0.0),
-            }
+            unused_s += left_unused(m, plan.config.max_time_s);
             if m.status == Status::Partial {
                 *bouts = Bouts::resumed(m);
             } else {
@@ -590,58 +568,6 @@ fn run_round(
     } else {
         RoundEnd::AllDone
     }
-}
-
-/// Whether a cell stops, for all its variants at once: each variant's own interval is within the
-/// precision target and so is every paired ratio against the first variant (what a comparison
-/// of this run will test), or the time is spent. A cell that is out of its own time while still
-/// imprecise takes another round's worth from the time precise cells left unused, while there is
-/// any, up to [`MAX_BUDGET_FACTOR`] times its budget; a precise cell leaves its unused time there.
-fn may_stop(row: &mut [Bouts], cell: &CellSpec, config: &MeasureConfig, tally: &mut Tally) -> bool {
-    if row.iter().all(|b| b.done || b.bouts >= MAX_BOUTS) {
-        return true;
-    }
-    let precise =
-        row.iter().all(|b| b.done || b.precise(cell, config)) && paired_precise(row, config);
-    if precise {
-        tally.unused_s += row
-            .iter()
-            .map(|b| (config.max_time_s - b.spent_s).max(0.0))
-            .sum::<f64>();
-        return true;
-    }
-    let open = || row.iter().filter(|b| !b.done);
-    if !open().all(|b| b.out_of_time(config)) {
-        return false;
-    }
-    // Out of time and imprecise: one more round from the pool, if it holds one.
-    let round_s: f64 = open().map(Bouts::mean_bout_s).sum();
-    let capped =
-        open().any(|b| b.spent_s + b.mean_bout_s() > MAX_BUDGET_FACTOR * config.max_time_s);
-    if capped || tally.unused_s < round_s {
-        return true;
-    }
-    tally.unused_s -= round_s;
-    for b in row.iter_mut().filter(|b| !b.done) {
-        b.granted_s = b.spent_s - config.max_time_s + b.mean_bout_s();
-    }
-    false
-}
-
-/// Whether every variant's paired ratio against the first has a 95% interval within the
-/// precision target (true with one variant, or when the first has no figures to pair with).
-fn paired_precise(row: &[Bouts], config: &MeasureConfig) -> bool {
-    let Some(base) = row.first().map(Bouts::figures).filter(|f| f.len() >= 2) else {
-        return true;
-    };
-    row[1..].iter().all(|b| {
-        let figures = b.figures();
-        if figures.is_empty() {
-            return true;
-        }
-        cryptospeed_stats::paired_ratio(&base, &figures, 0.95)
-            .is_some_and(|r| (r.ci.1 / r.ratio).ln() <= config.precision)
-    })
 }
 
 fn store_one(

@@ -3,6 +3,7 @@
 //! interval within the target; a cell stops when both hold, or when its time (and the pool that
 //! precise cells left) is spent.
 
+use super::stopping::paired_precise;
 use super::*;
 
 // Eight bouts of a baseline and a candidate, as in crates/stats' SciPy fixtures: the baseline's
@@ -139,4 +140,55 @@ fn an_imprecise_cell_stops_when_its_time_and_the_pool_are_spent() {
     let mut row = [bouts_of(&BASE8, 3.9)];
     row[0].granted_s = 2.9;
     assert!(may_stop(&mut row, &cell(), &tight, &mut full()));
+}
+
+/// The bouts of `bouts_of`, each with a canary record: the ones in `slow` ran 10% slow.
+fn with_canaries(mut b: Bouts, slow: &[u32]) -> Bouts {
+    b.disturbances = (0..b.bouts)
+        .map(|bout| cryptospeed_model::BoutDisturbance {
+            bout,
+            canary_ns: [1000, if slow.contains(&bout) { 1100 } else { 1000 }],
+            ..Default::default()
+        })
+        .collect();
+    b
+}
+
+#[test]
+fn the_time_the_host_took_is_given_back_down_to_half() {
+    let tight = config(0.001, 8);
+    let no_pool = Tally::default;
+    let close = |x: f64, y: f64| (x - y).abs() < 1e-9;
+    // 1 s of a 1 s budget, nothing set aside: out of time, as above.
+    let mut row = [with_canaries(bouts_of(&BASE8, 1.0), &[])];
+    assert_eq!(row[0].charged_s(), 1.0);
+    assert!(may_stop(&mut row, &cell(), &tight, &mut no_pool()));
+    // Bouts 2 and 5 set aside by their canary (98 + 120 of the 820.5 ns of samples): charged
+    // 602.5/820.5 of its time, so at 1 s it goes on, at 1.35 s too, at 1.37 s it stops.
+    let mut row = [with_canaries(bouts_of(&BASE8, 1.0), &[2, 5])];
+    assert!(close(row[0].charged_s(), 602.5 / 820.5));
+    assert!(!may_stop(&mut row, &cell(), &tight, &mut no_pool()));
+    let mut row = [with_canaries(bouts_of(&BASE8, 1.35), &[2, 5])];
+    assert!(!may_stop(&mut row, &cell(), &tight, &mut no_pool()));
+    let mut row = [with_canaries(bouts_of(&BASE8, 1.37), &[2, 5])];
+    assert!(may_stop(&mut row, &cell(), &tight, &mut no_pool()));
+    // Every sample descheduled for 40% of it (corrected, kept): charged its CPU time's share.
+    let mut b = bouts_of(&BASE8, 1.0);
+    b.samples
+        .iter_mut()
+        .for_each(|s| s.cpu_ns = s.wall_ns * 6 / 10);
+    assert!(close(b.charged_s(), 0.6));
+    // Six of eight bouts set aside: charged half its time, never less (MIN_CHARGED_SHARE): at
+    // 1.9 s it goes on, at 2 s it stops.
+    let mut row = [with_canaries(bouts_of(&BASE8, 1.9), &[0, 1, 2, 3, 4, 5])];
+    assert!(close(row[0].charged_s(), 0.95));
+    assert!(!may_stop(&mut row, &cell(), &tight, &mut no_pool()));
+    let mut row = [with_canaries(bouts_of(&BASE8, 2.0), &[0, 1, 2, 3, 4, 5])];
+    assert!(may_stop(&mut row, &cell(), &tight, &mut no_pool()));
+    // A precise cell leaves the pool its budget less what it was charged.
+    let mut tally = no_pool();
+    let mut row = [with_canaries(bouts_of(&BASE8, 0.8), &[7])];
+    assert!(may_stop(&mut row, &cell(), &config(0.05, 7), &mut tally));
+    let charged = 0.8 * (820.5 - 102.0) / 820.5;
+    assert!(close(tally.unused_s, 1.0 - charged), "{}", tally.unused_s);
 }

@@ -1,0 +1,116 @@
+//! When a cell of the interleaved schedule stops, and what its time budget pays for: the rules
+//! of [`may_stop`], kept apart from the run loop so they can be read (and pinned by
+//! `stopping_tests`) on their own.
+
+use super::{Bouts, Tally};
+use cryptospeed_model::{BoutDisturbance, CellSpec, MeasureConfig, Measurement, Sample, Status};
+use cryptospeed_stats::host::counted_time_share;
+
+/// No cell takes more bouts than this, however noisy.
+pub(super) const MAX_BOUTS: u32 = 200;
+
+/// A cell still imprecise when its own budget is spent may take time that precise cells left
+/// unused (sequential allocation), up to this many times its own budget.
+pub(super) const MAX_BUDGET_FACTOR: f64 = 4.0;
+
+/// A cell's budget pays for the time of the samples that count toward its figure: the share of
+/// its time the host took (a descheduled sample's time off the CPU, samples set aside, bouts
+/// whose canary ran slow: `cryptospeed_stats::host::counted_time_share`) is given back, so a
+/// busy hour leaves a cell about as much usable measuring as a quiet one. It is charged at least
+/// this share of its time, so the host costs a cell at most twice the time. Only the host's
+/// part is given back: a cell whose own calls vary (ML-DSA's rejection loop) keeps every sample
+/// and is charged its whole time.
+pub(super) const MIN_CHARGED_SHARE: f64 = 0.5;
+
+/// Seconds charged to a cell's budget for `spent_s` of measuring of these samples.
+fn charged(spent_s: f64, samples: &[Sample], disturbances: &[BoutDisturbance]) -> f64 {
+    spent_s * counted_time_share(samples, disturbances).max(MIN_CHARGED_SHARE)
+}
+
+/// Budget a stored cell left unused (positive: a precise cell's leftover) or took from the pool
+/// (negative), counted as [`may_stop`] counts it (`run --resume`).
+pub(super) fn left_unused(m: &Measurement, budget_s: f64) -> f64 {
+    let charged = charged(m.elapsed_s, &m.samples, &m.disturbances);
+    match m.status {
+        Status::Ok => (budget_s - charged).max(0.0),
+        _ => -(charged - budget_s).max(0.0),
+    }
+}
+
+impl Bouts {
+    /// Seconds of this cell's budget spent so far (see [`MIN_CHARGED_SHARE`]).
+    pub(super) fn charged_s(&self) -> f64 {
+        charged(self.spent_s, &self.samples, &self.disturbances)
+    }
+
+    pub(super) fn out_of_time(&self, config: &MeasureConfig) -> bool {
+        self.charged_s() >= config.max_time_s + self.granted_s && self.bouts >= 2
+    }
+
+    pub(super) fn precise(&self, cell: &CellSpec, config: &MeasureConfig) -> bool {
+        self.bouts >= config.min_bouts.max(2) && self.summary(cell, config, "").status == Status::Ok
+    }
+
+    /// Seconds of budget one bout of this cell has been charged on average.
+    pub(super) fn mean_bout_s(&self) -> f64 {
+        self.charged_s() / self.bouts.max(1) as f64
+    }
+}
+
+/// Whether a cell stops, for all its variants at once: each variant's own interval is within the
+/// precision target and so is every paired ratio against the first variant (what a comparison
+/// of this run will test), or the time is spent. A cell that is out of its own time while still
+/// imprecise takes another round's worth from the time precise cells left unused, while there is
+/// any, up to [`MAX_BUDGET_FACTOR`] times its budget; a precise cell leaves its unused time there.
+/// Time is counted as charged ([`MIN_CHARGED_SHARE`]).
+pub(super) fn may_stop(
+    row: &mut [Bouts],
+    cell: &CellSpec,
+    config: &MeasureConfig,
+    tally: &mut Tally,
+) -> bool {
+    if row.iter().all(|b| b.done || b.bouts >= MAX_BOUTS) {
+        return true;
+    }
+    let precise =
+        row.iter().all(|b| b.done || b.precise(cell, config)) && paired_precise(row, config);
+    if precise {
+        tally.unused_s += row
+            .iter()
+            .map(|b| (config.max_time_s - b.charged_s()).max(0.0))
+            .sum::<f64>();
+        return true;
+    }
+    let open = || row.iter().filter(|b| !b.done);
+    if !open().all(|b| b.out_of_time(config)) {
+        return false;
+    }
+    // Out of time and imprecise: one more round from the pool, if it holds one.
+    let round_s: f64 = open().map(Bouts::mean_bout_s).sum();
+    let capped =
+        open().any(|b| b.charged_s() + b.mean_bout_s() > MAX_BUDGET_FACTOR * config.max_time_s);
+    if capped || tally.unused_s < round_s {
+        return true;
+    }
+    tally.unused_s -= round_s;
+    for b in row.iter_mut().filter(|b| !b.done) {
+        b.granted_s = b.charged_s() - config.max_time_s + b.mean_bout_s();
+    }
+    false
+}
+
+/// Whether every variant's paired ratio against the first has a 95% interval within the
+/// precision target (true with one variant, or when the first has no figures to pair with).
+pub(super) fn paired_precise(row: &[Bouts], config: &MeasureConfig) -> bool {
+    let Some(base) = row.first().map(Bouts::figures).filter(|f| f.len() >= 2) else {
+        return true;
+    };
+    row[1..].iter().all(|b| {
+        let figures = b.figures();
+        if figures.is_empty() {
+            return true;
+        }
+        cryptospeed_stats::paired_ratio(&base, &figures, 0.95)
+            .is_some_and(|r| (r.ci.1 / r.ratio).ln() <= config.precision)
+    })
+}
