@@ -207,3 +207,76 @@ fn same_figures(before: &[serde_json::Value], after: &[serde_json::Value]) {
         assert_eq!(same["variant"], b["variant"]);
     }
 }
+
+/// A measured run whose cells are all `imprecise` (a precision no time budget reaches): every
+/// importable output format writes each cell, and importing the export gives its figure back:
+/// to the printed digits for `openssl`/`mr`/`json`/`csv`, and for `gobench` (one line per bout
+/// the figure is made from, read back as the bouts' median) inside the cell's own 95% interval.
+#[test]
+fn every_importable_export_of_imprecise_cells_imports_back_to_their_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    ok(bin()
+        .args([
+            "run",
+            "--impl",
+            "rustcrypto",
+            "-a",
+            "sha256,ml-kem-768",
+            "-b",
+            "16",
+        ])
+        .args([
+            "--ops",
+            "hash,decaps",
+            "--max-time",
+            "0.2",
+            "--precision",
+            "0.0001",
+        ])
+        .args(["--sample-time", "0.002", "--label", "measured", "--db"])
+        .arg(&db));
+    let measured = json(&db, "measured");
+    assert_eq!(measured.len(), 2);
+    assert!(
+        measured.iter().all(|c| c["status"] == "imprecise"),
+        "{measured:?}"
+    );
+    for (format, tolerance) in [
+        ("openssl", 1e-5),
+        ("mr", 1e-6),
+        ("json", 1e-12),
+        ("csv", 1e-12),
+        ("gobench", 0.0),
+    ] {
+        let exported = ok(bin()
+            .args(["show", "measured", "--format", format, "--db"])
+            .arg(&db));
+        let file = dir.path().join(format!("export-{format}.txt"));
+        std::fs::write(&file, &exported).unwrap();
+        let label = format!("back-{format}");
+        ok(bin()
+            .args(["import", "--label", &label, "--db"])
+            .arg(&db)
+            .arg(&file));
+        let back = json(&db, &label);
+        for m in &measured {
+            let (p, op) = (m["primitive"].as_str().unwrap(), m["op"].as_str().unwrap());
+            let b = record(&back, p, op);
+            let (x, y) = (m["median"].as_f64().unwrap(), b["median"].as_f64().unwrap());
+            if format == "gobench" {
+                let ci = &m["ci95"];
+                let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
+                assert!(
+                    lo <= y && y <= hi,
+                    "{format} {p} {op}: {y} outside [{lo}, {hi}]"
+                );
+            } else {
+                assert!(
+                    (y / x - 1.0).abs() <= tolerance,
+                    "{format} {p} {op}: {x} vs {y}"
+                );
+            }
+        }
+    }
+}

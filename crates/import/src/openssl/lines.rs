@@ -31,6 +31,12 @@ pub(super) fn times_and_rates(
         let rate = number(r)
             .filter(|v| *v >= 0.0)
             .ok_or_else(|| ImportError::at(n, format!("'{r}' is not a rate per second")))?;
+        // `0.000000s … 0.0`: an operation not run (cryptospeed's own `show` writes a KEM or
+        // signature row so when only some of its operations were timed); a rate of 0 is n/a.
+        if time == 0.0 && rate == 0.0 {
+            rates.push(0.0);
+            continue;
+        }
         let time_range = rounding::interval(t.trim_end_matches('s'), time);
         let rate_range = rounding::interval(r, rate);
         if !rounding::time_matches_rate(time_range, rate_range) {

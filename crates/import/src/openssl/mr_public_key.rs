@@ -35,10 +35,19 @@ impl Parser<'_> {
                 format!("'+F{tag}:' line: {what}, found '{}'", shorten(t)),
             )
         };
-        let index: u32 = fields
-            .first()
-            .and_then(|f| f.parse().ok())
-            .ok_or_else(|| bad("expected a numeric index first"))?;
+        // cryptospeed's own `show --format mr` names its KEM and signature rows in the index's
+        // place (`+F9:ML-KEM-768:v:v:v`): no other build shares 3.5's run-time indices.
+        let named = matches!(tag, 9 | 10)
+            && fields
+                .first()
+                .is_some_and(|f| f.starts_with(|c: char| c.is_ascii_alphabetic()));
+        let index: u32 = match named {
+            true => 0,
+            false => fields
+                .first()
+                .and_then(|f| f.parse().ok())
+                .ok_or_else(|| bad("expected a numeric index first"))?,
+        };
         let bits: u32 = match bits_at {
             Some(i) => fields
                 .get(i)
@@ -47,6 +56,7 @@ impl Parser<'_> {
             None => 0,
         };
         let name = name_at
+            .or(named.then_some(0))
             .and_then(|i| fields.get(i))
             .map(|s| s.to_string())
             .unwrap_or_default();
@@ -209,9 +219,11 @@ pub(super) fn mr_layout_is_4(
     kem_names: &[String],
     sig_names: &[String],
 ) -> bool {
-    let three = lines
-        .iter()
-        .any(|l| matches!(l.tag, 6 | 10) || (matches!(l.tag, 7 | 8) && !l.four));
+    let three = lines.iter().any(|l| {
+        matches!(l.tag, 6 | 10)
+            || (matches!(l.tag, 7 | 8) && !l.four)
+            || (l.tag == 9 && !l.name.is_empty())
+    });
     if three {
         return false;
     }
@@ -327,6 +339,15 @@ pub(super) fn mr_public_key_row(
             sign_verify,
             l.values.clone(),
         ),
+        9 | 10 if !l.name.is_empty() => {
+            let kem = l.tag == 9;
+            let ops = match kem {
+                true => vec![keygen, Op::Encaps, Op::Decaps],
+                false => vec![keygen, Op::Sign, Op::Verify],
+            };
+            let m = names::table_scheme(&l.name, kem);
+            (m, l.name.clone(), ops, l.values.clone())
+        }
         9 => {
             let ops = vec![keygen, Op::Encaps, Op::Decaps];
             (

@@ -1,7 +1,8 @@
 //! Go benchmark format (`go test -bench` lines), so `benchstat old.txt new.txt` and the rest of
 //! the Go tooling read cryptospeed runs: `cpu:`/`pkg:` configuration lines, then per variant a
 //! `variant:` line and one `BenchmarkPRIMITIVE/OP[/BYTES]  ITERS  NS ns/op  [MB/s]` line per
-//! bout (its samples' calls and time summed, so its ns/op is the bout's mean rate). An imported
+//! bout the figure is made from (slow bouts left out, each sample with the host's part removed,
+//! its ns/op the mean of its samples': the bout figures `compare` works with; its calls summed). An imported
 //! cell, which has no samples, is one line at its printed rate. Every cell with figures is
 //! written, imprecise ones too (benchstat shows their spread); failed and unavailable ones are not.
 
@@ -48,20 +49,27 @@ fn bouts(m: &Measurement) -> Vec<(u64, f64)> {
         };
         return vec![(1, 1e9 / ops)];
     }
-    let mut by_bout: Vec<(u32, u64, u64)> = Vec::new();
-    for s in &m.samples {
+    // The bouts the figure is made from: slow bouts left out, each sample with the host's part
+    // removed (cryptospeed_stats::host), a bout's ns/op the mean of its samples' as the figure
+    // takes it; its calls summed.
+    let kept = cryptospeed_stats::without_slow_bouts(&m.samples, &m.disturbances);
+    let mut by_bout: Vec<(u32, u64, Vec<f64>)> = Vec::new();
+    for s in kept.iter().filter_map(cryptospeed_stats::host::corrected) {
+        if s.iters == 0 {
+            continue;
+        }
+        let ns = s.wall_ns as f64 / s.iters as f64;
         match by_bout.iter_mut().find(|(b, _, _)| *b == s.bout) {
             Some(entry) => {
                 entry.1 += s.iters;
-                entry.2 += s.wall_ns;
+                entry.2.push(ns);
             }
-            None => by_bout.push((s.bout, s.iters, s.wall_ns)),
+            None => by_bout.push((s.bout, s.iters, vec![ns])),
         }
     }
     by_bout
         .into_iter()
-        .filter(|(_, iters, _)| *iters > 0)
-        .map(|(_, iters, wall)| (iters, wall as f64 / iters as f64))
+        .map(|(_, iters, ns)| (iters, ns.iter().sum::<f64>() / ns.len() as f64))
         .collect()
 }
 
