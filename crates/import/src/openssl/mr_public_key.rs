@@ -287,7 +287,7 @@ pub(super) fn mr_public_key_row(
     // ECDH and FFDH: time and rate, in an order that changed between versions; the rate is
     // the larger.
     let larger = || vec![l.values[0].max(l.values[1])];
-    let (sign_verify, keygen) = (vec![Op::Sign, Op::Verify], Op::Keygen);
+    let sign_verify = vec![Op::Sign, Op::Verify];
     match l.tag {
         2 => {
             let mut ops = sign_verify;
@@ -339,32 +339,26 @@ pub(super) fn mr_public_key_row(
             sign_verify,
             l.values.clone(),
         ),
-        9 | 10 if !l.name.is_empty() => {
-            let kem = l.tag == 9;
-            let ops = match kem {
-                true => vec![keygen, Op::Encaps, Op::Decaps],
-                false => vec![keygen, Op::Sign, Op::Verify],
-            };
-            let m = names::table_scheme(&l.name, kem);
-            (m, l.name.clone(), ops, l.values.clone())
-        }
-        9 => {
-            let ops = vec![keygen, Op::Encaps, Op::Decaps];
-            (
-                schemes.next(true, l.index),
-                format!("+F9:{}", l.index),
-                ops,
-                l.values.clone(),
-            )
-        }
-        _ => {
-            let ops = vec![keygen, Op::Sign, Op::Verify];
-            (
-                schemes.next(false, l.index),
-                format!("+F10:{}", l.index),
-                ops,
-                l.values.clone(),
-            )
-        }
+        _ => pq_row(l, schemes),
     }
+}
+
+/// 3.5's `+F9` (KEM: keygen, encaps, decaps) and `+F10` (signature: keygen, sign, verify) lines,
+/// named by the `+R` lines in order, or by the name cryptospeed's own export writes in them.
+fn pq_row(l: &MrPublicKey, schemes: &mut MrSchemeNames) -> MrRow {
+    let kem = l.tag == 9;
+    let ops = match kem {
+        true => vec![Op::Keygen, Op::Encaps, Op::Decaps],
+        false => vec![Op::Keygen, Op::Sign, Op::Verify],
+    };
+    if !l.name.is_empty() {
+        return (
+            names::table_scheme(&l.name, kem),
+            l.name.clone(),
+            ops,
+            l.values.clone(),
+        );
+    }
+    let printed = format!("+F{}:{}", l.tag, l.index);
+    (schemes.next(kem, l.index), printed, ops, l.values.clone())
 }
