@@ -70,8 +70,8 @@ pub struct RunArgs {
     pub cells: Vec<String>,
     /// Operations to time (hash, mac, encrypt, decrypt, sign, verify, derive; keygen, encaps,
     /// decaps, keygen+encode, encaps+parse, decaps+parse, verify+parse, verify-fresh-key;
-    /// handshake, handshake-client, handshake-server; all); default: each primitive's openssl
-    /// speed operations (`list` shows each primitive's).
+    /// handshake, handshake-client, handshake-server, handshake-resumed; all); default: each
+    /// primitive's openssl speed operations (`list` shows each primitive's).
     #[arg(long, value_name = "LIST")]
     pub ops: Vec<String>,
     /// Start message buffers this many bytes past a 64-byte boundary.

@@ -368,6 +368,12 @@ pub(crate) fn family_ops(family: Family) -> Option<&'static [Op]> {
             Op::KeygenEncode,
             Op::VerifyParse,
         ]),
+        Family::Handshake => Some(&[
+            Op::Handshake,
+            Op::HandshakeClient,
+            Op::HandshakeServer,
+            Op::HandshakeResumed,
+        ]),
         _ => None,
     }
 }

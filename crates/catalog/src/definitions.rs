@@ -314,6 +314,18 @@ pub(crate) const ENTRIES: &[Entry] = &[
                 client's steps run between them, untimed",
         randomness: Fresh,
     },
+    Entry {
+        kinds: HANDSHAKE,
+        op: Op::HandshakeResumed,
+        version: 1,
+        prepared: "those configurations, the server's issuing session tickets; one full \
+                   handshake made and the client's session (its ticket) kept",
+        timed: "a fresh client offering that session and a fresh server, then a resumed \
+                handshake (PSK with (EC)DHE: the group's key exchange, no certificate, no \
+                CertificateVerify) through in-memory buffers, both sides' steps; the server \
+                issues no new ticket",
+        randomness: Fresh,
+    },
     // Key agreement.
     Entry {
         kinds: &["ecdh", "ffdh"],

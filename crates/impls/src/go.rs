@@ -85,6 +85,11 @@ const EXE: &str = "cryptospeed-go-worker";
 /// ML-KEM keys parse and write FIPS 203's expanded decapsulation key.
 pub const DECLARED: &[Declared] = &[
     Declared {
+        kinds: &["tls13-handshake"],
+        ops: &[Op::HandshakeResumed],
+        note: NotOffered("no resumed handshakes in the Go worker yet"),
+    },
+    Declared {
         kinds: &["ml-kem-768", "ml-kem-1024"],
         ops: &[Op::Encaps, Op::Decaps],
         note: Departs(

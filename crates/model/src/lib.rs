@@ -49,10 +49,13 @@ pub enum Op {
     /// The server's steps of that handshake alone.
     #[serde(rename = "handshake-server")]
     HandshakeServer,
+    /// A resumed TLS 1.3 handshake (a session ticket's PSK with (EC)DHE), both sides' work.
+    #[serde(rename = "handshake-resumed")]
+    HandshakeResumed,
 }
 
 impl Op {
-    pub const ALL: [Op; 18] = [
+    pub const ALL: [Op; 19] = [
         Op::Hash,
         Op::Mac,
         Op::Encrypt,
@@ -71,6 +74,7 @@ impl Op {
         Op::Handshake,
         Op::HandshakeClient,
         Op::HandshakeServer,
+        Op::HandshakeResumed,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -93,6 +97,7 @@ impl Op {
             Op::Handshake => "handshake",
             Op::HandshakeClient => "handshake-client",
             Op::HandshakeServer => "handshake-server",
+            Op::HandshakeResumed => "handshake-resumed",
         }
     }
 

@@ -473,7 +473,8 @@ impl Recipe<'_> {
         self.work.join("c-worker")
     }
 
-    /// Configure, make build_generated, make libcrypto.a, then link the shared library (or
+    /// Configure, make build_generated, make libcrypto.a (and libssl.a: [`Self::with_ssl`]),
+    /// then link the shared library (or
     /// compile the C worker against libcrypto.a), in that order: `providers` when the tree has a
     /// `providers/` directory (3.x), `jobs` parallel make jobs, `multiarch` the include flags a
     /// 32-bit build needs here ([`c_worker::multiarch_include`]).
@@ -491,6 +492,9 @@ impl Recipe<'_> {
             ),
             step(format!("make libcrypto.a (-j{jobs})"), make("libcrypto.a")),
         ];
+        if self.with_ssl() {
+            steps.push(step(format!("make libssl.a (-j{jobs})"), make("libssl.a")));
+        }
         steps.push(match self.own_worker {
             // The C worker, linked statically against this libcrypto.a.
             true => step(
@@ -609,13 +613,26 @@ impl Recipe<'_> {
             self.work.join(&self.library).to_string_lossy().into_owned(),
             format!("-Wl,-soname,{}", self.library),
             "-Wl,--whole-archive".into(),
-            "libcrypto.a".into(),
+        ]);
+        if self.with_ssl() {
+            link.push("libssl.a".into());
+        }
+        link.extend([
+            "libcrypto.a".to_string(),
             "-Wl,--no-whole-archive".into(),
             "-Wl,-Bsymbolic".into(),
             "-pthread".into(),
             "-ldl".into(),
         ]);
         link
+    }
+
+    /// Whether the shared library holds libssl too (linked whole into the same object, so its
+    /// calls bind to this libcrypto): when the Configure line keeps TLS, for the TLS handshake
+    /// cells. A build with `no-tls`, and a C worker, run exactly the steps they ran before
+    /// libssl was kept, so their cache keys did not change.
+    fn with_ssl(&self) -> bool {
+        !self.own_worker && !self.req.configure_args.iter().any(|a| a == "no-tls")
     }
 }
 

@@ -54,18 +54,19 @@ pub const AWS_LC: CmakeLibrary = CmakeLibrary {
     crate_version: "0.47.0",
     tree: "aws-lc",
     // The crate carries pre-generated assembly and sources: neither Go nor Perl is needed.
+    // libssl (C++) is built beside libcrypto for the TLS handshake cells.
     cmake_args: &[
         "-DBUILD_TESTING=OFF",
-        "-DBUILD_LIBSSL=OFF",
+        "-DBUILD_LIBSSL=ON",
         "-DBUILD_TOOL=OFF",
         "-DDISABLE_GO=ON",
         "-DDISABLE_PERL=ON",
         "-DENABLE_SOURCE_MODIFICATION=OFF",
     ],
-    targets: &["crypto"],
+    targets: &["crypto", "ssl"],
     load: "libcrypto.so",
     programs: &[],
-    cxx: false,
+    cxx: true,
 };
 
 pub const BORINGSSL: CmakeLibrary = CmakeLibrary {

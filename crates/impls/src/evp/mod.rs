@@ -125,6 +125,10 @@ impl Evp {
     fn check(&mut self, primitive: &Primitive) -> Result<(), String> {
         let api = &self.api;
         let probe = match primitive.algorithm {
+            // TLS handshakes: the libssl that goes with this libcrypto (crate::tls::libssl).
+            Algorithm::Tls13Handshake { .. } => {
+                crate::tls::libssl::availability(&api.path, primitive)
+            }
             _ if primitive.has_bytes() => symmetric::probe(api, &primitive.algorithm),
             _ if is_pq(primitive) => suite::probe(&self.pq, primitive),
             // A library may read a key it cannot sign with (BoringSSL parses DSA keys but has
@@ -207,6 +211,9 @@ impl Implementation for Evp {
 
     fn known_answer_test(&mut self, primitive: &Primitive) -> Result<(), String> {
         self.availability(primitive)?;
+        if primitive.family() == Family::Handshake {
+            return crate::tls::libssl::checked_flights(&self.api.path, primitive).map(drop);
+        }
         for kat in primitive.kats {
             let r = match primitive.family() {
                 _ if is_pq(primitive) => suite::known_answer(&self.pq, primitive, kat),
@@ -251,6 +258,9 @@ impl Implementation for Evp {
     ) -> Result<Box<dyn Timed + '_>, String> {
         if is_pq(primitive) {
             return suite::prepare(&self.pq, primitive, cell);
+        }
+        if primitive.family() == Family::Handshake {
+            return crate::tls::libssl::prepare(&self.api.path, primitive, cell);
         }
         if primitive.has_bytes() {
             let bytes = cell.bytes.ok_or("symmetric cells need a message size")? as usize;

@@ -3,7 +3,8 @@
 //! so the client verifies a one-link chain as a real client does.
 
 use cryptospeed_catalog::{Algorithm, Primitive};
-use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, SignatureAlgorithm};
+use rcgen::{BasicConstraints, CertificateParams, DistinguishedName, DnType, IsCa, Issuer};
+use rcgen::{KeyPair, SignatureAlgorithm};
 
 /// What a server and its client need: the server's chain and key, the client's trust anchor.
 pub struct ServerCert {
@@ -38,9 +39,13 @@ pub fn make(p: &Primitive) -> Result<ServerCert, String> {
     let root_key = KeyPair::generate_for(alg).map_err(err)?;
     let mut root_params = CertificateParams::new(Vec::<String>::new()).map_err(err)?;
     root_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    // Names of their own: with rcgen's default subject on both, the server certificate's issuer
+    // would equal its subject, and OpenSSL's verifier takes such a certificate as self-signed.
+    root_params.distinguished_name = name("cryptospeed handshake root");
     let root = root_params.self_signed(&root_key).map_err(err)?;
     let key = KeyPair::generate_for(alg).map_err(err)?;
-    let params = CertificateParams::new(vec![SERVER_NAME.to_string()]).map_err(err)?;
+    let mut params = CertificateParams::new(vec![SERVER_NAME.to_string()]).map_err(err)?;
+    params.distinguished_name = name(SERVER_NAME);
     let issuer = Issuer::new(root_params, root_key);
     let server = params.signed_by(&key, &issuer).map_err(err)?;
     Ok(ServerCert {
@@ -48,4 +53,10 @@ pub fn make(p: &Primitive) -> Result<ServerCert, String> {
         key: key.serialize_der(),
         root: root.der().to_vec(),
     })
+}
+
+fn name(common_name: &str) -> DistinguishedName {
+    let mut dn = DistinguishedName::new();
+    dn.push(DnType::CommonName, common_name);
+    dn
 }

@@ -8,6 +8,8 @@ mod certs;
 pub mod explain;
 mod link;
 pub mod net;
+pub mod libssl;
+mod libssl_ffi;
 pub mod rustls;
 
 pub use certs::ServerCert;
@@ -64,7 +66,7 @@ const MAX_STEPS: usize = 8;
 /// Runs one handshake: makes both ends, then steps them in turn, the client first, until both
 /// are finished. `clock(side, f)` runs each call (a side's clock, or none); the bytes each step
 /// wrote go to `flights` when given.
-fn handshake<E: Ends + ?Sized>(
+pub(super) fn handshake<E: Ends + ?Sized>(
     ends: &mut E,
     clock: Clock<'_>,
     mut flights: Option<&mut Vec<usize>>,
@@ -88,7 +90,7 @@ fn handshake<E: Ends + ?Sized>(
     Err(format!("the handshake did not finish in {MAX_STEPS} steps"))
 }
 
-fn unclocked(_: Side, f: Call<'_>) -> Result<usize, String> {
+pub(super) fn unclocked(_: Side, f: Call<'_>) -> Result<usize, String> {
     f()
 }
 

@@ -10,7 +10,7 @@ use crate::declared::Declared;
 use crate::ImplOptions;
 use cryptospeed_catalog::{Algorithm, Family, Primitive};
 use cryptospeed_engine::{Implementation, Timed};
-use cryptospeed_model::{CellSpec, Variant};
+use cryptospeed_model::{CellSpec, Op, Variant};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::WebPkiServerVerifier;
 use rustls::crypto::{CryptoProvider, SupportedKxGroup};
@@ -20,7 +20,13 @@ use rustls::{ServerConnection, SignatureScheme};
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::Arc;
 
-pub const DECLARED: &[Declared] = &[];
+pub const DECLARED: &[Declared] = &[Declared {
+    kinds: &["tls13-handshake"],
+    ops: &[Op::HandshakeResumed],
+    note: crate::declared::Conformance::NotOffered(
+        "no resumed handshakes in the rustls columns yet",
+    ),
+}];
 
 /// Which of rustls's providers a column uses.
 #[derive(Clone, Copy)]

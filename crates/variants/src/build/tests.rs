@@ -173,17 +173,26 @@ fn the_key_hashes_the_steps_a_build_runs() {
             .collect();
         let keyed = key_steps(&cc, &req, target);
         assert_eq!(ran, keyed);
-        // Configure, two makes, then the link (or the C worker's compile), for each kind of
-        // tree; only a 3.x tree (providers/) gets no-module.
-        assert_eq!(keyed.len(), 8);
+        // Configure, two makes (three with libssl.a: a shared library of a build that keeps
+        // TLS), then the link (or the C worker's compile), for each kind of tree; only a 3.x
+        // tree (providers/) gets no-module.
+        let n = if c_worker { 4 } else { 5 };
+        assert_eq!(keyed.len(), 2 * n);
         assert_eq!(keyed[0][..3], ["perl", "Configure", target]);
         assert!(!keyed[0].contains(&"no-module".to_string()));
-        assert!(keyed[4].contains(&"no-module".to_string()));
+        assert!(keyed[n].contains(&"no-module".to_string()));
         assert_eq!(keyed[2], ["make", "-j1", "libcrypto.a"]);
-        let last = keyed[3].join(" ");
+        let last = keyed[n - 1].join(" ");
         match c_worker {
             true => assert!(last.contains("/@work/c-worker/worker.c"), "{last}"),
-            false => assert!(last.contains("-Wl,-Bsymbolic"), "{last}"),
+            false => {
+                assert_eq!(keyed[3], ["make", "-j1", "libssl.a"]);
+                assert!(
+                    last.contains("--whole-archive libssl.a libcrypto.a"),
+                    "{last}"
+                );
+                assert!(last.contains("-Wl,-Bsymbolic"), "{last}");
+            }
         }
         // Nothing of the machine or of this build's directory is left in what is hashed.
         let all = keyed.concat().join(" ");
@@ -277,4 +286,24 @@ fn a_default_label_passes_to_the_new_build_and_the_older_keeps_a_name() {
     // A label the user chose is refused instead, as before.
     let e = check_label(&cache, &kept.label, "fedcba9876543210").unwrap_err();
     assert!(e.to_string().contains("already names variant"), "{e}");
+}
+
+/// A build whose Configure line has `no-tls` (every build the test suite caches) runs the steps
+/// it ran before libssl was kept: no `make libssl.a`, libcrypto.a alone in the link, so its key
+/// is the one already in the caches.
+#[test]
+fn a_no_tls_build_links_libcrypto_alone() {
+    let (_, cc, mut req) = fixture();
+    req.configure_args.push("no-tls".into());
+    let keyed = key_steps(&cc, &req, "linux-x86_64");
+    assert_eq!(keyed.len(), 8);
+    let all = keyed.concat().join(" ");
+    assert!(!all.contains("libssl"), "{all}");
+    assert!(
+        keyed[3]
+            .join(" ")
+            .contains("-Wl,--whole-archive libcrypto.a -Wl,--no-whole-archive"),
+        "{:?}",
+        keyed[3]
+    );
 }
