@@ -222,8 +222,9 @@ pub fn segments(bytes: u64, mss: u64) -> u64 {
 
 /// The round trips a response takes in slow start (no loss, no receive-window limit): the
 /// server's window starts at `iw` segments plus the `acked` segments of its handshake flight
-/// the client acknowledged (RFC 5681: one segment per segment acknowledged) and doubles per
-/// round trip.
+/// the client acknowledged (RFC 5681: one segment per segment acknowledged; Linux's BBR does
+/// so, its Reno and CUBIC do not for a window the flight left unfilled) and doubles per round
+/// trip.
 pub fn response_rounds(response_segments: u64, iw: u64, acked: u64) -> u64 {
     let (mut cwnd, mut sent, mut rounds) = (iw + acked, 0, 0);
     while sent < response_segments {
@@ -244,7 +245,8 @@ pub fn predicted_rtts(server_flight: u64, response: u64, mss: u64, iw: u64) -> u
     let flight_rtts = flight.div_ceil(iw);
     // TLS records of at most 16 KiB, each with a 5-byte header and a 17-byte AEAD expansion.
     let records = response.div_ceil(16384).max(1);
-    let rounds = response_rounds(segments(response + 22 * records, mss), iw, flight.min(iw));
+    // Linux's Reno and CUBIC keep a window the handshake did not fill (RFC 7661): no growth.
+    let rounds = response_rounds(segments(response + 22 * records, mss), iw, 0);
     1 + flight_rtts + rounds
 }
 
