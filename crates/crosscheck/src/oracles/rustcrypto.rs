@@ -3,12 +3,27 @@
 //! crates the column links.
 
 use super::criterion::{self, cell};
-use crate::{Cell, Oracle, Provenance};
+use crate::{Cell, Difference, Oracle, Provenance};
 use anyhow::Result;
 use cryptospeed_model::Op;
 use std::path::Path;
 
 pub struct RustCrypto;
+
+/// The column's AEAD call is a boxed closure over buffers; criterion's loop inlines the seal.
+const BOXED_SEAL: Difference = Difference {
+    what: "cryptospeed's timed call goes through the column's boxed AeadFn (an indirect call \
+        returning a Result; the nonce and AAD read from the cell's buffers through \
+        GenericArray::from_slice, the tag copied out to the cell's buffer); criterion's loop \
+        inlines encrypt_in_place_detached on a constant nonce and AAD and keeps the tag where \
+        it was made: about 8 ns per call, which only the 16-byte cell shows",
+    band: (0.86, 0.97),
+    measured: "crates/rust-oracles/examples/gap.rs, both loops and the column's closure body \
+        inlined in one process, alternating 5 ms blocks (2026-11-28 16:03 UTC, load 4.0-5.1, \
+        CPU 1, 6 rounds): the column's loop 111.1-114.0 ns, the bench's 103.3-104.9 ns, ours/oracle \
+        0.920-0.932; the column's closure body inlined 107.1-108.2 ns (half the gap is the box, \
+        half the buffers and the tag copy)",
+};
 
 static CELLS: &[Cell] = &[
     cell(
@@ -25,13 +40,16 @@ static CELLS: &[Cell] = &[
         "sha256@8192 hash",
         "sha2 Sha256::digest of 8192 bytes",
     ),
-    cell(
-        "aes-128-gcm",
-        Op::Encrypt,
-        Some(16),
-        "aes-128-gcm@16 encrypt",
-        "aes-gcm Aes128Gcm::encrypt_in_place_detached of 16 bytes, 13 bytes of AAD",
-    ),
+    Cell {
+        difference: Some(BOXED_SEAL),
+        ..cell(
+            "aes-128-gcm",
+            Op::Encrypt,
+            Some(16),
+            "aes-128-gcm@16 encrypt",
+            "aes-gcm Aes128Gcm::encrypt_in_place_detached of 16 bytes, 13 bytes of AAD",
+        )
+    },
     cell(
         "aes-128-gcm",
         Op::Encrypt,
