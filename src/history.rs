@@ -30,6 +30,10 @@ pub struct HistoryArgs {
     /// A change point stands when its permutation p-value is below this.
     #[arg(long, default_value_t = 0.01)]
     pub alpha: f64,
+    /// Smallest change worth reporting (`2%` or `0.02`, as the gate's `--fail-above`): smaller
+    /// significant shifts (the host's own) are not change points.
+    #[arg(long, default_value = "2%", value_parser = share)]
+    pub min_change: f64,
     /// Print JSON instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -37,6 +41,20 @@ pub struct HistoryArgs {
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub store: StoreArgs,
+}
+
+/// `2%` or `0.02` as a share below 1.
+fn share(text: &str) -> Result<f64, String> {
+    let v = match text.trim().strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
+        None => text.trim().parse::<f64>(),
+    };
+    match v {
+        Ok(v) if (0.0..1.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "wants a share below 100%, like 2% or 0.02; got '{text}'"
+        )),
+    }
 }
 
 pub fn history(a: HistoryArgs) -> Result<i32> {
@@ -84,6 +102,7 @@ pub fn history(a: HistoryArgs) -> Result<i32> {
         .collect();
     let search = Search {
         alpha: a.alpha,
+        min_change: a.min_change,
         ..Search::default()
     };
     let h = cell_history(&mine, (p.id, op, bytes), a.variant.as_deref(), &search);

@@ -31,6 +31,10 @@ pub struct Search {
     pub permutations: usize,
     /// Fewest values on either side of a split.
     pub min_size: usize,
+    /// Smallest change worth reporting (a fraction): a split whose size is smaller is
+    /// dropped after the search, as Apache Otava's minimum magnitude does, so a shift of the
+    /// host's own (a neighbour's build starting, 0.5–1%) is not called a change of the code.
+    pub min_change: f64,
     pub seed: u64,
 }
 
@@ -40,6 +44,7 @@ impl Default for Search {
             alpha: 0.01,
             permutations: 999,
             min_size: 3,
+            min_change: 0.02,
             seed: 49,
         }
     }
@@ -135,7 +140,28 @@ pub fn change_points(values: &[f64], s: &Search) -> Vec<ChangePoint> {
         }
     }
     found.sort_by_key(|(i, _)| *i);
-    ratios(values, &found)
+    keep_large(values, found, s.min_change)
+}
+
+/// The change points whose size reaches `min_change`: the smallest one below it is dropped and
+/// the sizes of its neighbours, whose segments it joins, are computed again, until none is.
+fn keep_large(values: &[f64], mut found: Vec<(usize, f64)>, min_change: f64) -> Vec<ChangePoint> {
+    loop {
+        let cps = ratios(values, &found);
+        let smallest = (0..cps.len()).min_by(|a, b| {
+            cps[*a]
+                .ratio
+                .ln()
+                .abs()
+                .total_cmp(&cps[*b].ratio.ln().abs())
+        });
+        match smallest {
+            Some(j) if cps[j].ratio.ln().abs() < (1.0 + min_change).ln() => {
+                found.remove(j);
+            }
+            _ => return cps,
+        }
+    }
 }
 
 /// Each change's ratio over the segments between its neighbours.
@@ -204,6 +230,29 @@ mod tests {
             .count();
         eprintln!("{flagged} of 100 flat series of 30 runs show a change point");
         assert!(flagged <= 3, "{flagged} of 100 flat series");
+    }
+
+    #[test]
+    fn a_shift_below_the_smallest_change_worth_reporting_is_dropped() {
+        // 0.3% noise, a 0.7% shift of the host at run 11 and a 3% step at run 21: both are
+        // significant, only the step is as large as 2%.
+        let v: Vec<f64> = (0..30)
+            .map(|i| {
+                let noise = [0.003, -0.002, 0.0, -0.003, 0.002][i % 5];
+                noise + (i >= 10) as u8 as f64 * 0.007 + (i >= 20) as u8 as f64 * 0.03
+            })
+            .collect();
+        let all = Search {
+            min_change: 0.0,
+            ..Search::default()
+        };
+        let found: Vec<usize> = change_points(&v, &all).iter().map(|c| c.index).collect();
+        assert_eq!(found, [10, 20]);
+        let cps = change_points(&v, &Search::default());
+        assert_eq!(cps.len(), 1, "{cps:?}");
+        assert_eq!(cps[0].index, 20);
+        // Its size is taken again over the joined segment before it.
+        assert!((cps[0].ratio.ln() - 0.03).abs() < 0.004, "{cps:?}");
     }
 
     #[test]

@@ -6,6 +6,7 @@ use anyhow::{Context, Result};
 use cryptospeed_engine::mask::FeatureMask;
 use cryptospeed_engine::worker_client::{WorkerClient, WorkerSpec};
 use cryptospeed_impls::MaskControl;
+use std::os::unix::fs::MetadataExt;
 use std::sync::atomic::AtomicBool;
 
 /// An implementation selector: `NAME` or `NAME:LIBRARY_PATH`, with the CPU-feature mask its
@@ -198,8 +199,7 @@ impl ImplChoice {
         Ok(WorkerSpec {
             program: match &self.program {
                 Some(program) => program.into(),
-                None => std::env::current_exe()
-                    .context("cannot find the cryptospeed executable to start a worker")?,
+                None => own_exe()?,
             },
             args,
             env,
@@ -262,6 +262,21 @@ pub fn variant_of(choice: &ImplChoice, w: &WorkerClient) -> cryptospeed_model::V
         ));
     }
     variant
+}
+
+/// This executable, to start workers from. When the file was replaced while this process runs
+/// (a `cargo build` of the same target in the shared tree, mid-gate), the path names the new
+/// build or nothing ("… (deleted)"); Linux's /proc/self/exe still runs this process's own
+/// binary, so a long run's later workers are the build its first ones were.
+fn own_exe() -> Result<std::path::PathBuf> {
+    let exe = std::env::current_exe()
+        .context("cannot find the cryptospeed executable to start a worker")?;
+    let proc_exe = std::path::Path::new("/proc/self/exe");
+    let same = |p: &std::path::Path| std::fs::metadata(p).map(|m| (m.dev(), m.ino())).ok();
+    match (same(&exe), same(proc_exe)) {
+        (a, Some(b)) if a != Some(b) => Ok(proc_exe.to_path_buf()),
+        _ => Ok(exe),
+    }
 }
 
 #[cfg(test)]
