@@ -37,10 +37,17 @@ impl LogFormat for GbenchConsole {
     }
 
     fn sniff(&self, text: &str) -> bool {
-        text.lines().any(|l| {
+        let header = text.lines().any(|l| {
             let w: Vec<&str> = l.split_whitespace().collect();
             w.len() >= 4 && w[..4] == ["Benchmark", "Time", "CPU", "Iterations"]
-        })
+        });
+        // Rows pasted without their header (a README, an issue comment): every line one.
+        let rows = || {
+            let mut lines = text.lines().filter(|l| !l.trim().is_empty()).peekable();
+            lines.peek().is_some()
+                && lines.all(|l| matches!(console_row(0, l.trim_end()), Ok(Some(_))))
+        };
+        header || rows()
     }
 
     fn parse(&self, text: &str, _options: &ImportOptions) -> Result<ParsedLog, ImportError> {

@@ -82,7 +82,11 @@ fn check_spot(file: &str, log: &ParsedLog, spot: &Spot) {
     }
     let op = Op::parse(spot.op.as_deref().unwrap()).unwrap();
     let r = cell(run, spot.primitive.as_deref().unwrap(), op);
-    assert_eq!(!r.mapped, spot.kept, "{file}: {} catalog cell or kept", r.primitive);
+    assert_eq!(
+        !r.mapped, spot.kept,
+        "{file}: {} catalog cell or kept",
+        r.primitive
+    );
     if let Some(cycles) = spot.cycles {
         assert_eq!(r.cycles, Some(cycles), "{file}: {} {op:?}", r.primitive);
     }
