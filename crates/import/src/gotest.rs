@@ -46,8 +46,14 @@ impl LogFormat for GoTest {
                     config.push((key, value));
                 }
             } else if t.starts_with("Benchmark") {
-                let result = benchmark_line(n, t, &pkg)?;
-                place(&mut log.runs, result, n, variant.as_deref());
+                // A garbled or cut line (a paste ending mid-line) costs that line, said.
+                match benchmark_line(n, t, &pkg) {
+                    Ok(result) => place(&mut log.runs, result, n, variant.as_deref()),
+                    Err(e) => {
+                        log.warnings.push(format!("{e}: that line is skipped"));
+                        log.skipped.push((n, line.to_string()));
+                    }
+                }
             } else if !is_go_noise(t) {
                 log.skipped.push((n, line.to_string()));
             }
@@ -113,10 +119,19 @@ fn settle_samples(run: &mut ImportedRun) {
             r.samples.clear();
             continue;
         }
-        let rates: Vec<f64> = r.samples.iter().map(|(_, rate)| *rate).collect();
-        if let Some(median) = cryptospeed_stats::median(&rates) {
-            r.rate = median;
-        }
+        // benchstat's median is of the printed time per operation; the rate is its inverse
+        // (as the stored figure, the median of the samples' ns, is).
+        let mut rates: Vec<f64> = r.samples.iter().map(|(_, rate)| *rate).collect();
+        rates.sort_by(f64::total_cmp);
+        let n = rates.len();
+        r.rate = match n % 2 {
+            1 => rates[n / 2],
+            // The mean of the two middle times, as a rate: their rates' harmonic mean.
+            _ => {
+                let (a, b) = (rates[n / 2 - 1], rates[n / 2]);
+                2.0 * a * b / (a + b)
+            }
+        };
     }
 }
 
