@@ -14,7 +14,8 @@ use std::process::Command;
 
 pub struct OpenSsl;
 
-const SPEED: &[&str] = &["openssl", "speed", "-mr", "-seconds", "1"];
+/// The command line both installed-app oracles run, the cell's arguments after it.
+pub const SPEED: &[&str] = &["openssl", "speed", "-mr", "-seconds", "1"];
 const HASH: &str = "EVP_Digest of the buffer with the digest fetched once (one-shot), counted \
     until a 1 s alarm, over user CPU time";
 const CBC: &str = "EVP_Cipher on one EVP_CIPHER_CTX (key and IV set once, the IV chained on), \
@@ -79,6 +80,27 @@ static CELLS: &[Cell] = &[
     },
 ];
 
+/// Expands, inside an `impl Oracle`, to the methods the installed app's two oracles share
+/// (`openssl` and `openssl-cli`): the app on PATH, [`SPEED`] with the cell's arguments, the
+/// `-mr` figure, and the process's user CPU time as the clock.
+macro_rules! installed_speed_methods {
+    () => {
+        fn setup(&self, _dir: &Path, log: &mut dyn FnMut(&str)) -> Result<Provenance> {
+            super::openssl::installed_app(log)
+        }
+        fn command(&self, built: &Provenance, cell: &Cell) -> Vec<String> {
+            super::openssl::speed_command(built, super::openssl::SPEED, cell)
+        }
+        fn parse(&self, cell: &Cell, output: &str) -> Result<f64> {
+            super::openssl::speed_figure(cell, output)
+        }
+        fn clock(&self) -> Clock {
+            Clock::Undisturbed // without -elapsed: the process's user time (times())
+        }
+    };
+}
+pub(crate) use installed_speed_methods;
+
 impl Oracle for OpenSsl {
     fn column(&self) -> &'static str {
         "openssl"
@@ -89,18 +111,7 @@ impl Oracle for OpenSsl {
     fn cells(&self) -> &'static [Cell] {
         CELLS
     }
-    fn setup(&self, _dir: &Path, log: &mut dyn FnMut(&str)) -> Result<Provenance> {
-        installed_app(log)
-    }
-    fn command(&self, built: &Provenance, cell: &Cell) -> Vec<String> {
-        speed_command(built, SPEED, cell)
-    }
-    fn parse(&self, cell: &Cell, output: &str) -> Result<f64> {
-        speed_figure(cell, output)
-    }
-    fn clock(&self) -> Clock {
-        Clock::Undisturbed // without -elapsed: the process's user time (times())
-    }
+    installed_speed_methods!();
 }
 
 /// The `openssl` app on PATH, with the Debian packages it and its libcrypto come from and the

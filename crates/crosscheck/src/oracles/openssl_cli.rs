@@ -3,7 +3,7 @@
 //! -mr -seconds 1 -bytes N -evp NAME`, `-hmac` for HMAC, the process's user CPU time as its
 //! clock), so the command covers the column and shows that nothing sits between the two.
 
-use super::openssl::{installed_app, speed_command, speed_figure};
+use super::openssl::installed_speed_methods;
 use crate::{Cell, Clock, Oracle, Provenance};
 use anyhow::Result;
 use cryptospeed_model::Op;
@@ -11,7 +11,6 @@ use std::path::Path;
 
 pub struct OpenSslCli;
 
-const SPEED: &[&str] = &["openssl", "speed", "-mr", "-seconds", "1"];
 const EVP: &str = "the column's own command line run directly: `openssl speed -evp` counts \
     EVP calls on the buffer until a 1 s alarm and divides by the process's user CPU time";
 
@@ -74,16 +73,5 @@ impl Oracle for OpenSslCli {
     fn cells(&self) -> &'static [Cell] {
         CELLS
     }
-    fn setup(&self, _dir: &Path, log: &mut dyn FnMut(&str)) -> Result<Provenance> {
-        installed_app(log)
-    }
-    fn command(&self, built: &Provenance, cell: &Cell) -> Vec<String> {
-        speed_command(built, SPEED, cell)
-    }
-    fn parse(&self, cell: &Cell, output: &str) -> Result<f64> {
-        speed_figure(cell, output)
-    }
-    fn clock(&self) -> Clock {
-        Clock::Undisturbed // without -elapsed: the process's user time (times())
-    }
+    installed_speed_methods!();
 }
