@@ -264,6 +264,7 @@ fn pkey_tables(
 ) {
     let mut headed = [false; 8];
     let mut not_measured = Vec::new();
+    let mut no_column = Vec::new();
     for p in prims.iter().filter(|p| !is_symmetric(p)) {
         if !p.ops().iter().any(|op| ops(ms, p.id, *op).is_some()) {
             let failed = ms
@@ -276,7 +277,17 @@ fn pkey_tables(
             }
             continue;
         }
-        let tail = extra(ms, p.id, p.ops(), options);
+        let (columns, from_bytes): (Vec<Op>, Vec<Op>) =
+            p.ops().iter().partition(|op| !NO_COLUMN.contains(op));
+        no_column.extend(
+            from_bytes
+                .iter()
+                .filter_map(|op| no_column_line(ms, p.id, *op, options)),
+        );
+        if !columns.iter().any(|op| ops(ms, p.id, *op).is_some()) {
+            continue;
+        }
+        let tail = extra(ms, p.id, &columns, options);
         let rate = |op| ops(ms, p.id, op);
         if let Some((slot, header, lines)) = pkey_row(p.speed, &rate) {
             if !headed[slot] {
@@ -289,9 +300,43 @@ fn pkey_tables(
             }
         }
     }
+    if !no_column.is_empty() {
+        let _ = writeln!(out, "# from bytes (no column in openssl speed's tables):");
+        for line in no_column {
+            let _ = writeln!(out, "{line}");
+        }
+    }
     for n in not_measured {
         let _ = writeln!(out, "# not measured: {n}");
     }
+}
+
+/// Operations `openssl speed` has no column for (the from-bytes ones, a fresh key per verify):
+/// printed in a section of their own rather than as a `0.000000s` in the keygen/encaps/decaps or
+/// sign/verify columns of the operation they are not.
+const NO_COLUMN: [Op; 5] = [
+    Op::KeygenEncode,
+    Op::EncapsParse,
+    Op::DecapsParse,
+    Op::VerifyParse,
+    Op::VerifyFreshKey,
+];
+
+/// `#   ml-kem-768 encaps+parse 0.000021s  47619.0/s`, or None when the cell has no figure.
+fn no_column_line(
+    ms: &[&cryptospeed_model::VariantMeasurement],
+    id: &str,
+    op: Op,
+    options: &Options,
+) -> Option<String> {
+    let r = ops(ms, id, op)?;
+    let tail = extra(ms, id, &[op], options);
+    Some(format!(
+        "# {id:>27} {:<16} {:8.6}s {:9.1}/s{tail}",
+        op.to_string(),
+        1.0 / r,
+        r
+    ))
 }
 
 /// One public-key primitive's lines as `openssl speed` prints them, the table's header and the
@@ -408,6 +453,54 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("CPUINFO: OPENSSL_ia32cap=0xfffa3203078bffff:0x405fc6f1bf07ab"));
+    }
+
+    /// An ML-KEM-768 cell as an imported mlkem-native log gives it: from-bytes operations only.
+    fn with_kem_ops(ops_ns: &[(Op, f64)]) -> RunRecord {
+        let mut record = super::super::fixture::record();
+        let template = record
+            .measurements
+            .iter()
+            .find(|m| m.measurement.summary.is_some())
+            .unwrap()
+            .clone();
+        for (op, ns) in ops_ns {
+            let mut m = template.clone();
+            m.measurement.cell.primitive = "ml-kem-768".into();
+            m.measurement.cell.op = *op;
+            m.measurement.cell.bytes = None;
+            let s = m.measurement.summary.as_mut().unwrap();
+            (s.median, s.ci_lo, s.ci_hi, s.min, s.max) = (*ns, *ns, *ns, *ns, *ns);
+            record.measurements.push(m);
+        }
+        record
+    }
+
+    #[test]
+    fn from_bytes_operations_get_a_section_not_a_zero_column() {
+        let only = with_kem_ops(&[(Op::KeygenEncode, 20_000.0), (Op::EncapsParse, 25_000.0)]);
+        let text = write(&only, &Options::default());
+        assert!(!text.contains("0.000000s"), "{text}");
+        assert!(!text.contains("keygens/s"), "{text}");
+        assert!(
+            text.contains("# from bytes (no column in openssl speed's tables):\n"),
+            "{text}"
+        );
+        // 20 us per call = 50000 ops/s.
+        assert!(
+            text.contains("#                  ml-kem-768 keygen+encode    0.000020s   50000.0/s\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("ml-kem-768 encaps+parse     0.000025s   40000.0/s\n"),
+            "{text}"
+        );
+        // Beside a measured keygen, the row keeps its columns and the from-bytes cell its line.
+        let both = with_kem_ops(&[(Op::Keygen, 10_000.0), (Op::KeygenEncode, 20_000.0)]);
+        let text = write(&both, &Options::default());
+        assert!(text.contains("keygens/s"), "{text}");
+        assert!(text.contains(" ML-KEM-768 0.000010s"), "{text}");
+        assert!(text.contains("ml-kem-768 keygen+encode"), "{text}");
     }
 
     #[test]
