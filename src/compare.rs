@@ -94,6 +94,11 @@ pub struct CompareArgs {
     /// With --remeasure: no further pass starts after this many seconds.
     #[arg(long, value_name = "SECONDS", requires = "remeasure")]
     pub budget: Option<f64>,
+    /// Compare two primitives (or sizes) within each column of the runs given, paired by round:
+    /// `A:B`, each `PRIMITIVE` or `PRIMITIVE@BYTES`; prints B's time per operation over A's with
+    /// its interval and the paired test's verdict, per column and operation.
+    #[arg(long, value_name = "A:B", conflicts_with_all = ["remeasure", "percentiles", "machines"])]
+    pub pair_cells: Option<String>,
     #[command(flatten)]
     pub db: crate::session::StoreArgs,
 }
@@ -115,6 +120,9 @@ pub fn compare(a: CompareArgs) -> Result<i32> {
         .iter()
         .map(|s| s.input(options.per_ghz))
         .collect::<Result<Vec<_>>>()?;
+    if let Some(spec) = &a.pair_cells {
+        return pair_cells(spec, &stored, &a);
+    }
     if sides.len() < 2 {
         bail!(
             "nothing to compare: give at least two sides (or one run that holds several variants)"
@@ -173,6 +181,32 @@ pub fn compare(a: CompareArgs) -> Result<i32> {
         eprintln!("cryptospeed: {line}");
     }
     Ok(code)
+}
+
+/// `--pair-cells A:B`: the two cells of each column of the runs given, paired by round.
+fn pair_cells(
+    spec: &str,
+    stored: &[cryptospeed_query::StoredSide],
+    a: &CompareArgs,
+) -> Result<i32> {
+    use cryptospeed_compare::pair_cells as pc;
+    let (x, y) = pc::parse_pair(spec)?;
+    let mut records: Vec<cryptospeed_model::RunRecord> = Vec::new();
+    for r in stored.iter().flat_map(|s| &s.records) {
+        if !records.iter().any(|k| k.run.id == r.run.id) {
+            records.push(r.clone());
+        }
+    }
+    let pairs = pc::pair_cells(&records, &x, &y, a.alpha, a.resolution);
+    if pairs.is_empty() {
+        bail!("no column of the runs given holds bouts of both {spec}'s cells (measure both in one run: `run -a A,B`)");
+    }
+    let text = match a.format.as_str() {
+        "json" => serde_json::to_string_pretty(&pairs)? + "\n",
+        f => pc::render(&pairs, &x, &y, f == "markdown"),
+    };
+    emit(&text, &a.output)?;
+    Ok(0)
 }
 
 /// `--alpha`, `--resolution` and `--min-effect` within their ranges; `--percentiles` only where

@@ -7,6 +7,7 @@
 
 pub mod gate;
 pub mod history;
+pub mod pair_cells;
 #[cfg(test)]
 mod promises;
 mod run_noise;
