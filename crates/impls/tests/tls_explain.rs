@@ -118,3 +118,71 @@ fn a_side_is_its_primitives_sum_and_a_residual() {
     assert!(text.contains("ClientHello 1376"), "{text}");
     assert_eq!(side("X25519", "Ed25519", End::Client, 1).unwrap().len(), 5);
 }
+
+/// The server's side of `tls13-x25519-ecdsa-p256` priced so that every primitive costs `us`:
+/// two X25519 derives, one sign, 22 HMACs, the transcript's KiB.
+fn libssl_build(variant: &str, us: f64) -> Vec<VariantMeasurement> {
+    let at = |p, op, b| cell(variant, "openssl", p, op, b, us);
+    vec![
+        at("tls13-x25519-ecdsa-p256", Op::HandshakeServer, None),
+        at("x25519", Op::Derive, None),
+        at("ecdsa-p256", Op::Sign, None),
+        at("hmac-sha256", Op::Mac, Some(64)),
+        at("sha256", Op::Hash, Some(1024)),
+    ]
+}
+
+#[test]
+fn two_builds_of_one_library_are_each_priced_from_their_own_cells() {
+    // `--impl openssl:A,openssl:B`: B's label is made distinct (`#2`), its implementation not.
+    let mut ms = libssl_build("openssl-3.5.5", 1.0);
+    ms.extend(libssl_build("openssl-3.5.5#2", 2.0));
+    // 2 derives + 1 sign + 22 HMACs + 1 KiB of transcript = 26 calls at each build's price.
+    for (at, us) in [(0, 1.0), (5, 2.0)] {
+        let e = explain_side(&ms, &ms[at], End::Server, 1024).unwrap();
+        assert_eq!(e.priced_from.as_deref(), Ok(ms[at].variant.as_str()));
+        let (sum, complete) = e.sum();
+        assert!(complete);
+        assert!(
+            (sum.us - 26.0 * us).abs() < 1e-9,
+            "{}: {}",
+            ms[at].variant,
+            sum.us
+        );
+    }
+    let text = section_of(&ms);
+    assert!(text.contains("primitives from openssl-3.5.5#2"), "{text}");
+}
+
+#[test]
+fn a_rustls_column_with_two_matching_providers_is_ambiguous_not_priced() {
+    let id = "tls13-x25519-ecdsa-p256";
+    let hs = |v: &str| cell(v, "rustls-aws-lc-rs", id, Op::HandshakeServer, None, 80.0);
+    let prim = |v: &str, us| cell(v, "aws-lc-rs", "ecdsa-p256", Op::Sign, None, us);
+    // A masked rustls column takes the provider column with the same mask, not the plain one.
+    let ms = vec![
+        hs("rustls-aws-lc-rs+no-avx2"),
+        prim("aws-lc-rs", 10.0),
+        prim("aws-lc-rs+no-avx2", 20.0),
+    ];
+    let e = explain_side(&ms, &ms[0], End::Server, 1024).unwrap();
+    assert_eq!(e.priced_from.as_deref(), Ok("aws-lc-rs+no-avx2"));
+    let sign = e
+        .lines
+        .iter()
+        .find(|l| l.work.primitive == "ecdsa-p256")
+        .unwrap();
+    assert_eq!(sign.each.unwrap().us, 20.0);
+    // Two provider builds that both match: neither is picked.
+    let ms = vec![
+        hs("rustls-aws-lc-rs"),
+        prim("aws-lc-rs-a", 10.0),
+        prim("aws-lc-rs-b", 20.0),
+    ];
+    let e = explain_side(&ms, &ms[0], End::Server, 1024).unwrap();
+    let why = e.priced_from.as_ref().unwrap_err();
+    assert!(why.contains("ambiguous"), "{why}");
+    assert!(e.lines.iter().all(|l| l.each.is_none()));
+    assert!(!e.sum().1);
+    assert!(section_of(&ms).contains("ambiguous"));
+}

@@ -9,10 +9,50 @@ use cryptospeed_catalog::{lookup, Algorithm, Primitive};
 use cryptospeed_model::{Measurement, Op, RunRecord, VariantMeasurement};
 use std::fmt::Write;
 
-/// The column whose primitive cells price a TLS column's work: rustls calls its provider
+/// The library whose primitive cells price a TLS column's work: rustls calls its provider
 /// (`rustls-aws-lc-rs` → `aws-lc-rs`); every other TLS column is its own library's column.
-pub fn primitive_column(tls_column: &str) -> &str {
-    tls_column.strip_prefix("rustls-").unwrap_or(tls_column)
+pub fn primitive_library(tls_implementation: &str) -> &str {
+    tls_implementation
+        .strip_prefix("rustls-")
+        .unwrap_or(tls_implementation)
+}
+
+/// What tells apart builds of one library in a run's labels: a feature mask (`+MASK`), a
+/// replica or duplicate tag (`#TAG`); empty when none.
+fn label_suffix(label: &str) -> &str {
+    label.find(['+', '#']).map_or("", |i| &label[i..])
+}
+
+/// The one variant of a run whose primitive cells price `vm`'s handshake: for a rustls column,
+/// its provider's variant with the same mask/tag suffix; for every other column, the very same
+/// variant. `Err` says why none is used: none in the run, or more than one (ambiguous), so two
+/// builds of one library are never priced from each other's cells.
+pub fn primitive_column(
+    ms: &[VariantMeasurement],
+    vm: &VariantMeasurement,
+) -> Result<String, String> {
+    let library = primitive_library(&vm.implementation);
+    if library == vm.implementation {
+        return Ok(vm.variant.clone());
+    }
+    let suffix = label_suffix(&vm.variant);
+    let mut found: Vec<&str> = Vec::new();
+    for m in ms {
+        if m.implementation == library
+            && label_suffix(&m.variant) == suffix
+            && !found.contains(&m.variant.as_str())
+        {
+            found.push(&m.variant);
+        }
+    }
+    match found.as_slice() {
+        [one] => Ok(one.to_string()),
+        [] => Err(format!("no {library}{suffix} column in this run")),
+        many => Err(format!(
+            "ambiguous: {} all match {library}{suffix}; not priced",
+            many.join(", ")
+        )),
+    }
 }
 
 /// A time per operation with its 95% interval's half-width, microseconds.
@@ -39,9 +79,11 @@ pub struct Priced {
     pub each: Option<Micros>,
 }
 
-/// One side (or both) of one handshake cell: measured, the primitives' sum, their lines.
+/// One side (or both) of one handshake cell: measured, the primitives' sum, their lines, and
+/// the variant they were priced from (`Err`: why none was).
 pub struct Explained {
     pub measured: Option<Micros>,
+    pub priced_from: Result<String, String>,
     pub lines: Vec<Priced>,
 }
 
@@ -70,12 +112,12 @@ impl Explained {
 
 fn find<'a>(
     ms: &'a [VariantMeasurement],
-    column: &str,
+    variant: &str,
     w: &Work,
 ) -> Option<&'a VariantMeasurement> {
     ms.iter().find(|vm| {
         let c = &vm.measurement.cell;
-        (vm.variant == column || vm.implementation == column)
+        vm.variant == variant
             && c.op == w.op
             && c.bytes == w.bytes.map(u64::from)
             && lookup(&c.primitive).map(|p| p.id) == Some(w.primitive)
@@ -105,15 +147,23 @@ pub fn explain_side(
                 && m.measurement.cell.op == op
         })
         .and_then(|m| Micros::of(&m.measurement));
-    let column = primitive_column(&vm.implementation);
+    let priced_from = primitive_column(ms, vm);
     let lines = work::side(group, cert, end, wire_bytes)?
         .into_iter()
         .map(|w| Priced {
-            each: find(ms, column, &w).and_then(|m| Micros::of(&m.measurement)),
+            each: priced_from
+                .as_deref()
+                .ok()
+                .and_then(|v| find(ms, v, &w))
+                .and_then(|m| Micros::of(&m.measurement)),
             work: w,
         })
         .collect();
-    Some(Explained { measured, lines })
+    Some(Explained {
+        measured,
+        priced_from,
+        lines,
+    })
 }
 
 /// The bytes each step of one handshake wrote (ClientHello, server's flight, client's
@@ -166,7 +216,7 @@ fn cell(out: &mut String, ms: &[VariantMeasurement], vm: &VariantMeasurement) {
         .clone()
         .or_else(|| flights("rustls-aws-lc-rs", p))
         .map_or(0, |f| f.iter().sum::<usize>()) as u64;
-    let column = primitive_column(&vm.implementation);
+    let column = primitive_column(ms, vm).unwrap_or_else(|why| why);
     let _ = writeln!(out, "\n{} {} (primitives from {column})", p.id, vm.variant);
     for (end, name) in [(End::Client, "client"), (End::Server, "server")] {
         if let Some(e) = explain_side(ms, vm, end, wire.max(1)) {

@@ -309,6 +309,30 @@ impl Pair {
     }
 }
 
+impl Pair {
+    /// Both ends of the last handshake say `SSL_session_reused`.
+    fn both_resumed(&self) -> Result<(), String> {
+        let (Some(c), Some(s)) = (self.client.as_ref(), self.server.as_ref()) else {
+            return Err("no finished handshake".into());
+        };
+        let api = self.contexts.api;
+        // SAFETY: both SSLs are live and finished.
+        let reused = unsafe {
+            (
+                (api.SSL_session_reused)(c.ssl),
+                (api.SSL_session_reused)(s.ssl),
+            )
+        };
+        if reused != (1, 1) {
+            return Err(format!(
+                "the handshake did not resume (client {}, server {})",
+                reused.0, reused.1
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl Drop for Pair {
     fn drop(&mut self) {
         self.client = None;
@@ -354,6 +378,15 @@ impl Ends for Pair {
     fn finished(&self) -> bool {
         let done = |e: &Option<End>| e.as_ref().is_some_and(End::finished);
         done(&self.client) && done(&self.server)
+    }
+
+    /// A resumed-handshake cell (its clients offer a session): the batch's last handshake
+    /// must have resumed on both ends, or the cell timed full handshakes under its name.
+    fn after_batch(&mut self) -> Result<(), String> {
+        match self.session.is_null() {
+            true => Ok(()),
+            false => self.both_resumed(),
+        }
     }
 
     fn negotiated(&mut self) -> Result<Negotiated, String> {
@@ -485,20 +518,8 @@ fn resuming(api: &'static SslApi, p: &Primitive) -> Result<(Pair, Vec<usize>), S
     }
     let mut flights = Vec::new();
     super::handshake(&mut pair, &mut super::unclocked, Some(&mut flights))?;
+    pair.both_resumed()?;
     let (c, s) = (pair.client.as_ref().unwrap(), pair.server.as_ref().unwrap());
-    // SAFETY: both SSLs are live and finished.
-    let reused = unsafe {
-        (
-            (api.SSL_session_reused)(c.ssl),
-            (api.SSL_session_reused)(s.ssl),
-        )
-    };
-    if reused != (1, 1) {
-        return Err(format!(
-            "the handshake did not resume (client {}, server {})",
-            reused.0, reused.1
-        ));
-    }
     let got = api.group_name(c.ssl).unwrap_or_default();
     if !got.eq_ignore_ascii_case(group) {
         return Err(format!(

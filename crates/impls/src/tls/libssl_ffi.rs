@@ -109,6 +109,10 @@ pub enum Setting<'a> {
     MaxVersion(u16),
 }
 
+/// Why a library holds no libssl and what to do about it.
+const NO_LIBSSL_WHY: &str = " (a cryptospeed variant like this was built before libssl was \
+kept, or with `no-tls`: rebuild it with `cryptospeed variant build …` without `no-tls`)";
+
 impl SslApi {
     /// Loads the libssl that goes with the libcrypto at `libcrypto`: the same file when it holds
     /// libssl too (a cryptospeed OpenSSL variant that keeps TLS), else the `libssl` named like
@@ -122,7 +126,7 @@ impl SslApi {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if !name.starts_with("libcrypto") {
             return Err(format!(
-                "{libcrypto} holds no libssl, and its name does not say where a libssl beside it would be"
+                "{libcrypto} holds no libssl, and its name does not say where a libssl beside it would be{NO_LIBSSL_WHY}"
             ));
         }
         let ssl_name = name.replacen("libcrypto", "libssl", 1);
@@ -131,7 +135,7 @@ impl SslApi {
             Some(_) => ssl.to_string_lossy().into_owned(),
             None => ssl_name,
         };
-        SslApi::load(&ssl).map_err(|e| format!("{libcrypto} holds no libssl; {e}"))
+        SslApi::load(&ssl).map_err(|e| format!("{libcrypto} holds no libssl{NO_LIBSSL_WHY}; {e}"))
     }
 
     /// Whether the library can say which group and signature scheme a handshake used: BoringSSL
