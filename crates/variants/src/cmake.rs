@@ -14,7 +14,7 @@ use crate::build::{build_root, lock_key, step, tail};
 use crate::cache::{load_manifest, save_manifest, BuildStatus, Cache, Entry, Manifest};
 use crate::compiler::{self, CompilerInfo};
 use crate::source::{cargo_home, sha256_file, SourceInfo};
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -41,6 +41,9 @@ pub struct CmakeLibrary {
     /// (BoringSSL's libdecrepit: Blowfish, CAST, RIPEMD-160), whose symbols dlsym finds along
     /// with libcrypto's.
     pub load: &'static str,
+    /// Other shared libraries the build must make (AWS-LC's `libssl.so`, which its TLS
+    /// handshake cells load): a build without one is failed, a cached one is not found.
+    pub libraries: &'static [&'static str],
     /// Executables kept beside the libraries (`bssl_bench`).
     pub programs: &'static [&'static str],
     /// Needs a C++ compiler (BoringSSL is C++ now).
@@ -65,6 +68,7 @@ pub const AWS_LC: CmakeLibrary = CmakeLibrary {
     ],
     targets: &["crypto", "ssl"],
     load: "libcrypto.so",
+    libraries: &["libssl.so"],
     programs: &[],
     cxx: true,
 };
@@ -80,6 +84,7 @@ pub const BORINGSSL: CmakeLibrary = CmakeLibrary {
     cmake_args: &["-DBUILD_TESTING=ON"],
     targets: &["crypto", "decrepit", "bssl_bench"],
     load: "libdecrepit.so",
+    libraries: &[],
     programs: &["bssl_bench"],
     cxx: true,
 };
@@ -164,7 +169,16 @@ struct Plan {
 fn plan(lib: &CmakeLibrary) -> Result<Plan> {
     let cmake = tool("cmake")?;
     let cc = tool("cc")?;
-    let cxx = if lib.cxx { Some(tool("c++")?) } else { None };
+    let cxx = match lib.cxx {
+        true => Some(tool("c++").map_err(|e| {
+            anyhow!(
+                "{} is built with a C++ compiler, and finding its cached build needs one too (the \
+                 compiler's version is part of the cache key): {e:#}",
+                lib.title
+            )
+        })?),
+        false => None,
+    };
     let ninja = tool("ninja").ok();
     let crate_path = crate_file(lib)?;
     let crate_sha256 = sha256_file(&crate_path)?;
@@ -221,15 +235,19 @@ fn key(plan: &Plan, lib: &CmakeLibrary) -> String {
 /// that is not retried until the source or the toolchain changes).
 pub fn cached(lib: &CmakeLibrary, cache: &Cache) -> Result<Option<Entry>> {
     let plan = plan(lib)?;
-    found(cache.dir_for(&plan.key))
+    found(cache.dir_for(&plan.key), lib)
 }
 
 /// The entry in `dir`, if there is one, refused when its files are not the bytes it was cached
-/// with (crate::files).
-fn found(dir: PathBuf) -> Result<Option<Entry>> {
+/// with (crate::files). A built entry that lacks one of the library's files (an AWS-LC build
+/// whose `ssl` target made no `libssl.so`) is not found, so the next build replaces it.
+fn found(dir: PathBuf, lib: &CmakeLibrary) -> Result<Option<Entry>> {
     let Ok(manifest) = load_manifest(&dir) else {
         return Ok(None);
     };
+    if manifest.status != BuildStatus::Failed && missing(lib, &dir).is_some() {
+        return Ok(None);
+    }
     let mut entry = Entry { dir, manifest };
     crate::files::check_or_record(&mut entry)?;
     Ok(Some(entry))
@@ -256,11 +274,11 @@ pub fn building(lib: &CmakeLibrary, cache: &Cache) -> bool {
 pub fn build(lib: &CmakeLibrary, cache: &Cache, jobs: usize, cancel: &AtomicBool) -> Result<Entry> {
     let plan = plan(lib)?;
     let final_dir = cache.dir_for(&plan.key);
-    if let Some(entry) = found(final_dir.clone())? {
+    if let Some(entry) = found(final_dir.clone(), lib)? {
         return Ok(entry);
     }
     let _lock = lock_key(cache, &plan.key)?;
-    if let Some(entry) = found(final_dir.clone())? {
+    if let Some(entry) = found(final_dir.clone(), lib)? {
         return Ok(entry); // built by another process while we waited
     }
     let started = Instant::now();
@@ -362,7 +380,7 @@ fn build_command(plan: &Plan, lib: &CmakeLibrary, bld: &Path, jobs: usize) -> Ve
 }
 
 /// Copies every shared library and program the build made, flat, into `staging`; the library
-/// to load and every program must be among them.
+/// to load, the other libraries and every program must be among them.
 fn collect_outputs(
     lib: &CmakeLibrary,
     bld: &Path,
@@ -378,12 +396,19 @@ fn collect_outputs(
                 .map_err(|err| format!("cannot copy {name}: {err}"))?;
         }
     }
-    for needed in std::iter::once(&lib.load).chain(lib.programs) {
-        if !staging.join(needed).is_file() {
-            return Err(format!("the build made no {needed}"));
-        }
+    match missing(lib, staging) {
+        Some(needed) => Err(format!("the build made no {needed}")),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// The first of the library's files (the library to load, the other libraries, the programs)
+/// that `dir` lacks.
+fn missing(lib: &CmakeLibrary, dir: &Path) -> Option<&'static str> {
+    std::iter::once(lib.load)
+        .chain(lib.libraries.iter().copied())
+        .chain(lib.programs.iter().copied())
+        .find(|f| !dir.join(f).is_file())
 }
 
 /// The manifest of a finished (or failed) build.
@@ -439,6 +464,21 @@ pub fn ready_library(entry: &Entry) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An AWS-LC build that made libcrypto but no libssl is failed, and such a cached entry is
+    /// not found (the next build replaces it).
+    #[test]
+    fn an_aws_lc_build_without_libssl_is_not_ready() {
+        let bld = tempfile::tempdir().unwrap();
+        let staging = tempfile::tempdir().unwrap();
+        std::fs::write(bld.path().join("libcrypto.so"), b"x").unwrap();
+        let err = collect_outputs(&AWS_LC, bld.path(), staging.path()).unwrap_err();
+        assert!(err.contains("libssl.so"), "{err}");
+        assert_eq!(missing(&AWS_LC, staging.path()), Some("libssl.so"));
+        std::fs::write(bld.path().join("libssl.so"), b"x").unwrap();
+        collect_outputs(&AWS_LC, bld.path(), staging.path()).unwrap();
+        assert_eq!(missing(&AWS_LC, staging.path()), None);
+    }
 
     #[test]
     fn every_library_is_found_by_its_label() {

@@ -288,9 +288,9 @@ fn a_default_label_passes_to_the_new_build_and_the_older_keeps_a_name() {
     assert!(e.to_string().contains("already names variant"), "{e}");
 }
 
-/// A build whose Configure line has `no-tls` (every build the test suite caches) runs the steps
-/// it ran before libssl was kept: no `make libssl.a`, libcrypto.a alone in the link, so its key
-/// is the one already in the caches.
+/// A build whose Configure line has `no-tls` (the test suite's cached builds, but for the one
+/// `tests/tls_libssl.rs` keeps TLS in) runs the steps it ran before libssl was kept: no
+/// `make libssl.a`, libcrypto.a alone in the link, so its key is the one already in the caches.
 #[test]
 fn a_no_tls_build_links_libcrypto_alone() {
     let (_, cc, mut req) = fixture();
