@@ -478,6 +478,32 @@ mod tests {
         std::fs::write(bld.path().join("libssl.so"), b"x").unwrap();
         collect_outputs(&AWS_LC, bld.path(), staging.path()).unwrap();
         assert_eq!(missing(&AWS_LC, staging.path()), None);
+        // A cached, built entry as an older build left it: libcrypto.so alone.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("libcrypto.so"), b"x").unwrap();
+        let plan = Plan {
+            crate_path: PathBuf::from("/x/aws-lc-sys-0.47.0.crate"),
+            crate_sha256: "cd".repeat(32),
+            cmake: tool_info("cmake"),
+            cc: tool_info("cc"),
+            cxx: Some(tool_info("c++")),
+            ninja: None,
+            key: "aws-lc-0123".into(),
+        };
+        let built = (BuildStatus::Unverified, String::new());
+        let m = manifest(&plan, &AWS_LC, built, Vec::new(), Instant::now());
+        save_manifest(dir.path(), &m).unwrap();
+        assert!(found(dir.path().to_path_buf(), &AWS_LC).unwrap().is_none());
+        std::fs::write(dir.path().join("libssl.so"), b"x").unwrap();
+        assert!(found(dir.path().to_path_buf(), &AWS_LC).unwrap().is_some());
+    }
+
+    fn tool_info(name: &str) -> CompilerInfo {
+        CompilerInfo {
+            name: name.into(),
+            path: format!("/usr/bin/{name}"),
+            version: format!("{name} 1.0"),
+        }
     }
 
     #[test]
