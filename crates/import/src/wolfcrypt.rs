@@ -40,9 +40,21 @@ impl LogFormat for WolfCrypt {
             } else if let Some(version) = t.strip_prefix("wolfSSL version ") {
                 new_run(&mut run, n).set("version", version.trim());
             } else if let Some((name, rate, per_op)) = rate_line(t) {
-                let r = new_run(&mut run, n);
-                r.last_line = n;
-                r.results.push(result(n, &name, rate, per_op, block));
+                // A public-key row naming no operation (`kyber_level1-ed`) costs that row, said.
+                match result(n, &name, rate, per_op, block) {
+                    Some(res) => {
+                        let r = new_run(&mut run, n);
+                        r.last_line = n;
+                        r.results.push(res);
+                    }
+                    None => {
+                        log.warnings.push(format!(
+                            "line {n}: wolfCrypt row `{name}` names no operation this importer \
+                             knows (encaps and decaps timed together?): that line is skipped"
+                        ));
+                        log.skipped.push((n, line.to_string()));
+                    }
+                }
             } else if !(t.is_empty() || t.starts_with("---") || t == "Benchmark complete") {
                 log.skipped.push((n, line.to_string()));
             }
@@ -101,15 +113,16 @@ fn squeeze(name: &str) -> String {
     name.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn result(n: usize, name: &str, rate: f64, per_op: bool, block: u64) -> ImportedResult {
+/// The row as a result; `None` for a public-key row whose operation is not known.
+fn result(n: usize, name: &str, rate: f64, per_op: bool, block: u64) -> Option<ImportedResult> {
     let (m, op, bytes) = if per_op {
-        let (m, op) = public_key(name).unwrap_or_else(|| kept_operation(name));
+        let (m, op) = public_key(name).or_else(|| kept_operation(name))?;
         (m, op, None)
     } else {
         let (m, op) = symmetric(name);
         (m, op, Some(block))
     };
-    ImportedResult {
+    Some(ImportedResult {
         primitive: m.primitive,
         op,
         bytes,
@@ -119,14 +132,14 @@ fn result(n: usize, name: &str, rate: f64, per_op: bool, block: u64) -> Imported
         line: n,
         samples: Vec::new(),
         cycles: None,
-    }
+    })
 }
 
 /// A public-key row the catalog does not know (`FALCON 1 sign`, `FRODOKEM 640 SHAKE 128 key
 /// gen`, `kyber_level1-kg`): its trailing verb is the operation, the rest the kept name, so the
 /// rows of one scheme share a primitive. A row with no verb known (`kyber_level1-ed`, encaps and
-/// decaps together) keeps its whole name, filed under `keygen` as before.
-fn kept_operation(name: &str) -> (Mapped, Op) {
+/// decaps together) is `None`: no one operation is timed, so the caller skips it with a warning.
+fn kept_operation(name: &str) -> Option<(Mapped, Op)> {
     let lower = name.to_ascii_lowercase();
     let verbs: [(&str, Op); 9] = [
         (" key gen", Op::Keygen),
@@ -141,10 +154,10 @@ fn kept_operation(name: &str) -> (Mapped, Op) {
     ];
     for (verb, op) in verbs {
         if let Some(base) = lower.strip_suffix(verb) {
-            return kept(&name[..base.len()], op);
+            return Some(kept(&name[..base.len()], op));
         }
     }
-    kept(name, Op::Keygen)
+    None
 }
 
 fn kept(name: &str, op: Op) -> (Mapped, Op) {
@@ -215,4 +228,37 @@ fn public_key(name: &str) -> Option<(Mapped, Op)> {
         _ => return None,
     };
     m.mapped.then_some((m, op))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows of wolfSSL 5.0.1's `benchmark -pq` (wolfSSL/wolfssl pull 4607, stored in
+    /// tests/real-more/wolfssl-pr4607-pq.txt): `-ed` times encaps and decaps together.
+    const PQ: &str = "wolfCrypt Benchmark (block bytes 1048576, min 1.0 sec each)
+kyber_level1-kg     126329 ops took 1.000 sec, avg 0.008 ms, 126328.127 ops/sec
+kyber_level1-ed      52600 ops took 1.000 sec, avg 0.019 ms, 52596.213 ops/sec
+FALCON     1 sign         4900 ops took 1.005 sec, avg 0.205 ms, 4876.147 ops/sec
+";
+
+    #[test]
+    fn a_row_naming_no_operation_is_skipped_with_a_warning_naming_it() {
+        let log = WolfCrypt.parse(PQ, &ImportOptions::default()).unwrap();
+        let results = &log.runs[0].results;
+        let got: Vec<(&str, Op)> = results
+            .iter()
+            .map(|r| (r.printed_name.as_str(), r.op))
+            .collect();
+        assert_eq!(
+            got,
+            [("kyber_level1-kg", Op::Keygen), ("FALCON 1 sign", Op::Sign)]
+        );
+        assert_eq!(log.warnings.len(), 1, "{:?}", log.warnings);
+        assert!(log.warnings[0].starts_with("line 3: wolfCrypt row `kyber_level1-ed`"));
+        assert!(log.warnings[0].ends_with("that line is skipped"));
+        assert_eq!(log.skipped.len(), 1);
+        assert_eq!(log.skipped[0].0, 3);
+        assert!(log.skipped[0].1.starts_with("kyber_level1-ed"));
+    }
 }
