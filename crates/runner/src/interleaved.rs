@@ -57,8 +57,12 @@ struct Bouts {
     /// last about the sample time; 0 calibrates again in the next bout.
     iters: u64,
     spent_s: f64,
-    /// Seconds granted beyond `max_time_s` from the time precise cells left unused.
-    granted_s: f64,
+    /// The most seconds of budget this cell has been charged so far: what it is charged never
+    /// goes down (a later slow bout can lower the counted share; see `Bouts::charged_s`).
+    charged_peak_s: f64,
+    /// Wall seconds (`spent_s`) up to which the cell may go on measuring on time granted from
+    /// the pool that precise cells left unused; 0 when none was granted.
+    granted_until_s: f64,
     done: bool,
 }
 
@@ -258,6 +262,7 @@ impl Bouts {
         );
         self.bouts += 1;
         self.spent_s += reply.elapsed_s;
+        self.settle_charge();
         None
     }
 

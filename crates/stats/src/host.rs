@@ -89,6 +89,20 @@ pub fn counted_time_share(samples: &[Sample], disturbances: &[BoutDisturbance]) 
 
 /// Samples whose thread had the CPU for at least this share of their wall time ran through:
 /// they are taken as they are.
+///
+/// A corrected sample loses all its time off the CPU, the host's and the code's own alike. For
+/// the cells timed here the code's own is small: the timed loops are single-threaded and do not
+/// sleep, and a system call's kernel time (getrandom's included; it blocks only until the
+/// kernel's random pool is first ready, at boot) is thread CPU time and is kept. The exception
+/// is the Go worker: its collector's mark workers run on other threads (their CPU time is in no
+/// thread-timed sample, corrected or not), and its stop-the-world pauses leave the timed thread
+/// waiting off the CPU. A pause alone is under this share's 10% of a 5 ms sample unless it lasts
+/// 0.5 ms or more, but a sample corrected for being descheduled loses its pauses too, reading
+/// the cell a little fast. A batch that ended on another thread is timed by Go's process clock
+/// (the collector included), so its share can exceed 1 and it is kept as it is. In the
+/// single-P handshake cells (GOMAXPROCS 1) the collector's work takes turns with the timed
+/// goroutines on the one P, as on-CPU time, mostly of the same thread. How often these apply
+/// has not been measured.
 pub const UNDISTURBED_CPU_SHARE: f64 = 0.9;
 
 /// Samples whose thread had the CPU for less than this share of their wall time are set aside;

@@ -10,59 +10,75 @@ use cryptospeed_stats::host::counted_time_share;
 pub(super) const MAX_BOUTS: u32 = 200;
 
 /// A cell still imprecise when its own budget is spent may take time that precise cells left
-/// unused (sequential allocation), up to this many times its own budget.
+/// unused (sequential allocation), until it has measured this many times its budget in wall
+/// seconds (own budget and granted time together; checked before each granted round).
 pub(super) const MAX_BUDGET_FACTOR: f64 = 4.0;
 
 /// A cell's budget pays for the time of the samples that count toward its figure: the share of
 /// its time the host took (a descheduled sample's time off the CPU, samples set aside, bouts
 /// whose canary ran slow: `cryptospeed_stats::host::counted_time_share`) is given back, so a
 /// busy hour leaves a cell about as much usable measuring as a quiet one. It is charged at least
-/// this share of its time, so the host costs a cell at most twice the time. Only the host's
-/// part is given back: a cell whose own calls vary (ML-DSA's rejection loop) keeps every sample
-/// and is charged its whole time.
+/// this share of its time, so its own budget lasts it at most twice the budget in wall time.
+/// Only the host's part is given back: a cell whose own calls vary (ML-DSA's rejection loop)
+/// keeps every sample and is charged its whole time.
 pub(super) const MIN_CHARGED_SHARE: f64 = 0.5;
 
-/// Seconds charged to a cell's budget for `spent_s` of measuring of these samples.
-fn charged(spent_s: f64, samples: &[Sample], disturbances: &[BoutDisturbance]) -> f64 {
-    spent_s * counted_time_share(samples, disturbances).max(MIN_CHARGED_SHARE)
+/// The share of `spent_s` charged for these samples (see [`MIN_CHARGED_SHARE`]).
+fn charged_share(samples: &[Sample], disturbances: &[BoutDisturbance]) -> f64 {
+    counted_time_share(samples, disturbances).clamp(MIN_CHARGED_SHARE, 1.0)
 }
 
-/// Budget a stored cell left unused (positive: a precise cell's leftover) or took from the pool
-/// (negative), counted as [`may_stop`] counts it (`run --resume`).
+/// Wall seconds a stored cell left unused (positive: a precise cell's leftover) or took from the
+/// pool (negative: the wall time it measured after its own budget was charged), as [`may_stop`]
+/// counts them (`run --resume`). The pool is kept in wall seconds.
 pub(super) fn left_unused(m: &Measurement, budget_s: f64) -> f64 {
-    let charged = charged(m.elapsed_s, &m.samples, &m.disturbances);
     match m.status {
-        Status::Ok => (budget_s - charged).max(0.0),
-        _ => -(charged - budget_s).max(0.0),
+        Status::Ok => (budget_s - m.elapsed_s).max(0.0),
+        _ => {
+            let own_wall_s = budget_s / charged_share(&m.samples, &m.disturbances);
+            -(m.elapsed_s - own_wall_s).max(0.0)
+        }
     }
 }
 
 impl Bouts {
-    /// Seconds of this cell's budget spent so far (see [`MIN_CHARGED_SHARE`]).
+    /// Seconds of this cell's budget spent so far (see [`MIN_CHARGED_SHARE`]): never less than
+    /// charged before, so a later slow bout or a moving reference cannot hand time back.
     pub(super) fn charged_s(&self) -> f64 {
-        charged(self.spent_s, &self.samples, &self.disturbances)
+        let now = self.spent_s * charged_share(&self.samples, &self.disturbances);
+        now.max(self.charged_peak_s)
     }
 
+    /// Keeps what the cell has been charged so far, after each bout (see [`Bouts::charged_s`]).
+    pub(super) fn settle_charge(&mut self) {
+        self.charged_peak_s = self.charged_s();
+    }
+
+    /// Out of its own budget (charged) and of any round granted from the pool (wall).
     pub(super) fn out_of_time(&self, config: &MeasureConfig) -> bool {
-        self.charged_s() >= config.max_time_s + self.granted_s && self.bouts >= 2
+        self.charged_s() >= config.max_time_s
+            && self.spent_s >= self.granted_until_s
+            && self.bouts >= 2
     }
 
     pub(super) fn precise(&self, cell: &CellSpec, config: &MeasureConfig) -> bool {
         self.bouts >= config.min_bouts.max(2) && self.summary(cell, config, "").status == Status::Ok
     }
 
-    /// Seconds of budget one bout of this cell has been charged on average.
+    /// Wall seconds one bout of this cell has taken on average.
     pub(super) fn mean_bout_s(&self) -> f64 {
-        self.charged_s() / self.bouts.max(1) as f64
+        self.spent_s / self.bouts.max(1) as f64
     }
 }
 
 /// Whether a cell stops, for all its variants at once: each variant's own interval is within the
 /// precision target and so is every paired ratio against the first variant (what a comparison
 /// of this run will test), or the time is spent. A cell that is out of its own time while still
-/// imprecise takes another round's worth from the time precise cells left unused, while there is
-/// any, up to [`MAX_BUDGET_FACTOR`] times its budget; a precise cell leaves its unused time there.
-/// Time is counted as charged ([`MIN_CHARGED_SHARE`]).
+/// imprecise takes another round's worth of wall time from the time precise cells left unused,
+/// while there is any, until it would pass [`MAX_BUDGET_FACTOR`] times its budget in wall time;
+/// a precise cell leaves the wall time it did not use there. Its own budget is counted as
+/// charged ([`MIN_CHARGED_SHARE`]); the pool and the cap in wall seconds, so the pool never pays
+/// for more time than was left unused.
 pub(super) fn may_stop(
     row: &mut [Bouts],
     cell: &CellSpec,
@@ -77,7 +93,7 @@ pub(super) fn may_stop(
     if precise {
         tally.unused_s += row
             .iter()
-            .map(|b| (config.max_time_s - b.charged_s()).max(0.0))
+            .map(|b| (config.max_time_s - b.spent_s).max(0.0))
             .sum::<f64>();
         return true;
     }
@@ -88,13 +104,13 @@ pub(super) fn may_stop(
     // Out of time and imprecise: one more round from the pool, if it holds one.
     let round_s: f64 = open().map(Bouts::mean_bout_s).sum();
     let capped =
-        open().any(|b| b.charged_s() + b.mean_bout_s() > MAX_BUDGET_FACTOR * config.max_time_s);
+        open().any(|b| b.spent_s + b.mean_bout_s() > MAX_BUDGET_FACTOR * config.max_time_s);
     if capped || tally.unused_s < round_s {
         return true;
     }
     tally.unused_s -= round_s;
     for b in row.iter_mut().filter(|b| !b.done) {
-        b.granted_s = b.charged_s() - config.max_time_s + b.mean_bout_s();
+        b.granted_until_s = b.spent_s + b.mean_bout_s();
     }
     false
 }

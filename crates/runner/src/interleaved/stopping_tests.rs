@@ -3,7 +3,7 @@
 //! interval within the target; a cell stops when both hold, or when its time (and the pool that
 //! precise cells left) is spent.
 
-use super::stopping::paired_precise;
+use super::stopping::{left_unused, paired_precise, MAX_BUDGET_FACTOR};
 use super::*;
 
 // Eight bouts of a baseline and a candidate, as in crates/stats' SciPy fixtures: the baseline's
@@ -112,7 +112,8 @@ fn an_imprecise_cell_stops_when_its_time_and_the_pool_are_spent() {
     // Out of time and no pool: stop.
     let mut row = [bouts_of(&BASE8, 1.0)];
     assert!(may_stop(&mut row, &cell(), &tight, &mut tally));
-    // Out of time with a pool holding one more bout (1/8 s): one more round, granted from it.
+    // Out of time with a pool holding one more bout (1/8 s): one more round (until 1.125 s of
+    // wall time), granted from it.
     let mut tally = Tally {
         unused_s: 0.2,
         ..Default::default()
@@ -120,7 +121,8 @@ fn an_imprecise_cell_stops_when_its_time_and_the_pool_are_spent() {
     let mut row = [bouts_of(&BASE8, 1.0)];
     assert!(!may_stop(&mut row, &cell(), &tight, &mut tally));
     assert!((tally.unused_s - (0.2 - 0.125)).abs() < 1e-12);
-    assert!((row[0].granted_s - 0.125).abs() < 1e-12);
+    assert!((row[0].granted_until_s - 1.125).abs() < 1e-12);
+    assert!(!row[0].out_of_time(&tight));
     // A pool smaller than a bout: stop.
     let mut tally = Tally {
         unused_s: 0.1,
@@ -128,17 +130,17 @@ fn an_imprecise_cell_stops_when_its_time_and_the_pool_are_spent() {
     };
     let mut row = [bouts_of(&BASE8, 1.0)];
     assert!(may_stop(&mut row, &cell(), &tight, &mut tally));
-    // Never past four times its budget (MAX_BUDGET_FACTOR), however full the pool: at 2.5 s of
-    // a 1 s budget it may go on, at 3.9 s (a bout is 3.9/8 s) it stops.
+    // Never past four times its budget in wall time (MAX_BUDGET_FACTOR), however full the pool:
+    // at 2.5 s of a 1 s budget it may go on, at 3.9 s (a bout is 3.9/8 s) it stops.
     let full = || Tally {
         unused_s: 100.0,
         ..Default::default()
     };
     let mut row = [bouts_of(&BASE8, 2.5)];
-    row[0].granted_s = 1.5;
+    row[0].granted_until_s = 2.5;
     assert!(!may_stop(&mut row, &cell(), &tight, &mut full()));
     let mut row = [bouts_of(&BASE8, 3.9)];
-    row[0].granted_s = 2.9;
+    row[0].granted_until_s = 3.9;
     assert!(may_stop(&mut row, &cell(), &tight, &mut full()));
 }
 
@@ -185,10 +187,99 @@ fn the_time_the_host_took_is_given_back_down_to_half() {
     assert!(!may_stop(&mut row, &cell(), &tight, &mut no_pool()));
     let mut row = [with_canaries(bouts_of(&BASE8, 2.0), &[0, 1, 2, 3, 4, 5])];
     assert!(may_stop(&mut row, &cell(), &tight, &mut no_pool()));
-    // A precise cell leaves the pool its budget less what it was charged.
+    // A precise cell leaves the pool the wall time it did not use, not its uncharged time.
     let mut tally = no_pool();
     let mut row = [with_canaries(bouts_of(&BASE8, 0.8), &[7])];
     assert!(may_stop(&mut row, &cell(), &config(0.05, 7), &mut tally));
-    let charged = 0.8 * (820.5 - 102.0) / 820.5;
-    assert!(close(tally.unused_s, 1.0 - charged), "{}", tally.unused_s);
+    assert!(close(tally.unused_s, 0.2), "{}", tally.unused_s);
+}
+
+/// `bouts_of` with every sample 60% off the CPU (corrected and kept): charged half its time.
+fn off_cpu(ns: &[f64], spent_s: f64) -> Bouts {
+    let mut b = bouts_of(ns, spent_s);
+    b.samples
+        .iter_mut()
+        .for_each(|s| s.cpu_ns = s.wall_ns * 4 / 10);
+    b
+}
+
+#[test]
+fn the_pool_is_credited_only_wall_time_left_unused() {
+    let close = |x: f64, y: f64| (x - y).abs() < 1e-9;
+    let precise = config(0.05, 8);
+    // Its whole 1 s budget and more in wall time, charged 0.8 s: nothing left to the pool.
+    let mut tally = Tally::default();
+    let mut row = [off_cpu(&BASE8, 1.6)];
+    assert!(close(row[0].charged_s(), 0.8));
+    assert!(may_stop(&mut row, &cell(), &precise, &mut tally));
+    assert_eq!(tally.unused_s, 0.0);
+    // 0.8 s of wall time, charged 0.4 s: it leaves 0.2 s, not 0.6 s.
+    let mut row = [off_cpu(&BASE8, 0.8)];
+    assert!(may_stop(&mut row, &cell(), &precise, &mut tally));
+    assert!(close(tally.unused_s, 0.2), "{}", tally.unused_s);
+    // Stored cells (`run --resume`) count the same way.
+    let m = |b: &Bouts, status| Measurement {
+        status,
+        ..b.summary(&cell(), &precise, "")
+    };
+    assert_eq!(left_unused(&m(&off_cpu(&BASE8, 1.6), Status::Ok), 1.0), 0.0);
+    assert!(close(
+        left_unused(&m(&off_cpu(&BASE8, 0.8), Status::Ok), 1.0),
+        0.2
+    ));
+    // An imprecise one charged half its time took from the pool the wall time past 2 s.
+    let took = left_unused(&m(&off_cpu(&BASE8, 2.5), Status::Imprecise), 1.0);
+    assert!(close(took, -0.5), "{took}");
+}
+
+#[test]
+fn what_a_cell_was_charged_never_goes_down() {
+    let tight = config(0.001, 8);
+    let mut tally = Tally {
+        unused_s: 0.125,
+        ..Default::default()
+    };
+    let mut row = [with_canaries(bouts_of(&BASE8, 1.0), &[])];
+    row[0].settle_charge();
+    assert!(!may_stop(&mut row, &cell(), &tight, &mut tally));
+    // The granted bout runs, and the canary then finds six bouts slow: counted now, the cell
+    // would be charged half of 1.125 s, back within its budget. It stays charged 1 s or more,
+    // out of time once the granted round is spent, and with the pool empty it stops.
+    row[0].spent_s = 1.125;
+    row[0].settle_charge();
+    row[0] = with_canaries(std::mem::take(&mut row[0]), &[0, 1, 2, 3, 4, 5]);
+    assert!(row[0].charged_s() >= 1.0, "{}", row[0].charged_s());
+    assert!(row[0].out_of_time(&tight));
+    assert!(may_stop(&mut row, &cell(), &tight, &mut tally));
+}
+
+#[test]
+fn a_cell_measures_at_most_its_documented_multiple_of_the_budget() {
+    // Rounds of 1/8 s of wall time, each charged half (off the CPU): with its own budget only,
+    // it stops at twice the budget; with a full pool, before four times it (MAX_BUDGET_FACTOR).
+    let tight = config(0.001, 8);
+    for (pool, at_most, at_least) in [(0.0, 2.0, 2.0), (100.0, MAX_BUDGET_FACTOR, 3.8)] {
+        let mut tally = Tally {
+            unused_s: pool,
+            ..Default::default()
+        };
+        let mut row = [off_cpu(&BASE8[..2], 0.25)];
+        while !may_stop(&mut row, &cell(), &tight, &mut tally) {
+            let b = &mut row[0];
+            let next = off_cpu(&[BASE8[b.bouts as usize % 8]], 0.125).samples[0];
+            b.samples.push(Sample {
+                bout: b.bouts,
+                ..next
+            });
+            b.bouts += 1;
+            b.spent_s += 0.125;
+            b.settle_charge();
+        }
+        let spent = row[0].spent_s;
+        assert!(
+            spent <= at_most + 1e-9 && spent >= at_least - 1e-9,
+            "{spent}"
+        );
+        assert!(pool - tally.unused_s <= (spent - 2.0).max(0.0) + 1e-9);
+    }
 }
