@@ -1,8 +1,8 @@
 //! Crosscheck (DESIGN.md "crosscheck"): a column's figure beside its own library's benchmark
 //! program, built from the library project's sources against the same installed build, run in
 //! alternating rounds on one pinned CPU, with a verdict per cell: agrees (within ±3%), explained
-//! (a named difference in what is timed) or unexplained. Each oracle is one file in `oracles/`
-//! behind one line of [`ORACLES`].
+//! (a named difference in what is timed, or the worker binary's code layout) or unexplained.
+//! Each oracle is one file in `oracles/` behind one line of [`ORACLES`].
 
 pub mod debsrc;
 pub mod oracles;
@@ -49,11 +49,23 @@ pub struct Cell {
 /// it produces: a gap is explained only when it falls inside that band.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Difference {
+    /// A difference in what is timed, or the worker binary's code layout.
+    pub kind: Kind,
     pub what: &'static str,
     /// The band of ours/oracle the difference accounts for.
     pub band: (f64, f64),
     /// How the band was measured.
     pub measured: &'static str,
+}
+
+/// What a named difference is: the loops time different things, or they time the same calls
+/// and the worker binary's code layout moves the figure (a layout effect, neither a harness cost
+/// nor a definition difference; reported as its own verdict).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Definition,
+    Layout,
 }
 
 impl Cell {

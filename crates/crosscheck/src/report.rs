@@ -3,7 +3,7 @@
 //! verdict; printed as a table or JSON.
 
 use crate::rounds::Pairs;
-use crate::{Cell, Clock, Difference, Oracle, Provenance};
+use crate::{Cell, Clock, Difference, Kind, Oracle, Provenance};
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
@@ -14,8 +14,32 @@ pub const AGREES_WITHIN: f64 = 0.03;
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     Agrees,
+    /// A named difference in what is timed accounts for the gap.
     Explained,
+    /// The worker binary's code layout accounts for the gap (`Kind::Layout`): the same calls,
+    /// not a definition difference nor a harness cost.
+    Layout,
     Unexplained,
+}
+
+/// A named difference accounts for the gap when the point ratio lies inside its band and the
+/// 95% interval overlaps the band: an interval wholly past the band is a gap the difference does
+/// not cover, wherever the median fell.
+pub fn explains(d: &Difference, ratio: f64, ci: [f64; 2]) -> bool {
+    let (lo, hi) = d.band;
+    (lo..=hi).contains(&ratio) && ci[0] <= hi && ci[1] >= lo
+}
+
+/// The verdict of a ratio, its interval and the cell's named difference.
+pub fn verdict(ratio: f64, ci: [f64; 2], difference: Option<&Difference>) -> Verdict {
+    if (ratio - 1.0).abs() <= AGREES_WITHIN {
+        return Verdict::Agrees;
+    }
+    match difference.filter(|d| explains(d, ratio, ci)) {
+        Some(d) if d.kind == Kind::Layout => Verdict::Layout,
+        Some(_) => Verdict::Explained,
+        None => Verdict::Unexplained,
+    }
 }
 
 /// One cell's outcome.
@@ -107,14 +131,7 @@ pub fn judge(oracle: &dyn Oracle, cell: &Cell, pairs: &Pairs) -> CellResult {
     let (ratio, ci) = ratio_interval(pairs);
     let our_loop = our_loop(oracle.column(), cell);
     let difference = cell.difference;
-    let explained = difference.is_some_and(|d| (d.band.0..=d.band.1).contains(&ratio));
-    let verdict = if (ratio - 1.0).abs() <= AGREES_WITHIN {
-        Verdict::Agrees
-    } else if explained {
-        Verdict::Explained
-    } else {
-        Verdict::Unexplained
-    };
+    let verdict = verdict(ratio, ci, difference.as_ref());
     let med = |v: &[f64]| {
         let mut s = v.to_vec();
         s.sort_by(f64::total_cmp);
@@ -137,6 +154,16 @@ pub fn judge(oracle: &dyn Oracle, cell: &Cell, pairs: &Pairs) -> CellResult {
         our_figures: pairs.ours.clone(),
         oracle_clock: oracle.clock(),
         oracle_cpu_share: pairs.oracle_cpu_share.clone(),
+    }
+}
+
+/// The verdict as the table prints it.
+fn word(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Agrees => "agrees",
+        Verdict::Explained => "explained",
+        Verdict::Layout => "explained (code layout of the worker binary)",
+        Verdict::Unexplained => "unexplained",
     }
 }
 
@@ -169,7 +196,7 @@ pub fn render(r: &Report) -> String {
             c.ratio,
             c.ratio_ci95[0],
             c.ratio_ci95[1],
-            c.verdict
+            word(c.verdict)
         );
     }
     for (cell, why) in &r.failed {
@@ -192,11 +219,19 @@ pub fn render(r: &Report) -> String {
             );
         }
         if let Some(d) = &c.difference {
+            let label = match d.kind {
+                Kind::Definition => "difference: ",
+                Kind::Layout => "code layout:",
+            };
             s += &format!(
-                "  difference:  {} (accounts for ratio {:.2}–{:.2}: {})\n",
+                "  {label} {} (accounts for ratio {:.2}–{:.2}: {})\n",
                 d.what, d.band.0, d.band.1, d.measured
             );
         }
     }
     s
 }
+
+#[cfg(test)]
+#[path = "report_tests.rs"]
+mod tests;

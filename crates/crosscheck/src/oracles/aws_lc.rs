@@ -29,6 +29,7 @@ const GCM: &str = "SpeedEvpGenericChunk: EVP_EncryptInit_ex with the nonce alone
 
 /// SpeedHashChunk reuses one context; the column calls EVP_Digest, as `openssl speed` does.
 const DIGEST_CTX: Difference = Difference {
+    kind: crate::Kind::Definition,
     what: "bssl speed reuses one EVP_MD_CTX; the column calls EVP_Digest, as `openssl speed` \
         does, which makes and cleans up a context (its hash state allocated and freed) in every \
         call: a fixed cost per message",
@@ -40,6 +41,7 @@ const DIGEST_CTX: Difference = Difference {
 };
 /// SpeedEvpGenericChunk also reads the tag out and writes to a second buffer.
 const GCM_TAG: Difference = Difference {
+    kind: crate::Kind::Definition,
     what: "bssl speed also reads the tag out (EVP_CTRL_GCM_GET_TAG) after every message and \
         writes the ciphertext to a second buffer; the column encrypts in place with no tag read, \
         as `openssl speed -aead` does: a fixed cost per message",

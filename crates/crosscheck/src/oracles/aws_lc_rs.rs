@@ -12,6 +12,7 @@ pub struct AwsLcRs;
 
 /// The column's timed call is a boxed closure; criterion's loop inlines `digest::digest`.
 const BOXED_HASH: Difference = Difference {
+    kind: crate::Kind::Definition,
     what: "cryptospeed's timed call goes through the column's boxed closure (an indirect call \
         returning a Result, the 80-byte Digest built in memory and the digest copied to the \
         caller's buffer); criterion's loop inlines digest::digest: about 6 ns per call, which \

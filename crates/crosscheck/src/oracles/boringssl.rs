@@ -21,6 +21,7 @@ const SEAL: &str = "EVP_AEAD_CTX_seal with a 12-byte nonce and 13 bytes of AD, k
 const GCM_API: &str = "bssl_bench times EVP_AEAD_CTX_seal; the column times the EVP_CIPHER \
     sequence (nonce, 13-byte AAD, update, final) `openssl speed` makes on the same library";
 const GCM_16: Difference = Difference {
+    kind: crate::Kind::Definition,
     what: GCM_API,
     band: (1.06, 1.15),
     measured: "a plain C loop of each API against the same libcrypto.so \
@@ -28,6 +29,7 @@ const GCM_16: Difference = Difference {
         EVP_AEAD seal 81-87 ns, rate ratio 1.065-1.112",
 };
 const GCM_8192: Difference = Difference {
+    kind: crate::Kind::Definition,
     what: GCM_API,
     band: (0.99, 1.09),
     measured: "the same C loop at 8192 bytes: rate ratio 0.997-1.093 (13:40 UTC); \
@@ -40,6 +42,7 @@ const PAUSED_WHAT: &str = "bssl_bench makes a fresh key pair before each timed c
     calls) and a call that starts with the key generation's data in the caches; the column calls \
     back to back with one key";
 const PAUSED_DECAP: Difference = Difference {
+    kind: crate::Kind::Definition,
     what: PAUSED_WHAT,
     band: (1.00, 1.11),
     measured: "bssl_bench's own unpaused benchmarks give the call without the pause \
@@ -47,6 +50,7 @@ const PAUSED_DECAP: Difference = Difference {
         = 23.9-24.0 µs against DecapOnly 24.2-26.3 µs (1.006-1.10, median 1.038)",
 };
 const PAUSED_ENCAP: Difference = Difference {
+    kind: crate::Kind::Definition,
     what: PAUSED_WHAT,
     band: (1.02, 1.15),
     measured: "bssl_bench's own unpaused benchmarks (2026-11-28 13:40 UTC, CPU time, three \

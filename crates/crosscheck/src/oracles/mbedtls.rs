@@ -50,6 +50,7 @@ static CELLS: &[Cell] = &[
         oracle_loop: "mbedtls_rsa_private on a raw 256-byte block (blinded with the benchmark's \
             generator), no padding, no hash",
         difference: Some(Difference {
+            kind: crate::Kind::Definition,
             what: "our mbedtls_pk_sign (PKCS#1 v1.5) checks its signature with a public-key \
                 operation before returning (rsa.c: against Lenstra's attack) and hashes and pads; \
                 the oracle times the private-key operation alone",

@@ -12,6 +12,7 @@ pub struct RustCrypto;
 
 /// The column's AEAD call is a boxed closure over buffers; criterion's loop inlines the seal.
 const BOXED_SEAL: Difference = Difference {
+    kind: crate::Kind::Definition,
     what: "cryptospeed's timed call goes through the column's boxed AeadFn (an indirect call \
         returning a Result; the nonce and AAD read from the cell's buffers through \
         GenericArray::from_slice, the tag copied out to the cell's buffer); criterion's loop \
