@@ -43,12 +43,12 @@ impl Fault {
     }
 }
 
-/// The faults `CRYPTOSPEED_FAULT` asks for.
-fn fault() -> Fault {
+/// The faults `CRYPTOSPEED_FAULT` asks for, or why they cannot be applied.
+fn fault() -> Result<Fault, String> {
     parse_fault(&std::env::var("CRYPTOSPEED_FAULT").unwrap_or_default())
 }
 
-fn parse_fault(spec: &str) -> Fault {
+fn parse_fault(spec: &str) -> Result<Fault, String> {
     let mut f = Fault {
         kat: None,
         crash: None,
@@ -61,12 +61,30 @@ fn parse_fault(spec: &str) -> Fault {
             Some(("crash", id)) => f.crash = Some(id.to_string()),
             Some(("slow", share)) => f.slow = slow_share(share),
             Some(("slow-cells", cells)) => {
-                f.slow_cells = Some(cells.split('+').map(str::to_string).collect())
+                f.slow_cells = Some(cells.split('+').map(slow_cell).collect::<Result<_, _>>()?)
             }
             _ => {}
         }
     }
-    f
+    Ok(f)
+}
+
+/// One `slow-cells` entry (`ID@BYTES` or `ID`) in the catalog's own spelling, so an alias
+/// matches its cells and a typo is refused rather than silently slowing nothing.
+fn slow_cell(entry: &str) -> Result<String, String> {
+    let (name, bytes) = match entry.split_once('@') {
+        Some((n, b)) => (n, Some(b)),
+        None => (entry, None),
+    };
+    let refuse = |why: &str| format!("CRYPTOSPEED_FAULT slow-cells entry {entry:?}: {why}");
+    let p = cryptospeed_catalog::lookup(name).ok_or_else(|| refuse("no such primitive"))?;
+    match bytes {
+        None => Ok(p.id.to_string()),
+        Some(b) => match b.parse::<u64>() {
+            Ok(b) => Ok(format!("{}@{b}", p.id)),
+            Err(_) => Err(refuse("the size is not a number of bytes")),
+        },
+    }
 }
 
 /// `slow:F` slows every worker; `slow:F@TAG` only the replica `NAME#TAG`.
@@ -417,11 +435,11 @@ fn spin_cpu(spent: u64, share: f64) {
 pub fn serve(implementation: Result<Box<dyn Implementation>, String>) -> std::io::Result<i32> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let mut worker = match implementation {
-        Ok(implementation) => Worker {
+    let mut worker = match implementation.and_then(|i| Ok((i, fault()?))) {
+        Ok((implementation, fault)) => Worker {
             implementation,
             verified: HashMap::new(),
-            fault: fault(),
+            fault,
         },
         Err(message) => {
             reply(&mut out, &Response::Error { message })?;
@@ -470,12 +488,24 @@ mod tests {
 
     #[test]
     fn slow_cells_narrows_the_slow_fault_to_the_named_cells() {
-        let f = parse_fault("slow:0.03,slow-cells:sha256@16+md5");
+        let f = parse_fault("slow:0.03,slow-cells:sha256@16+md5").unwrap();
         assert_eq!(f.slow_for(&cell("sha256", 16)), 0.03);
         assert_eq!(f.slow_for(&cell("sha256", 8192)), 0.0);
         assert_eq!(f.slow_for(&cell("md5", 8192)), 0.03);
         assert_eq!(f.slow_for(&cell("sha1", 16)), 0.0);
-        let all = parse_fault("slow:0.03");
+        let all = parse_fault("slow:0.03").unwrap();
         assert_eq!(all.slow_for(&cell("sha1", 16)), 0.03);
+    }
+
+    #[test]
+    fn slow_cells_resolves_aliases_and_refuses_unknown_names() {
+        // "SHA-256" is the catalog's alias spelling of sha256: it must slow sha256's cells.
+        let f = parse_fault("slow:0.03,slow-cells:SHA-256@16").unwrap();
+        assert_eq!(f.slow_for(&cell("sha256", 16)), 0.03);
+        let typo = parse_fault("slow:0.03,slow-cells:sha256@16+sha265@64")
+            .err()
+            .unwrap();
+        assert!(typo.contains("\"sha265@64\""), "{typo}");
+        assert!(parse_fault("slow-cells:sha256@16k").is_err());
     }
 }
