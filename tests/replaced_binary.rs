@@ -72,7 +72,12 @@ fn workers_start_from_the_running_build_after_the_file_is_replaced() {
     // The proof the fix is exercised: a worker the run started after the rename.
     let mut after = false;
     while !after && deadline.elapsed() < Duration::from_secs(120) {
-        after = workers_of(parent).iter().any(|p| !before.contains(p));
+        // From the build the run began with (now unlinked), not from the file now at the path,
+        // which a worker whose path was resolved before the rename would run.
+        after = workers_of(parent).iter().any(|p| {
+            let exe = std::fs::read_link(format!("/proc/{p}/exe")).unwrap_or_default();
+            !before.contains(p) && exe.to_string_lossy().ends_with(" (deleted)")
+        });
         if !after
             && std::fs::read_to_string(format!("/proc/{parent}/stat"))
                 .map_or(true, |s| s.contains(") Z "))
