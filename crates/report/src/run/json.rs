@@ -218,7 +218,6 @@ pub fn write(record: &RunRecord, options: &Options) -> String {
 
 #[cfg(test)]
 mod tests {
-    use cryptospeed_model::Op;
 
     #[test]
     fn a_cell_says_how_many_samples_it_set_aside_as_disturbed() {
@@ -285,26 +284,10 @@ mod tests {
 
     #[test]
     fn public_key_cells_carry_their_cycle_percentiles() {
-        let mut record = super::super::fixture::record();
+        let record = super::super::fixture::record_with_sign_percentiles();
         // As run/openssl.rs's table test: rsa-2048 sign, 400 samples of 4 calls, cycles per
         // call 1000..1399 (each once); type-7 p50 = 1199.5, its 95% interval [x(180), x(221)]
         // of 400 (scipy.stats.binom, tests/percentiles_scipy.rs).
-        let sign = record
-            .measurements
-            .iter_mut()
-            .find(|m| {
-                m.measurement.cell.primitive == "rsa-2048" && m.measurement.cell.op == Op::Sign
-            })
-            .unwrap();
-        sign.measurement.samples = (0..400u64)
-            .map(|i| cryptospeed_model::Sample {
-                iters: 4,
-                wall_ns: 1000,
-                cpu_ns: 1000,
-                tsc: 4 * (1000 + (i * 7) % 400),
-                bout: (i / 40) as u32,
-            })
-            .collect();
         let v: serde_json::Value =
             serde_json::from_str(&super::write(&record, &Default::default())).unwrap();
         let cells = v.as_array().unwrap();

@@ -142,6 +142,29 @@ pub(crate) fn symmetric_op(ms: &[&VariantMeasurement], p: &Primitive) -> Op {
 pub(crate) mod fixture {
     use cryptospeed_model::*;
 
+    /// [`record`] whose rsa-2048 sign holds 400 samples of 4 calls at 1000..1399 cycles per call
+    /// (each once): the percentile tables' and JSON's shared input.
+    pub fn record_with_sign_percentiles() -> RunRecord {
+        let mut record = record();
+        let sign = record
+            .measurements
+            .iter_mut()
+            .find(|m| {
+                m.measurement.cell.primitive == "rsa-2048" && m.measurement.cell.op == Op::Sign
+            })
+            .unwrap();
+        sign.measurement.samples = (0..400u64)
+            .map(|i| Sample {
+                iters: 4,
+                wall_ns: 1000,
+                cpu_ns: 1000,
+                tsc: 4 * (1000 + (i * 7) % 400),
+                bout: (i / 40) as u32,
+            })
+            .collect();
+        record
+    }
+
     /// A run with md5 at two sizes, an unavailable md2, rsa-2048 and x25519, all numbers exact.
     pub fn record() -> RunRecord {
         let m = |primitive: &str, op: Op, bytes: Option<u64>, ns: f64| VariantMeasurement {

@@ -528,24 +528,8 @@ mod tests {
 
     #[test]
     fn percentiles_of_public_key_samples() {
-        let mut record = super::super::fixture::record();
+        let record = super::super::fixture::record_with_sign_percentiles();
         // rsa-2048 sign: 400 samples of 4 calls, cycles per call 1000..1399 (each once).
-        let sign = record
-            .measurements
-            .iter_mut()
-            .find(|m| {
-                m.measurement.cell.primitive == "rsa-2048" && m.measurement.cell.op == Op::Sign
-            })
-            .unwrap();
-        sign.measurement.samples = (0..400u64)
-            .map(|i| cryptospeed_model::Sample {
-                iters: 4,
-                wall_ns: 1000,
-                cpu_ns: 1000,
-                tsc: 4 * (1000 + (i * 7) % 400),
-                bout: (i / 40) as u32,
-            })
-            .collect();
         let text = write(
             &record,
             &Options {
