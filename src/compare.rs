@@ -99,6 +99,11 @@ pub struct CompareArgs {
     /// its interval and the paired test's verdict, per column and operation.
     #[arg(long, value_name = "A:B", conflicts_with_all = ["remeasure", "percentiles", "machines"])]
     pub pair_cells: Option<String>,
+    /// Compare runs across runs on each run's own interval alone, leaving out the drift between
+    /// runs the store has seen on the machine: what a run's ± covers. For calibrating A/A checks
+    /// (docs/measuring.md), not for verdicts: it calls the same build different too often.
+    #[arg(long)]
+    pub within_runs_only: bool,
     #[command(flatten)]
     pub db: crate::session::StoreArgs,
 }
@@ -271,7 +276,10 @@ fn compared(
     filter: &Filter,
     store: &dyn cryptospeed_store::Store,
 ) -> Result<Comparison> {
-    let noise = cryptospeed_compare::run_noise(&cryptospeed_query::history(store, sides)?);
+    let noise = match a.within_runs_only {
+        true => Default::default(),
+        false => cryptospeed_compare::run_noise(&cryptospeed_query::history(store, sides)?),
+    };
     let comparison =
         build(sides, baseline, alpha, a.min_effect, filter, &noise).with_resolution(a.resolution);
     if comparison.rows.is_empty() {

@@ -254,6 +254,53 @@ pub struct Row {
     pub values: Vec<Option<SideValue>>,
     /// One entry per side against the baseline; `None` at the baseline and where either lacks it.
     pub versus: Vec<Option<Versus>>,
+    /// The cell's drift between runs on this machine (standard deviation of one run's log figure
+    /// about the machine's long-run figure, see [`run_noise`]) as the store has seen it; a side
+    /// of one run compared with another run carries it in its variance. `None`: not known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_noise: Option<f64>,
+}
+
+/// What the intervals of cells compared run against run (neither paired nor several runs
+/// pooled) hold of the drift between runs: a run's own interval covers its own processes, not
+/// the minutes between it and another run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct AcrossRuns {
+    /// Cells whose interval holds the between-run drift the store has seen (`bouts+runs`).
+    pub with_drift: usize,
+    /// Cells compared across runs on each run's own interval alone (`bouts`): the store knew
+    /// too little of the machine's runs, or the drift was left out on request.
+    pub without_drift: usize,
+    /// The root mean square of the drift (sd, log scale) over the cells that carry it: the
+    /// machine's "across runs ±" is 1.96 times it.
+    pub drift_sd: Option<f64>,
+}
+
+impl AcrossRuns {
+    /// Counted from the rows' tests; `drift_sd` over the rows compared with the drift.
+    pub fn of(rows: &[Row]) -> AcrossRuns {
+        let mut a = AcrossRuns::default();
+        let mut sum = 0.0;
+        for r in rows {
+            for v in r.versus.iter().flatten() {
+                match v.test {
+                    Some("bouts+runs") => {
+                        a.with_drift += 1;
+                        sum += r.run_noise.unwrap_or(0.0).powi(2);
+                    }
+                    Some("bouts") => a.without_drift += 1,
+                    _ => {}
+                }
+            }
+        }
+        a.drift_sd = (a.with_drift > 0).then(|| (sum / a.with_drift as f64).sqrt());
+        a
+    }
+
+    /// Nothing compared run against run: nothing to say.
+    pub fn is_empty(&self) -> bool {
+        self.with_drift == 0 && self.without_drift == 0
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -278,6 +325,9 @@ pub struct Comparison {
     pub min_effect: f64,
     pub sides: Vec<SideSummary>,
     pub rows: Vec<Row>,
+    /// What the cells compared run against run hold of the drift between runs.
+    #[serde(skip_serializing_if = "AcrossRuns::is_empty")]
+    pub across_runs: AcrossRuns,
 }
 
 /// Which rows to keep.
@@ -600,6 +650,7 @@ pub fn compare_with_noise(
             .collect();
         rows.push(Row {
             label: key.label(),
+            run_noise: noise.get(&key).map(|n| n.var.sqrt()),
             key,
             values,
             versus,
@@ -634,6 +685,7 @@ pub fn compare_with_noise(
         resolution: DEFAULT_RESOLUTION,
         min_effect,
         sides: summaries,
+        across_runs: AcrossRuns::of(&rows),
         rows,
     };
     comparison.set_resolution(DEFAULT_RESOLUTION);

@@ -256,6 +256,28 @@ pub(crate) fn legend(c: &Comparison, view: &View) -> Vec<String> {
         c.resolution * 100.0,
         if view.detail { "; ± : 95% CI; [x%]: spread of averaged runs; sees≥x%: the smallest change this cell would have found 80% of the time" } else { "" }
     ));
+    lines.extend(across_runs(c));
+    lines
+}
+
+/// What the cells compared run against run hold of the drift between runs (none when no cell
+/// was: paired sides, or several runs pooled per side).
+fn across_runs(c: &Comparison) -> Vec<String> {
+    let a = &c.across_runs;
+    let mut lines = Vec::new();
+    if let Some(sd) = a.drift_sd {
+        lines.push(format!(
+            "across runs ±{:.1}%: the drift between runs on this machine (95%, root mean square over {} cells, learnt from the store's runs of it) is in these cells' intervals; a run's own ± covers its own processes only",
+            196.0 * sd,
+            a.with_drift
+        ));
+    }
+    if a.without_drift > 0 {
+        lines.push(format!(
+            "across runs, {} cells without the drift between runs (the store holds too few runs of this machine: three, one variant measured twice; or --within-runs-only): their intervals hold each run's own spread only, and call the same build different more often than the {} level",
+            a.without_drift, c.alpha
+        ));
+    }
     lines
 }
 
