@@ -1,10 +1,11 @@
 //! `cryptospeed crosscheck`: a column beside its own library's benchmark program (the logic is
 //! crates/crosscheck); this file parses the arguments, prints, and maps verdicts to an exit code:
-//! 0 when every cell agrees or is explained, 1 when a cell is unexplained or failed.
+//! 0 when every cell agrees or is explained, 1 when a cell is unexplained or failed, 3 when
+//! neither but a cell is undecided.
 
 use anyhow::{bail, Result};
 use clap::Args;
-use cryptospeed_crosscheck::report::{render, Verdict};
+use cryptospeed_crosscheck::report::{render, word, Report, Verdict};
 use cryptospeed_crosscheck::{oracle_dir, oracle_for, rounds::Options, ORACLES};
 use std::path::PathBuf;
 
@@ -17,9 +18,14 @@ pub struct CrosscheckArgs {
     /// ml-kem-768:encaps), comma-separated; default: the oracle's.
     #[arg(long, value_delimiter = ',')]
     cells: Vec<String>,
-    /// Alternating rounds per cell (one oracle run and one cryptospeed run each).
+    /// Alternating rounds per cell (one oracle run and one cryptospeed run each) before the cell
+    /// is first judged; at least 2.
     #[arg(long, default_value_t = 5)]
     rounds: usize,
+    /// Rounds a cell may get in all while its 95% interval is too wide to decide (it is judged
+    /// again at twice the rounds, and so on, up to this); `--max-rounds` = `--rounds` judges once.
+    #[arg(long, default_value_t = 20)]
+    max_rounds: usize,
     /// The CPU both sides are pinned to.
     #[arg(long, default_value_t = 1)]
     cpu: usize,
@@ -52,6 +58,24 @@ fn cache_dir(a: &CrosscheckArgs) -> PathBuf {
         })
 }
 
+/// `--rounds` at least 2, `--max-rounds` not below it.
+fn check_rounds(a: &CrosscheckArgs) -> Result<()> {
+    if a.rounds < 2 {
+        bail!(
+            "--rounds {}: at least 2 (one round has no interval)",
+            a.rounds
+        );
+    }
+    if a.max_rounds < a.rounds {
+        bail!(
+            "--max-rounds {} is below --rounds {}: it is the most rounds a cell may get",
+            a.max_rounds,
+            a.rounds
+        );
+    }
+    Ok(())
+}
+
 fn list() -> Result<i32> {
     for o in ORACLES {
         let cells: Vec<String> = o
@@ -68,6 +92,7 @@ pub fn crosscheck(a: CrosscheckArgs) -> Result<i32> {
     if a.list {
         return list();
     }
+    check_rounds(&a)?;
     let names: Vec<&str> = if a.columns == "all" {
         // `openssl:PATH` stands for any variant's library: named, not implied.
         ORACLES
@@ -87,10 +112,11 @@ pub fn crosscheck(a: CrosscheckArgs) -> Result<i32> {
         cryptospeed: std::env::current_exe()?,
         db: cache.join("oracles").join("crosscheck-scratch.db"),
         cpu: a.cpu,
-        rounds: a.rounds.max(1),
+        rounds: a.rounds,
+        max_rounds: a.max_rounds,
         max_time: a.max_time,
     };
-    let (mut reports, mut unexplained) = (Vec::new(), 0);
+    let (mut reports, mut unexplained, mut undecided) = (Vec::new(), 0, 0);
     for name in names {
         let Some(oracle) = oracle_for(name) else {
             bail!("no oracle for column {name} (crosscheck --list names those there are)");
@@ -109,16 +135,17 @@ pub fn crosscheck(a: CrosscheckArgs) -> Result<i32> {
         let report =
             cryptospeed_crosscheck::crosscheck(oracle, built, &a.cells, &opts, &mut |c| {
                 eprintln!(
-                    "crosscheck: {name} {} {}: ratio {:.3} {:?}",
-                    c.cell, c.op, c.ratio, c.verdict
+                    "crosscheck: {name} {} {}: ratio {:.3} ({:.3}-{:.3}) {}",
+                    c.cell,
+                    c.op,
+                    c.ratio,
+                    c.ratio_ci95[0],
+                    c.ratio_ci95[1],
+                    word(c)
                 )
             })?;
-        unexplained += report
-            .cells
-            .iter()
-            .filter(|c| c.verdict == Verdict::Unexplained)
-            .count()
-            + report.failed.len();
+        unexplained += count(&report, Verdict::Unexplained) + report.failed.len();
+        undecided += count(&report, Verdict::Undecided);
         if !a.json {
             println!("{}", render(&report));
         }
@@ -127,5 +154,18 @@ pub fn crosscheck(a: CrosscheckArgs) -> Result<i32> {
     if a.json {
         println!("{}", serde_json::to_string_pretty(&reports)?);
     }
-    Ok(i32::from(unexplained > 0))
+    Ok(exit_status(unexplained, undecided))
+}
+
+fn count(report: &Report, verdict: Verdict) -> usize {
+    report.cells.iter().filter(|c| c.verdict == verdict).count()
+}
+
+/// 1 when a cell is unexplained or failed, else 3 when a cell is undecided, else 0.
+fn exit_status(unexplained: usize, undecided: usize) -> i32 {
+    match (unexplained, undecided) {
+        (0, 0) => 0,
+        (0, _) => 3,
+        _ => 1,
+    }
 }

@@ -42,6 +42,7 @@ fn check_with(column: &str, cell: &str, provenance: impl Fn(&Provenance)) {
         db: tmp.path().join("cx.db"),
         cpu: 0,
         rounds: 2,
+        max_rounds: 2,
         max_time: 0.3,
     };
     let report = crosscheck(oracle, built, &[cell.to_string()], &opts, &mut |_| {}).unwrap();
@@ -57,9 +58,9 @@ fn check_with(column: &str, cell: &str, provenance: impl Fn(&Provenance)) {
         c.ratio_ci95[0] <= c.ratio && c.ratio <= c.ratio_ci95[1] * 1.0001,
         "{c:?}"
     );
-    if (c.ratio - 1.0).abs() <= 0.03 {
-        assert_eq!(c.verdict, Verdict::Agrees);
-    }
+    // Agreement is the whole interval inside ±3%, never a median alone.
+    let inside = c.ratio_ci95[0] >= 0.97 && c.ratio_ci95[1] <= 1.03;
+    assert_eq!(c.verdict == Verdict::Agrees, inside, "{c:?}");
 }
 
 #[test]
@@ -113,7 +114,8 @@ fn bssl_speed_reads_sha256_at_16_bytes() {
     });
 }
 
-/// The exit status says whether any cell is unexplained; an unknown column is refused.
+/// The exit status says whether any cell is unexplained; an unknown column and rounds that
+/// cannot give an interval are refused.
 #[test]
 fn crosscheck_lists_its_oracles_and_refuses_a_column_without_one() {
     let out = common::ok(common::bin().args(["crosscheck", "--list"]));
@@ -133,6 +135,19 @@ fn crosscheck_lists_its_oracles_and_refuses_a_column_without_one() {
         .code(2)
         .stderr(predicates::str::contains(
             "no oracle for column no-such-column",
+        ));
+    // One round has no interval; the cap on rounds cannot be below the rounds.
+    common::bin()
+        .args(["crosscheck", "--impl", "nettle", "--rounds", "1"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--rounds 1: at least 2"));
+    common::bin()
+        .args(["crosscheck", "--rounds", "5", "--max-rounds", "4"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--max-rounds 4 is below --rounds 5",
         ));
 }
 

@@ -1,7 +1,8 @@
 //! Crosscheck (DESIGN.md "crosscheck"): a column's figure beside its own library's benchmark
 //! program, built from the library project's sources against the same installed build, run in
-//! alternating rounds on one pinned CPU, with a verdict per cell: agrees (within ±3%), explained
-//! (a named difference in what is timed, or the worker binary's code layout) or unexplained.
+//! alternating rounds on one pinned CPU, with a verdict per cell: agrees (its interval within
+//! ±3%), explained (a named difference in what is timed, or the worker binary's code layout),
+//! unexplained, or undecided (the interval still too wide after the rounds allowed).
 //! Each oracle is one file in `oracles/` behind one line of [`ORACLES`].
 
 pub mod debsrc;
@@ -9,7 +10,7 @@ pub mod oracles;
 pub mod report;
 pub mod rounds;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use cryptospeed_model::Op;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -170,6 +171,28 @@ pub fn oracle_dir(cache: &Path, oracle: &dyn Oracle) -> PathBuf {
         .join(oracle.column().replace(['/', ':'], "_"))
 }
 
+/// Measures and judges one cell: `opts.rounds` rounds, then more at each of
+/// [`report::looks`] while the verdict is undecided, up to `opts.max_rounds`.
+fn judged(
+    oracle: &dyn Oracle,
+    built: &Provenance,
+    cell: &Cell,
+    opts: &rounds::Options,
+) -> Result<report::CellResult> {
+    let mut pairs = rounds::Pairs::default();
+    let mut result = None;
+    for n in report::looks(opts.rounds, opts.max_rounds) {
+        rounds::measure(oracle, built, cell, opts, &mut pairs, n)?;
+        let r = report::judge(oracle, cell, &pairs);
+        let done = r.verdict.decided();
+        result = Some(r);
+        if done {
+            break;
+        }
+    }
+    result.context("no rounds to judge")
+}
+
 /// Crosschecks `cells` (default: all the oracle's) of a built oracle, each cell's rounds
 /// alternating, handing every finished cell to `progress`.
 pub fn crosscheck(
@@ -186,9 +209,8 @@ pub fn crosscheck(
         if !only.is_empty() && !only.iter().any(|o| *o == cell.spec() || *o == with_op) {
             continue;
         }
-        match rounds::measure(oracle, &built, cell, opts) {
-            Ok(pairs) => {
-                let result = report::judge(oracle, cell, &pairs);
+        match judged(oracle, &built, cell, opts) {
+            Ok(result) => {
                 progress(&result);
                 cells.push(result);
             }

@@ -20,26 +20,74 @@ pub enum Verdict {
     /// not a definition difference nor a harness cost.
     Layout,
     Unexplained,
+    /// The interval still reaches both into and out of what agreement (and the named
+    /// difference) cover after every round the cell was allowed: the rounds cannot tell.
+    Undecided,
 }
 
-/// A named difference accounts for the gap when the point ratio lies inside its band and the
-/// 95% interval overlaps the band: an interval wholly past the band is a gap the difference does
-/// not cover, wherever the median fell.
-pub fn explains(d: &Difference, ratio: f64, ci: [f64; 2]) -> bool {
+impl Verdict {
+    /// Whether more rounds could still change the verdict.
+    pub fn decided(self) -> bool {
+        self != Verdict::Undecided
+    }
+}
+
+/// The ratios agreement covers: 1 ± [`AGREES_WITHIN`].
+pub const AGREES: (f64, f64) = (1.0 - AGREES_WITHIN, 1.0 + AGREES_WITHIN);
+
+fn inside(ci: [f64; 2], (lo, hi): (f64, f64)) -> bool {
+    lo <= ci[0] && ci[1] <= hi
+}
+
+fn overlaps(ci: [f64; 2], (lo, hi): (f64, f64)) -> bool {
+    ci[0] <= hi && ci[1] >= lo
+}
+
+/// A named difference accounts for the cell when its whole 95% interval lies inside the band
+/// the difference was measured to produce, or inside the band and ±3% together where the two
+/// touch (part of the interval may be agreement, the rest the difference).
+pub fn explains(d: &Difference, ci: [f64; 2]) -> bool {
     let (lo, hi) = d.band;
-    (lo..=hi).contains(&ratio) && ci[0] <= hi && ci[1] >= lo
+    let joined = lo <= AGREES.1 && hi >= AGREES.0;
+    inside(ci, d.band) || (joined && inside(ci, (lo.min(AGREES.0), hi.max(AGREES.1))))
 }
 
-/// The verdict of a ratio, its interval and the cell's named difference.
-pub fn verdict(ratio: f64, ci: [f64; 2], difference: Option<&Difference>) -> Verdict {
-    if (ratio - 1.0).abs() <= AGREES_WITHIN {
+/// The verdict of a cell's 95% interval of ours/oracle and its named difference. Decided only
+/// when the whole interval says the same thing:
+/// - agrees: the interval lies inside ±3%;
+/// - explained (layout): it lies inside what the named difference covers ([`explains`]);
+/// - unexplained: it lies wholly outside ±3% and outside the difference's band;
+/// - undecided otherwise: it reaches both into and out of those (more rounds may narrow it).
+pub fn verdict(ci: [f64; 2], difference: Option<&Difference>) -> Verdict {
+    if inside(ci, AGREES) {
         return Verdict::Agrees;
     }
-    match difference.filter(|d| explains(d, ratio, ci)) {
-        Some(d) if d.kind == Kind::Layout => Verdict::Layout,
-        Some(_) => Verdict::Explained,
-        None => Verdict::Unexplained,
+    if let Some(d) = difference.filter(|d| explains(d, ci)) {
+        return match d.kind {
+            Kind::Layout => Verdict::Layout,
+            Kind::Definition => Verdict::Explained,
+        };
     }
+    let in_band = difference.is_some_and(|d| overlaps(ci, d.band));
+    if overlaps(ci, AGREES) || in_band {
+        Verdict::Undecided
+    } else {
+        Verdict::Unexplained
+    }
+}
+
+/// The round counts at which a cell is judged: `rounds`, then doubling, and `max_rounds` last.
+/// Few looks keep the chance that one of them calls a cell at the very edge of ±3% "agrees"
+/// small (at most 2.5% per look), where judging after every round would add up.
+pub fn looks(rounds: usize, max_rounds: usize) -> Vec<usize> {
+    let first = rounds.max(2);
+    let mut at = vec![first];
+    let mut n = first;
+    while n < max_rounds {
+        n = (n * 2).min(max_rounds);
+        at.push(n);
+    }
+    at
 }
 
 /// One cell's outcome.
@@ -131,7 +179,11 @@ pub fn judge(oracle: &dyn Oracle, cell: &Cell, pairs: &Pairs) -> CellResult {
     let (ratio, ci) = ratio_interval(pairs);
     let our_loop = our_loop(oracle.column(), cell);
     let difference = cell.difference;
-    let verdict = verdict(ratio, ci, difference.as_ref());
+    let verdict = if pairs.ours.len() < 2 {
+        Verdict::Undecided // one round has no interval
+    } else {
+        verdict(ci, difference.as_ref())
+    };
     let med = |v: &[f64]| {
         let mut s = v.to_vec();
         s.sort_by(f64::total_cmp);
@@ -158,12 +210,13 @@ pub fn judge(oracle: &dyn Oracle, cell: &Cell, pairs: &Pairs) -> CellResult {
 }
 
 /// The verdict as the table prints it.
-fn word(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Agrees => "agrees",
-        Verdict::Explained => "explained",
-        Verdict::Layout => "explained (code layout of the worker binary)",
-        Verdict::Unexplained => "unexplained",
+pub fn word(c: &CellResult) -> String {
+    match c.verdict {
+        Verdict::Agrees => "agrees".into(),
+        Verdict::Explained => "explained".into(),
+        Verdict::Layout => "explained (code layout of the worker binary)".into(),
+        Verdict::Unexplained => "unexplained".into(),
+        Verdict::Undecided => format!("undecided (interval too wide after {} rounds)", c.rounds),
     }
 }
 
@@ -188,7 +241,7 @@ pub fn render(r: &Report) -> String {
     );
     for c in &r.cells {
         s += &format!(
-            "{:<24} {:<8} {:>14} {:>14} {:>7.3} {:>8.3}–{:<8.3}  {:?}\n",
+            "{:<24} {:<8} {:>14} {:>14} {:>7.3} {:>8.3}–{:<8.3}  {}\n",
             c.cell,
             c.op,
             human(c.oracle_median, c.unit),
@@ -196,7 +249,7 @@ pub fn render(r: &Report) -> String {
             c.ratio,
             c.ratio_ci95[0],
             c.ratio_ci95[1],
-            word(c.verdict)
+            word(c)
         );
     }
     for (cell, why) in &r.failed {

@@ -19,7 +19,10 @@ pub struct Options {
     pub db: PathBuf,
     /// The CPU both sides are pinned to.
     pub cpu: usize,
+    /// Rounds every cell gets before it is first judged.
     pub rounds: usize,
+    /// Rounds a cell may get while its interval cannot decide (`report::looks`).
+    pub max_rounds: usize,
     /// `run --max-time` for our side, seconds.
     pub max_time: f64,
 }
@@ -34,15 +37,28 @@ pub struct Pairs {
     pub oracle_cpu_share: Vec<f64>,
 }
 
-/// Times `cell` on both sides for `opts.rounds` rounds.
+impl Pairs {
+    /// Rounds measured so far.
+    pub fn len(&self) -> usize {
+        self.ours.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ours.is_empty()
+    }
+}
+
+/// Times `cell` on both sides until `pairs` holds `rounds` rounds, each round's order swapped
+/// from the one before (rounds already there count: a cell is extended, not restarted).
 pub fn measure(
     oracle: &dyn Oracle,
     built: &Provenance,
     cell: &Cell,
     opts: &Options,
-) -> Result<Pairs> {
-    let mut pairs = Pairs::default();
-    for round in 0..opts.rounds {
+    pairs: &mut Pairs,
+    rounds: usize,
+) -> Result<()> {
+    for round in pairs.len()..rounds {
         if round % 2 == 1 {
             pairs.ours.push(run_ours(oracle.column(), cell, opts)?);
         }
@@ -57,7 +73,7 @@ pub fn measure(
             pairs.ours.push(run_ours(oracle.column(), cell, opts)?);
         }
     }
-    Ok(pairs)
+    Ok(())
 }
 
 /// A command pinned to one CPU (inherited by every process it starts).
