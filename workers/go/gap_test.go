@@ -129,6 +129,81 @@ func gapPairs(b *testing.B) []gapPair {
 			}
 			sinkKeys[0], sinkKeys[1] = pk, sk
 		}},
+		// CIRCL's BenchmarkSign (the zero-seed key, message i = 0, 1, ... b.N-1, rnd = 0)
+		// against mldsa.go's sign (hedged, fixed message), and against the same call on
+		// messages that never repeat: the rejection loop runs a different number of times per
+		// message, and the oracle averages over one fixed prefix of messages.
+		{"ml-dsa-65/sign", circlSign(oracleSignN), workerMldsaSign(b)},
+		{"ml-dsa-65/prefix", circlSign(oracleSignN), circlSign(0)},
+		// What is left between the two: the result the internal call allocates (the oracle
+		// signs into one buffer), and the key (the oracle's zero seed, the worker's random).
+		{"ml-dsa-65/alloc", circlSign(0), publicSign(zeroSeedKey())},
+		{"ml-dsa-65/key", publicSign(zeroSeedKey()), publicSign(randomKey(b))},
+	}
+}
+
+// oracleSignN is about b.N of CIRCL's BenchmarkSign at -test.benchtime 1s in the crosscheck's
+// rounds (6093-7975 printed, 19:03 UTC): its messages are 0 .. b.N-1.
+const oracleSignN = 7000
+
+// circlSign is BenchmarkSign's call on the zero-seed key (the internal SignTo, through the
+// public package's unsafeSignInternal: msg as M', rnd = 0), on messages 0 .. n-1 over and over,
+// or never repeating when n is 0.
+func circlSign(n uint64) func() {
+	var seed [32]byte
+	_, sk := mldsa65.NewKeyFromSeed(&seed)
+	var msg [8]byte
+	var i uint64
+	return func() {
+		binary.LittleEndian.PutUint64(msg[:], i)
+		gapSink = signInternal65(sk, msg[:], [32]byte{})
+		i++
+		if n > 0 && i == n {
+			i = 0
+		}
+	}
+}
+
+// publicSign signs messages 0, 1, ... (never repeating) deterministically with sk through the
+// public SignTo into one buffer, as BenchmarkSign signs into one.
+func publicSign(sk *mldsa65.PrivateKey) func() {
+	var msg [8]byte
+	var i uint64
+	out := make([]byte, mldsa65.SignatureSize)
+	return func() {
+		binary.LittleEndian.PutUint64(msg[:], i)
+		i++
+		_ = mldsa65.SignTo(sk, msg[:], nil, false, out)
+	}
+}
+
+func zeroSeedKey() *mldsa65.PrivateKey {
+	var seed [32]byte
+	_, sk := mldsa65.NewKeyFromSeed(&seed)
+	return sk
+}
+
+func randomKey(b *testing.B) *mldsa65.PrivateKey {
+	_, sk, err := mldsa65.GenerateKey(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return sk
+}
+
+// workerMldsaSign is mldsa.go's sign cell as mldsaCell sets it up: a key from GenerateKey, the
+// 32-byte timing message, hedged (rnd from crypto/rand), into a buffer made once.
+func workerMldsaSign(b *testing.B) func() {
+	pk, sk, err := mldsa65.GenerateKey(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sinkKeys[0] = pk
+	tbs, out := timingKey(32), make([]byte, mldsa65.SignatureSize)
+	return func() {
+		if err := mldsa65.SignTo(sk, tbs, nil, true, out); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
