@@ -139,6 +139,9 @@ func gapPairs(b *testing.B) []gapPair {
 		// signs into one buffer), and the key (the oracle's zero seed, the worker's random).
 		{"ml-dsa-65/alloc", circlSign(0), publicSign(zeroSeedKey())},
 		{"ml-dsa-65/key", publicSign(zeroSeedKey()), publicSign(randomKey(b))},
+		// BenchmarkSign's key and deterministic signing into one buffer, through the public
+		// SignTo (M' = 0 ‖ 0 ‖ msg), against the worker's call.
+		{"ml-dsa-65/public", publicSign(zeroSeedKey()), workerMldsaSign(b)},
 	}
 }
 
