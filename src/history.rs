@@ -1,12 +1,16 @@
 //! `cryptospeed history CELL`: one machine's stored figures of a cell over its runs, with the
 //! run-to-run noise and the change points where the series moved (docs/gate.md#history). It
 //! reads the store and parses the options; the series and the search are
-//! `cryptospeed_compare::history` and its `series`.
+//! `cryptospeed_compare::history` and its `series`; `--remeasure` times the builds either side
+//! of each change point again (src/history_remeasure.rs).
+
+#[path = "history_remeasure.rs"]
+mod remeasure;
 
 use crate::session::{db_location, emit, StoreArgs};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use cryptospeed_compare::history::series::history as cell_history;
+use cryptospeed_compare::history::series::{self, history as cell_history};
 use cryptospeed_compare::history::Search;
 use cryptospeed_model::Op;
 use std::path::PathBuf;
@@ -34,6 +38,13 @@ pub struct HistoryArgs {
     /// significant shifts (the host's own) are not change points.
     #[arg(long, default_value = "2%", value_parser = share)]
     pub min_change: f64,
+    /// Only the newest N runs with the cell (the site's history pages show the newest 100).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub last: Option<u64>,
+    /// Time the builds either side of each change point again, paired in one run (as `compare
+    /// --remeasure` does), and say whether the change is confirmed, or why it cannot be.
+    #[arg(long)]
+    pub remeasure: bool,
     /// Print JSON instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -69,7 +80,7 @@ pub fn history(a: HistoryArgs) -> Result<i32> {
         .as_deref()
         .map(crate::args::parse_size)
         .transpose()?;
-    let store = cryptospeed_store::open(&db_location(&a.store.db))?;
+    let mut store = cryptospeed_store::open(&db_location(&a.store.db))?;
     let rows = store.runs()?;
     let mut records = Vec::new();
     for row in rows.iter().filter(|r| r.source.is_empty()) {
@@ -105,11 +116,30 @@ pub fn history(a: HistoryArgs) -> Result<i32> {
         min_change: a.min_change,
         ..Search::default()
     };
-    let h = cell_history(&mine, (p.id, op, bytes), a.variant.as_deref(), &search);
+    let cell = (p.id, op, bytes);
+    let points = mine
+        .iter()
+        .filter_map(|r| series::point(r, cell, a.variant.as_deref()))
+        .collect();
+    let points = match a.last {
+        Some(n) => series::newest(points, n as usize),
+        None => points,
+    };
+    let h = series::of_points(cell, points, &search);
+    let (checked, code) = match a.remeasure {
+        true => remeasure::check_all(&h, &mine, store.as_mut(), &a.store, a.min_change)?,
+        false => (Vec::new(), 0),
+    };
     let text = match a.json {
-        true => serde_json::to_string_pretty(&h)? + "\n",
-        false => h.text(),
+        true => {
+            let mut v = serde_json::to_value(&h)?;
+            if a.remeasure {
+                v["remeasured"] = serde_json::to_value(&checked)?;
+            }
+            serde_json::to_string_pretty(&v)? + "\n"
+        }
+        false => h.text() + &remeasure::text(&h, &checked),
     };
     emit(&text, &a.output)?;
-    Ok(0)
+    Ok(code)
 }

@@ -5,11 +5,11 @@
 
 use super::{change_points, run_to_run_noise, ChangePoint, Search};
 use cryptospeed_model::{Op, RunRecord};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
 /// One run's figure of the cell.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HistoryPoint {
     pub run: i64,
     pub label: Option<String>,
@@ -20,6 +20,7 @@ pub struct HistoryPoint {
     pub ci95: Option<(f64, f64)>,
     /// Left out of the search: its interval is over [`DISTURBED`] times the series' median
     /// width (a run the host disturbed, 40% slow on a busy VM, is also a wide one).
+    #[serde(default)]
     pub disturbed: bool,
 }
 
@@ -59,11 +60,23 @@ pub fn history(
     variant: Option<&str>,
     search: &Search,
 ) -> History {
-    let mut points: Vec<HistoryPoint> = records
+    let points = records
         .iter()
         .filter_map(|r| point(r, cell, variant))
         .collect();
+    of_points(cell, points, search)
+}
+
+/// The cell's history from its runs' figures ([`point`], any order): sorted oldest first, the
+/// disturbed runs marked, the change points searched. `cryptospeed history` and the site's
+/// history pages (which merge the figures run by run) both come here.
+pub fn of_points(
+    cell: (&str, Op, Option<u64>),
+    mut points: Vec<HistoryPoint>,
+    search: &Search,
+) -> History {
     points.sort_by_key(|p| p.run);
+    points.iter_mut().for_each(|p| p.disturbed = false);
     mark_disturbed(&mut points);
     let kept: Vec<usize> = (0..points.len())
         .filter(|i| !points[*i].disturbed)
@@ -83,7 +96,16 @@ pub fn history(
     }
 }
 
-fn point(
+/// Only the newest `n` of `points` (by run id).
+pub fn newest(mut points: Vec<HistoryPoint>, n: usize) -> Vec<HistoryPoint> {
+    points.sort_by_key(|p| p.run);
+    let cut = points.len().saturating_sub(n);
+    points.split_off(cut)
+}
+
+/// One run's figure of the cell: of the variant `variant`, or of the run's first variant that
+/// measured it; `None` when the run has no figure of it.
+pub fn point(
     r: &RunRecord,
     cell: (&str, Op, Option<u64>),
     variant: Option<&str>,

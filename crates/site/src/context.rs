@@ -18,6 +18,8 @@ pub struct Context<'a> {
     pub rows: Vec<RunRow>,
     pub machines: Vec<MachineRow>,
     pub linked: Vec<Linked>,
+    /// The history pages (a primitive on a machine), as the index and machine pages link them.
+    pub histories: Vec<Linked>,
 }
 
 impl Context<'_> {

@@ -1,8 +1,9 @@
 //! `cryptospeed site`: a static results site over a store, as eBACS and OpenBenchmarking publish
 //! theirs. An index (machines, implementations and variants, primitives, the latest runs), a page
 //! per primitive (every implementation × machine, best figure per machine, with its interval and
-//! the run it came from), per machine and per run, and comparison pages that carry exactly what
-//! `cryptospeed compare` prints for the same sides. Plain files with relative links, no script,
+//! the run it came from), per machine and per run, comparison pages that carry exactly what
+//! `cryptospeed compare` prints for the same sides, and per machine and primitive a history page
+//! (each run's figure, the noise and the change points `cryptospeed history` finds). Plain files with relative links, no script,
 //! the report's Content Security Policy.
 //!
 //! Addresses are stable (a run's page is `runs/ID.html`, a machine's `machines/KEY.html`, a
@@ -13,6 +14,8 @@ mod build;
 mod comparisons;
 mod context;
 pub mod figures;
+pub mod histories;
+mod history_page;
 mod listing;
 pub mod page;
 mod primitive;

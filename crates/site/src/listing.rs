@@ -100,6 +100,7 @@ pub fn machine_page(b: &Context<'_>, figures: &Figures, m: &MachineRow) -> Strin
         "<section id=\"primitives\"><h2>Primitives</h2><p>{}</p></section>",
         links.join(", ")
     );
+    body.push_str(&history_links(b, "../", Some(m.id)));
     let compared: Vec<String> = b
         .linked
         .iter()
@@ -163,6 +164,7 @@ pub fn index(b: &Context<'_>, figures: &Figures) -> String {
         "<section id=\"primitives\"><h2>Primitives</h2><p>{}</p></section>",
         primitives.join(", ")
     );
+    body.push_str(&history_links(b, "", None));
     let compared: Vec<String> = b
         .linked
         .iter()
@@ -184,6 +186,23 @@ pub fn index(b: &Context<'_>, figures: &Figures) -> String {
         escape(&b.options.tool)
     );
     page("cryptospeed results", 0, &lead, &body)
+}
+
+/// The history pages (of one machine, or all), linked from `root`.
+fn history_links(b: &Context<'_>, root: &str, machine: Option<i64>) -> String {
+    let links: Vec<String> = b
+        .histories
+        .iter()
+        .filter(|l| machine.is_none_or(|m| l.machines.contains(&m)))
+        .map(|l| link(&format!("{root}{}", l.path), &l.title))
+        .collect();
+    if links.is_empty() {
+        return String::new();
+    }
+    format!(
+        "<section id=\"history\"><h2>History</h2><p>Each run's figure of a primitive on one machine, the run-to-run noise and the change points, as <code>cryptospeed history</code> finds them.</p><p>{}</p></section>\n",
+        links.join(", ")
+    )
 }
 
 fn variants(b: &Context<'_>, figures: &Figures) -> String {

@@ -5,6 +5,7 @@
 //! a missing, unreadable or older manifest means a full build.
 
 use crate::figures::Figures;
+use crate::histories::Histories;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -15,7 +16,7 @@ use std::path::{Path, PathBuf};
 pub const MANIFEST: &str = "manifest.json";
 
 /// Bumped whenever the pages' layout changes, so an older site is rebuilt whole.
-const LAYOUT: u32 = 2;
+const LAYOUT: u32 = 3;
 
 /// Hex SHA-256 of `text`.
 pub fn digest(text: &str) -> String {
@@ -46,6 +47,9 @@ pub struct State {
     pub comparisons: BTreeMap<String, ComparisonState>,
     /// The best figures and the variants seen, merged run by run.
     pub figures: Figures,
+    /// The history pages' series, merged run by run.
+    #[serde(default)]
+    pub histories: Histories,
 }
 
 /// The manifest's `format` for this build.

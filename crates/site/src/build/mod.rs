@@ -132,6 +132,7 @@ impl<'a> Build<'a> {
         let new = State {
             format: old.format.clone(),
             figures: old.figures.clone(),
+            histories: old.histories.clone(),
             ..State::default()
         };
         let labels = rows.iter().filter_map(|r| r.label.clone()).collect();
@@ -143,6 +144,7 @@ impl<'a> Build<'a> {
                 rows,
                 machines,
                 linked: Vec::new(),
+                histories: Vec::new(),
             },
             old,
             new,
@@ -212,6 +214,7 @@ impl<'a> Build<'a> {
         if !(unchanged && self.pages.keep(&path)) {
             let record = self.record(row.id)?;
             self.new.figures.merge(&record, row.machine_id);
+            self.new.histories.merge(&record, row.machine_id);
             let machine = self.machine(row.machine_id).cloned().map(Box::new);
             self.records.insert(row.id, record.clone());
             jobs.push(Job::Run(record, machine, previous));
@@ -244,8 +247,34 @@ impl<'a> Build<'a> {
         Ok(())
     }
 
-    /// The primitive, machine and index pages.
+    /// The history pages whose series changed (or whose file is gone), and the links to all.
+    fn history_pages(&mut self) -> Result<()> {
+        let histories = std::mem::take(&mut self.new.histories);
+        for ((machine, primitive), series) in histories.pages() {
+            let Some(m) = self.ctx.machine(machine).cloned() else {
+                continue;
+            };
+            let path = crate::history_page::path(&m, primitive);
+            let changed = histories
+                .changed
+                .contains(&(machine, primitive.to_string()));
+            if changed || !self.pages.keep(&path) {
+                let html = crate::history_page::render(&m, primitive, &series);
+                self.pages.put(&path, &html)?;
+            }
+            self.ctx.histories.push(crate::context::Linked {
+                title: format!("{primitive} on {}", m.key),
+                path,
+                machines: vec![machine],
+            });
+        }
+        self.new.histories = histories;
+        Ok(())
+    }
+
+    /// The history, primitive, machine and index pages.
     fn listings(&mut self) -> Result<()> {
+        self.history_pages()?;
         let figures: Figures = self.new.figures.clone();
         for primitive in figures.primitives() {
             let html = crate::primitive::render(&self.ctx, &figures, &primitive);

@@ -1,0 +1,137 @@
+//! History pages and `history --remeasure` end to end, on real runs.
+//!
+//! - Sixteen short runs of two cells, the last eight with every timed batch of md5@8192 30%
+//!   slower (the worker's `slow-cells` fault): the site's md5 history page names the change point
+//!   at the ninth run (±1), as `cryptospeed history --json` does, and sha256's page names none;
+//!   the index links the pages. `--remeasure` does not time anything: both sides are the same
+//!   build (a fault is no build difference), and it says so.
+//! - Six runs of aes-128-cbc@8192 on the system libcrypto loaded by path, then six with AES-NI
+//!   masked off: `--remeasure` times the two builds again, paired in one run, and confirms the
+//!   change; with the library file gone it says it cannot, and why.
+
+mod common;
+
+use common::{bin, ok};
+use serde_json::Value;
+use std::path::Path;
+
+fn run(db: &Path, args: &[&str], fault: Option<&str>) {
+    let mut c = bin();
+    c.arg("run").args(args);
+    c.args(["--max-time", "0.2", "--db", db.to_str().unwrap()]);
+    if let Some(f) = fault {
+        c.env("CRYPTOSPEED_FAULT", f);
+    }
+    ok(&mut c);
+}
+
+fn history(db: &Path, cell: &[&str], more: &[&str]) -> Value {
+    let out = ok(bin()
+        .arg("history")
+        .args(cell)
+        .args(["--json", "--db", db.to_str().unwrap()])
+        .args(more));
+    serde_json::from_str(&out).unwrap()
+}
+
+/// The site's page whose name ends in `-NAME.html` under history/.
+fn page(site: &Path, name: &str) -> String {
+    let dir = site.join("history");
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(&format!("-{name}.html")))
+        .unwrap_or_else(|| panic!("no history page of {name} in {}", dir.display()));
+    std::fs::read_to_string(file).unwrap()
+}
+
+/// The runs a page names as change points (`data-change-run`).
+fn change_runs(html: &str) -> Vec<i64> {
+    html.split("data-change-run=\"")
+        .skip(1)
+        .map(|s| s[..s.find('"').unwrap()].parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn the_site_names_a_change_point_at_its_run_and_a_fault_is_no_build_difference() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let cells = ["--cells", "md5@8192,sha256@1024"];
+    for i in 0..16 {
+        let fault = (i >= 8).then_some("slow:0.3,slow-cells:md5@8192");
+        run(&db, &cells, fault);
+    }
+    let site = dir.path().join("site");
+    ok(bin().args([
+        "site",
+        "-o",
+        site.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+    ]));
+    let md5 = page(&site, "md5");
+    let found = change_runs(&md5);
+    assert_eq!(found.len(), 1, "{md5}");
+    assert!((8..=10).contains(&found[0]), "change at run {}", found[0]);
+    let h = history(&db, &["md5", "-b", "8192"], &[]);
+    let index = h["change_points"][0]["index"].as_u64().unwrap() as usize;
+    assert_eq!(h["points"][index]["run"].as_i64(), Some(found[0]));
+    assert!(md5.contains("<svg"), "the page draws the series");
+    assert!(change_runs(&page(&site, "sha256")).is_empty());
+    let index_page = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(index_page.contains("href=\"history/"), "{index_page}");
+
+    let checked = history(&db, &["md5", "-b", "8192"], &["--remeasure"]);
+    let c = &checked["remeasured"][0];
+    assert_eq!(c["outcome"], "not re-measured", "{c}");
+    assert!(c["why"].as_str().unwrap().contains("same build"), "{c}");
+    assert!(
+        c["runs"].as_array().unwrap().is_empty(),
+        "nothing timed: {c}"
+    );
+}
+
+#[test]
+fn remeasure_confirms_a_change_of_builds_or_says_why_it_cannot() {
+    let system = [
+        "/lib/x86_64-linux-gnu/libcrypto.so.3",
+        "/usr/lib/x86_64-linux-gnu/libcrypto.so.3",
+        "/usr/lib64/libcrypto.so.3",
+    ]
+    .into_iter()
+    .find(|p| Path::new(p).is_file())
+    .expect("the system libcrypto.so.3 (Debian's libssl3, which scripts/setup installs)");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("b.db");
+    let linked = dir.path().join("libcrypto.so.3");
+    std::os::unix::fs::symlink(system, &linked).unwrap();
+    let by_path = format!("openssl:{}", linked.display());
+    let cell = ["--cells", "aes-128-cbc@8192"];
+    for _ in 0..6 {
+        run(&db, &[&cell[..], &["--impl", &by_path]].concat(), None);
+    }
+    for _ in 0..6 {
+        run(&db, &[&cell[..], &["--mask", "no-aesni"]].concat(), None);
+    }
+    let h = history(&db, &["aes-128-cbc", "-b", "8192"], &["--remeasure"]);
+    let cp = &h["change_points"][0];
+    assert_eq!(h["change_points"].as_array().unwrap().len(), 1, "{h}");
+    assert_eq!(cp["index"], 6, "{h}");
+    let c = &h["remeasured"][0];
+    assert_eq!(c["outcome"], "confirmed", "{c}");
+    assert_eq!(
+        (c["before"].as_i64(), c["after"].as_i64()),
+        (Some(6), Some(7))
+    );
+    let ratio = c["ratio"].as_f64().unwrap();
+    assert!(ratio < 0.6, "AES-NI off is far slower, paired: {c}");
+    assert!(!c["runs"].as_array().unwrap().is_empty(), "{c}");
+
+    std::fs::remove_file(&linked).unwrap();
+    let h = history(&db, &["aes-128-cbc", "-b", "8192"], &["--remeasure"]);
+    let c = &h["remeasured"][0];
+    assert_eq!(c["outcome"], "not re-measured", "{c}");
+    let why = c["why"].as_str().unwrap();
+    assert!(why.contains("is gone"), "{why}");
+}
