@@ -103,13 +103,26 @@ pub fn newest(mut points: Vec<HistoryPoint>, n: usize) -> Vec<HistoryPoint> {
     points.split_off(cut)
 }
 
+/// The label prefix of the runs `compare --remeasure` and `history --remeasure` write
+/// (`remeasure-12-15`, `remeasure-12-15-more-1`): paired checks of stored runs' builds, not new
+/// points of a build's history, so a history leaves them out (its series would otherwise step
+/// back to the old build at its end and hide the change it just checked).
+pub const REMEASURE_LABEL: &str = "remeasure-";
+
 /// One run's figure of the cell: of the variant `variant`, or of the run's first variant that
-/// measured it; `None` when the run has no figure of it.
+/// measured it; `None` when the run has no figure of it or is a re-measurement.
 pub fn point(
     r: &RunRecord,
     cell: (&str, Op, Option<u64>),
     variant: Option<&str>,
 ) -> Option<HistoryPoint> {
+    if r.run
+        .label
+        .as_deref()
+        .is_some_and(|l| l.starts_with(REMEASURE_LABEL))
+    {
+        return None;
+    }
     let vm = r.measurements.iter().find(|vm| {
         let c = &vm.measurement.cell;
         c.primitive == cell.0

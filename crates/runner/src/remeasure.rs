@@ -414,7 +414,8 @@ fn label_of(sides: &[StoredSide]) -> String {
             .join("+")
     };
     let parts: Vec<String> = sides.iter().map(ids).collect();
-    format!("remeasure-{}", parts.join("-"))
+    let prefix = cryptospeed_compare::history::series::REMEASURE_LABEL;
+    format!("{prefix}{}", parts.join("-"))
 }
 
 #[cfg(test)]
