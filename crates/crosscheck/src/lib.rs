@@ -9,6 +9,7 @@ pub mod debsrc;
 pub mod oracles;
 pub mod report;
 pub mod rounds;
+pub mod rule;
 
 use anyhow::{Context, Result};
 use cryptospeed_model::Op;

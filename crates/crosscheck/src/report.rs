@@ -1,94 +1,14 @@
 //! Per cell: both figures, the ratio ours/oracle with a 95% interval over rounds (the median of
-//! the per-round ratios, and a t interval on their logarithms), what each loop includes, and the
+//! the per-round ratios, and the interval of `rule.rs`), what each loop includes, and the
 //! verdict; printed as a table or JSON.
 
 use crate::rounds::Pairs;
 use crate::{Cell, Clock, Difference, Kind, Oracle, Provenance};
 use serde::Serialize;
-use statrs::distribution::{ContinuousCDF, StudentsT};
 
-/// The band inside which the two figures agree.
-pub const AGREES_WITHIN: f64 = 0.03;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    Agrees,
-    /// A named difference in what is timed accounts for the gap.
-    Explained,
-    /// The worker binary's code layout accounts for the gap (`Kind::Layout`): the same calls,
-    /// not a definition difference nor a harness cost.
-    Layout,
-    Unexplained,
-    /// The interval still reaches both into and out of what agreement (and the named
-    /// difference) cover after every round the cell was allowed: the rounds cannot tell.
-    Undecided,
-}
-
-impl Verdict {
-    /// Whether more rounds could still change the verdict.
-    pub fn decided(self) -> bool {
-        self != Verdict::Undecided
-    }
-}
-
-/// The ratios agreement covers: 1 ± [`AGREES_WITHIN`].
-pub const AGREES: (f64, f64) = (1.0 - AGREES_WITHIN, 1.0 + AGREES_WITHIN);
-
-fn inside(ci: [f64; 2], (lo, hi): (f64, f64)) -> bool {
-    lo <= ci[0] && ci[1] <= hi
-}
-
-fn overlaps(ci: [f64; 2], (lo, hi): (f64, f64)) -> bool {
-    ci[0] <= hi && ci[1] >= lo
-}
-
-/// A named difference accounts for the cell when its whole 95% interval lies inside the band
-/// the difference was measured to produce, or inside the band and ±3% together where the two
-/// touch (part of the interval may be agreement, the rest the difference).
-pub fn explains(d: &Difference, ci: [f64; 2]) -> bool {
-    let (lo, hi) = d.band;
-    let joined = lo <= AGREES.1 && hi >= AGREES.0;
-    inside(ci, d.band) || (joined && inside(ci, (lo.min(AGREES.0), hi.max(AGREES.1))))
-}
-
-/// The verdict of a cell's 95% interval of ours/oracle and its named difference. Decided only
-/// when the whole interval says the same thing:
-/// - agrees: the interval lies inside ±3%;
-/// - explained (layout): it lies inside what the named difference covers ([`explains`]);
-/// - unexplained: it lies wholly outside ±3% and outside the difference's band;
-/// - undecided otherwise: it reaches both into and out of those (more rounds may narrow it).
-pub fn verdict(ci: [f64; 2], difference: Option<&Difference>) -> Verdict {
-    if inside(ci, AGREES) {
-        return Verdict::Agrees;
-    }
-    if let Some(d) = difference.filter(|d| explains(d, ci)) {
-        return match d.kind {
-            Kind::Layout => Verdict::Layout,
-            Kind::Definition => Verdict::Explained,
-        };
-    }
-    let in_band = difference.is_some_and(|d| overlaps(ci, d.band));
-    if overlaps(ci, AGREES) || in_band {
-        Verdict::Undecided
-    } else {
-        Verdict::Unexplained
-    }
-}
-
-/// The round counts at which a cell is judged: `rounds`, then doubling, and `max_rounds` last.
-/// Few looks keep the chance that one of them calls a cell at the very edge of ±3% "agrees"
-/// small (at most 2.5% per look), where judging after every round would add up.
-pub fn looks(rounds: usize, max_rounds: usize) -> Vec<usize> {
-    let first = rounds.max(2);
-    let mut at = vec![first];
-    let mut n = first;
-    while n < max_rounds {
-        n = (n * 2).min(max_rounds);
-        at.push(n);
-    }
-    at
-}
+pub use crate::rule::{
+    explains, looks, ratio_interval, verdict, Verdict, AGREES, AGREES_WITHIN, CONFIDENCE, EDGE,
+};
 
 /// One cell's outcome.
 #[derive(Debug, Clone, Serialize)]
@@ -127,32 +47,6 @@ pub struct Report {
     pub cells: Vec<CellResult>,
     /// Cells that could not be measured, with why.
     pub failed: Vec<(String, String)>,
-}
-
-/// Median of the per-round ratios and the t interval of their geometric mean.
-pub fn ratio_interval(pairs: &Pairs) -> (f64, [f64; 2]) {
-    let mut r: Vec<f64> = pairs
-        .ours
-        .iter()
-        .zip(&pairs.oracle)
-        .map(|(o, b)| o / b)
-        .collect();
-    r.sort_by(f64::total_cmp);
-    let n = r.len();
-    let median = if n % 2 == 1 {
-        r[n / 2]
-    } else {
-        (r[n / 2 - 1] + r[n / 2]) / 2.0
-    };
-    if n < 2 {
-        return (median, [median, median]);
-    }
-    let logs: Vec<f64> = r.iter().map(|x| x.ln()).collect();
-    let mean = logs.iter().sum::<f64>() / n as f64;
-    let var = logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-    let t = StudentsT::new(0.0, 1.0, (n - 1) as f64).map_or(2.0, |d| d.inverse_cdf(0.975));
-    let half = t * (var / n as f64).sqrt();
-    (median, [(mean - half).exp(), (mean + half).exp()])
 }
 
 /// What our loop times for the cell: the catalog's definition and the column's declared
@@ -215,6 +109,10 @@ pub fn word(c: &CellResult) -> String {
         Verdict::Agrees => "agrees".into(),
         Verdict::Explained => "explained".into(),
         Verdict::Layout => "explained (code layout of the worker binary)".into(),
+        Verdict::Edge => match crate::rule::edge_of(c.ratio_ci95, c.difference.as_ref()) {
+            Some(e) => format!("at the edge of {e:.3} (the interval holds it, within ±{EDGE})"),
+            None => "at the edge".into(),
+        },
         Verdict::Unexplained => "unexplained".into(),
         Verdict::Undecided => format!("undecided (interval too wide after {} rounds)", c.rounds),
     }
@@ -284,7 +182,3 @@ pub fn render(r: &Report) -> String {
     }
     s
 }
-
-#[cfg(test)]
-#[path = "report_tests.rs"]
-mod tests;
