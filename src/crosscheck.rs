@@ -3,10 +3,10 @@
 //! 0 when every cell agrees or is explained, 1 when a cell is unexplained or failed, 3 when
 //! neither but a cell is undecided.
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use cryptospeed_crosscheck::report::{render, word, Report, Verdict};
-use cryptospeed_crosscheck::{oracle_dir, oracle_for, rounds::Options, ORACLES};
+use cryptospeed_crosscheck::{oracle_dir, oracle_for, rounds::Options, saved, ORACLES};
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -41,6 +41,15 @@ pub struct CrosscheckArgs {
     /// Print JSON instead of the table.
     #[arg(long)]
     json: bool,
+    /// Keep the JSON in FILE as the run goes: the whole file written again after every cell
+    /// (to FILE.tmp, synced, renamed over FILE), so a stopped run keeps every finished cell.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Judge a stored crosscheck JSON (`--json`'s or `--out`'s) again from its per-round figures
+    /// with the current rule and declared differences; measures nothing (`--json`: the file with
+    /// the new verdicts, the old ones as `verdict_as_run`).
+    #[arg(long, value_name = "FILE")]
+    rejudge: Option<PathBuf>,
     /// Cache for the oracles' sources and programs. Default: $CRYPTOSPEED_CACHE, else
     /// ~/.cache/cryptospeed.
     #[arg(long)]
@@ -92,6 +101,9 @@ pub fn crosscheck(a: CrosscheckArgs) -> Result<i32> {
     if a.list {
         return list();
     }
+    if let Some(file) = &a.rejudge {
+        return rejudge(file, a.json);
+    }
     check_rounds(&a)?;
     let names: Vec<&str> = if a.columns == "all" {
         // `openssl:PATH` stands for any variant's library: named, not implied.
@@ -132,18 +144,18 @@ pub fn crosscheck(a: CrosscheckArgs) -> Result<i32> {
         if a.setup_only {
             continue;
         }
+        let (mut kept, mut failed) = (Ok(()), 0);
         let report =
-            cryptospeed_crosscheck::crosscheck(oracle, built, &a.cells, &opts, &mut |c| {
-                eprintln!(
-                    "crosscheck: {name} {} {}: ratio {:.3} ({:.3}-{:.3}) {}",
-                    c.cell,
-                    c.op,
-                    c.ratio,
-                    c.ratio_ci95[0],
-                    c.ratio_ci95[1],
-                    word(c)
-                )
+            cryptospeed_crosscheck::crosscheck(oracle, built, &a.cells, &opts, &mut |r| {
+                progress(name, r, r.failed.len() > failed);
+                failed = r.failed.len();
+                if let (Some(out), Ok(())) = (&a.out, &kept) {
+                    let mut all: Vec<&Report> = reports.iter().collect();
+                    all.push(r);
+                    kept = saved::write(out, &all);
+                }
             })?;
+        kept?;
         unexplained += count(&report, Verdict::Unexplained) + report.failed.len();
         undecided += count(&report, Verdict::Undecided);
         if !a.json {
@@ -155,6 +167,81 @@ pub fn crosscheck(a: CrosscheckArgs) -> Result<i32> {
         println!("{}", serde_json::to_string_pretty(&reports)?);
     }
     Ok(exit_status(unexplained, undecided))
+}
+
+/// The line printed when a cell is done (`failed`: the cell just done failed).
+fn progress(name: &str, r: &Report, failed: bool) {
+    match (r.cells.last(), r.failed.last()) {
+        (_, Some((cell, why))) if failed => eprintln!("crosscheck: {name} {cell}: failed: {why}"),
+        (Some(c), _) => eprintln!(
+            "crosscheck: {name} {} {}: ratio {:.3} ({:.3}-{:.3}) {}",
+            c.cell,
+            c.op,
+            c.ratio,
+            c.ratio_ci95[0],
+            c.ratio_ci95[1],
+            word(c)
+        ),
+        _ => {}
+    }
+}
+
+/// `--rejudge FILE`: every verdict of a stored run derived again, the old beside the new.
+fn rejudge(file: &std::path::Path, json: bool) -> Result<i32> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let mut value: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", file.display()))?;
+    let cells = cryptospeed_crosscheck::rejudge::rejudge(&mut value)
+        .with_context(|| format!("judging {} again", file.display()))?;
+    let failed: usize = value
+        .as_array()
+        .map(|r| {
+            r.iter()
+                .filter_map(|x| x["failed"].as_array())
+                .map(Vec::len)
+                .sum()
+        })
+        .unwrap_or(0);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        print!("{}", rejudged_table(&cells));
+    }
+    let n = |v: Verdict| cells.iter().filter(|c| c.verdict == v).count();
+    Ok(exit_status(
+        n(Verdict::Unexplained) + failed,
+        n(Verdict::Undecided),
+    ))
+}
+
+fn rejudged_table(cells: &[cryptospeed_crosscheck::rejudge::Rejudged]) -> String {
+    let mut s = format!(
+        "{:<12} {:<24} {:<13} {:>6} {:>7} {:>17}  {:<12} now\n",
+        "column", "cell", "op", "rounds", "ratio", "interval", "as run"
+    );
+    for c in cells {
+        let column: String = c.column.chars().take(12).collect();
+        let diff = match c.difference {
+            "" => String::new(),
+            d => format!(" (difference {d})"),
+        };
+        s += &format!(
+            "{column:<12} {:<24} {:<13} {:>6} {:>7.3} {:>8.3}–{:<8.3}  {:<12} {}{diff}\n",
+            c.cell,
+            c.op,
+            c.rounds,
+            c.ratio,
+            c.ci[0],
+            c.ci[1],
+            c.as_run,
+            serde_json::to_value(c.verdict)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        );
+    }
+    s
 }
 
 fn count(report: &Report, verdict: Verdict) -> usize {

@@ -7,9 +7,11 @@
 
 pub mod debsrc;
 pub mod oracles;
+pub mod rejudge;
 pub mod report;
 pub mod rounds;
 pub mod rule;
+pub mod saved;
 
 use anyhow::{Context, Result};
 use cryptospeed_model::Op;
@@ -195,36 +197,34 @@ fn judged(
 }
 
 /// Crosschecks `cells` (default: all the oracle's) of a built oracle, each cell's rounds
-/// alternating, handing every finished cell to `progress`.
+/// alternating, handing the report so far to `progress` after every cell (measured or failed),
+/// so that a caller can keep it (`--out`) before the next cell starts.
 pub fn crosscheck(
     oracle: &dyn Oracle,
     built: Provenance,
     only: &[String],
     opts: &rounds::Options,
-    progress: &mut dyn FnMut(&report::CellResult),
+    progress: &mut dyn FnMut(&report::Report),
 ) -> Result<report::Report> {
-    let started = chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string();
-    let (mut cells, mut failed) = (Vec::new(), Vec::new());
+    let mut report = report::Report {
+        column: oracle.column().to_string(),
+        oracle: oracle.name().to_string(),
+        provenance: built,
+        cpu: opts.cpu,
+        started: chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string(),
+        cells: Vec::new(),
+        failed: Vec::new(),
+    };
     for cell in oracle.cells() {
         let with_op = format!("{}:{}", cell.spec(), cell.op);
         if !only.is_empty() && !only.iter().any(|o| *o == cell.spec() || *o == with_op) {
             continue;
         }
-        match judged(oracle, &built, cell, opts) {
-            Ok(result) => {
-                progress(&result);
-                cells.push(result);
-            }
-            Err(e) => failed.push((cell.spec(), format!("{e:#}"))),
+        match judged(oracle, &report.provenance, cell, opts) {
+            Ok(result) => report.cells.push(result),
+            Err(e) => report.failed.push((cell.spec(), format!("{e:#}"))),
         }
+        progress(&report);
     }
-    Ok(report::Report {
-        column: oracle.column().to_string(),
-        oracle: oracle.name().to_string(),
-        provenance: built,
-        cpu: opts.cpu,
-        started,
-        cells,
-        failed,
-    })
+    Ok(report)
 }

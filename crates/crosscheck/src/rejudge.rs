@@ -1,0 +1,124 @@
+//! `crosscheck --rejudge FILE`: every verdict of a stored crosscheck (its `--json` or `--out`
+//! file) derived again from the per-round figures it kept (`our_figures`, `oracle_figures`) with
+//! the current rule (rule.rs) and the differences the oracles declare now (the stored one where
+//! the column or cell is no longer known). Nothing is measured: the file's rounds are judged as
+//! one look at the rounds they hold. The verdict and interval the run printed stay beside the
+//! new ones (`verdict_as_run`, `ratio_ci95_as_run`).
+
+use crate::rounds::Pairs;
+use crate::rule::{ratio_interval, verdict, Verdict};
+use crate::{oracle_for, Difference, Kind};
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
+
+/// One cell judged again.
+#[derive(Debug, Clone)]
+pub struct Rejudged {
+    pub column: String,
+    pub cell: String,
+    pub op: String,
+    pub rounds: usize,
+    pub ratio: f64,
+    pub ci: [f64; 2],
+    pub as_run: String,
+    pub verdict: Verdict,
+    /// Where the named difference came from: "declared now", "as run", or "" for none.
+    pub difference: &'static str,
+}
+
+/// Judges every cell of the reports in `json` again, rewriting their verdicts in place.
+pub fn rejudge(json: &mut Value) -> Result<Vec<Rejudged>> {
+    let reports = json
+        .as_array_mut()
+        .context("a crosscheck JSON file is a list of columns' reports")?;
+    let mut out = Vec::new();
+    for report in reports {
+        let column = report["column"].as_str().unwrap_or("?").to_string();
+        let Some(cells) = report["cells"].as_array_mut() else {
+            bail!("column {column}: no cells list");
+        };
+        for cell in cells {
+            out.push(cell_again(&column, cell)?);
+        }
+    }
+    Ok(out)
+}
+
+fn figures(cell: &Value, key: &str) -> Result<Vec<f64>> {
+    cell[key]
+        .as_array()
+        .with_context(|| format!("{}: no {key}", cell["cell"]))?
+        .iter()
+        .map(|x| {
+            x.as_f64()
+                .with_context(|| format!("{key}: {x} is no number"))
+        })
+        .collect()
+}
+
+fn cell_again(column: &str, cell: &mut Value) -> Result<Rejudged> {
+    let pairs = Pairs {
+        ours: figures(cell, "our_figures")?,
+        oracle: figures(cell, "oracle_figures")?,
+        oracle_cpu_share: vec![],
+    };
+    if pairs.ours.len() != pairs.oracle.len() {
+        bail!("{}: the two sides hold different rounds", cell["cell"]);
+    }
+    let name = cell["cell"].as_str().unwrap_or("?").to_string();
+    let op = cell["op"].as_str().unwrap_or("?").to_string();
+    let (difference, source) = match declared_now(column, &name, &op) {
+        Some(d) => (d, "declared now"),
+        None => (stored(&cell["difference"]), "as run"),
+    };
+    let (ratio, ci) = ratio_interval(&pairs);
+    let v = if pairs.len() < 2 {
+        Verdict::Undecided
+    } else {
+        verdict(ci, difference.as_ref())
+    };
+    let as_run = cell["verdict"].as_str().unwrap_or("?").to_string();
+    cell["verdict_as_run"] = cell["verdict"].clone();
+    cell["ratio_ci95_as_run"] = cell["ratio_ci95"].clone();
+    cell["verdict"] = serde_json::to_value(v)?;
+    cell["ratio"] = json!(ratio);
+    cell["ratio_ci95"] = json!(ci);
+    cell["difference"] = serde_json::to_value(difference)?;
+    Ok(Rejudged {
+        column: column.to_string(),
+        cell: name,
+        op,
+        rounds: pairs.len(),
+        ratio,
+        ci,
+        as_run,
+        verdict: v,
+        difference: if difference.is_some() { source } else { "" },
+    })
+}
+
+/// The difference the column's oracle declares now for the cell; `None` when the oracle or the
+/// cell is not known now (the stored one is taken then).
+fn declared_now(column: &str, cell: &str, op: &str) -> Option<Option<Difference>> {
+    let oracle = oracle_for(column)?;
+    let c = oracle
+        .cells()
+        .iter()
+        .find(|c| c.spec() == cell && c.op.to_string() == op)?;
+    Some(c.difference)
+}
+
+/// A stored difference's kind and band (its words are not needed to judge).
+fn stored(d: &Value) -> Option<Difference> {
+    let band = d["band"].as_array()?;
+    let kind = match d["kind"].as_str()? {
+        "layout" => Kind::Layout,
+        _ => Kind::Definition,
+    };
+    Some(Difference {
+        kind,
+        what: "(as run)",
+        band: (band.first()?.as_f64()?, band.get(1)?.as_f64()?),
+        measured: "(as run)",
+    })
+}
