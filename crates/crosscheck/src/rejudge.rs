@@ -122,3 +122,82 @@ fn stored(d: &Value) -> Option<Difference> {
         measured: "(as run)",
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Five cells of the 18:23 UTC idle run (tests/data/README.md). Expected intervals from
+    /// SciPy 1.17.1 on each cell's ratios our_figures / oracle_figures (Yuen, 25% trimmed, at
+    /// 96.5%; three rounds trim nothing), as in rule_tests.rs.
+    const RUN: &str = include_str!("../tests/data/crosscheck-2026-11-28-1823.json");
+
+    #[test]
+    fn a_stored_run_is_judged_again_from_its_rounds() {
+        let mut json: Value = serde_json::from_str(RUN).unwrap();
+        let cells = rejudge(&mut json).unwrap();
+        let want = [
+            (
+                "sha256@10240",
+                "agrees",
+                Verdict::Agrees,
+                [0.9825667599498414, 0.9951099053057165],
+            ),
+            (
+                "hmac-sha256@64",
+                "unexplained",
+                Verdict::Unexplained,
+                [0.892280494222281, 0.938446980048209],
+            ),
+            // The median rule called it agrees; its interval cannot tell.
+            (
+                "rsa-2048",
+                "agrees",
+                Verdict::Undecided,
+                [0.815340387641319, 1.340863636113593],
+            ),
+            (
+                "rsa-2048",
+                "layout",
+                Verdict::Layout,
+                [0.9097103909823079, 0.9170652372094944],
+            ),
+            // Unexplained then; its difference (band 0.94-0.99) was declared at 19:24 UTC, and
+            // the interval reaches both into and out of it.
+            (
+                "ml-dsa-65",
+                "unexplained",
+                Verdict::Undecided,
+                [0.8549982665780755, 1.0134966981279134],
+            ),
+        ];
+        assert_eq!(cells.len(), want.len());
+        for (c, (cell, as_run, now, ci)) in cells.iter().zip(want) {
+            assert_eq!(
+                (c.cell.as_str(), c.as_run.as_str(), c.verdict),
+                (cell, as_run, now)
+            );
+            assert!(
+                (c.ci[0] - ci[0]).abs() < 1e-9 && (c.ci[1] - ci[1]).abs() < 1e-9,
+                "{c:?}"
+            );
+            assert_eq!(c.rounds, 3);
+        }
+        assert_eq!(cells[4].difference, "declared now");
+        // The file keeps the run's verdict beside the new one.
+        let keygen = &json[1]["cells"][1];
+        assert_eq!(keygen["verdict_as_run"], "unexplained");
+        assert_eq!(keygen["verdict"], "undecided");
+        assert_eq!(
+            keygen["difference"]["band"],
+            serde_json::json!([0.94, 0.99])
+        );
+    }
+
+    #[test]
+    fn a_file_that_is_no_crosscheck_is_refused() {
+        assert!(rejudge(&mut serde_json::json!({"cells": []})).is_err());
+        let mut no_figures = serde_json::json!([{"column": "nettle", "cells": [{"cell": "x"}]}]);
+        assert!(rejudge(&mut no_figures).is_err());
+    }
+}
