@@ -12,7 +12,10 @@ pub mod pair_cells;
 mod promises;
 mod run_noise;
 
-pub use run_noise::{between_run_variance, moderate, run_noise, RunCenter, RunNoise, PRIOR_DF};
+pub use run_noise::{
+    between_run_variance, moderate, run_noise, with_prior, RunCenter, RunNoise, PRIOR_DF,
+    PRIOR_DRIFT_SD, PRIOR_RUNS,
+};
 
 use cryptospeed_model::{Op, RunRecord};
 use cryptospeed_stats as stats;

@@ -77,6 +77,8 @@ pub const PRIOR_DF: f64 = 10.0;
 pub fn moderate(own: BTreeMap<CellKey, RunNoise>) -> BTreeMap<CellKey, RunNoise> {
     let total_df: f64 = own.values().map(|n| n.df).sum();
     let pooled = own.values().map(|n| n.df * n.raw).sum::<f64>() / total_df.max(1.0);
+    let shared_df = own.values().map(|n| n.df).fold(0.0, f64::max);
+    let pooled = with_prior(pooled, shared_df);
     own.into_iter()
         .map(|(key, n)| {
             let d0 = PRIOR_DF.min(total_df - n.df);
@@ -95,6 +97,25 @@ pub fn moderate(own: BTreeMap<CellKey, RunNoise>) -> BTreeMap<CellKey, RunNoise>
             )
         })
         .collect()
+}
+
+/// The run-to-run drift a cell is assumed to have before the store has seen any: 0.54% (sd, log
+/// scale), what a 2-core shared cloud VM showed over 45 runs of a day (docs/experiments/host-noise.md).
+pub const PRIOR_DRIFT_SD: f64 = 0.0054;
+
+/// The weight, in runs, of [`PRIOR_DRIFT_SD`] against the machine's own history.
+pub const PRIOR_RUNS: f64 = 20.0;
+
+/// The machine's pooled run-to-run variance shrunk toward [`PRIOR_DRIFT_SD`]², which weighs
+/// [`PRIOR_RUNS`] runs beside the history's `df`. The cells of a run drift together (0.34% of the
+/// 0.54% per cell is shared by the whole run), so the history knows the shared part from as many
+/// runs as the best-covered cell, not from the sum over cells. A short history (a store's first
+/// runs put the drift at 0.35% or less, below zero in the moment estimate) would otherwise set
+/// the term too small; the prior's share falls as runs accrue (half at 20, a third at 40). Replaying a
+/// day's 22 A/A pairs with only the history before each: 16/242 cells flagged without the prior,
+/// 14 with 5 runs' weight, 13 with 10, 11 with 20, 10 with 40 (the full history's figure).
+pub fn with_prior(var: f64, df: f64) -> f64 {
+    (PRIOR_RUNS * PRIOR_DRIFT_SD.powi(2) + df * var.max(0.0)) / (PRIOR_RUNS + df)
 }
 
 /// One run's center of a cell: log center, its squared standard error, and that error's degrees
@@ -178,7 +199,8 @@ mod tests {
         let md5 = m[&key("md5")];
         // Pooled from the raw estimates, sha256's negative one included: (2·4 + 30 − 30)/62 ·1e-4;
         // weight 10 against md5's own 2.
-        let pooled = 2.0 * 4e-4 / 62.0;
+        // The pool shrunk toward the prior over the best-covered cell's 30 runs.
+        let pooled = (20.0 * 0.0054f64.powi(2) + 30.0 * 2.0 * 4e-4 / 62.0) / 50.0;
         assert!(
             (md5.var - (10.0 * pooled + 2.0 * 4e-4) / 12.0).abs() < 1e-12,
             "{md5:?}"

@@ -137,3 +137,38 @@ fn the_comparison_says_what_its_intervals_across_runs_hold() {
     );
     assert!(paired.across_runs.is_empty());
 }
+
+/// A store's first runs: two cells, three runs each, scattering less than their own errors say
+/// (moment estimates ±1e-6). The learnt drift alone is 0 and would call a 1% whole-run shift a
+/// difference (SciPy's Yuen p 8.7e-5); the prior (0.54% over 20 runs, against the best-covered
+/// cell's 3) keeps the term honest. SciPy, with `a`, `yuen` as above:
+/// ```python
+/// pooled = (20 * 0.0054**2 + 3 * 0.0) / 23; s2 = (3 * pooled + 3 * -1e-6) / 6; dfs = 6.0
+/// b = a * 1.01  # then va, vb, dfa, dfb, se, df and the interval as above
+/// # s2 1.2178260869565e-05; interval 0.97936430–1.00095138, p 0.070303077487
+/// ```
+#[test]
+fn a_short_history_is_held_up_by_the_prior_as_scipy_computes_it() {
+    let raw = |r: f64| RunNoise {
+        var: r.max(0.0),
+        df: 3.0,
+        raw: r,
+    };
+    let own: BTreeMap<CellKey, RunNoise> = [
+        (key(), raw(-1e-6)),
+        (cell_key("md5", Op::Hash, Some(16)), raw(1e-6)),
+    ]
+    .into_iter()
+    .collect();
+    let noise = cryptospeed_compare::moderate(own);
+    let n = noise[&key()];
+    assert!(close(n.var, 1.2178260869565218e-05), "{n:?}");
+    assert_eq!(n.df, 6.0);
+    let sides = [side("a", 1, 1.0), side("b", 2, 1.01)];
+    let c = compare_with_noise(&sides, 0, 0.05, 0.0, &Filter::default(), &noise);
+    let v = c.rows[0].versus[1].as_ref().unwrap();
+    let (lo, hi) = v.ratio_ci.unwrap();
+    assert!(close(lo, 0.9793643) && close(hi, 1.00095138), "{v:?}");
+    assert!((v.p.unwrap() - 0.070303077487).abs() < 1e-6, "{v:?}");
+    assert_eq!(v.significant, Some(false));
+}
