@@ -265,3 +265,105 @@ fn rustcrypto_criterion_bench_reads_ed25519_sign() {
 fn aws_lc_rs_criterion_bench_reads_ml_kem_768_encaps() {
     check_criterion("aws-lc-rs", "ml-kem-768:encaps", "aws-lc-rs 1");
 }
+
+/// `--out FILE` keeps every finished cell: a crosscheck stopped by SIGTERM after its first cell
+/// leaves a whole JSON file holding that cell's rounds (the file is written again after every
+/// cell, to a temporary name renamed over it).
+#[test]
+fn a_stopped_crosscheck_keeps_its_finished_cells_in_its_out_file() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("xc.json");
+    let mut child = common::spawn(common::command().args([
+        "crosscheck",
+        "--impl",
+        "nettle",
+        "--cells",
+        "sha256@10240,aes-128-cbc@10240,hmac-sha256@64,rsa-2048,ed25519,ecdsa-p256",
+        "--rounds",
+        "2",
+        "--max-rounds",
+        "2",
+        "--max-time",
+        "0.3",
+        "--cpu",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    let start = std::time::Instant::now();
+    let cells = |v: &serde_json::Value| v[0]["cells"].as_array().map_or(0, Vec::len);
+    let first = loop {
+        assert!(
+            start.elapsed().as_secs() < 600,
+            "no cell in {out:?} after 10 minutes"
+        );
+        let text = std::fs::read_to_string(&out).unwrap_or_default();
+        // Never half a file: whatever is there parses.
+        if !text.is_empty() {
+            let v: serde_json::Value = serde_json::from_str(&text).expect("a whole JSON file");
+            if cells(&v) > 0 {
+                break v;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.child().wait().unwrap();
+    assert!(!status.success(), "stopped, not finished: {status:?}");
+    let kept: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert!(cells(&kept) >= cells(&first) && cells(&kept) < 6, "{kept}");
+    let cell = &kept[0]["cells"][0];
+    assert_eq!(cell["cell"], "sha256@10240");
+    assert_eq!(kept[0]["column"], "nettle");
+    for side in ["oracle_figures", "our_figures"] {
+        let f = cell[side].as_array().unwrap();
+        assert_eq!(f.len(), 2, "{cell}");
+        assert!(f.iter().all(|x| x.as_f64().unwrap() > 0.0), "{cell}");
+    }
+    // And what was kept can be judged again.
+    common::bin()
+        .args(["crosscheck", "--rejudge", out.to_str().unwrap()])
+        .assert()
+        .stdout(predicates::str::contains("sha256@10240"));
+}
+
+/// `--rejudge` on five real cells of the 18:23 UTC run (crates/crosscheck/tests/data): the table
+/// holds the verdict as run beside the new one, and the exit status follows the new verdicts
+/// (nettle hmac-sha256@64 is unexplained: 1).
+#[test]
+fn rejudge_prints_the_old_verdict_beside_the_new_and_exits_by_the_new() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/crosscheck/tests/data/crosscheck-2026-11-28-1823.json"
+    );
+    let out = common::bin()
+        .args(["crosscheck", "--rejudge", file])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    let line = |cell: &str, op: &str| {
+        out.lines()
+            .find(|l| l.contains(cell) && l.contains(op))
+            .unwrap_or_else(|| panic!("no {cell} {op} in {out}"))
+            .to_string()
+    };
+    assert!(
+        line("hmac-sha256@64", "mac").ends_with("unexplained  unexplained"),
+        "{out}"
+    );
+    assert!(
+        line("ml-dsa-65", "keygen").contains("unexplained  undecided"),
+        "{out}"
+    );
+    common::bin()
+        .args(["crosscheck", "--rejudge", "Cargo.toml"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("is not JSON"));
+}
