@@ -1,6 +1,7 @@
 //! `cryptospeed run`, `runs` and `show`: turn the options into a plan for the runner
 //! (crates/runner), then print the stored run in the chosen format.
 
+mod across_runs;
 mod resume;
 
 use crate::args;
@@ -231,6 +232,9 @@ pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
     };
     emit(&text, &a.output.output)?;
     for line in outcome.closing_lines(&plan, a.label.as_deref(), &db) {
+        eprintln!("cryptospeed: {line}");
+    }
+    if let Some(line) = across_runs::closing_line(&db, outcome.run_id) {
         eprintln!("cryptospeed: {line}");
     }
     Ok((exit_code(&outcome, &db), Some(outcome.run_id)))
