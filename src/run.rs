@@ -230,12 +230,17 @@ pub fn run_stored(a: RunArgs) -> Result<(i32, Option<i64>)> {
         }
         Schedule::Interleaved { .. } => a.output.render_for(&record, plan.variants.len()),
     };
+    let drift = across_runs::drift(&db, outcome.run_id);
+    let text = match (&drift, a.output.format.as_deref()) {
+        (Some(d), Some("json")) => across_runs::into_json(text, d),
+        _ => text,
+    };
     emit(&text, &a.output.output)?;
     for line in outcome.closing_lines(&plan, a.label.as_deref(), &db) {
         eprintln!("cryptospeed: {line}");
     }
-    if let Some(line) = across_runs::closing_line(&db, outcome.run_id) {
-        eprintln!("cryptospeed: {line}");
+    if let Some(d) = &drift {
+        eprintln!("cryptospeed: {}", across_runs::closing_line(d));
     }
     Ok((exit_code(&outcome, &db), Some(outcome.run_id)))
 }
