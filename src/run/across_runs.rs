@@ -3,9 +3,14 @@
 //! store's history (`cryptospeed_compare::run_noise`). A run's ±x% holds only what varied inside
 //! it; a reader comparing it with yesterday's run needs the other part too.
 
-/// The drift a later comparison adds: the root mean square of compare's between-run sd over the
-/// run's cells (`None` when no cell has learnt one) and how many stored runs it was learnt from.
+/// A cell as the run's JSON names it: primitive, operation, bytes.
+pub type JsonCell = (String, serde_json::Value, Option<u64>);
+
+/// The drift a later comparison adds: each cell's between-run sd as compare learns it (by
+/// primitive, operation as JSON names it, bytes), their root mean square (`None` when no cell
+/// has learnt one) and how many stored runs it was learnt from.
 pub struct Drift {
+    pub cells: Vec<(JsonCell, f64)>,
     pub sd: Option<f64>,
     pub runs: usize,
 }
@@ -18,32 +23,47 @@ pub fn drift(db: &str, run_id: i64) -> Option<Drift> {
     side.add_run(&record, None);
     let history = cryptospeed_query::history(store.as_ref(), &[side]).ok()?;
     let noise = cryptospeed_compare::run_noise(&history);
-    let vars: Vec<f64> = record
+    let cells: Vec<_> = record
         .measurements
         .iter()
         .map(|vm| &vm.measurement.cell)
-        .map(|c| cryptospeed_compare::cell_key(&c.primitive, c.op, c.bytes))
-        .map(|k| noise.get(&k).map_or(0.0, |n| n.var))
+        .map(|c| {
+            let key = cryptospeed_compare::cell_key(&c.primitive, c.op, c.bytes);
+            let op = serde_json::to_value(c.op).unwrap_or_default();
+            let var = noise.get(&key).map_or(0.0, |n| n.var);
+            ((c.primitive.clone(), op, c.bytes), var.sqrt())
+        })
         .collect();
-    let sd = (!noise.is_empty() && !vars.is_empty())
-        .then(|| (vars.iter().sum::<f64>() / vars.len() as f64).sqrt());
+    let sd = (!noise.is_empty() && !cells.is_empty())
+        .then(|| (cells.iter().map(|c| c.1 * c.1).sum::<f64>() / cells.len() as f64).sqrt());
     Some(Drift {
+        cells,
         sd,
         runs: history.len(),
     })
 }
 
-/// The run's JSON with `across_runs` (`drift_sd`, `history_runs`) beside its fields; other text
-/// as it is.
+/// The run's JSON cells with `run_noise` (the cell's between-run sd, null when not learnt yet)
+/// and `history_runs`; other text as it is.
 pub fn into_json(text: String, d: &Drift) -> String {
-    match serde_json::from_str::<serde_json::Value>(&text) {
-        Ok(serde_json::Value::Object(mut map)) => {
-            let across = serde_json::json!({ "drift_sd": d.sd, "history_runs": d.runs });
-            map.insert("across_runs".into(), across);
-            serde_json::to_string_pretty(&map).unwrap_or(text) + "\n"
-        }
-        _ => text,
+    let Ok(serde_json::Value::Array(mut cells)) = serde_json::from_str(&text) else {
+        return text;
+    };
+    for cell in cells.iter_mut().filter_map(|c| c.as_object_mut()) {
+        let key = (
+            cell.get("primitive")
+                .and_then(|p| p.as_str())
+                .unwrap_or("")
+                .to_string(),
+            cell.get("op").cloned().unwrap_or_default(),
+            cell.get("bytes").and_then(|b| b.as_u64()),
+        );
+        let sd = d.cells.iter().find(|c| c.0 == key).map(|c| c.1);
+        let sd = sd.filter(|_| d.sd.is_some());
+        cell.insert("run_noise".into(), serde_json::json!(sd));
+        cell.insert("history_runs".into(), serde_json::json!(d.runs));
     }
+    serde_json::to_string_pretty(&cells).map_or(text, |t| t + "\n")
 }
 
 /// "against another run of this machine: ±x% more (between-run drift learnt from N runs)".

@@ -83,7 +83,9 @@ pub fn moderate(own: BTreeMap<CellKey, RunNoise>) -> BTreeMap<CellKey, RunNoise>
         .map(|(key, n)| {
             let d0 = PRIOR_DF.min(total_df - n.df);
             if d0 <= 0.0 {
-                return (key, n);
+                // A lone cell: its own figure shrunk toward the prior.
+                let var = with_prior(n.raw, n.df);
+                return (key, RunNoise { var, ..n });
             }
             let raw = (d0 * pooled + n.df * n.raw) / (d0 + n.df);
             let var = raw.max(0.0);
@@ -206,9 +208,10 @@ mod tests {
             "{md5:?}"
         );
         assert_eq!(md5.df, 12.0);
-        // A lone cell has nothing to be moderated toward.
+        // A lone cell has no other cells to be moderated toward, only the prior.
         let alone = moderate([(key("md5"), noise(4e-4, 2.0))].into());
-        assert_eq!(alone[&key("md5")], noise(4e-4, 2.0));
+        let var = (20.0 * 0.0054f64.powi(2) + 2.0 * 4e-4) / 22.0;
+        assert!((alone[&key("md5")].var - var).abs() < 1e-15);
         // Held at 0 after pooling, never below.
         assert_eq!(m[&key("sha256")].var, 0.0);
     }
