@@ -44,26 +44,38 @@ pub fn drift(db: &str, run_id: i64) -> Option<Drift> {
 }
 
 /// The run's JSON cells with `run_noise` (the cell's between-run sd, null when not learnt yet)
-/// and `history_runs`; other text as it is.
+/// and `history_runs`, written as each cell's first fields so the rest keeps its order; other
+/// text as it is.
 pub fn into_json(text: String, d: &Drift) -> String {
-    let Ok(serde_json::Value::Array(mut cells)) = serde_json::from_str(&text) else {
+    let Ok(serde_json::Value::Array(cells)) = serde_json::from_str(&text) else {
         return text;
     };
-    for cell in cells.iter_mut().filter_map(|c| c.as_object_mut()) {
+    let mut extra = cells.iter().map(|cell| {
         let key = (
-            cell.get("primitive")
-                .and_then(|p| p.as_str())
-                .unwrap_or("")
-                .to_string(),
-            cell.get("op").cloned().unwrap_or_default(),
-            cell.get("bytes").and_then(|b| b.as_u64()),
+            cell["primitive"].as_str().unwrap_or("").to_string(),
+            cell["op"].clone(),
+            cell["bytes"].as_u64(),
         );
         let sd = d.cells.iter().find(|c| c.0 == key).map(|c| c.1);
-        let sd = sd.filter(|_| d.sd.is_some());
-        cell.insert("run_noise".into(), serde_json::json!(sd));
-        cell.insert("history_runs".into(), serde_json::json!(d.runs));
+        let sd = serde_json::json!(sd.filter(|_| d.sd.is_some()));
+        format!(
+            "    \"run_noise\": {sd},\n    \"history_runs\": {},",
+            d.runs
+        )
+    });
+    let mut out = String::with_capacity(text.len() + 64 * cells.len());
+    for line in text.lines() {
+        out.push_str(line);
+        out.push('\n');
+        if line == "  {" {
+            out.push_str(&extra.next().unwrap_or_default());
+            out.push('\n');
+        }
     }
-    serde_json::to_string_pretty(&cells).map_or(text, |t| t + "\n")
+    match serde_json::from_str::<serde_json::Value>(&out) {
+        Ok(serde_json::Value::Array(v)) if v.len() == cells.len() => out,
+        _ => text,
+    }
 }
 
 /// "against another run of this machine: ±x% more (between-run drift learnt from N runs)".
