@@ -13,8 +13,8 @@ mod promises;
 mod run_noise;
 
 pub use run_noise::{
-    between_run_variance, moderate, run_noise, with_prior, RunCenter, RunNoise, PRIOR_DF,
-    PRIOR_DRIFT_SD, PRIOR_RUNS,
+    between_run_variance, machine_noise, moderate, prior_only, run_noise, with_prior, RunCenter,
+    RunNoise, PRIOR_DF, PRIOR_DRIFT_SD, PRIOR_RUNS,
 };
 
 use cryptospeed_model::{Op, RunRecord};
@@ -200,7 +200,7 @@ pub struct Versus {
     /// paired test on log bout medians); `bouts+runs` (Yuen-Welch across runs, each side's variance holding the
     /// drift between runs: from several runs' centers, or one run's bouts plus the between-run
     /// variance the store has seen on this machine); `bouts` (Yuen-Welch on one run's bouts
-    /// without that: the store knows too few runs); `samples` (Mann-Whitney U on pooled samples,
+    /// without that: `--within-runs-only`); `samples` (Mann-Whitney U on pooled samples,
     /// for runs stored before bouts) or `runs` (Mann-Whitney U on several runs' single figures).
     pub test: Option<&'static str>,
     /// `Some(false)` prints `~` or `?`: p ≥ α, or the change is smaller than the minimum effect.

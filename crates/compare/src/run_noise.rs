@@ -32,8 +32,9 @@ pub struct RunNoise {
     pub raw: f64,
 }
 
-/// Every cell's run-to-run noise from stored runs measured in bouts (at least three runs in all,
-/// two of one variant); cells with less history are absent.
+/// Every cell's run-to-run noise from stored runs measured in bouts: learnt where the cell has
+/// three runs in all, two of one variant; the machine's otherwise ([`machine_noise`]). Cells no
+/// stored run measured in bouts are absent.
 pub fn run_noise(history: &[RunRecord]) -> BTreeMap<CellKey, RunNoise> {
     // (cell, variant) -> [(log center, se², its df)] of each run.
     let mut groups: BTreeMap<(CellKey, String), Vec<RunCenter>> = BTreeMap::new();
@@ -61,11 +62,42 @@ pub fn run_noise(history: &[RunRecord]) -> BTreeMap<CellKey, RunNoise> {
     for ((key, _), runs) in groups {
         by_cell.entry(key).or_default().push(runs);
     }
+    let keys: Vec<CellKey> = by_cell.keys().cloned().collect();
     let own: BTreeMap<CellKey, RunNoise> = by_cell
         .into_iter()
         .filter_map(|(key, variants)| Some((key, between_run_variance(&variants)?)))
         .collect();
-    moderate(own)
+    let machine = machine_noise(&own);
+    let mut noise = moderate(own);
+    // A cell with too few runs to learn its own drift from (a store's first two runs, a cell
+    // one run measured) gets the machine's, the prior alone before any cell has learnt one:
+    // without a term, two runs' intervals hold only their own spread, and 43 of 242 A/A cells
+    // of a day's runs on the development VM were called different that way.
+    for key in keys {
+        noise.entry(key).or_insert(machine);
+    }
+    noise
+}
+
+/// The machine's run-to-run variance: the df-weighted mean of the cells' moment estimates (taken
+/// before they are held at 0) shrunk toward the prior (see [`with_prior`]) over the best-covered
+/// cell's runs; its weight is the prior's runs and those. With no cell learnt: the prior alone.
+pub fn machine_noise(own: &BTreeMap<CellKey, RunNoise>) -> RunNoise {
+    let total_df: f64 = own.values().map(|n| n.df).sum();
+    let pooled = own.values().map(|n| n.df * n.raw).sum::<f64>() / total_df.max(1.0);
+    let shared_df = own.values().map(|n| n.df).fold(0.0, f64::max);
+    let var = with_prior(pooled, shared_df);
+    RunNoise {
+        var,
+        df: PRIOR_RUNS + shared_df,
+        raw: var,
+    }
+}
+
+/// Whether `noise` holds the prior alone: no cell of the history had runs enough to learn from.
+pub fn prior_only(noise: &BTreeMap<CellKey, RunNoise>) -> bool {
+    let prior = machine_noise(&BTreeMap::new());
+    noise.values().all(|n| *n == prior)
 }
 
 /// The weight, in degrees of freedom, of the machine's pooled run-to-run variance in each cell's.
@@ -76,9 +108,7 @@ pub const PRIOR_DF: f64 = 10.0;
 /// (fewer when the other cells hold fewer).
 pub fn moderate(own: BTreeMap<CellKey, RunNoise>) -> BTreeMap<CellKey, RunNoise> {
     let total_df: f64 = own.values().map(|n| n.df).sum();
-    let pooled = own.values().map(|n| n.df * n.raw).sum::<f64>() / total_df.max(1.0);
-    let shared_df = own.values().map(|n| n.df).fold(0.0, f64::max);
-    let pooled = with_prior(pooled, shared_df);
+    let pooled = machine_noise(&own).var;
     own.into_iter()
         .map(|(key, n)| {
             let d0 = PRIOR_DF.min(total_df - n.df);
@@ -233,6 +263,163 @@ mod tests {
             df,
             raw,
         }
+    }
+
+    /// A stored run of `cells` (primitive@16, variant `openssl`): eight bouts of three samples,
+    /// the bouts 0.2% apart around `ns` per call.
+    fn stored(id: i64, cells: &[&str], ns: f64) -> RunRecord {
+        use cryptospeed_model::{
+            CellSpec, Measurement, Op, RunInfo, RunStatus, Sample, Status, Summary,
+        };
+        let factors = [1.0, 1.004, 0.998, 1.002, 1.001, 0.999, 1.003, 1.0];
+        let samples: Vec<Sample> = (0..24)
+            .map(|i| {
+                let wall_ns = (1000.0 * ns * factors[i / 3]) as u64;
+                let (tsc, bout) = (wall_ns, (i / 3) as u32);
+                Sample {
+                    iters: 1000,
+                    wall_ns,
+                    cpu_ns: wall_ns,
+                    tsc,
+                    bout,
+                }
+            })
+            .collect();
+        let measurements = cells
+            .iter()
+            .map(|p| cryptospeed_model::VariantMeasurement {
+                variant: "openssl".into(),
+                implementation: "openssl".into(),
+                measurement: Measurement {
+                    cell: CellSpec {
+                        primitive: p.to_string(),
+                        op: Op::Hash,
+                        bytes: Some(16),
+                        misalign: 0,
+                    },
+                    status: Status::Ok,
+                    reason: None,
+                    summary: Some(Summary {
+                        n: 24,
+                        median: ns,
+                        ci_lo: ns,
+                        ci_hi: ns,
+                        mad: 0.0,
+                        outliers: 0,
+                        min: ns,
+                        max: ns,
+                    }),
+                    tsc_per_op: None,
+                    cpu_fraction: None,
+                    samples: samples.clone(),
+                    elapsed_s: 0.0,
+                    reported_rate: None,
+                    disturbances: Vec::new(),
+                    flights: Vec::new(),
+                },
+                definition: None,
+            })
+            .collect();
+        let run = RunInfo {
+            id,
+            label: None,
+            started_at: String::new(),
+            finished_at: None,
+            command: String::new(),
+            tool_version: String::new(),
+            status: RunStatus::Complete,
+            config: Default::default(),
+            imported: None,
+            uid: None,
+            conditions: None,
+        };
+        RunRecord {
+            run,
+            machine: Default::default(),
+            variants: Vec::new(),
+            measurements,
+        }
+    }
+
+    #[test]
+    fn a_store_too_short_to_learn_from_gives_each_cell_the_prior_and_a_longer_one_the_machines() {
+        let prior = PRIOR_DRIFT_SD.powi(2);
+        let two = [
+            stored(1, &["md5", "sha256"], 100.0),
+            stored(2, &["md5", "sha256"], 101.0),
+        ];
+        let noise = run_noise(&two);
+        assert_eq!(noise.len(), 2);
+        for n in noise.values() {
+            assert!((n.var - prior).abs() < 1e-15 && n.df == PRIOR_RUNS, "{n:?}");
+        }
+        assert!(prior_only(&noise));
+        // The same build twice, the second run 1% slower in every bout (the whole-run shifts of
+        // the development VM): with the prior not called different; on the runs' own intervals
+        // alone (their bouts agree within 0.3%) called different in both cells.
+        let side = |r: &RunRecord| {
+            let mut s = crate::SideInput::default();
+            s.add_run(r, None);
+            s
+        };
+        let sides = [side(&two[0]), side(&two[1])];
+        let filter = crate::Filter::default();
+        let with = crate::compare_with_noise(&sides, 0, 0.05, 0.0, &filter, &noise);
+        let without = crate::compare(&sides, 0, 0.05, 0.0, &filter);
+        assert_eq!(with.rows.len(), 2);
+        for (w, wo) in with.rows.iter().zip(&without.rows) {
+            let (w, wo) = (
+                w.versus[1].as_ref().unwrap(),
+                wo.versus[1].as_ref().unwrap(),
+            );
+            assert_eq!(
+                (w.test, w.significant),
+                (Some("bouts+runs"), Some(false)),
+                "{w:?}"
+            );
+            assert_eq!(
+                (wo.test, wo.significant),
+                (Some("bouts"), Some(true)),
+                "{wo:?}"
+            );
+        }
+        // Four runs: md5 and sha256 learn their own drift; sha1, which one run measured, gets
+        // the machine's (weighing the prior's runs and theirs), no longer the prior alone.
+        let mut four: Vec<RunRecord> = [100.0, 101.0, 99.4, 100.8]
+            .iter()
+            .zip(1..)
+            .map(|(ns, id)| stored(id, &["md5", "sha256"], *ns))
+            .collect();
+        four.push(stored(5, &["sha1"], 100.0));
+        let noise = run_noise(&four);
+        assert!(!prior_only(&noise));
+        let sha1 = noise[&cell_key("sha1", cryptospeed_model::Op::Hash, Some(16))];
+        assert_eq!(
+            sha1,
+            machine_noise(&BTreeMap::from_iter(["md5", "sha256"].map(|p| {
+                let key = cell_key(p, cryptospeed_model::Op::Hash, Some(16));
+                (key, own_noise(&four, p))
+            })))
+        );
+        assert!(sha1.df > PRIOR_RUNS && sha1.var > prior, "{sha1:?}");
+    }
+
+    /// A cell's own (unmoderated) run-to-run noise over `history`, as [`run_noise`] learns it.
+    fn own_noise(history: &[RunRecord], primitive: &str) -> RunNoise {
+        let centers: Vec<RunCenter> = history
+            .iter()
+            .flat_map(|r| &r.measurements)
+            .filter(|vm| vm.measurement.cell.primitive == primitive)
+            .map(|vm| {
+                let units: Vec<Vec<f64>> = bout_means(&vm.measurement, 1.0)
+                    .into_iter()
+                    .map(|(_, v)| vec![v])
+                    .collect();
+                let e = stats::bout_estimate(&units, 0.95).unwrap();
+                (e.log_mean, e.log_se.powi(2), e.df)
+            })
+            .collect();
+        between_run_variance(&[centers]).unwrap()
     }
 
     #[test]

@@ -267,14 +267,14 @@ fn across_runs(c: &Comparison) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(sd) = a.drift_sd {
         lines.push(format!(
-            "across runs ±{:.1}%: the drift between runs on this machine (95%, root mean square over {} cells, learnt from the store's runs of it) is in these cells' intervals; a run's own ± covers its own processes only",
+            "across runs ±{:.1}%: the drift between runs on this machine (95%, root mean square over {} cells, learnt from the store's runs of it, or the prior drift where it holds too few) is in these cells' intervals; a run's own ± covers its own processes only",
             196.0 * sd,
             a.with_drift
         ));
     }
     if a.without_drift > 0 {
         lines.push(format!(
-            "across runs, {} cells without the drift between runs (the store holds too few runs of this machine: three, one variant measured twice; or --within-runs-only): their intervals hold each run's own spread only, and call the same build different more often than the {} level",
+            "across runs, {} cells without the drift between runs (--within-runs-only, or cells no stored run of this machine measured in bouts): their intervals hold each run's own spread only, and call the same build different more often than the {} level",
             a.without_drift, c.alpha
         ));
     }
