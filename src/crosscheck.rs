@@ -6,7 +6,8 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use cryptospeed_crosscheck::report::{render, word, Report, Verdict};
-use cryptospeed_crosscheck::{oracle_dir, oracle_for, rounds::Options, saved, ORACLES};
+use cryptospeed_crosscheck::{oracle_dir, oracles_for, rounds::Options, saved, wanted};
+use cryptospeed_crosscheck::{Oracle, ORACLES};
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -129,10 +130,7 @@ pub fn crosscheck(a: CrosscheckArgs) -> Result<i32> {
         max_time: a.max_time,
     };
     let (mut reports, mut unexplained, mut undecided) = (Vec::new(), 0, 0);
-    for name in names {
-        let Some(oracle) = oracle_for(name) else {
-            bail!("no oracle for column {name} (crosscheck --list names those there are)");
-        };
+    for (name, oracle) in chosen(&names, &a.cells)? {
         let dir = oracle_dir(&cache, oracle);
         eprintln!(
             "crosscheck: {name}: setting up {} in {}",
@@ -167,6 +165,29 @@ pub fn crosscheck(a: CrosscheckArgs) -> Result<i32> {
         println!("{}", serde_json::to_string_pretty(&reports)?);
     }
     Ok(exit_status(unexplained, undecided))
+}
+
+/// Each column's oracles (a column may have several: `openssl:PATH`), less those that time none
+/// of `--cells`, so that nothing is built for them.
+fn chosen<'a>(names: &[&'a str], cells: &[String]) -> Result<Vec<(&'a str, &'static dyn Oracle)>> {
+    let mut out = Vec::new();
+    for &name in names {
+        let oracles = oracles_for(name);
+        if oracles.is_empty() {
+            bail!("no oracle for column {name} (crosscheck --list names those there are)");
+        }
+        for oracle in oracles {
+            if oracle.cells().iter().any(|c| wanted(c, cells)) {
+                out.push((name, oracle));
+            } else {
+                eprintln!(
+                    "crosscheck: {name}: {} times none of --cells",
+                    oracle.name()
+                );
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The line printed when a cell is done (`failed`: the cell just done failed).

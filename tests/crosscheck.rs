@@ -11,7 +11,7 @@ mod common;
 
 use cryptospeed_crosscheck::report::{ratio_interval, verdict, Verdict};
 use cryptospeed_crosscheck::rounds::{Options, Pairs};
-use cryptospeed_crosscheck::{crosscheck, oracle_dir, oracle_for, Provenance};
+use cryptospeed_crosscheck::{crosscheck, oracle_dir, oracle_for, oracles_for, Oracle, Provenance};
 
 const BAND: (f64, f64) = (0.5, 2.0);
 
@@ -32,8 +32,13 @@ fn check(column: &str, cell: &str) {
 
 /// [`check`] with the oracle's own provenance check.
 fn check_with(column: &str, cell: &str, provenance: impl Fn(&Provenance)) {
+    check_oracle(oracle_for(column).unwrap(), cell, provenance);
+}
+
+/// [`check_with`] of one oracle of the column, where it has several.
+fn check_oracle(oracle: &dyn Oracle, cell: &str, provenance: impl Fn(&Provenance)) {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let oracle = oracle_for(column).unwrap();
+    let column = oracle.column();
     let dir = oracle_dir(&common::test_cache(), oracle);
     let built = oracle.setup(&dir, &mut |s| eprintln!("{s}")).unwrap();
     provenance(&built);
@@ -248,6 +253,55 @@ fn openssl_speed_of_a_3_5_variant_reads_ml_kem_768_encaps() {
             assert!(built.source.starts_with("OpenSSL 3.5"), "{}", built.source);
             assert!(built.programs[0].ends_with("apps/openssl"), "{built:?}");
         },
+    );
+}
+
+/// OpenSSL's perftools `handshake`, cloned at its pinned commit ($CRYPTOSPEED_PERFTOOLS_SRC or
+/// github.com) and compiled against the suite's OpenSSL 3.5 build that keeps TLS (built once
+/// into the suite's cache, as tests/tls_libssl.rs builds it), beside the column's full X25519
+/// handshake; its declared difference (the client's second ECDSA verify) travels with the cell.
+#[test]
+#[ignore = "needs an openssl/perftools clone: CRYPTOSPEED_PERFTOOLS_SRC, github.com, or its source already cloned into the suite's cache (scripts/test runs it when there is one)"]
+fn perftools_handshake_reads_the_x25519_ecdsa_handshake_of_a_3_5_tls_variant() {
+    let mut keep = common::PQ_KEEPS.to_vec();
+    keep.push("no-tls");
+    let mut build = common::bin();
+    build
+        .args(["variant", "build", "--openssl", common::OPENSSL_CRATE])
+        .args(["--label", "cs-test-tls-{key}"]);
+    for o in common::small_build_keeping(&keep) {
+        build.args(["--configure-arg", o]);
+    }
+    let summary = common::ok(&mut build);
+    let library = summary
+        .lines()
+        .find_map(|l| l.strip_prefix("library "))
+        .map(str::trim)
+        .unwrap_or_else(|| panic!("no library in {summary}"));
+    runs_use_the_suite_cache();
+    let column = format!("openssl:{library}");
+    let oracles = oracles_for(&column);
+    let names: Vec<&str> = oracles.iter().map(|o| o.name()).collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    let perftools = oracles[1];
+    assert_eq!(perftools.name(), "perftools handshake");
+    let cell = "tls13-x25519-ecdsa-p256:handshake";
+    check_oracle(perftools, cell, |built| {
+        assert!(built.source.contains("dfb5e3586f45"), "{}", built.source);
+        let out = std::process::Command::new("ldd")
+            .arg(&built.programs[0])
+            .output()
+            .unwrap();
+        let ldd = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            ldd.contains(library),
+            "handshake does not load {library}: {ldd}"
+        );
+    });
+    let declared = perftools.cells()[0].difference.unwrap();
+    assert!(
+        declared.band.0 < 0.87 && 0.87 < declared.band.1,
+        "{declared:?}"
     );
 }
 

@@ -129,6 +129,12 @@ pub trait Oracle: Sync {
         let _ = line;
         true
     }
+    /// A registry entry that stands for any library (`openssl:PATH`): the oracle of one such
+    /// column, or `None` when `column` is not one of its kind.
+    fn bind(&self, column: &str) -> Option<&'static dyn Oracle> {
+        let _ = column;
+        None
+    }
 }
 
 /// Every oracle, one line each.
@@ -142,6 +148,7 @@ pub static ORACLES: &[&dyn Oracle] = &[
     &oracles::openssl::OpenSsl,
     &oracles::openssl_cli::OpenSslCli,
     &oracles::openssl_build::ANY,
+    &oracles::perftools::ANY,
     &oracles::boringssl::BoringSsl,
     &oracles::go::Go,
     &oracles::ring::Ring,
@@ -149,13 +156,28 @@ pub static ORACLES: &[&dyn Oracle] = &[
     &oracles::aws_lc_rs::AwsLcRs,
 ];
 
-/// The oracle for a column, by its `--impl` name (`openssl:PATH`: a variant's library).
+/// The first oracle for a column, by its `--impl` name (`openssl:PATH`: a variant's library).
 pub fn oracle_for(column: &str) -> Option<&'static dyn Oracle> {
+    oracles_for(column).into_iter().next()
+}
+
+/// Every oracle for a column, in registry order (`openssl:PATH` has `openssl speed` of the
+/// variant's source and perftools' `handshake`).
+pub fn oracles_for(column: &str) -> Vec<&'static dyn Oracle> {
     ORACLES
         .iter()
-        .copied()
-        .find(|o| o.column() == column)
-        .or_else(|| oracles::openssl_build::for_column(column))
+        .filter_map(|o| match o.column() == column {
+            true => Some(*o),
+            false => o.bind(column),
+        })
+        .collect()
+}
+
+/// Whether `cell` is among `only` (`--cells`: PRIMITIVE@SIZE or PRIMITIVE, `:OP` for one
+/// operation); an empty `only` takes every cell.
+pub fn wanted(cell: &Cell, only: &[String]) -> bool {
+    let with_op = format!("{}:{}", cell.spec(), cell.op);
+    only.is_empty() || only.iter().any(|o| *o == cell.spec() || *o == with_op)
 }
 
 /// Expands `{bytes}` in a cell's oracle arguments.
@@ -215,11 +237,7 @@ pub fn crosscheck(
         cells: Vec::new(),
         failed: Vec::new(),
     };
-    for cell in oracle.cells() {
-        let with_op = format!("{}:{}", cell.spec(), cell.op);
-        if !only.is_empty() && !only.iter().any(|o| *o == cell.spec() || *o == with_op) {
-            continue;
-        }
+    for cell in oracle.cells().iter().filter(|c| wanted(c, only)) {
         match judged(oracle, &report.provenance, cell, opts) {
             Ok(result) => report.cells.push(result),
             Err(e) => report.failed.push((cell.spec(), format!("{e:#}"))),

@@ -7,7 +7,7 @@
 
 use crate::rounds::Pairs;
 use crate::rule::{ratio_interval, verdict, Verdict};
-use crate::{oracle_for, Difference, Kind};
+use crate::{oracles_for, Difference, Kind};
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
@@ -100,11 +100,11 @@ fn cell_again(column: &str, cell: &mut Value) -> Result<Rejudged> {
 /// The difference the column's oracle declares now for the cell; `None` when the oracle or the
 /// cell is not known now (the stored one is taken then).
 fn declared_now(column: &str, cell: &str, op: &str) -> Option<Option<Difference>> {
-    let oracle = oracle_for(column)?;
-    let c = oracle
-        .cells()
-        .iter()
-        .find(|c| c.spec() == cell && c.op.to_string() == op)?;
+    let c = oracles_for(column).into_iter().find_map(|o| {
+        o.cells()
+            .iter()
+            .find(|c| c.spec() == cell && c.op.to_string() == op)
+    })?;
     Some(c.difference)
 }
 

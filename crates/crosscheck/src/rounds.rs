@@ -131,7 +131,10 @@ fn run_oracle(
 /// output and the share of the wall time it was on the CPU while it timed the cell: between the
 /// last line that `starts` a timed window (by default the line before the figure's: each program
 /// starts a loop right after it prints the previous result) and the figure's own (`stdbuf -oL`
-/// makes each line arrive when it is printed).
+/// makes each line arrive when it is printed). Where no line started a window before the
+/// figure's, the window is the whole process: its CPU time from `wait4`, which holds threads that have ended
+/// (perftools times in a thread that ends before the figure is printed; `/proc` no longer
+/// lists it then).
 fn until(
     argv: &[String],
     cpu: usize,
@@ -148,19 +151,20 @@ fn until(
         .with_context(|| format!("starting {} (stdbuf is in coreutils)", argv[0]))?;
     let pid = child.id();
     let (mut text, mut window, mut found) = (String::new(), None, false);
-    let mut mark = (start, on_cpu(pid));
+    let (mut mark, mut marked) = ((start, on_cpu(pid)), false);
     for line in BufReader::new(child.stdout.take().context("no stdout")?).lines() {
         let line = line?;
         text += &line;
         text.push('\n');
         let now = (Instant::now(), on_cpu(pid));
         if done(&text) {
-            (found, window) = (true, share(mark, now));
+            found = true;
+            window = share(mark, now).filter(|_| marked);
             let _ = child.kill();
             break;
         }
         if starts(&line) {
-            mark = now;
+            (mark, marked) = (now, true);
         }
     }
     let wall = start.elapsed().as_secs_f64();

@@ -13,6 +13,7 @@ pub mod nettle;
 pub mod openssl;
 pub mod openssl_build;
 pub mod openssl_cli;
+pub mod perftools;
 pub mod ring;
 pub mod rustcrypto;
 pub mod wolfssl;

@@ -26,7 +26,7 @@ pub static ANY: OpenSslBuild = OpenSslBuild {
     library: "",
 };
 
-/// The oracle for a column spelled `openssl:PATH`.
+/// The oracle for a column spelled `openssl:PATH` (the registry entry's [`Oracle::bind`]).
 pub fn for_column(column: &str) -> Option<&'static dyn Oracle> {
     column.strip_prefix("openssl:")?;
     let column: &'static str = Box::leak(column.to_string().into_boxed_str());
@@ -123,10 +123,13 @@ impl Oracle for OpenSslBuild {
     fn clock(&self) -> Clock {
         Clock::Undisturbed // without -elapsed: the process's user time (times())
     }
+    fn bind(&self, column: &str) -> Option<&'static dyn Oracle> {
+        for_column(column)
+    }
 }
 
 /// The build record beside a variant's library.
-fn manifest_of(library: &Path) -> Result<Manifest> {
+pub(super) fn manifest_of(library: &Path) -> Result<Manifest> {
     let path = library.with_file_name("variant.json");
     let text = std::fs::read_to_string(&path).with_context(|| {
         format!(
@@ -140,7 +143,7 @@ fn manifest_of(library: &Path) -> Result<Manifest> {
 }
 
 /// The variant's source placed at `tree`, refused unless its hash is the one recorded.
-fn unpack_checked(m: &Manifest, tree: &Path, log: &mut dyn FnMut(&str)) -> Result<()> {
+pub(super) fn unpack_checked(m: &Manifest, tree: &Path, log: &mut dyn FnMut(&str)) -> Result<()> {
     let location = PathBuf::from(&m.source.location);
     log(&format!(
         "unpacking {} into {}",
@@ -166,7 +169,8 @@ fn unpack_checked(m: &Manifest, tree: &Path, log: &mut dyn FnMut(&str)) -> Resul
     Ok(())
 }
 
-fn run(argv: &[String], cwd: &Path) -> Result<()> {
+/// Runs a build step in `cwd`; the tail of its standard error when it fails.
+pub(super) fn run(argv: &[String], cwd: &Path) -> Result<()> {
     let out = Command::new(&argv[0])
         .args(&argv[1..])
         .current_dir(cwd)
