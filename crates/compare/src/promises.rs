@@ -245,6 +245,7 @@ fn pooled_samples_leave_out_what_the_bouts_leave_out() {
         elapsed_s: 0.0,
         reported_rate: None,
         disturbances: vec![canary(1, 1040), canary(2, 1060)],
+        flights: Vec::new(),
     };
     assert_eq!(undisturbed_ns(&m, 1.0), [100.0, 100.0, 101.0]);
     assert_eq!(bout_means(&m, 1.0).len(), 1);

@@ -64,6 +64,13 @@ pub trait Implementation {
     }
     /// Runs the primitive's known-answer tests through the same calls the timed loop uses.
     fn known_answer_test(&mut self, primitive: &Primitive) -> Result<(), String>;
+    /// A TLS handshake primitive whose known-answer test passed: the bytes each step of the
+    /// handshake it checked wrote (ClientHello, server's flight, client's Finished, tickets), as
+    /// the worker's measurements carry them (`Measurement::flights`); empty where not counted.
+    fn checked_flights(&self, primitive: &Primitive) -> Vec<u64> {
+        let _ = primitive;
+        Vec::new()
+    }
     /// Prepares one cell for timing.
     fn prepare(
         &mut self,

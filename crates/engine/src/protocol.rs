@@ -198,4 +198,33 @@ mod tests {
             "{line}"
         );
     }
+
+    #[test]
+    fn a_measurement_reply_carries_flights_only_when_counted() {
+        // An optional field: a worker that counts none, or predates it, leaves it out, and an
+        // orchestrator reads either reply (no protocol version change).
+        let cell = CellSpec {
+            primitive: "tls13-x25519-ed25519".into(),
+            op: cryptospeed_model::Op::Handshake,
+            bytes: None,
+            misalign: 0,
+        };
+        let mut measurement = Measurement::not_timed(cell, cryptospeed_model::Status::Ok, "");
+        let line = |m: &Measurement| {
+            serde_json::to_string(&Response::Measurement {
+                measurement: m.clone(),
+            })
+            .unwrap()
+        };
+        assert!(!line(&measurement).contains("flights"));
+        measurement.flights = vec![177, 562, 64, 0];
+        let with = line(&measurement);
+        assert!(with.contains(r#""flights":[177,562,64,0]"#), "{with}");
+        match serde_json::from_str(&with).unwrap() {
+            Response::Measurement { measurement } => {
+                assert_eq!(measurement.flights, [177, 562, 64, 0])
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }

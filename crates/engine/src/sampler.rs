@@ -275,6 +275,7 @@ pub fn summarize(
         elapsed_s,
         reported_rate: None,
         disturbances: Vec::new(),
+        flights: Vec::new(),
     }
 }
 

@@ -233,7 +233,12 @@ impl Worker {
                 let Some(p) = cryptospeed_catalog::lookup(&cell.primitive) else {
                     return unknown(&cell.primitive);
                 };
-                let measurement = measure(implementation, cache, fault, p, cell, &config);
+                let mut measurement = measure(implementation, cache, fault, p, cell, &config);
+                if measurement.status.has_numbers() {
+                    // What the cell's check counted on the wire (handshake cells), carried with
+                    // the figure: an optional field older orchestrators skip.
+                    measurement.flights = implementation.checked_flights(p);
+                }
                 Response::Measurement { measurement }
             }
             Request::Profile {

@@ -66,6 +66,9 @@ impl Implementation for Declaring {
     fn known_answer_test(&mut self, p: &Primitive) -> Result<(), String> {
         self.inner.known_answer_test(p)
     }
+    fn checked_flights(&self, p: &Primitive) -> Vec<u64> {
+        self.inner.checked_flights(p)
+    }
     fn prepare(&mut self, p: &Primitive, cell: &CellSpec) -> Result<Box<dyn Timed + '_>, String> {
         self.offers(p, cell.op)?;
         self.inner.prepare(p, cell)

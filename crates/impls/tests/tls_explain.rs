@@ -74,6 +74,7 @@ fn cell(
             elapsed_s: 1.0,
             reported_rate: None,
             disturbances: Vec::new(),
+            flights: Vec::new(),
         },
         definition: None,
     }

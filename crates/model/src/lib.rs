@@ -298,6 +298,11 @@ pub struct Measurement {
     /// What the host did to each bout, where the worker could tell (its samples' `bout`s).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub disturbances: Vec<BoutDisturbance>,
+    /// A TLS handshake cell: the bytes each step of the handshake its worker's check ran wrote
+    /// (ClientHello, the server's flight, the client's Finished, the server's tickets), where
+    /// the column counts them; empty for other cells and columns that do not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flights: Vec<u64>,
 }
 
 /// What the host did to one bout, read by the worker just around the bout's samples: a fixed
@@ -344,6 +349,7 @@ impl Measurement {
             elapsed_s: 0.0,
             reported_rate: None,
             disturbances: Vec::new(),
+            flights: Vec::new(),
         }
     }
 
@@ -371,6 +377,7 @@ impl Measurement {
             elapsed_s: 0.0,
             reported_rate: Some(rate),
             disturbances: Vec::new(),
+            flights: Vec::new(),
         }
     }
 

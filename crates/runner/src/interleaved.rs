@@ -52,6 +52,8 @@ struct Bouts {
     samples: Vec<Sample>,
     /// What the host did to each bout, where the worker could tell.
     disturbances: Vec<BoutDisturbance>,
+    /// A handshake cell's bytes per flight, as its worker's check counted them (the latest bout's).
+    flights: Vec<u64>,
     bouts: u32,
     /// Calls per sample, calibrated in the first bout and kept for the rest while its samples
     /// last about the sample time; 0 calibrates again in the next bout.
@@ -260,6 +262,9 @@ impl Bouts {
                 .into_iter()
                 .map(|d| BoutDisturbance { bout: round, ..d }),
         );
+        if !reply.flights.is_empty() {
+            self.flights = reply.flights;
+        }
         self.bouts += 1;
         self.spent_s += reply.elapsed_s;
         self.settle_charge();
@@ -294,14 +299,18 @@ impl Bouts {
     }
 
     fn summary(&self, cell: &CellSpec, config: &MeasureConfig, stopped: &str) -> Measurement {
-        summarize_bouts(
+        let m = summarize_bouts(
             cell.clone(),
             self.samples.clone(),
             self.disturbances.clone(),
             config,
             self.spent_s,
             stopped,
-        )
+        );
+        Measurement {
+            flights: self.flights.clone(),
+            ..m
+        }
     }
 }
 

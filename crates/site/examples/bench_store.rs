@@ -102,6 +102,7 @@ fn measurement(
         elapsed_s: 0.3,
         reported_rate: None,
         disturbances: Vec::new(),
+        flights: Vec::new(),
     }
 }
 

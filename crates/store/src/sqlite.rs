@@ -181,6 +181,7 @@ mod tests {
             elapsed_s: 0.1,
             reported_rate: None,
             disturbances: Vec::new(),
+            flights: Vec::new(),
         }
     }
 

@@ -74,6 +74,7 @@ fn measurement(primitive: &str, bytes: Option<u64>, samples: usize) -> Measureme
                 ..Default::default()
             },
         ],
+        flights: Vec::new(),
     }
 }
 

@@ -60,6 +60,9 @@ pub struct Evp {
     /// The post-quantum primitives (`Family::Kem`, `Family::SeededSignature`) as a suite.
     pq: pq_suite::PqSuite,
     availability: HashMap<&'static str, Result<(), String>>,
+    /// The bytes per flight each handshake cell's check counted (the libssl beside this
+    /// libcrypto), carried with that cell's measurements.
+    flights: crate::tls::CheckedFlights,
 }
 
 /// The implementation `name` over the libcrypto at `path` (OpenSSL 1.1.1 … 4.0, AWS-LC,
@@ -94,6 +97,7 @@ pub(crate) fn create_as(
         api,
         providers,
         availability: HashMap::new(),
+        flights: Default::default(),
     }))
 }
 
@@ -212,7 +216,8 @@ impl Implementation for Evp {
     fn known_answer_test(&mut self, primitive: &Primitive) -> Result<(), String> {
         self.availability(primitive)?;
         if primitive.family() == Family::Handshake {
-            return crate::tls::libssl::checked_flights(&self.api.path, primitive).map(drop);
+            let checked = crate::tls::libssl::checked_flights(&self.api.path, primitive);
+            return self.flights.keep(primitive, checked);
         }
         for kat in primitive.kats {
             let r = match primitive.family() {
@@ -223,6 +228,10 @@ impl Implementation for Evp {
             r.map_err(|e| format!("{} ({})", e, kat.source()))?;
         }
         Ok(())
+    }
+
+    fn checked_flights(&self, primitive: &Primitive) -> Vec<u64> {
+        self.flights.of(primitive)
     }
 
     fn agree(

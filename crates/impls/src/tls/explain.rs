@@ -172,6 +172,24 @@ pub fn flights(tls_column: &str, p: &Primitive) -> Option<Vec<usize>> {
     super::rustls::checked_flights(tls_column, p).ok()
 }
 
+/// The flights `vm`'s column counted: those its worker's check carried with any of the run's
+/// cells of that variant and primitive (every column that counts them: rustls, the libssls),
+/// else a rustls column's counted here (a run stored without them).
+pub fn counted_flights(
+    ms: &[VariantMeasurement],
+    vm: &VariantMeasurement,
+    p: &Primitive,
+) -> Option<Vec<usize>> {
+    ms.iter()
+        .find(|m| {
+            m.variant == vm.variant
+                && m.measurement.cell.primitive == vm.measurement.cell.primitive
+                && !m.measurement.flights.is_empty()
+        })
+        .map(|m| m.measurement.flights.iter().map(|&n| n as usize).collect())
+        .or_else(|| flights(&vm.implementation, p))
+}
+
 /// The text section `run` and `show` print after the table; empty when the run has no
 /// handshake cell.
 pub fn section(record: &RunRecord) -> String {
@@ -210,7 +228,7 @@ fn cell(out: &mut String, ms: &[VariantMeasurement], vm: &VariantMeasurement) {
     let Some(p) = lookup(&vm.measurement.cell.primitive) else {
         return;
     };
-    let fl = flights(&vm.implementation, p);
+    let fl = counted_flights(ms, vm, p);
     // The transcript's length where this column's bytes are not counted: rustls's handshake's.
     let wire = fl
         .clone()

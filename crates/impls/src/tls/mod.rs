@@ -38,6 +38,29 @@ pub struct Negotiated {
     pub server_export: Vec<u8>,
 }
 
+/// The flights each handshake primitive's check counted in this worker, kept so its
+/// measurements carry them to the orchestrator (`Implementation::checked_flights`).
+#[derive(Default)]
+pub(crate) struct CheckedFlights(std::collections::HashMap<&'static str, Vec<u64>>);
+
+impl CheckedFlights {
+    /// Keeps what a passed check counted; a failed check's error is passed on.
+    pub(crate) fn keep(
+        &mut self,
+        p: &Primitive,
+        checked: Result<Vec<usize>, String>,
+    ) -> Result<(), String> {
+        let flights = checked?;
+        self.0
+            .insert(p.id, flights.into_iter().map(|n| n as u64).collect());
+        Ok(())
+    }
+
+    pub(crate) fn of(&self, p: &Primitive) -> Vec<u64> {
+        self.0.get(p.id).cloned().unwrap_or_default()
+    }
+}
+
 /// The exporter's label, context and length used by every column's check.
 pub const EXPORT_LABEL: &[u8] = b"EXPORTER-cryptospeed-handshake-check";
 pub const EXPORT_CONTEXT: &[u8] = b"cryptospeed";

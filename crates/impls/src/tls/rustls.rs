@@ -37,17 +37,20 @@ enum Provider {
 
 pub struct Rustls {
     provider: Provider,
+    flights: super::CheckedFlights,
 }
 
 pub fn create_aws_lc_rs(_: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
     Ok(Box::new(Rustls {
         provider: Provider::AwsLcRs,
+        flights: Default::default(),
     }))
 }
 
 pub fn create_ring(_: &ImplOptions) -> Result<Box<dyn Implementation>, String> {
     Ok(Box::new(Rustls {
         provider: Provider::Ring,
+        flights: Default::default(),
     }))
 }
 
@@ -353,7 +356,11 @@ impl Implementation for Rustls {
     }
 
     fn known_answer_test(&mut self, p: &Primitive) -> Result<(), String> {
-        wire_bytes(self.provider, p).map(drop)
+        self.flights.keep(p, wire_bytes(self.provider, p))
+    }
+
+    fn checked_flights(&self, p: &Primitive) -> Vec<u64> {
+        self.flights.of(p)
     }
 
     fn prepare(&mut self, p: &Primitive, cell: &CellSpec) -> Result<Box<dyn Timed + '_>, String> {

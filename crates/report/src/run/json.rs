@@ -38,6 +38,10 @@ pub struct Record<'a> {
     pub set_aside: Option<SetAside>,
     pub status: &'static str,
     pub reason: Option<&'a str>,
+    /// A TLS handshake cell whose column counted them: the bytes on the wire of the handshake
+    /// its worker checked before timing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wire_bytes: Option<WireBytes<'a>>,
     /// Public-key and KEM cells: TSC cycles per call at the 1st … 99th percentiles, from the
     /// stored samples (each with its 95% interval) or as an imported log printed them.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -45,6 +49,14 @@ pub struct Record<'a> {
     /// How this column's timed call departs from the catalog's definition (crate::footnotes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deviation: Option<&'a str>,
+}
+
+/// Bytes each step of a checked handshake wrote, in order (ClientHello, the server's flight,
+/// the client's Finished, the server's tickets: 0 when it sends none), and their sum.
+#[derive(Serialize)]
+pub struct WireBytes<'a> {
+    pub flights: &'a [u64],
+    pub total: u64,
 }
 
 /// The host's part removed from a cell (cryptospeed_stats::host): samples left out, samples
@@ -200,6 +212,10 @@ fn to_record(run: i64, vm: &VariantMeasurement) -> Record<'_> {
         set_aside: set_aside(m),
         status: m.status.as_str(),
         reason: m.reason.as_deref(),
+        wire_bytes: (!m.flights.is_empty()).then(|| WireBytes {
+            flights: &m.flights,
+            total: m.flights.iter().sum(),
+        }),
         cycle_percentiles: None,
         deviation: None,
     }
@@ -246,6 +262,19 @@ mod tests {
         assert!(md5["rule"].as_str().unwrap().contains("under 90%"));
         // A cell without samples (imported, or not timed) has nothing to say.
         assert!(v[0]["set_aside"].is_null());
+    }
+
+    #[test]
+    fn a_handshake_cell_carries_its_bytes_on_the_wire() {
+        let mut record = super::super::fixture::record();
+        record.measurements[3].measurement.flights = vec![193, 628, 64, 0];
+        let v: serde_json::Value =
+            serde_json::from_str(&super::write(&record, &Default::default())).unwrap();
+        let wire = &v[3]["wire_bytes"];
+        assert_eq!(wire["flights"], serde_json::json!([193, 628, 64, 0]));
+        assert_eq!(wire["total"], 885);
+        // A cell whose column counted nothing says nothing.
+        assert!(v[1].get("wire_bytes").is_none(), "{}", v[1]);
     }
 
     #[test]

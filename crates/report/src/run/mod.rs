@@ -195,6 +195,7 @@ pub(crate) mod fixture {
                 elapsed_s: 0.2,
                 reported_rate: None,
                 disturbances: Vec::new(),
+                flights: Vec::new(),
             },
             definition: None,
         };

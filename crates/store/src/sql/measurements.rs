@@ -176,6 +176,7 @@ impl<D: Db> SqlStore<D> {
                         .opt_text(21)?
                         .and_then(|j| serde_json::from_str(&j).ok())
                         .unwrap_or_default(),
+                    flights: Vec::new(),
                 },
                 definition: r.opt_text(20)?,
             });
