@@ -62,24 +62,31 @@ pub fn locked(root: &Path, name: &str) -> Result<Vec<String>> {
     Ok(found)
 }
 
+/// How the benches are built, after how this cryptospeed was: a release build's with `cargo
+/// bench`'s own optimised profile; a test build's (`cargo test --workspace`: the dev profile,
+/// every dependency optimised) with the dev profile and the workspace's features, so the bench
+/// links the very compiled crates the column under test runs and Cargo compiles no second,
+/// release copy of ring, aws-lc-rs and the RustCrypto crates (minutes on a fresh checkout).
+const SELECTION: &[&str] = if cfg!(debug_assertions) {
+    &["--profile", "dev", "--workspace"]
+} else {
+    &["-p", PACKAGE]
+};
+
 /// Builds bench `bench` (its file is `benches/{bench}.rs`) with `cargo bench --no-run` and
 /// records the locked versions of `crates` and of criterion.
 pub fn build(bench: &str, crates: &[&str], log: &mut dyn FnMut(&str)) -> Result<Provenance> {
     let root = source_tree()?;
-    let argv = [
-        "cargo",
-        "bench",
-        "--locked",
-        "-p",
-        PACKAGE,
-        "--bench",
-        bench,
-        "--no-run",
-        "--message-format=json",
-    ];
+    let mut argv = vec!["cargo", "bench", "--locked"];
+    argv.extend(SELECTION);
+    argv.extend(["--bench", bench, "--no-run", "--message-format=json"]);
     let shown = format!("(cd {} && {})", root.display(), argv.join(" "));
     log(&format!("building the criterion bench: {shown}"));
-    let out = Command::new(argv[0])
+    let mut cargo = Command::new(argv[0]);
+    for (name, _) in std::env::vars_os().filter(|(name, _)| set_for_a_crate(name)) {
+        cargo.env_remove(name);
+    }
+    let out = cargo
         .args(&argv[1..])
         .current_dir(&root)
         .stderr(std::process::Stdio::inherit())
@@ -106,6 +113,23 @@ pub fn build(bench: &str, crates: &[&str], log: &mut dyn FnMut(&str)) -> Result<
         programs: vec![program],
         build: vec![shown],
     })
+}
+
+/// Whether `name` is one of the variables Cargo sets for a crate it builds or runs
+/// (`CARGO_PKG_NAME`, `CARGO_MANIFEST_DIR`, `OUT_DIR`, …): a crosscheck run by `cargo test` has
+/// them, and build scripts that watch them (ring's: `rerun-if-env-changed=CARGO_PKG_NAME`) would
+/// rebuild ring and every crate above it, here and again in the next build from a shell.
+fn set_for_a_crate(name: &std::ffi::OsStr) -> bool {
+    let name = name.to_string_lossy();
+    [
+        "CARGO_PKG_",
+        "CARGO_MANIFEST_",
+        "CARGO_BIN_",
+        "CARGO_CRATE_",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
+        || ["CARGO_PRIMARY_PACKAGE", "CARGO_TARGET_TMPDIR", "OUT_DIR"].contains(&&*name)
 }
 
 /// The bench executable Cargo reported building (`--message-format=json`).
