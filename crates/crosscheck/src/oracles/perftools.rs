@@ -89,11 +89,15 @@ static CELLS: &[Cell] = &[
 ];
 
 /// The `OPENSSL_CONF` file for one group: what the column's contexts set, as configuration.
-fn conf(group: &str) -> String {
+/// `system_default` applies to both contexts: the client's refuses `NumTickets` (a server
+/// setting) and, without `config_diagnostics`, keeps the rest; with it, any refused setting is
+/// an error (the check that the file is read).
+fn conf(group: &str, diagnostics: bool) -> String {
     format!(
-        "openssl_conf = openssl_init\n[openssl_init]\nssl_conf = ssl_module\n\
+        "config_diagnostics = {}\nopenssl_conf = openssl_init\n[openssl_init]\nssl_conf = ssl_module\n\
          [ssl_module]\nsystem_default = tls_defaults\n[tls_defaults]\nGroups = {group}\n\
-         NumTickets = 0\nMinProtocol = TLSv1.3\nCiphersuites = TLS_AES_128_GCM_SHA256\n"
+         NumTickets = 0\nMinProtocol = TLSv1.3\nCiphersuites = TLS_AES_128_GCM_SHA256\n",
+        u8::from(diagnostics)
     )
 }
 
@@ -142,8 +146,12 @@ impl Oracle for Perftools {
         }
         build.push(certificate(&out.join("certs"), log)?);
         for c in CELLS {
-            std::fs::write(out.join(format!("{}.cnf", c.args[0])), conf(c.args[0]))?;
+            std::fs::write(
+                out.join(format!("{}.cnf", c.args[0])),
+                conf(c.args[0], false),
+            )?;
         }
+        conf_is_read(&program, &out)?;
         Ok(Provenance {
             source: format!("openssl/perftools {origin}"),
             library: format!(
@@ -184,6 +192,30 @@ impl Oracle for Perftools {
         let library = &column["openssl:".len()..];
         Some(Box::leak(Box::new(Perftools { column, library })))
     }
+}
+
+/// Checks that the program applies `OPENSSL_CONF`'s settings (it sets no group itself): with a
+/// group no library has and `config_diagnostics`, it must stop at once, naming the setting.
+fn conf_is_read(program: &Path, out: &Path) -> Result<()> {
+    let probe = out.join("probe.cnf");
+    std::fs::write(&probe, conf("NoSuchGroup", true))?;
+    let run = std::process::Command::new(program)
+        .env("OPENSSL_CONF", &probe)
+        .arg("-t")
+        .arg(out.join("certs"))
+        .arg("1")
+        .output()
+        .with_context(|| format!("starting {}", program.display()))?;
+    let err = String::from_utf8_lossy(&run.stderr);
+    if run.status.success() || !err.contains("Groups") {
+        bail!(
+            "{} did not apply OPENSSL_CONF (a group named NoSuchGroup was not refused): the \
+             cells' groups cannot be set; stderr: {}",
+            program.display(),
+            err.trim()
+        );
+    }
+    Ok(())
 }
 
 /// perftools' source/ at [`COMMIT`], cloned once into `shared` (kept for every variant); its
@@ -308,7 +340,7 @@ mod tests {
         let bound = ANY.bind("openssl:/v/lib.so").unwrap();
         assert_eq!(bound.column(), "openssl:/v/lib.so");
         assert!(ANY.bind("openssl").is_none());
-        let conf = conf("X25519MLKEM768");
+        let conf = conf("X25519MLKEM768", false);
         assert!(
             conf.contains("Groups = X25519MLKEM768\nNumTickets = 0\n"),
             "{conf}"
