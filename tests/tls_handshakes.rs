@@ -1,7 +1,8 @@
 //! TLS 1.3 handshake cells end to end: `verify` runs each column's checks (the handshake
 //! completes, group and signature scheme as asked, the exporter agrees), and one short `run`
-//! times a whole handshake and each side's steps in fresh worker processes, stored and printed
-//! like any cell. Each side's time is a part of the handshake's, so its rate must be higher.
+//! times a whole handshake, each side's steps and a resumed handshake in fresh worker processes,
+//! stored and printed like any cell. Each side's time is a part of the handshake's, so its rate
+//! must be higher.
 
 mod common;
 
@@ -37,6 +38,10 @@ fn a_handshake_and_each_sides_steps_are_timed() {
             "-a",
             "tls13-x25519mlkem768-ed25519",
         ])
+        .args([
+            "--ops",
+            "handshake,handshake-client,handshake-server,handshake-resumed",
+        ])
         .args(["--min-bouts", "3", "--format", "json"])
         .args(quick(&db)));
     let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
@@ -58,5 +63,21 @@ fn a_handshake_and_each_sides_steps_are_timed() {
     assert!(
         client > whole && server > whole,
         "each side is part of the whole: {out}"
+    );
+    // A resumed handshake verifies and signs nothing; its tickets, one per call, are minted
+    // outside the clock, as the column's declared deviation says.
+    assert!(median("handshake-resumed") > whole, "{out}");
+    let row = |op: &str| rows.iter().find(|r| r["op"] == op).unwrap();
+    let deviation = row("handshake-resumed")["deviation"].as_str().unwrap_or("");
+    assert!(deviation.contains("minted before the batch"), "{out}");
+    // The bytes on the wire come from the worker's check (of a full handshake: not the
+    // resumed cell's), ClientHello through the client's Finished.
+    let wire = &row("handshake")["wire_bytes"];
+    let flights: Vec<u64> = serde_json::from_value(wire["flights"].clone()).unwrap();
+    assert_eq!(wire["total"].as_u64(), Some(flights.iter().sum()), "{out}");
+    assert!(flights[0] > 1216 && flights[1] > 1120, "{out}");
+    assert!(
+        row("handshake-resumed").get("wire_bytes").is_none(),
+        "{out}"
     );
 }

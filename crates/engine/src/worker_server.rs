@@ -234,9 +234,11 @@ impl Worker {
                     return unknown(&cell.primitive);
                 };
                 let mut measurement = measure(implementation, cache, fault, p, cell, &config);
-                if measurement.status.has_numbers() {
-                    // What the cell's check counted on the wire (handshake cells), carried with
-                    // the figure: an optional field older orchestrators skip.
+                // What the cell's check counted on the wire (handshake cells), carried with the
+                // figure: an optional field older orchestrators skip. The check is of a full
+                // handshake, so a resumed-handshake cell carries none.
+                let full = measurement.cell.op != cryptospeed_model::Op::HandshakeResumed;
+                if measurement.status.has_numbers() && full {
                     measurement.flights = implementation.checked_flights(p);
                 }
                 Response::Measurement { measurement }

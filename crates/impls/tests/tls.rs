@@ -5,8 +5,9 @@
 //! X25519's is 32, the server's 1120 where X25519's is 32.
 
 use cryptospeed_catalog::{lookup, select, Primitive};
-use cryptospeed_impls::tls::rustls::checked_flights;
+use cryptospeed_impls::tls::rustls::{checked_flights, checked_resumed_flights};
 use cryptospeed_impls::{create, ImplOptions};
+use cryptospeed_model::{CellSpec, Op};
 
 fn prim(id: &str) -> &'static Primitive {
     lookup(id).unwrap_or_else(|| panic!("{id} is in the catalog"))
@@ -54,4 +55,49 @@ fn ring_refuses_the_hybrid_with_a_reason() {
     assert!(why.contains("X25519MLKEM768"), "{why}");
     let why = imp.availability(prim("sha256")).unwrap_err();
     assert!(why.contains("TLS handshakes only"), "{why}");
+}
+
+/// Resumed handshakes (RFC 8446 2.2, PSK with (EC)DHE) in both rustls columns: checked to have
+/// resumed on both ends with the cell's group; the server's flight carries no Certificate and no
+/// CertificateVerify, the ClientHello the pre_shared_key extension (RFC 8446 4.2.11); and every
+/// timed batch's handshakes resume, batches of any size, one after another.
+#[test]
+fn resumed_handshakes_resume_without_the_certificate() {
+    let cells = [
+        ("rustls-aws-lc-rs", "tls13-x25519mlkem768-ecdsa-p256"),
+        ("rustls-ring", "tls13-x25519-ecdsa-p256"),
+    ];
+    for (column, id) in cells {
+        let p = prim(id);
+        let full = checked_flights(column, p).unwrap();
+        let resumed = checked_resumed_flights(column, p).unwrap();
+        println!("{column} {id}: full {full:?}, resumed {resumed:?}");
+        // pre_shared_key: extension header 4, identities 2 + 2 + ticket + 4, binders 2 + 1 + 32.
+        assert!(
+            resumed[0] >= full[0] + 47,
+            "{column}: {resumed:?} against {full:?}"
+        );
+        // The leaf certificate (an rcgen ECDSA P-256 one: over 250 bytes of DER) and the
+        // CertificateVerify (a DER ECDSA signature, 70 to 72 bytes) are not sent.
+        assert!(
+            resumed[1] + 320 <= full[1],
+            "{column}: {resumed:?} against {full:?}"
+        );
+        assert_eq!(resumed[2], full[2], "{column}: the client's Finished");
+        let mut imp = create(column, &ImplOptions::default()).unwrap();
+        imp.availability(p).unwrap();
+        imp.known_answer_test(p).unwrap();
+        let cell = CellSpec {
+            primitive: id.into(),
+            op: Op::HandshakeResumed,
+            bytes: None,
+            misalign: 0,
+        };
+        let mut timed = imp.prepare(p, &cell).unwrap();
+        for iters in [1, 7, 3, 20] {
+            let s = timed.sample(iters).unwrap();
+            assert!(s.wall_ns > 0 && s.iters == iters, "{column}: {s:?}");
+        }
+        timed.run(5).unwrap();
+    }
 }

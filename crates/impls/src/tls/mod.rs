@@ -76,6 +76,12 @@ pub trait Ends {
     fn finished(&self) -> bool;
     /// What the finished handshake negotiated.
     fn negotiated(&mut self) -> Result<Negotiated, String>;
+    /// Prepares a batch of `iters` handshakes, outside the clock, before it runs (a rustls
+    /// resumed-handshake cell: a ticket for each call).
+    fn before_batch(&mut self, iters: u64) -> Result<(), String> {
+        let _ = iters;
+        Ok(())
+    }
     /// Checks the batch's last handshake, outside the clock, after every timed batch (a
     /// resumed-handshake cell: both ends resumed); `Err` fails the cell.
     fn after_batch(&mut self) -> Result<(), String> {
@@ -174,6 +180,7 @@ impl<E: Ends> HandshakeCell<E> {
 
 impl<E: Ends> Timed for HandshakeCell<E> {
     fn run(&mut self, iters: u64) -> Result<(), String> {
+        self.ends.before_batch(iters)?;
         for _ in 0..iters {
             handshake(&mut self.ends, &mut unclocked, None)?;
         }
@@ -182,6 +189,7 @@ impl<E: Ends> Timed for HandshakeCell<E> {
 
     /// The whole handshake's clocks read around the batch; one side's summed over its calls.
     fn sample(&mut self, iters: u64) -> Result<Sample, String> {
+        self.ends.before_batch(iters)?;
         let Some(timed_side) = self.side else {
             let start = Stamp::before_batch();
             for _ in 0..iters {
