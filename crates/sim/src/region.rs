@@ -99,6 +99,20 @@ impl Drop for Recorder {
 }
 
 impl Recorder {
+    /// Lackey's trace text ([`crate::trace::read_lackey`]) into this recorder. Not generic, so
+    /// it is compiled here, in this crate, which test builds optimise (Cargo.toml): read from an
+    /// unoptimised caller, the generic loop took 24 s for the 370 MB a 2 KB SHA-1 cell's trace
+    /// holds.
+    pub fn read_lackey(
+        &mut self,
+        src: &mut dyn std::io::BufRead,
+        decoded: &mut crate::decode::Decoded,
+        code: &mut dyn crate::trace::CodeSource,
+        markers: &[(u64, u32)],
+    ) -> Result<crate::trace::TraceTotals, String> {
+        crate::trace::read_lackey(src, decoded, code, markers, self)
+    }
+
     pub fn new(whole_program: bool, limit_events: usize) -> Recorder {
         Recorder {
             phase: if whole_program {

@@ -380,8 +380,9 @@ fn read_lackey(
         .enumerate()
         .map(|(i, a)| (*a, i as u32 + 1))
         .collect();
-    let reader = std::io::BufReader::new(f);
-    let totals = trace::read_lackey(reader, &mut decoded, &mut code, &marks, &mut recorder)
+    let mut reader = std::io::BufReader::new(f);
+    let totals = recorder
+        .read_lackey(&mut reader, &mut decoded, &mut code, &marks)
         .map_err(anyhow::Error::msg)?;
     Ok((decoded, recorder, totals))
 }
