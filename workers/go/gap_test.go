@@ -24,6 +24,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	_ "unsafe" // go:linkname
 
 	"github.com/cloudflare/circl/sign/mldsa/mldsa65"
 )
@@ -142,6 +143,63 @@ func gapPairs(b *testing.B) []gapPair {
 		// BenchmarkSign's key and deterministic signing into one buffer, through the public
 		// SignTo (M' = 0 ‖ 0 ‖ msg), against the worker's call.
 		{"ml-dsa-65/public", publicSign(zeroSeedKey()), workerMldsaSign(b)},
+		// BenchmarkSign's own call (CIRCL's internal SignTo, linked) on its prefix of messages
+		// against the worker's: the calls' whole difference, in one binary.
+		{"ml-dsa-65/linked", linkedSign(oracleSignN), workerMldsaSign(b)},
+	}
+}
+
+// circlSignTo65 is CIRCL's internal SignTo, the call its BenchmarkSign times (the key's type is
+// the public package's, the same struct).
+//
+//go:linkname circlSignTo65 github.com/cloudflare/circl/sign/mldsa/mldsa65/internal.SignTo
+func circlSignTo65(sk *mldsa65.PrivateKey, msg func(io.Writer), rnd [32]byte, sig []byte)
+
+// BenchmarkCirclSign is CIRCL's BenchmarkSign (sign/mldsa/mldsa65/internal/dilithium_test.go)
+// line for line, compiled into this binary instead of CIRCL's test binary: the same calls in two
+// executables, so a difference between this and the oracle's figure is the binary's, not the
+// calls' (docs/experiments/crosscheck.md).
+func BenchmarkCirclSign(b *testing.B) {
+	var (
+		seed [32]byte
+		msg  [8]byte
+		sig  [mldsa65.SignatureSize]byte
+		rnd  [32]byte
+	)
+	_, sk := mldsa65.NewKeyFromSeed(&seed)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		binary.LittleEndian.PutUint64(msg[:], uint64(i))
+		circlSignTo65(sk, func(w io.Writer) { _, _ = w.Write(msg[:]) }, rnd, sig[:])
+	}
+}
+
+// linkedSign is BenchmarkSign's loop body on messages 0 .. n-1 over and over.
+func linkedSign(n uint64) func() {
+	var seed [32]byte
+	var msg [8]byte
+	var sig [mldsa65.SignatureSize]byte
+	_, sk := mldsa65.NewKeyFromSeed(&seed)
+	var i uint64
+	return func() {
+		binary.LittleEndian.PutUint64(msg[:], i)
+		circlSignTo65(sk, func(w io.Writer) { _, _ = w.Write(msg[:]) }, [32]byte{}, sig[:])
+		if i++; i == n {
+			i = 0
+		}
+	}
+}
+
+// TestCirclSignLinked checks the linked call against CIRCL's own internal signing route (the one
+// the known-answer tests take), so the benchmark above times a real signature.
+func TestCirclSignLinked(t *testing.T) {
+	var seed [32]byte
+	_, sk := mldsa65.NewKeyFromSeed(&seed)
+	msg := []byte("BenchmarkSign")
+	var sig [mldsa65.SignatureSize]byte
+	circlSignTo65(sk, func(w io.Writer) { _, _ = w.Write(msg) }, [32]byte{}, sig[:])
+	if want := signInternal65(sk, msg, [32]byte{}); string(sig[:]) != string(want) {
+		t.Fatalf("linked SignTo differs from unsafeSignInternal: %x... against %x...", sig[:8], want[:8])
 	}
 }
 
