@@ -164,6 +164,34 @@ fn bssl_speed_reads_sha256_at_16_bytes() {
     });
 }
 
+/// An oracle that cannot be set up (here a variant library that does not exist) costs only its
+/// own cells: the next column is still checked, the failure is named and the exit status is 1.
+#[test]
+fn an_oracle_that_cannot_be_set_up_does_not_stop_the_other_columns() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let out = common::command()
+        .args([
+            "crosscheck",
+            "--impl",
+            "openssl:/nonexistent/libcrypto.so,libsodium",
+        ])
+        .args(["--cells", "ml-kem-768:encaps,sha512@8", "--rounds", "2"])
+        .args(["--max-rounds", "2"])
+        .args(["--max-time", "0.3", "--cpu", "0"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("could not be set up, its cells are not checked"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("libsodium sha512@8 hash: ratio"),
+        "{stderr}"
+    );
+}
+
 /// The exit status says whether any cell is unexplained; an unknown column and rounds that
 /// cannot give an interval are refused.
 #[test]
