@@ -281,20 +281,7 @@ fn go_test_bench_reads_sha256_at_8192_bytes() {
 /// same crate and Configure line (once), on ML-KEM-768 encapsulation.
 #[test]
 fn openssl_speed_of_a_3_5_variant_reads_ml_kem_768_encaps() {
-    let mut build = common::bin();
-    build
-        .args(["variant", "build", "--openssl", common::OPENSSL_CRATE])
-        .args(["--label", "cs-test-pq-crate-{key}"]);
-    for o in common::small_build_keeping(common::PQ_KEEPS) {
-        build.args(["--configure-arg", o]);
-    }
-    let summary = common::ok(&mut build);
-    let library = summary
-        .lines()
-        .find_map(|l| l.strip_prefix("library "))
-        .map(str::trim)
-        .unwrap_or_else(|| panic!("no library in {summary}"));
-    runs_use_the_suite_cache();
+    let library = suite_variant_library("cs-test-pq-crate-{key}", common::PQ_KEEPS);
     check_with(
         &format!("openssl:{library}"),
         "ml-kem-768:encaps",
@@ -303,6 +290,28 @@ fn openssl_speed_of_a_3_5_variant_reads_ml_kem_768_encaps() {
             assert!(built.programs[0].ends_with("apps/openssl"), "{built:?}");
         },
     );
+}
+
+/// Builds (once, into the suite's cache) the openssl-src crate's OpenSSL under `label`, keeping
+/// `keep` of the small build's disabled features; its library's path. The runs the test starts
+/// then use the suite's cache too.
+fn suite_variant_library(label: &str, keep: &[&str]) -> String {
+    let mut build = common::bin();
+    build
+        .args(["variant", "build", "--openssl", common::OPENSSL_CRATE])
+        .args(["--label", label]);
+    for o in common::small_build_keeping(keep) {
+        build.args(["--configure-arg", o]);
+    }
+    let summary = common::ok(&mut build);
+    let library = summary
+        .lines()
+        .find_map(|l| l.strip_prefix("library "))
+        .map(str::trim)
+        .unwrap_or_else(|| panic!("no library in {summary}"))
+        .to_string();
+    runs_use_the_suite_cache();
+    library
 }
 
 /// OpenSSL's perftools `handshake`, cloned at its pinned commit ($CRYPTOSPEED_PERFTOOLS_SRC or
@@ -314,20 +323,7 @@ fn openssl_speed_of_a_3_5_variant_reads_ml_kem_768_encaps() {
 fn perftools_handshake_reads_the_x25519_ecdsa_handshake_of_a_3_5_tls_variant() {
     let mut keep = common::PQ_KEEPS.to_vec();
     keep.push("no-tls");
-    let mut build = common::bin();
-    build
-        .args(["variant", "build", "--openssl", common::OPENSSL_CRATE])
-        .args(["--label", "cs-test-tls-{key}"]);
-    for o in common::small_build_keeping(&keep) {
-        build.args(["--configure-arg", o]);
-    }
-    let summary = common::ok(&mut build);
-    let library = summary
-        .lines()
-        .find_map(|l| l.strip_prefix("library "))
-        .map(str::trim)
-        .unwrap_or_else(|| panic!("no library in {summary}"));
-    runs_use_the_suite_cache();
+    let library = suite_variant_library("cs-test-tls-{key}", &keep);
     let column = format!("openssl:{library}");
     let oracles = oracles_for(&column);
     let names: Vec<&str> = oracles.iter().map(|o| o.name()).collect();
@@ -343,7 +339,7 @@ fn perftools_handshake_reads_the_x25519_ecdsa_handshake_of_a_3_5_tls_variant() {
             .unwrap();
         let ldd = String::from_utf8_lossy(&out.stdout);
         assert!(
-            ldd.contains(library),
+            ldd.contains(&library),
             "handshake does not load {library}: {ldd}"
         );
     });

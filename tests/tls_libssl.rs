@@ -109,13 +109,17 @@ fn resumed_handshakes_resume_and_cost_less_than_full_ones() {
     }
 }
 
+/// The explanation below one cell's heading in `run`'s text output.
+fn explanation<'a>(out: &'a str, heading: &str) -> &'a str {
+    out.split("\ntls13-")
+        .find(|b| b.starts_with(heading))
+        .unwrap_or_else(|| panic!("no explanation of {heading} in {out}"))
+}
+
 /// The section line of one side of one column's handshake (`  client: measured …`) below its
 /// cell's heading, as `(measured µs, primitives' sum µs, the residual's text)`.
 fn explained_side(out: &str, heading: &str, side: &str) -> (f64, f64, String) {
-    let block = out
-        .split("\ntls13-")
-        .find(|b| b.starts_with(heading))
-        .unwrap_or_else(|| panic!("no explanation of {heading} in {out}"));
+    let block = explanation(out, heading);
     let line = block
         .lines()
         .find_map(|l| l.trim_start().strip_prefix(&format!("{side}: measured ")))
@@ -129,10 +133,7 @@ fn explained_side(out: &str, heading: &str, side: &str) -> (f64, f64, String) {
 /// The numbers of the `bytes on the wire:` line under a cell's heading: ClientHello, server's
 /// flight, client's Finished, total.
 fn bytes_on_the_wire(out: &str, heading: &str) -> Vec<u64> {
-    let block = out
-        .split("\ntls13-")
-        .find(|b| b.starts_with(heading))
-        .unwrap_or_else(|| panic!("no explanation of {heading} in {out}"));
+    let block = explanation(out, heading);
     let line = block
         .lines()
         .find_map(|l| l.trim_start().strip_prefix("bytes on the wire: "))
