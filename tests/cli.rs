@@ -550,7 +550,7 @@ fn as_schema_4(db: &Path) {
         "ALTER TABLE run DROP COLUMN heartbeat_at; ALTER TABLE run DROP COLUMN heartbeat_s; ALTER TABLE run DROP COLUMN pid;
          ALTER TABLE sample DROP COLUMN bout; ALTER TABLE run DROP COLUMN conditions;
          ALTER TABLE measurement DROP COLUMN definition; ALTER TABLE run DROP COLUMN resume_key;
-         ALTER TABLE measurement DROP COLUMN disturbances;
+         ALTER TABLE measurement DROP COLUMN disturbances; ALTER TABLE measurement DROP COLUMN flights;
          PRAGMA user_version = 4;",
     )
     .unwrap();

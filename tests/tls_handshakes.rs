@@ -80,4 +80,11 @@ fn a_handshake_and_each_sides_steps_are_timed() {
         row("handshake-resumed").get("wire_bytes").is_none(),
         "{out}"
     );
+    // The store keeps them: `show` of the stored run reports the bytes `run` reported.
+    let shown = ok(bin()
+        .args(["show", "1", "--format", "json", "--db"])
+        .arg(&db));
+    let shown: Vec<serde_json::Value> = serde_json::from_str(&shown).unwrap();
+    let stored = shown.iter().find(|r| r["op"] == "handshake").unwrap();
+    assert_eq!(stored["wire_bytes"], *wire, "{shown:?}");
 }

@@ -183,4 +183,10 @@ ALTER TABLE run ADD COLUMN resume_key TEXT;
     r#"
 ALTER TABLE measurement ADD COLUMN disturbances TEXT;
 "#,
+    // 10: a handshake cell's bytes on the wire, per flight as the worker's check counted them
+    // (JSON array), so `show` of a stored run prints what `run` printed; NULL where not counted
+    // and for measurements stored before.
+    r#"
+ALTER TABLE measurement ADD COLUMN flights TEXT;
+"#,
 ];

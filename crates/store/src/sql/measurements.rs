@@ -33,6 +33,11 @@ fn disturbances_json(m: &Measurement) -> Option<String> {
         .then(|| serde_json::to_string(&m.disturbances).expect("disturbances serialise"))
 }
 
+/// A handshake cell's bytes per flight as stored: JSON, or NULL where none were counted.
+fn flights_json(m: &Measurement) -> Option<String> {
+    (!m.flights.is_empty()).then(|| serde_json::to_string(&m.flights).expect("flights serialise"))
+}
+
 /// Whether a measurement times a cryptospeed loop, so a definition applies to it.
 fn has_definition(m: &Measurement) -> bool {
     m.reported_rate.is_none() && m.status.has_numbers()
@@ -55,14 +60,14 @@ impl<D: Db> SqlStore<D> {
             "ops/s"
         };
         let rows = self.db.query(
-            "INSERT INTO measurement (run_id, variant_id, primitive, op, bytes, misalign, status, reason, unit, n, median_ns, ci_lo_ns, ci_hi_ns, mad_ns, min_ns, max_ns, outliers, tsc_per_op, cpu_fraction, elapsed_s, created_at, reported_rate, definition, disturbances)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24) RETURNING id",
+            "INSERT INTO measurement (run_id, variant_id, primitive, op, bytes, misalign, status, reason, unit, n, median_ns, ci_lo_ns, ci_hi_ns, mad_ns, min_ns, max_ns, outliers, tsc_per_op, cpu_fraction, elapsed_s, created_at, reported_rate, definition, disturbances, flights)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25) RETURNING id",
             params![
                 run, variant, &m.cell.primitive, m.cell.op.as_str(), m.cell.bytes, m.cell.misalign as i64,
                 m.status.as_str(), m.reason.clone(), unit, s.map(|s| s.n), s.map(|s| s.median), s.map(|s| s.ci_lo),
                 s.map(|s| s.ci_hi), s.map(|s| s.mad), s.map(|s| s.min), s.map(|s| s.max), s.map(|s| s.outliers),
                 m.tsc_per_op, m.cpu_fraction, m.elapsed_s, now(), m.reported_rate, definition,
-                disturbances_json(m)
+                disturbances_json(m), flights_json(m)
             ],
         )?;
         let id = returned_id(rows, "measurement")?;
@@ -132,7 +137,7 @@ impl<D: Db> SqlStore<D> {
         let mut samples = self.run_samples(id)?;
         let mut measurements = Vec::new();
         for r in self.db.query(
-            "SELECT id, variant_id, primitive, op, bytes, misalign, status, reason, n, median_ns, ci_lo_ns, ci_hi_ns, mad_ns, min_ns, max_ns, outliers, tsc_per_op, cpu_fraction, elapsed_s, reported_rate, definition, disturbances
+            "SELECT id, variant_id, primitive, op, bytes, misalign, status, reason, n, median_ns, ci_lo_ns, ci_hi_ns, mad_ns, min_ns, max_ns, outliers, tsc_per_op, cpu_fraction, elapsed_s, reported_rate, definition, disturbances, flights
              FROM measurement WHERE run_id = ?1 ORDER BY id",
             params![id],
         )? {
@@ -176,7 +181,10 @@ impl<D: Db> SqlStore<D> {
                         .opt_text(21)?
                         .and_then(|j| serde_json::from_str(&j).ok())
                         .unwrap_or_default(),
-                    flights: Vec::new(),
+                    flights: r
+                        .opt_text(22)?
+                        .and_then(|j| serde_json::from_str(&j).ok())
+                        .unwrap_or_default(),
                 },
                 definition: r.opt_text(20)?,
             });
