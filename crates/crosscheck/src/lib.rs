@@ -129,14 +129,6 @@ pub trait Oracle: Sync {
         let _ = line;
         true
     }
-    /// `run --max-time` for cryptospeed's side of `cell` where it needs more than the run's
-    /// (`rounds::Options::max_time`, the larger counts): an operation whose time varies per
-    /// call, timed about a thousand times a second, varies by its own sample of calls between
-    /// short rounds (ML-DSA-65 signing's rejection loop, ±3% in 1 s).
-    fn our_max_time(&self, cell: &Cell) -> Option<f64> {
-        let _ = cell;
-        None
-    }
     /// A registry entry that stands for any library (`openssl:PATH`): the oracle of one such
     /// column, or `None` when `column` is not one of its kind.
     fn bind(&self, column: &str) -> Option<&'static dyn Oracle> {

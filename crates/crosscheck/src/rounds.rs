@@ -58,15 +58,9 @@ pub fn measure(
     pairs: &mut Pairs,
     rounds: usize,
 ) -> Result<()> {
-    let ours = Options {
-        max_time: oracle
-            .our_max_time(cell)
-            .map_or(opts.max_time, |t| t.max(opts.max_time)),
-        ..opts.clone()
-    };
     for round in pairs.len()..rounds {
         if round % 2 == 1 {
-            pairs.ours.push(run_ours(oracle.column(), cell, &ours)?);
+            pairs.ours.push(run_ours(oracle.column(), cell, opts)?);
         }
         let (figure, share) = run_oracle(oracle, built, cell, opts.cpu)?;
         let per_cpu_second = match oracle.clock() {
@@ -76,7 +70,7 @@ pub fn measure(
         pairs.oracle.push(per_cpu_second);
         pairs.oracle_cpu_share.push(share);
         if round % 2 == 0 {
-            pairs.ours.push(run_ours(oracle.column(), cell, &ours)?);
+            pairs.ours.push(run_ours(oracle.column(), cell, opts)?);
         }
     }
     Ok(())

@@ -45,25 +45,13 @@ const SIG: &str = "openssl speed (3.5): EVP_PKEY_keygen; EVP_PKEY_sign of 32 zer
     EVP_PKEY_sign_message_init context (hedged); EVP_PKEY_verify of that signature; each \
     counted for 1 s over user CPU time";
 
-/// ML-DSA-65 signing runs its rejection loop a random number of times, about 1,100 signatures a
-/// second here: a 1 s round's mean moves about 2.7% by its own sample of calls, on either side
-/// (rounds 0.90-1.17 apart at the idle runs of 2026-11-29). 3 s each (`-seconds` again, after
-/// [`SPEED`]'s; the last one counts), and 3 s for cryptospeed's side ([`Oracle::our_max_time`]).
-const SIGN_SECONDS: f64 = 3.0;
-const SIG_3S: &str = "openssl speed (3.5): EVP_PKEY_keygen; EVP_PKEY_sign of 32 zero bytes on an \
-    EVP_PKEY_sign_message_init context (hedged); EVP_PKEY_verify of that signature; each \
-    counted for 3 s (-seconds 3) over user CPU time";
-
 macro_rules! pq {
     ($p:expr, $op:expr, $name:expr, $row:expr, $loop:expr) => {
-        pq!($p, $op, &[$name], $row, $loop, args)
-    };
-    ($p:expr, $op:expr, $args:expr, $row:expr, $loop:expr, args) => {
         Cell {
             primitive: $p,
             op: $op,
             bytes: None,
-            args: $args,
+            args: &[$name],
             row: $row,
             oracle_loop: $loop,
             difference: None,
@@ -76,14 +64,7 @@ static CELLS: &[Cell] = &[
     pq!("ml-kem-768", Op::Encaps, "ML-KEM-768", "+F9:", KEM),
     pq!("ml-kem-768", Op::Decaps, "ML-KEM-768", "+F9:", KEM),
     pq!("ml-dsa-65", Op::Keygen, "ML-DSA-65", "+F10:", SIG),
-    pq!(
-        "ml-dsa-65",
-        Op::Sign,
-        &["-seconds", "3", "ML-DSA-65"],
-        "+F10:",
-        SIG_3S,
-        args
-    ),
+    pq!("ml-dsa-65", Op::Sign, "ML-DSA-65", "+F10:", SIG),
     pq!("ml-dsa-65", Op::Verify, "ML-DSA-65", "+F10:", SIG),
 ];
 
@@ -141,9 +122,6 @@ impl Oracle for OpenSslBuild {
     }
     fn clock(&self) -> Clock {
         Clock::Undisturbed // without -elapsed: the process's user time (times())
-    }
-    fn our_max_time(&self, cell: &Cell) -> Option<f64> {
-        (cell.primitive == "ml-dsa-65" && cell.op == Op::Sign).then_some(SIGN_SECONDS)
     }
     fn bind(&self, column: &str) -> Option<&'static dyn Oracle> {
         for_column(column)
@@ -208,30 +186,4 @@ pub(super) fn run(argv: &[String], cwd: &Path) -> Result<()> {
         );
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// ML-DSA-65 signing alone gets 3 s a round on both sides: `-seconds 3` after the command's
-    /// `-seconds 1` (the last one counts), and `run --max-time 3` for cryptospeed's side.
-    #[test]
-    fn ml_dsa_sign_gets_three_seconds_on_both_sides() {
-        let oracle = for_column("openssl:/nowhere/libcrypto.so").unwrap();
-        let built = Provenance {
-            source: String::new(),
-            library: String::new(),
-            programs: vec!["openssl".into()],
-            build: vec![],
-        };
-        for cell in oracle.cells() {
-            let argv = oracle.command(&built, cell);
-            let last = argv.iter().rposition(|a| a == "-seconds").unwrap();
-            let sign = cell.primitive == "ml-dsa-65" && cell.op == Op::Sign;
-            let want = if sign { "3" } else { "1" };
-            assert_eq!(argv[last + 1], want, "{argv:?}");
-            assert_eq!(oracle.our_max_time(cell), sign.then_some(3.0), "{cell:?}");
-        }
-    }
 }
