@@ -167,6 +167,47 @@ fn the_go_worker_passes_every_known_answer_test_it_offers() {
     );
 }
 
+/// Go's resumed handshakes resume on both ends in every call (the worker fails the cell
+/// otherwise), skip the certificate's signature and verifications, so outrun the full ones
+/// measured beside them, and carry the declared deviation: a ticket issued per call.
+#[test]
+#[ignore = "needs Go ≥ 1.24 on PATH (scripts/test runs it when there is one)"]
+fn go_resumed_handshakes_resume_and_declare_the_ticket_they_issue() {
+    let _one_at_a_time = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args([
+            "run",
+            "--impl",
+            "go",
+            "-a",
+            "tls13-x25519mlkem768-ecdsa-p256",
+        ])
+        .args(["--ops", "handshake,handshake-resumed", "--format", "json"])
+        .args(quick(&dir.path().join("h.db")))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = rows(&out.stdout);
+    let row = |op: &str| rows.iter().find(|r| r["op"] == op).unwrap();
+    for op in ["handshake", "handshake-resumed"] {
+        assert!(
+            matches!(row(op)["status"].as_str(), Some("ok" | "imprecise")),
+            "{}",
+            row(op)
+        );
+    }
+    // Rates: a resumed handshake has no ECDSA sign and no two verifies (~100 µs of ~500 µs).
+    let rate = |op: &str| row(op)["median"].as_f64().unwrap();
+    assert!(rate("handshake-resumed") > rate("handshake"), "{rows:?}");
+    let deviation = row("handshake-resumed")["deviation"].as_str().unwrap_or("");
+    assert!(deviation.contains("issues a new ticket"), "{deviation}");
+}
+
 #[test]
 #[ignore = "needs Go ≥ 1.24 on PATH (scripts/test runs it when there is one)"]
 fn a_known_answer_failure_in_the_go_worker_fails_its_cells_and_they_are_not_timed() {

@@ -304,8 +304,13 @@ func handshakeKnownAnswer(p *prim) error {
 	return nil
 }
 
-// handshakeCell times whole handshakes, or one side's stretches of them.
+// handshakeCell times whole handshakes, or one side's stretches of them; resumed ones are
+// resumed.go's.
 func handshakeCell(p *prim, op string) (*cell, error) {
+	if op == "handshake-resumed" {
+		runtime.GOMAXPROCS(1) // as below
+		return resumedCell(p)
+	}
 	t, err := newTLSPair(p)
 	if err != nil {
 		return nil, err

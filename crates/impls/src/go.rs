@@ -46,6 +46,7 @@ pub const SOURCES: &[(&str, &str)] = &[
         "handshake.go",
         include_str!("../../../workers/go/handshake.go"),
     ),
+    ("resumed.go", include_str!("../../../workers/go/resumed.go")),
     (
         "handshake_old.go",
         include_str!("../../../workers/go/handshake_old.go"),
@@ -87,7 +88,11 @@ pub const DECLARED: &[Declared] = &[
     Declared {
         kinds: &["tls13-handshake"],
         ops: &[Op::HandshakeResumed],
-        note: NotOffered("no resumed handshakes in the Go worker yet"),
+        note: Deviates(
+            "Go's server, tickets on, issues a new ticket in every handshake whose client offers \
+             psk_dhe_ke and has no setting that stops it: each call also issues one ticket, which \
+             the client reads and offers in the next call",
+        ),
     },
     Declared {
         kinds: &["ml-kem-768", "ml-kem-1024"],
