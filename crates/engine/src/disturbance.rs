@@ -133,6 +133,8 @@ impl Probe {
             nivcsw: end.nivcsw.saturating_sub(self.start.nivcsw),
             run_delay_ns: end.run_delay_ns.saturating_sub(self.start.run_delay_ns),
             steal_ns: end.steal_ns.saturating_sub(self.start.steal_ns),
+            // The orchestrator stamps the machine's quiet reference.
+            canary_quiet_ns: 0,
         }
     }
 }

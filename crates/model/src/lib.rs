@@ -320,6 +320,15 @@ pub struct BoutDisturbance {
     pub run_delay_ns: u64,
     /// Steal time of the CPU the bout ran on over the samples, nanoseconds (/proc/stat ticks).
     pub steal_ns: u64,
+    /// The machine's quiet canary reference the run judged the bout against (the orchestrator's,
+    /// learnt from earlier runs on the machine: `cryptospeed_stats::host`), nanoseconds; 0 when
+    /// the run had none (a machine's first run, a worker without a canary, stored before it).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub canary_quiet_ns: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 impl Measurement {

@@ -66,6 +66,8 @@ struct Bouts {
     /// the pool that precise cells left unused; 0 when none was granted.
     granted_until_s: f64,
     done: bool,
+    /// The machine's quiet canary reference, stamped on each bout's record (0: none learnt).
+    quiet_canary: u64,
 }
 
 /// Starts one worker per variant before the run is stored: a single implementation that cannot
@@ -256,12 +258,16 @@ impl Bouts {
                 .into_iter()
                 .map(|s| Sample { bout: round, ..s }),
         );
-        self.disturbances.extend(
-            reply
-                .disturbances
-                .into_iter()
-                .map(|d| BoutDisturbance { bout: round, ..d }),
-        );
+        self.disturbances
+            .extend(reply.disturbances.into_iter().map(|d| BoutDisturbance {
+                bout: round,
+                canary_quiet_ns: if d.canary_ns[0] > 0 {
+                    self.quiet_canary
+                } else {
+                    0
+                },
+                ..d
+            }));
         if !reply.flights.is_empty() {
             self.flights = reply.flights;
         }
@@ -372,15 +378,12 @@ pub(crate) fn run(
     let mut slots = start_slots(&plan.variants, ctx.pin, ctx.layout, cancel, progress)?;
     let config = &plan.config;
     let variants: Vec<Variant> = slots.iter().map(|s| s.variant.clone()).collect();
-    let mut recorder = meta.begin_resumable(plan, &variants)?;
+    let (mut recorder, machine) = meta.begin_resumable(plan, &variants)?;
+    let keeper = crate::quiet_canary::Keeper::for_machine(&machine);
     let variant_ids: Vec<usize> = slots.iter().map(|s| recorder.variant(&s.variant)).collect();
     let (started, cpu_start) = (Instant::now(), CpuTimes::now());
     progress.start((plan.cells.len() * slots.len()) as u64);
-    let mut cells: Vec<Vec<Bouts>> = plan
-        .cells
-        .iter()
-        .map(|_| slots.iter().map(|_| Bouts::default()).collect())
-        .collect();
+    let mut cells = fresh_cells(plan.cells.len(), slots.len(), keeper.as_ref());
     let (first, unused_s) = match &meta.resume {
         Some(from) => resume_cells(plan, &variants, from, &mut cells, &mut recorder, progress),
         None => (0, 0.0),
@@ -430,14 +433,33 @@ pub(crate) fn run(
     let mut conditions = conditions_of(cpu_start, started, pin, processes, &tally, config);
     conditions.round_cpus = round_cpus.into_iter().collect();
     note_conditions(&mut conditions, status, progress);
-    Ok(conclude(
+    let outcome = conclude(
         recorder,
         status,
         Some(conditions),
         tally.failed,
         Vec::new(),
         progress,
-    ))
+    );
+    crate::quiet_canary::learn(keeper.as_ref(), &outcome, progress);
+    Ok(outcome)
+}
+
+/// Each cell's bouts of each variant, none measured yet, to stamp the machine's quiet canary
+/// reference (`crate::quiet_canary`, 0 for none) on their records.
+fn fresh_cells(
+    cells: usize,
+    variants: usize,
+    keeper: Option<&crate::quiet_canary::Keeper>,
+) -> Vec<Vec<Bouts>> {
+    let quiet_canary = keeper.map_or(0, crate::quiet_canary::Keeper::reference);
+    let bouts = || Bouts {
+        quiet_canary,
+        ..Bouts::default()
+    };
+    (0..cells)
+        .map(|_| (0..variants).map(|_| bouts()).collect())
+        .collect()
 }
 
 /// `run --resume`: the stored run's finished cells are done, its partial cells go on from their
@@ -465,7 +487,10 @@ fn resume_cells(
             next = next.max(m.samples.iter().map(|s| s.bout + 1).max().unwrap_or(0));
             unused_s += left_unused(m, plan.config.max_time_s);
             if m.status == Status::Partial {
-                *bouts = Bouts::resumed(m);
+                *bouts = Bouts {
+                    quiet_canary: bouts.quiet_canary,
+                    ..Bouts::resumed(m)
+                };
             } else {
                 bouts.done = true;
                 progress.done();

@@ -10,6 +10,7 @@ mod concurrent;
 pub mod gate;
 mod interleaved;
 pub mod profile;
+pub mod quiet_canary;
 pub mod remeasure;
 mod request;
 mod resume;
@@ -74,17 +75,19 @@ impl RunMeta {
 
     /// Stores the run as begun, with its resume key; or, resuming, checks the key against the
     /// stored one (refusing with the reason, the store unchanged) and reopens the stored run.
+    /// Returns the machine as probed too.
     fn begin_resumable(
         &self,
         plan: &Plan,
         variants: &[cryptospeed_model::Variant],
-    ) -> Result<Recorder> {
+    ) -> Result<(Recorder, cryptospeed_model::Machine)> {
         let machine = cryptospeed_engine::machine::probe();
         let key = resume::key(&machine, variants, plan, &self.tool_version);
         if let Some(from) = &self.resume {
             resume::check(from, &key)?;
         }
-        self.begin_on(machine, &plan.config, Some(key))
+        let recorder = self.begin_on(machine.clone(), &plan.config, Some(key))?;
+        Ok((recorder, machine))
     }
 
     fn begin_on(

@@ -173,6 +173,7 @@ impl Outcome {
 /// run without samples (imported, or `openssl speed` read through -mr).
 pub fn set_aside_line(measurements: &[cryptospeed_model::VariantMeasurement]) -> Option<String> {
     let (mut all, mut cells, mut touched) = (cryptospeed_stats::HostPart::default(), 0, 0);
+    let mut shifts = Vec::new();
     for vm in measurements {
         let h = cryptospeed_stats::HostPart::of_measurement(&vm.measurement);
         if h.of > 0 {
@@ -181,8 +182,12 @@ pub fn set_aside_line(measurements: &[cryptospeed_model::VariantMeasurement]) ->
             all.of += h.of;
             all.slow_bouts += h.slow_bouts;
             all.canary_bouts += h.canary_bouts;
+            all.shifted_bouts += h.shifted_bouts;
             cells += 1;
             touched += usize::from(h.set_aside + h.corrected > 0);
+            if h.shifted_bouts > 0 {
+                shifts.push(h.shift_ppm);
+            }
         }
     }
     if all.of == 0 {
@@ -197,8 +202,9 @@ pub fn set_aside_line(measurements: &[cryptospeed_model::VariantMeasurement]) ->
             all.canary_bouts
         )
     });
+    let shifted = shifted_part(measurements, &shifts, all.shifted_bouts, cells);
     Some(format!(
-        "disturbed by the host: {} of {} samples ({:.1}%) in {touched} of {cells} cells; corrected to their thread's CPU time: {} ({:.1}%), set aside: {} ({:.1}%) (their thread had the CPU for under {:.0}% of the sample, under {:.0}% set aside, or their bout's canary ran slow){}",
+        "disturbed by the host: {} of {} samples ({:.1}%) in {touched} of {cells} cells; corrected to their thread's CPU time: {} ({:.1}%), set aside: {} ({:.1}%) (their thread had the CPU for under {:.0}% of the sample, under {:.0}% set aside, or their bout's canary ran slow){}{}",
         all.corrected + all.set_aside,
         all.of,
         pct(all.corrected + all.set_aside),
@@ -208,7 +214,36 @@ pub fn set_aside_line(measurements: &[cryptospeed_model::VariantMeasurement]) ->
         pct(all.set_aside),
         100.0 * cryptospeed_stats::UNDISTURBED_CPU_SHARE,
         100.0 * cryptospeed_stats::MIN_CORRECTABLE_SHARE,
-        canary.unwrap_or_default()
+        canary.unwrap_or_default(),
+        shifted.unwrap_or_default()
+    ))
+}
+
+/// The part of the closing line on the machine's quiet canary reference, where the run had one:
+/// how many bouts were divided by their canary's slowdown over it, in how many cells, by how much
+/// (`cryptospeed_stats::host::canary_shift`).
+fn shifted_part(
+    measurements: &[cryptospeed_model::VariantMeasurement],
+    shifts_ppm: &[i64],
+    bouts: usize,
+    cells: usize,
+) -> Option<String> {
+    let reference = measurements
+        .iter()
+        .flat_map(|vm| &vm.measurement.disturbances)
+        .map(|d| d.canary_quiet_ns)
+        .find(|r| *r > 0)?;
+    let floor = 100.0 * cryptospeed_stats::CANARY_SHIFT_FLOOR;
+    let (Some(lo), Some(hi)) = (shifts_ppm.iter().min(), shifts_ppm.iter().max()) else {
+        return Some(format!(
+            "; canary against the machine's quiet reference ({reference} ns): no cell over {floor:.1}% above it"
+        ));
+    };
+    Some(format!(
+        "; bouts divided by their canary's slowdown over the machine's quiet reference ({reference} ns), in cells whose canaries sat over {floor:.1}% above it: {bouts} bouts in {} of {cells} cells (shift +{:.2}% to +{:.2}%)",
+        shifts_ppm.len(),
+        *lo as f64 / 1e4,
+        *hi as f64 / 1e4
     ))
 }
 
@@ -270,6 +305,37 @@ mod tests {
         assert_eq!(
             set_aside_line(&[slowed]).unwrap(),
             "disturbed by the host: 2 of 4 samples (50.0%) in 1 of 1 cells; corrected to their thread's CPU time: 0 (0.0%), set aside: 2 (50.0%) (their thread had the CPU for under 90% of the sample, under 25% set aside, or their bout's canary ran slow); bouts set aside as slowed while running (canary over 5% slow): 1 of 2"
+        );
+    }
+
+    #[test]
+    fn the_closing_summary_says_what_the_quiet_canary_reference_divided_out() {
+        // Two bouts whose canaries both read 2% over the machine's quiet reference (a slowdown
+        // the whole run shared), in one of two cells; the other cell's sat at the reference.
+        let with = |canary: u64| {
+            let mut c = cell_with(&[1000, 1000, 1000, 1000]);
+            let m = &mut c.measurement;
+            m.samples[2].bout = 1;
+            m.samples[3].bout = 1;
+            m.disturbances = (0..2)
+                .map(|bout| cryptospeed_model::BoutDisturbance {
+                    bout,
+                    canary_ns: [canary, canary],
+                    canary_quiet_ns: 1000,
+                    ..Default::default()
+                })
+                .collect();
+            c
+        };
+        let line = set_aside_line(&[with(1020), with(1000)]).unwrap();
+        assert!(
+            line.ends_with("; bouts divided by their canary's slowdown over the machine's quiet reference (1000 ns), in cells whose canaries sat over 0.2% above it: 2 bouts in 1 of 2 cells (shift +2.00% to +2.00%)"),
+            "{line}"
+        );
+        let line = set_aside_line(&[with(1001)]).unwrap();
+        assert!(
+            line.ends_with("; canary against the machine's quiet reference (1000 ns): no cell over 0.2% above it"),
+            "{line}"
         );
     }
 }

@@ -15,7 +15,8 @@ pub use bouts::{
 };
 use cryptospeed_model::Summary;
 pub use host::{
-    without_slow_bouts, HostPart, CANARY_SLOWDOWN, MIN_CORRECTABLE_SHARE, UNDISTURBED_CPU_SHARE,
+    canary_shift, without_slow_bouts, CanaryShift, HostPart, CANARY_SHIFT_FLOOR, CANARY_SLOWDOWN,
+    MIN_CORRECTABLE_SHARE, UNDISTURBED_CPU_SHARE,
 };
 pub use mann_whitney::{mann_whitney_u, MannWhitney};
 

@@ -67,6 +67,7 @@ fn measurement(primitive: &str, bytes: Option<u64>, samples: usize) -> Measureme
                 nivcsw: 2,
                 run_delay_ns: 1_234_567,
                 steal_ns: 10_000_000,
+                canary_quiet_ns: 56_213,
             },
             BoutDisturbance {
                 bout: 3,

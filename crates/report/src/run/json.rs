@@ -60,7 +60,8 @@ pub struct WireBytes<'a> {
 }
 
 /// The host's part removed from a cell (cryptospeed_stats::host): samples left out, samples
-/// corrected to their thread's CPU time, and bouts left out whole because their canary ran slow.
+/// corrected to their thread's CPU time, bouts left out whole because their canary ran slow, and
+/// bouts divided by their canary's slowdown over the machine's quiet reference.
 #[derive(Serialize)]
 pub struct SetAside {
     pub samples: usize,
@@ -68,6 +69,14 @@ pub struct SetAside {
     pub of: usize,
     pub slow_bouts: usize,
     pub canary_bouts: usize,
+    /// The machine's quiet canary reference the run judged against (ns); null without one.
+    pub canary_reference_ns: Option<u64>,
+    /// How far the kept bouts' canaries sat above it (percent, 25%-trimmed mean); null without
+    /// a reference.
+    pub canary_shift_pct: Option<f64>,
+    /// Bouts divided by their canary's ratio to the reference (0 unless the shift passed the
+    /// floor).
+    pub canary_divided_bouts: usize,
     pub rule: String,
 }
 
@@ -133,17 +142,22 @@ fn cycle_percentiles(record: &RunRecord, vm: &VariantMeasurement) -> Option<Cycl
 
 fn set_aside(m: &cryptospeed_model::Measurement) -> Option<SetAside> {
     let h = cryptospeed_stats::HostPart::of_measurement(m);
+    let shift = cryptospeed_stats::canary_shift(&m.disturbances);
     (h.of > 0).then_some(SetAside {
         samples: h.set_aside,
         corrected: h.corrected,
         of: h.of,
         slow_bouts: h.slow_bouts,
         canary_bouts: h.canary_bouts,
+        canary_reference_ns: shift.map(|s| s.reference_ns),
+        canary_shift_pct: shift.map(|s| 100.0 * s.share()),
+        canary_divided_bouts: h.shifted_bouts,
         rule: format!(
-            "thread CPU time under {:.0}% of the sample's wall time: timed by that CPU time, under {:.0}% set aside; a bout whose canary ran over {:.0}% slower than the cell's fastest set aside",
+            "thread CPU time under {:.0}% of the sample's wall time: timed by that CPU time, under {:.0}% set aside; a bout whose canary ran over {:.0}% slower than the cell's lower quartile of canary readings set aside; where the kept bouts' canaries sat over {:.1}% above the machine's quiet reference, each kept bout divided by its canary's ratio to it",
             100.0 * cryptospeed_stats::UNDISTURBED_CPU_SHARE,
             100.0 * cryptospeed_stats::MIN_CORRECTABLE_SHARE,
-            100.0 * cryptospeed_stats::CANARY_SLOWDOWN
+            100.0 * cryptospeed_stats::CANARY_SLOWDOWN,
+            100.0 * cryptospeed_stats::CANARY_SHIFT_FLOOR
         ),
     })
 }
