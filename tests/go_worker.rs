@@ -206,6 +206,17 @@ fn go_resumed_handshakes_resume_and_declare_the_ticket_they_issue() {
     assert!(rate("handshake-resumed") > rate("handshake"), "{rows:?}");
     let deviation = row("handshake-resumed")["deviation"].as_str().unwrap_or("");
     assert!(deviation.contains("issues a new ticket"), "{deviation}");
+    // Its bytes on the wire, counted by the worker's check of a full handshake: the hybrid's
+    // shares alone are 1216 and 1120 bytes (draft-ietf-tls-ecdhe-mlkem); the client's
+    // Finished is one record (5-byte header, 32-byte verify_data with its 4-byte header, the
+    // inner type, 16-byte tag: 58) at least; a resumed cell carries none.
+    let wire = &row("handshake")["wire_bytes"];
+    let flights: Vec<u64> = serde_json::from_value(wire["flights"].clone())
+        .unwrap_or_else(|e| panic!("{e}: {}", row("handshake")));
+    assert!(flights[0] > 1216 && flights[1] > 1120, "{flights:?}");
+    assert!(flights[2] >= 58 && flights[3] == 0, "{flights:?}");
+    assert_eq!(wire["total"].as_u64(), Some(flights.iter().sum()));
+    assert!(row("handshake-resumed").get("wire_bytes").is_none());
 }
 
 #[test]

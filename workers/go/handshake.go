@@ -159,7 +159,15 @@ type pipeEnd struct {
 	in, out *pipeBuf
 	clock   *sideClock
 	written int
+	// What this end had written when it first waited for the other's flight: the client's
+	// ClientHello.
+	waited, firstFlight int
 }
+
+// checkedFlights holds, per handshake primitive, the bytes each flight of its checked
+// handshake wrote (ClientHello, the server's flight, the client's Finished, the server's
+// tickets), sent with the verify reply so the figures carry them.
+var checkedFlights = map[string][4]int{}
 
 type pipeBuf struct {
 	mu     sync.Mutex
@@ -202,6 +210,9 @@ func (e *pipeEnd) Read(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if len(b.data) == 0 && !b.closed {
+		if e.waited++; e.waited == 1 {
+			e.firstFlight = e.written
+		}
 		e.clock.pause()
 		for len(b.data) == 0 && !b.closed {
 			b.cond.Wait()
@@ -246,7 +257,9 @@ func (e *pipeEnd) SetReadDeadline(t time.Time) error  { return nil }
 func (e *pipeEnd) SetWriteDeadline(t time.Time) error { return nil }
 
 // handshakeOnce runs one handshake between fresh ends; the server in a goroutine of its own.
-func (t *tlsPair) handshakeOnce(cc, sc *sideClock) (*tls.Conn, *tls.Conn, [2]int, error) {
+// It returns the bytes of each flight: ClientHello, the server's flight (with any tickets),
+// the client's Finished, and 0 for tickets apart.
+func (t *tlsPair) handshakeOnce(cc, sc *sideClock) (*tls.Conn, *tls.Conn, [4]int, error) {
 	toServer, toClient := newPipeBuf(), newPipeBuf()
 	ce := &pipeEnd{in: toClient, out: toServer, clock: cc}
 	se := &pipeEnd{in: toServer, out: toClient, clock: sc}
@@ -270,7 +283,8 @@ func (t *tlsPair) handshakeOnce(cc, sc *sideClock) (*tls.Conn, *tls.Conn, [2]int
 	if serr := <-done; err == nil {
 		err = serr
 	}
-	return client, server, [2]int{ce.written, se.written}, err
+	flights := [4]int{ce.firstFlight, se.written, ce.written - ce.firstFlight, 0}
+	return client, server, flights, err
 }
 
 // handshakeKnownAnswer: the handshake completes, group and scheme are the ones asked for, and
@@ -281,10 +295,11 @@ func handshakeKnownAnswer(p *prim) error {
 		return err
 	}
 	group, scheme, _ := handshakeParams(p)
-	client, server, _, err := t.handshakeOnce(nil, nil)
+	client, server, flights, err := t.handshakeOnce(nil, nil)
 	if err != nil {
 		return err
 	}
+	checkedFlights[p.ID] = flights
 	cs, ss := client.ConnectionState(), server.ConnectionState()
 	if cs.CurveID != group || ss.CurveID != group {
 		return fmt.Errorf("negotiated group %v where %v was asked for", cs.CurveID, group)

@@ -250,7 +250,11 @@ func (w *worker) handle(r *request) map[string]any {
 			}
 			detail = strings.Join(sources, "; ")
 		}
-		return map[string]any{"reply": "verify", "primitive": r.Primitive, "ok": ok, "detail": detail}
+		reply := map[string]any{"reply": "verify", "primitive": r.Primitive, "ok": ok, "detail": detail}
+		if f, counted := checkedFlights[r.Primitive]; counted && ok {
+			reply["flights"] = f // a handshake cell's bytes on the wire, from its check
+		}
+		return reply
 	case "agree":
 		return w.agree(r)
 	case "check_signature":

@@ -114,6 +114,10 @@ pub enum Response {
         primitive: String,
         ok: bool,
         detail: String,
+        /// A handshake cell's bytes per flight as its check counted them, from workers that
+        /// leave sampling to the orchestrator (the Go worker); optional, older peers skip it.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        flights: Vec<u64>,
     },
     Measurement {
         measurement: Measurement,
@@ -162,6 +166,12 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(back, Response::Verify { ok: true, .. }));
+        // The Go worker's handshake check adds the bytes it counted on the wire.
+        let back: Response = serde_json::from_str(
+            r#"{"reply":"verify","primitive":"h","ok":true,"detail":"","flights":[1,2,3,0]}"#,
+        )
+        .unwrap();
+        assert!(matches!(back, Response::Verify { flights, .. } if flights == [1, 2, 3, 0]));
     }
 
     #[test]

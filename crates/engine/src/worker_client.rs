@@ -68,6 +68,9 @@ pub struct WorkerClient {
     pub measures: bool,
     /// The column's name and declarations (crates/impls), empty until [`WorkerClient::hold_to`].
     declared: (&'static str, &'static [Declared]),
+    /// A sampling worker's bytes per flight from its last check (handshake cells), carried by
+    /// the figure sampled next.
+    checked_flights: Vec<u64>,
 }
 
 fn signal_name(sig: i32) -> &'static str {
@@ -141,6 +144,7 @@ impl WorkerClient {
             variant: Variant::default(),
             measures: true,
             declared: ("", &[]),
+            checked_flights: Vec::new(),
         };
         match client.request(
             &Request::Hello {
@@ -304,7 +308,13 @@ impl WorkerClient {
         if let Some((status, why)) = self.not_to_sample(&cell.primitive, deadline, cancel)? {
             return Ok(Measurement::not_timed(cell, status, why));
         }
-        self.sample_cell(cell, config, deadline, cancel)
+        let full = cell.op != cryptospeed_model::Op::HandshakeResumed;
+        let mut m = self.sample_cell(cell, config, deadline, cancel)?;
+        // The check is of a full handshake: a resumed cell carries none (as worker_server's).
+        if m.status.has_numbers() && full {
+            m.flights = std::mem::take(&mut self.checked_flights);
+        }
+        Ok(m)
     }
 
     /// For a worker that only samples: why `primitive` is not to be sampled (not offered, or its
@@ -336,7 +346,9 @@ impl WorkerClient {
             }
         }
         match self.request(&Request::Verify { primitive: id }, deadline, cancel)? {
-            Response::Verify { ok: true, .. } => {}
+            Response::Verify {
+                ok: true, flights, ..
+            } => self.checked_flights = flights,
             Response::Verify { detail, .. } => {
                 return Ok(Some((
                     Status::Failed,

@@ -227,6 +227,7 @@ impl Worker {
                     primitive,
                     ok,
                     detail,
+                    flights: Vec::new(), // a measuring worker's travel with its measurements
                 }
             }
             Request::Measure { cell, config } => {
