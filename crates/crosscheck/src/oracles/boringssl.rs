@@ -2,9 +2,7 @@
 //! carries) as the oracle of the `boringssl` column: built by `variant build-library boringssl`
 //! together with the libcrypto.so the column loads, in the same cache directory (it finds that
 //! library beside it through its `$ORIGIN` run path). One benchmark per round, `-t 1`, read from
-//! its CSV line as CPU nanoseconds per iteration (the thread's CPU clock: others' time left out),
-//! for at least 1 s, or the cell's own `--benchmark_min_time` (after the default, so it wins)
-//! where one second left a round's figure to one slowdown of the host.
+//! its CSV line as CPU nanoseconds per iteration (the thread's CPU clock: others' time left out).
 
 use crate::{Cell, Clock, Difference, Oracle, Provenance};
 use anyhow::{Context, Result};
@@ -62,19 +60,13 @@ const PAUSED_ENCAP: Difference = Difference {
         separate measurement",
 };
 
-/// A longer timing window than the default 1 s, for the cells whose rounds spread most.
-const LONGER: &[&str] = &["--benchmark_min_time=3s"];
-
 macro_rules! bench {
     ($p:expr, $op:expr, $bytes:expr, $row:expr, $loop:expr, $diff:expr) => {
-        bench!($p, $op, $bytes, $row, $loop, $diff, &[])
-    };
-    ($p:expr, $op:expr, $bytes:expr, $row:expr, $loop:expr, $diff:expr, $args:expr) => {
         Cell {
             primitive: $p,
             op: $op,
             bytes: $bytes,
-            args: $args,
+            args: &[],
             row: $row,
             oracle_loop: $loop,
             difference: $diff,
@@ -89,8 +81,7 @@ static CELLS: &[Cell] = &[
         Some(16),
         "BM_SpeedHash/sha256/InputSize:16/threads:1",
         HASH,
-        None,
-        LONGER
+        None
     ),
     bench!(
         "sha256",
@@ -165,8 +156,7 @@ static CELLS: &[Cell] = &[
         None,
         "BM_SpeedMLDSAKeyGen/ml_dsa_65/threads:1",
         "EVP_PKEY_generate_from_alg(ML-DSA-65) (bench/mldsa.cc)",
-        None,
-        LONGER
+        None
     ),
     bench!(
         "ml-dsa-65",
@@ -174,8 +164,7 @@ static CELLS: &[Cell] = &[
         None,
         "BM_SpeedMLDSASign/ml_dsa_65/threads:1",
         "EVP_DigestSignInit + EVP_DigestSign of 11 bytes, a new context per call",
-        None,
-        LONGER
+        None
     ),
     bench!(
         "ml-dsa-65",
@@ -239,7 +228,7 @@ impl Oracle for BoringSsl {
     }
     fn command(&self, built: &Provenance, cell: &Cell) -> Vec<String> {
         let size = cell.bytes.map_or("16".to_string(), |b| b.to_string());
-        let mut argv = vec![
+        vec![
             built.programs[0].display().to_string(),
             "-t".into(),
             "1".into(),
@@ -249,9 +238,7 @@ impl Oracle for BoringSsl {
             "--benchmark_format=csv".into(),
             "--benchmark_time_unit=ns".into(),
             "--benchmark_min_time=1s".into(),
-        ];
-        argv.extend(crate::expand_args(cell));
-        argv
+        ]
     }
     fn parse(&self, cell: &Cell, output: &str) -> Result<f64> {
         let quoted = format!("\"{}\",", cell.row);
@@ -269,45 +256,5 @@ impl Oracle for BoringSsl {
     }
     fn clock(&self) -> Clock {
         Clock::Undisturbed // cpu_time: the benchmark thread's CPU clock
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn built() -> Provenance {
-        Provenance {
-            source: String::new(),
-            library: String::new(),
-            programs: vec!["bssl_bench".into()],
-            build: vec![],
-        }
-    }
-
-    /// A cell's longer window comes after the 1 s default, where Google Benchmark's flag parsing
-    /// lets the last one count; the other cells keep the default alone.
-    #[test]
-    fn a_cells_own_min_time_comes_after_the_default() {
-        let cell = |p: &str, bytes| {
-            CELLS
-                .iter()
-                .find(|c| c.primitive == p && c.bytes == bytes)
-                .unwrap()
-        };
-        let argv = BoringSsl.command(&built(), cell("sha256", Some(16)));
-        let at = |f: &str| argv.iter().position(|a| a == f).unwrap();
-        assert!(
-            at("--benchmark_min_time=3s") > at("--benchmark_min_time=1s"),
-            "{argv:?}"
-        );
-        let argv = BoringSsl.command(&built(), cell("sha256", Some(8192)));
-        assert_eq!(
-            argv.iter()
-                .filter(|a| a.starts_with("--benchmark_min_time"))
-                .count(),
-            1,
-            "{argv:?}"
-        );
     }
 }
