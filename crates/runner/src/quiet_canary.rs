@@ -27,8 +27,9 @@ use std::path::PathBuf;
 pub const KEEP_DAYS: u64 = 14;
 /// A run with fewer bouts with a canary than this is not learnt from (its median is rough).
 pub const MIN_BOUTS: usize = 20;
-/// The most runs a history keeps.
-const KEEP_RUNS: usize = 50;
+/// The most runs a history keeps: enough that a day of many runs (`scripts/bench-noisy` stores
+/// four a command) does not push the quiet ones out before they are stale.
+const KEEP_RUNS: usize = 2000;
 
 /// One machine's learnt runs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
