@@ -120,8 +120,47 @@ fn oracles(column: &str, cell: &str, op: &str) -> Vec<(&'static str, Loop)> {
                 }),
             )]
         }
+        ("rustcrypto", "ml-dsa-65", "verify+parse") => rustcrypto_ml_dsa_verify_parse(),
         _ => Vec::new(),
     }
+}
+
+/// ml-dsa's verify bench with the key decoded per call (benches/rustcrypto.rs), and the column's
+/// former call inlined: the key and the signature copied from byte slices into the crate's
+/// arrays in every call before decoding (`verify_pure` in crates/impls/src/rustcrypto/dsa.rs).
+fn rustcrypto_ml_dsa_verify_parse() -> Vec<(&'static str, Loop)> {
+    use cryptospeed_rust_oracles::MSG_32;
+    use ml_dsa::{EncodedSignature, EncodedVerifyingKey, KeyGen, MlDsa65, Signature, VerifyingKey};
+    let mut rng = <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::from_entropy();
+    let kp = MlDsa65::key_gen(&mut rng);
+    let sig = kp.signing_key().sign_randomized(&MSG_32, &[], &mut rng);
+    let sig = sig.unwrap().encode();
+    let vk_bytes = kp.verifying_key().encode();
+    let (sig_v, vk_v) = (sig.to_vec(), vk_bytes.to_vec());
+    vec![
+        (
+            "oracle",
+            Box::new(move |n| {
+                for _ in 0..n {
+                    let vk = VerifyingKey::<MlDsa65>::decode(black_box(&vk_bytes));
+                    let sig = Signature::<MlDsa65>::decode(&sig).unwrap();
+                    assert!(vk.verify_with_context(&MSG_32, &[], &sig));
+                }
+            }),
+        ),
+        (
+            "from slices, copied per call",
+            Box::new(move |n| {
+                for _ in 0..n {
+                    let enc = EncodedVerifyingKey::<MlDsa65>::try_from(&vk_v[..]).unwrap();
+                    let vk = VerifyingKey::<MlDsa65>::decode(&enc);
+                    let enc = EncodedSignature::<MlDsa65>::try_from(&sig_v[..]).unwrap();
+                    let sig = Signature::<MlDsa65>::decode(&enc);
+                    assert!(sig.is_some_and(|s| vk.verify_with_context(&MSG_32, &[], &s)));
+                }
+            }),
+        ),
+    ]
 }
 
 /// The AEAD bench's loop of ring or aws-lc-rs (the same API) and variants of it: the AAD by
