@@ -89,9 +89,8 @@ pub const DECLARED: &[Declared] = &[
         kinds: &["tls13-handshake"],
         ops: &[Op::HandshakeResumed],
         note: Deviates(
-            "Go's server, tickets on, issues a new ticket in every handshake whose client offers \
-             psk_dhe_ke and has no setting that stops it: each call also issues one ticket, which \
-             the client reads and offers in the next call",
+            "Go's server issues a new ticket in every resumed handshake (no setting stops it): \
+             each call also issues one, which the client reads and offers next call",
         ),
     },
     Declared {
