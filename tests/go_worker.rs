@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{bin, quick};
+use common::{bin, ok, quick};
 use cryptospeed_crosscheck::rounds::Pairs;
 use cryptospeed_crosscheck::rule::{self, Verdict};
 use cryptospeed_engine::protocol::{Request, Response};
@@ -175,7 +175,7 @@ fn the_go_worker_passes_every_known_answer_test_it_offers() {
 fn go_resumed_handshakes_resume_and_declare_the_ticket_they_issue() {
     let _one_at_a_time = serial();
     let dir = tempfile::tempdir().unwrap();
-    let out = bin()
+    let out = ok(bin()
         .args([
             "run",
             "--impl",
@@ -184,15 +184,8 @@ fn go_resumed_handshakes_resume_and_declare_the_ticket_they_issue() {
             "tls13-x25519mlkem768-ecdsa-p256",
         ])
         .args(["--ops", "handshake,handshake-resumed", "--format", "json"])
-        .args(quick(&dir.path().join("h.db")))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let rows = rows(&out.stdout);
+        .args(quick(&dir.path().join("h.db"))));
+    let rows = rows(out.as_bytes());
     let row = |op: &str| rows.iter().find(|r| r["op"] == op).unwrap();
     for op in ["handshake", "handshake-resumed"] {
         assert!(
