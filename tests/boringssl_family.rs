@@ -293,6 +293,8 @@ fn boringssl_figures_agree_with_bssl_bench_of_the_same_build() {
     );
     let ours = |round: usize| -> Vec<serde_json::Value> {
         let out = bin()
+            // timed as the oracle beside it is: no quiet canary reference divided out
+            .env("CRYPTOSPEED_QUIET_CANARY", "off")
             .args(["run", "--impl", "boringssl", "--cells"])
             .arg(ORACLE_CELLS.map(|c| c.cell).join(","))
             .args(["--ops", "hash,encrypt,sign", "--format", "json"])

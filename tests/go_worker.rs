@@ -323,9 +323,13 @@ fn the_go_worker_speaks_the_protocol_and_its_clocks_agree_with_ours() {
         "{reply:?}"
     );
     // A batch the Go worker times against the same batch size seen from outside: the worker's
-    // wall time is inside the request's round trip, and its CPU time (its thread's: a cell that
-    // allocates nothing is not preempted by the collector) is at most its wall time.
-    let iters = 20_000;
+    // wall time is inside the request's round trip, and its CPU time is at most its wall time.
+    // It is its thread's CPU time unless the goroutine moved threads mid-batch (Go's sysmon
+    // preempts a goroutine that ran 10 ms; a loaded host stretches a batch past that), when
+    // the worker counts the process's, whose other threads add a little: a 13 ms batch read
+    // 14.2 ms of CPU beside a loaded test run. So the batch is kept short (about 5 ms) and the
+    // bound allows 5% and 1 ms.
+    let iters = 8_000;
     let outside = std::time::Instant::now();
     let reply = w
         .request(&Request::Sample { cell, iters }, deadline, &cancel)
@@ -340,7 +344,7 @@ fn the_go_worker_speaks_the_protocol_and_its_clocks_agree_with_ours() {
         "{sample:?}"
     );
     assert!(
-        sample.cpu_ns > 0 && sample.cpu_ns <= sample.wall_ns + 1_000_000,
+        sample.cpu_ns > 0 && sample.cpu_ns <= sample.wall_ns * 105 / 100 + 1_000_000,
         "{sample:?}"
     );
     if cfg!(target_arch = "x86_64") {
@@ -499,6 +503,8 @@ fn agree_with_go_test_bench(cells: &[OracleCell]) {
     let ops: Vec<&str> = cells.iter().map(|c| c.3).collect();
     let ours = |round: usize| -> Vec<serde_json::Value> {
         let out = bin()
+            // timed as the oracle beside it is: no quiet canary reference divided out
+            .env("CRYPTOSPEED_QUIET_CANARY", "off")
             .args(["run", "--impl", "go", "--cells"])
             .arg(names.join(","))
             .arg("--ops")
