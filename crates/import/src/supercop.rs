@@ -7,8 +7,12 @@
 //! - `crypto_kem` `keypair_cycles - MEDIAN T1 … Tn`, `enc_cycles …`, `dec_cycles …` (the form
 //!   of measure-anything.c's printentry before 2020.08, `-` for "no message length"), and the
 //!   later delta form `keypair_cycles - BASE +d1-d2…` (each timing BASE plus or minus its delta;
-//!   the primitive may carry a `/timingleaks` suffix, kept in the header). crypto_kem/measure.c
-//!   times `crypto_kem_keypair(pk,sk)`, `crypto_kem_enc(c,k,pk)`, `crypto_kem_dec(t,c,sk)` on
+//!   the primitive may carry a `/timingleaks` or `/constbranchindex` suffix, kept in the header).
+//!   A record of one timing prints that figure alone (`keypair_cycles - 41742`: measure-anything.c's
+//!   printentry prints the timings only when there are several), as in the SUPERCOP 20221122
+//!   data files of formosa-crypto/formosa-mlkem (one record per loop, eleven loops); it is one
+//!   sample, and a `cycles LEN T` hash record the same. crypto_kem/measure.c times
+//!   `crypto_kem_keypair(pk,sk)`, `crypto_kem_enc(c,k,pk)`, `crypto_kem_dec(t,c,sk)` on
 //!   byte strings, so they are `keygen+encode`, `encaps+parse` and `decaps+parse`. `mlkem768`
 //!   is `ml-kem-768`; `kyber768` (round-3 Kyber) is `kyber-768`, kept under its own name as
 //!   every importer keeps pre-standard Kyber.
@@ -133,14 +137,15 @@ fn clock(run: &mut ImportedRun, f: &[&str], n: usize) -> Result<(), ImportError>
     Ok(())
 }
 
-/// `cycles LEN MEDIAN T1 … Tn`: the timings join the length's cell (length 0 has no bytes to
-/// count and is left out).
+/// `cycles LEN MEDIAN T1 … Tn` or `cycles LEN T` (one timing): the timings join the length's
+/// cell (length 0 has no bytes to count and is left out).
 fn timings(run: &mut ImportedRun, f: &[&str], n: usize) -> Result<(), ImportError> {
     let numbers: Option<Vec<u64>> = f[7..].iter().map(|v| v.parse().ok()).collect();
     let numbers = numbers
-        .filter(|v| v.len() >= 3)
-        .ok_or_else(|| ImportError::at(n, "expected 'cycles LENGTH MEDIAN TIMINGS…'"))?;
-    let (len, times) = (numbers[0], &numbers[2..]);
+        .filter(|v| v.len() >= 2)
+        .ok_or_else(|| ImportError::at(n, "expected 'cycles LENGTH MEDIAN [TIMINGS…]'"))?;
+    // One timing is printed alone, as its own median.
+    let (len, times) = (numbers[0], &numbers[(numbers.len() - 1).min(2)..]);
     if len == 0 {
         return Ok(());
     }
@@ -151,22 +156,25 @@ fn timings(run: &mut ImportedRun, f: &[&str], n: usize) -> Result<(), ImportErro
     Ok(())
 }
 
-/// `keypair_cycles - MEDIAN T1 … Tn` or `keypair_cycles - BASE +d1-d2…`: the timings join the
-/// operation's cell.
+/// `keypair_cycles - MEDIAN T1 … Tn`, `keypair_cycles - BASE +d1-d2…` or `keypair_cycles -
+/// T` (one timing): the timings join the operation's cell.
 fn kem_timings(run: &mut ImportedRun, f: &[&str], n: usize) -> Result<(), ImportError> {
     let bad = || {
         ImportError::at(
             n,
             format!(
-                "expected '{} - MEDIAN TIMINGS…' or '{} - BASE +d-d…'",
+                "expected '{} - MEDIAN [TIMINGS…]' or '{} - BASE +d-d…'",
                 f[6], f[6]
             ),
         )
     };
-    if f.get(7) != Some(&"-") || f.len() < 10 {
+    if f.get(7) != Some(&"-") || f.len() < 9 {
         return Err(bad());
     }
-    let times = if f.len() == 10 && f[9].starts_with(['+', '-']) {
+    let times = if f.len() == 9 {
+        // printentry prints the timings only when there are more than one: the lone figure.
+        vec![f[8].parse::<u64>().map_err(|_| bad())?]
+    } else if f.len() == 10 && f[9].starts_with(['+', '-']) {
         let base: i64 = f[8].parse().map_err(|_| bad())?;
         deltas(base, f[9]).ok_or_else(bad)?
     } else {

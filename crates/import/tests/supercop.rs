@@ -85,9 +85,9 @@ fn a_record_with_a_garbled_number_costs_that_record_only() {
     );
 }
 
-/// SUPERCOP-format `crypto_kem` records made on this project's development VM (no real SUPERCOP
-/// `data` file with crypto_kem records was found in any public material the search tools
-/// reach): the fixture was printed by tests/fixtures/supercop-format-kem-measure.c, a harness
+/// SUPERCOP-format `crypto_kem` records made on this project's development VM (made before a
+/// real crypto_kem data file was found, and kept: it has ML-KEM-768 under SUPERCOP's `mlkem768`
+/// name and 32 timings a record, which the real files below lack): the fixture was printed by tests/fixtures/supercop-format-kem-measure.c, a harness
 /// written here that repeats the loop of SUPERCOP's crypto_kem/measure.c (jedisct1/supercop,
 /// crypto_kem/measure.c at 87bb994bc2eae05883994817bbcef192539fc7dc: 33 cpucycles() reads around
 /// 32 calls of crypto_kem_keypair, then _enc, then _dec, per loop) and the record form of
@@ -167,4 +167,68 @@ fn the_delta_form_and_the_kyber_name_read_the_same_timings() {
         assert_eq!((r.primitive.as_str(), r.mapped), ("kyber-768", false));
         assert_eq!((r.cycles, r.samples.len()), (Some(cycles), 96), "{op}");
     }
+}
+
+/// A real SUPERCOP `crypto_kem` data file: SUPERCOP 20221122 on host `l46o` (an i7-6500U,
+/// 2023-01-12), round-3 Kyber768 as `crypto_kem/kyber768/avx2`, from formosa-crypto/formosa-mlkem
+/// at commit 0cf4f94d134b1c426ed535e676a6122dd70f32d5, bench/results/skylake-i76500u/supercop/raw/
+/// crypto_kem_kyber768_avx2, whole. Each `…_cycles -` record prints one timing alone (eleven
+/// loops); the expected medians are the authors' own, from bench/results/skylake-i76500u/
+/// supercop/macros.tex at that commit (the 6th of the 11 sorted timings).
+const REAL_KEM: &str =
+    "tests/real-more/supercop-20221122-formosa-mlkem-skylake-l46o-kyber768-avx2.txt";
+
+#[test]
+fn a_real_kem_data_file_of_one_timing_a_record_gives_the_authors_medians() {
+    let text = std::fs::read_to_string(REAL_KEM).unwrap();
+    let log = read(&text, None, &ImportOptions::default()).unwrap();
+    assert!(log.warnings.is_empty(), "{:?}", log.warnings);
+    assert_eq!(log.runs.len(), 1);
+    let run = &log.runs[0];
+    assert_eq!(run.field("host"), Some("l46o"));
+    assert_eq!(run.field("measurement mode"), Some("constbranchindex"));
+    assert_eq!(run.field("clock GHz"), Some("2.5"));
+    assert_eq!(
+        run.field("implementation"),
+        Some("crypto_kem/kyber768/avx2 -")
+    );
+    assert_eq!(run.results.len(), 3);
+    for (op, cycles) in [
+        (Op::KeygenEncode, 41732.0),
+        (Op::EncapsParse, 55404.0),
+        (Op::DecapsParse, 44492.0),
+    ] {
+        let r = run.results.iter().find(|r| r.op == op).unwrap();
+        assert_eq!((r.primitive.as_str(), r.mapped), ("kyber-768", false));
+        assert_eq!(r.cycles, Some(cycles), "{op}");
+        assert_eq!(
+            r.samples.len(),
+            11,
+            "{op}: one timing in each of 11 records"
+        );
+        assert!((r.rate - 2.5e9 / cycles).abs() < 1e-9 * r.rate, "{op}");
+    }
+    // One try, 18 objsize and 66 randombytes/randomcalls records skipped, not refused.
+    assert_eq!(log.skipped.len(), 85, "{:?}", log.skipped);
+}
+
+/// A hash record of one timing (`cycles LEN T`, printentry's form for a single timing): that
+/// timing is the record's one sample, beside the other loops' fifteen each.
+#[test]
+fn a_hash_record_of_one_timing_is_one_sample() {
+    let text = std::fs::read_to_string(FILE).unwrap();
+    let one = text.replacen(
+        " cycles 64 822 1114 858 824 818 816 824 822 822 810 824 814 822 818 818 820 ",
+        " cycles 64 822 ",
+        1,
+    );
+    assert_ne!(one, text);
+    let log = read(&one, None, &ImportOptions::default()).unwrap();
+    assert!(log.warnings.is_empty(), "{:?}", log.warnings);
+    let cell = log.runs[0]
+        .results
+        .iter()
+        .find(|r| r.bytes == Some(64))
+        .unwrap();
+    assert_eq!(cell.samples.len(), 31, "15 + 15 + the lone 822");
 }
