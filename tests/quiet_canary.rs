@@ -1,0 +1,119 @@
+//! The quiet canary reference end to end (crates/runner/src/quiet_canary.rs, the correction in
+//! crates/stats/src/host.rs): a run learns the machine's canary into the cache; with that
+//! history's reference set to half the learnt reading (as if every bout of the next run had run
+//! on a core twice as slow as the machine's quiet hour), the next run's cells are divided by
+//! their canaries' ratio to it and read about twice as fast, and the run says so in its JSON
+//! and its closing line; a reference above the canaries corrects nothing; and
+//! `CRYPTOSPEED_QUIET_CANARY=off` neither corrects nor writes the history. The sizes are
+//! chosen so the effect (×2) dwarfs the host's noise between runs.
+
+mod common;
+
+use common::bin;
+use std::path::{Path, PathBuf};
+
+/// `run` of two sha256 cells with `cache` as the cache and enough bouts for the run to be
+/// learnt from (20 bouts with a canary); its JSON rows and its standard error.
+fn run(cache: &Path, db: &Path, off: bool) -> (Vec<serde_json::Value>, String) {
+    let mut cmd = bin();
+    cmd.env("CRYPTOSPEED_CACHE", cache);
+    if off {
+        cmd.env("CRYPTOSPEED_QUIET_CANARY", "off");
+    }
+    let out = cmd
+        .args(["run", "--impl", "openssl", "-a", "sha256", "-b", "16,1024"])
+        .args(["--min-bouts", "12", "--max-time", "1", "--format", "json"])
+        .arg("--db")
+        .arg(db)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    (serde_json::from_slice(&out.stdout).unwrap(), stderr)
+}
+
+/// The one history file in the cache's `canary/` folder.
+fn history_file(cache: &Path) -> PathBuf {
+    let files: Vec<PathBuf> = std::fs::read_dir(cache.join("canary"))
+        .map(|d| d.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
+    assert_eq!(files.len(), 1, "one machine, one history: {files:?}");
+    files[0].clone()
+}
+
+/// The history with a single run whose median is `median_ns`, learnt now.
+fn set_reference(file: &Path, median_ns: u64) {
+    let mut h: serde_json::Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+    let mut learnt = h["runs"][0].clone();
+    learnt["median_ns"] = median_ns.into();
+    h["runs"] = serde_json::json!([learnt]);
+    std::fs::write(file, serde_json::to_vec(&h).unwrap()).unwrap();
+}
+
+fn median(rows: &[serde_json::Value], bytes: u64) -> f64 {
+    let row = rows.iter().find(|r| r["bytes"] == bytes).unwrap();
+    row["median"].as_f64().unwrap()
+}
+
+#[test]
+fn a_run_wide_slowdown_against_the_quiet_reference_is_divided_out_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cache, db) = (dir.path().join("cache"), dir.path().join("r.db"));
+    // Off: nothing learnt, nothing judged.
+    let (rows, _) = run(&cache, &db, true);
+    assert!(!cache.join("canary").exists(), "off writes no history");
+    assert!(rows
+        .iter()
+        .all(|r| r["set_aside"]["canary_reference_ns"].is_null()));
+    // The first run has no reference: it corrects nothing and learns its canary.
+    let (plain, _) = run(&cache, &db, false);
+    let file = history_file(&cache);
+    let h: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let learnt = h["runs"][0]["median_ns"].as_u64().unwrap();
+    assert!(
+        learnt > 0 && h["runs"][0]["bouts"].as_u64().unwrap() >= 20,
+        "{h}"
+    );
+    assert!(plain
+        .iter()
+        .all(|r| r["set_aside"]["canary_divided_bouts"] == 0));
+
+    // A reference at half the learnt reading: every bout's canary sits ~100% above it.
+    set_reference(&file, learnt / 2);
+    let (halved, stderr) = run(&cache, &db, false);
+    for row in &halved {
+        let s = &row["set_aside"];
+        assert_eq!(s["canary_reference_ns"], learnt / 2, "{row}");
+        let shift = s["canary_shift_pct"].as_f64().unwrap();
+        assert!((70.0..140.0).contains(&shift), "shift {shift}%: {row}");
+        assert!(s["canary_divided_bouts"].as_u64().unwrap() > 0, "{row}");
+    }
+    for bytes in [16, 1024] {
+        let ratio = median(&halved, bytes) / median(&plain, bytes);
+        assert!(
+            (1.6..2.5).contains(&ratio),
+            "{bytes} B: corrected/plain {ratio}"
+        );
+    }
+    assert!(
+        stderr.contains(
+            "bouts divided by their canary's slowdown over the machine's quiet reference"
+        ),
+        "{stderr}"
+    );
+
+    // A reference above every canary (a faster machine's): nothing is divided.
+    set_reference(&file, learnt * 2);
+    let (above, stderr) = run(&cache, &db, false);
+    assert!(above
+        .iter()
+        .all(|r| r["set_aside"]["canary_divided_bouts"] == 0));
+    assert!(stderr.contains("no cell over 0.2% above it"), "{stderr}");
+    for bytes in [16, 1024] {
+        let ratio = median(&above, bytes) / median(&plain, bytes);
+        assert!(
+            (0.8..1.25).contains(&ratio),
+            "{bytes} B: uncorrected/plain {ratio}"
+        );
+    }
+}
