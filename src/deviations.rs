@@ -31,6 +31,32 @@ fn add(list: &mut Vec<Deviation>, column: &str, implementation: &str, primitive:
     }
 }
 
+/// An imported run's `read as` note (`import --as FROM=TO`) as the deviation of its TO cells:
+/// their figures are another primitive's.
+fn add_read_as(
+    list: &mut Vec<Deviation>,
+    column: &str,
+    header: &[(String, String)],
+    primitive: &str,
+    op: Op,
+) {
+    let stored_as = format!(" stored as {primitive} ");
+    let notes = header
+        .iter()
+        .filter(|(k, v)| k == "read as" && v.contains(&stored_as));
+    for (_, text) in notes {
+        let d = Deviation {
+            column: column.to_string(),
+            primitive: primitive.to_string(),
+            op,
+            text: text.clone(),
+        };
+        if !list.contains(&d) {
+            list.push(d);
+        }
+    }
+}
+
 /// `VARIANT PRIMITIVE OP was measured under ml-kem/decaps v1; the catalog now defines … v2`, once
 /// per cell of stored run `run` whose definition is not the one this build's catalog gives.
 pub fn changed_definitions(
@@ -81,7 +107,17 @@ pub fn changed_in_runs<'a>(
 /// for an imported run, whose figures come from the logging tool's own loop.
 pub fn of_run(record: &RunRecord) -> Footnotes {
     let mut list = Vec::new();
-    if record.run.imported.is_some() {
+    if let Some(imported) = &record.run.imported {
+        for m in record.measurements.iter().map(|vm| &vm.measurement) {
+            let column = &record.variants[0].label;
+            add_read_as(
+                &mut list,
+                column,
+                &imported.header,
+                &m.cell.primitive,
+                m.cell.op,
+            );
+        }
         return Footnotes::new(list);
     }
     for vm in &record.measurements {
@@ -120,6 +156,15 @@ pub fn of_comparison(c: &Comparison, stored: &[StoredSide]) -> Footnotes {
         for (i, side) in c.sides.iter().enumerate() {
             if let (Some(_), Some(name)) = (&r.values[i], implementations[i]) {
                 add(&mut list, &side.name, name, &r.key.primitive, r.key.op);
+            }
+            if r.values[i].is_some() {
+                let imported = stored.iter().filter(|s| s.name == side.name);
+                let headers = imported
+                    .flat_map(|s| &s.records)
+                    .filter_map(|r| r.run.imported.as_ref());
+                for h in headers {
+                    add_read_as(&mut list, &side.name, &h.header, &r.key.primitive, r.key.op);
+                }
             }
         }
     }

@@ -23,7 +23,7 @@ pub struct ImportArgs {
     /// google-benchmark-json, go-test-bench (`go test -bench`), liboqs-speed,
     /// pq-native-bench (mlkem-native / mldsa-native cycles and percentiles), pqm4
     /// (benchmarks.md), wolfcrypt-benchmark (wolfCrypt's `benchmark`), supercop-data (SUPERCOP's
-    /// `bench/HOST/data`, crypto_hash cycles), cryptospeed-json and
+    /// `bench/HOST/data`, crypto_hash and crypto_kem cycles), cryptospeed-json and
     /// cryptospeed-csv (`show --format json|csv`; `--format gobench` reads as go-test-bench).
     #[arg(long)]
     pub format: Option<String>,
@@ -41,6 +41,12 @@ pub struct ImportArgs {
     /// The CPU model of the machine the log came from, where the log prints none.
     #[arg(long, value_name = "MODEL")]
     pub cpu: Option<String>,
+    /// Store the cells of primitive FROM under the catalog primitive TO, at your word (repeat for
+    /// several): e.g. `kyber-768=ml-kem-768` to read a round-3 Kyber768 table (SUPERCOP's
+    /// `kyber768`) in one row with ML-KEM-768. The run keeps a `read as` note; the two are not
+    /// the same work (docs/import-and-compare.md).
+    #[arg(long = "as", value_name = "FROM=TO")]
+    pub read_as: Vec<String>,
     /// Read and check the files, print what would be stored, store nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -74,6 +80,7 @@ pub fn import(a: ImportArgs) -> Result<i32> {
     if parsed.iter().filter(|(f, _)| f == "-").count() > 1 {
         bail!("'-' (standard input) given more than once");
     }
+    read_as(&a.read_as, &mut parsed)?;
     let mut store = if a.dry_run {
         None
     } else {
@@ -106,6 +113,9 @@ pub fn import(a: ImportArgs) -> Result<i32> {
             for m in &run.missing {
                 eprintln!("warning: {file}: partial output: {m}");
             }
+            if let Some(note) = run.field("read as") {
+                println!("  read as: {note}");
+            }
             let unmapped = run.unmapped_names();
             if !unmapped.is_empty() {
                 println!(
@@ -120,6 +130,21 @@ pub fn import(a: ImportArgs) -> Result<i32> {
         print_skipped(file, &log.skipped, a.dry_run);
     }
     Ok(0)
+}
+
+/// `--as FROM=TO` on every file read; one that renames nothing anywhere stores nothing.
+fn read_as(specs: &[String], parsed: &mut [(String, cryptospeed_import::ParsedLog)]) -> Result<()> {
+    for spec in specs {
+        let (from, to) = cryptospeed_import::read_as::parse(spec).map_err(anyhow::Error::msg)?;
+        let renamed: usize = parsed
+            .iter_mut()
+            .map(|(_, log)| cryptospeed_import::read_as::apply(log, &from, &to))
+            .sum();
+        if renamed == 0 {
+            bail!("--as {spec}: no cell of '{from}' in the files; nothing was stored");
+        }
+    }
+    Ok(())
 }
 
 /// The clock and CPU given on the command line, for a run whose log printed none (a clock the

@@ -23,6 +23,7 @@ mod openssl;
 mod own_json;
 mod pqm4;
 mod pqnative;
+pub mod read_as;
 mod rounding;
 mod supercop;
 mod wolfcrypt;
