@@ -157,10 +157,15 @@ fn measurement_of(r: &ImportedResult, run: &ImportedRun, variant: &str) -> Varia
 /// The printed rate, or for a figure printed in cycles the rate those cycles make at the
 /// machine's clock (the log's or `--clock-ghz`; without one a nominal 1 GHz, so that
 /// `compare --normalize cycles` gives the printed cycles back).
+/// A count of 0 cycles is nothing counted (mlkem-native built without a cycle counter prints
+/// `keypair cycles = 0`): rate 0, stored as not run, never an infinite rate.
 pub fn rate_of(r: &ImportedResult, run: &ImportedRun) -> f64 {
-    let Some(cycles) = r.cycles.filter(|c| *c > 0.0) else {
+    let Some(cycles) = r.cycles else {
         return r.rate;
     };
+    if !(cycles > 0.0) {
+        return 0.0;
+    }
     clock_ghz(run) * 1e9 / cycles * r.bytes.unwrap_or(1) as f64
 }
 

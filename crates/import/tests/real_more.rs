@@ -192,3 +192,22 @@ fn a_garbled_multi_line_costs_that_line_not_the_file() {
         .unwrap();
     assert_eq!(md5.rate, 41978085.68);
 }
+
+/// mlkem-native built without a cycle counter prints `cycles = 0` for every operation (a real
+/// log, tests/real-more/INDEX.toml): each cell is stored as not run, with the line that says 0,
+/// where a count of 0 cycles used to become an infinite rate stored as a figure.
+#[test]
+fn a_log_of_zero_cycles_stores_every_cell_as_not_run() {
+    let file = "mlkem-native-issue587-no-cycle-counter-zeros.txt";
+    let log = import("real-more", file);
+    let run = &log.runs[0];
+    let rec = cryptospeed_import::file::record(run, file, "zeros", 0);
+    assert_eq!(rec.measurements.len(), 3);
+    for vm in &rec.measurements {
+        let m = &vm.measurement;
+        assert!(!m.status.has_numbers(), "{:?} {:?}", m.cell.op, m.status);
+        let why = m.reason.as_deref().unwrap_or("");
+        assert!(why.contains("prints 0 at line"), "{why}");
+        assert_eq!(m.tsc_per_op, None);
+    }
+}
