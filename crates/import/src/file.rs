@@ -163,7 +163,7 @@ pub fn rate_of(r: &ImportedResult, run: &ImportedRun) -> f64 {
     let Some(cycles) = r.cycles else {
         return r.rate;
     };
-    if !(cycles > 0.0) {
+    if cycles.is_nan() || cycles <= 0.0 {
         return 0.0;
     }
     clock_ghz(run) * 1e9 / cycles * r.bytes.unwrap_or(1) as f64
