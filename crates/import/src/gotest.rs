@@ -199,7 +199,8 @@ fn benchmark_line(n: usize, t: &str, pkg: &str) -> Result<ImportedResult, Import
         op,
         bytes,
         rate,
-        printed_name: format!("{pkg} {name}"),
+        // Without a `pkg:` line the name alone, not a leading space.
+        printed_name: format!("{pkg} {name}").trim_start().to_string(),
         mapped: m.mapped,
         line: n,
         samples: vec![(iters, rate)],

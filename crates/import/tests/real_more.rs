@@ -211,3 +211,18 @@ fn a_log_of_zero_cycles_stores_every_cell_as_not_run() {
         assert_eq!(m.tsc_per_op, None);
     }
 }
+
+/// `go test -bench` rows pasted without their `pkg:` line keep their printed names as printed:
+/// `BenchmarkKeyGeneration`, not ` BenchmarkKeyGeneration` (the package's empty name and a space).
+#[test]
+fn go_rows_without_a_package_keep_their_names_without_a_leading_space() {
+    let log = import("real-more", "go-circl-libcrux-pr75-kyber768-no-pkg.txt");
+    assert_eq!(
+        log.runs[0].unmapped_names(),
+        vec![
+            "BenchmarkDecapsulation",
+            "BenchmarkEncapsulation",
+            "BenchmarkKeyGeneration"
+        ]
+    );
+}
