@@ -113,8 +113,10 @@ pub fn import(a: ImportArgs) -> Result<i32> {
             for m in &run.missing {
                 eprintln!("warning: {file}: partial output: {m}");
             }
-            if let Some(note) = run.field("read as") {
-                println!("  read as: {note}");
+            for key in ["side-by-side", "read as"] {
+                if let Some(note) = run.field(key) {
+                    println!("  {key}: {note}");
+                }
             }
             let unmapped = run.unmapped_names();
             if !unmapped.is_empty() {

@@ -25,6 +25,7 @@ mod pqm4;
 mod pqnative;
 pub mod read_as;
 mod rounding;
+mod sdiff;
 mod supercop;
 mod wolfcrypt;
 
@@ -201,8 +202,18 @@ pub fn parse(
     read(text, format, options).map(|log| log.runs)
 }
 
-/// Like [`parse`], and also lists the lines skipped as foreign (for `import --dry-run`).
+/// Like [`parse`], and also lists the lines skipped as foreign (for `import --dry-run`). A file
+/// refused as one log is tried as two outputs side by side (sdiff.rs).
 pub fn read(
+    text: &str,
+    format: Option<&str>,
+    options: &ImportOptions,
+) -> Result<ParsedLog, ImportError> {
+    read_one(text, format, options).or_else(|e| sdiff::read_columns(text, format, options).ok_or(e))
+}
+
+/// One log of one family: [`read`] without the side-by-side fallback.
+fn read_one(
     text: &str,
     format: Option<&str>,
     options: &ImportOptions,

@@ -32,6 +32,8 @@ struct Entry {
 /// A value read by hand: cycles per operation, a count over seconds, or a header field.
 #[derive(Deserialize)]
 struct Spot {
+    /// Which output of the file (0-based), where the implementation does not tell them apart.
+    run: Option<usize>,
     implementation: Option<String>,
     primitive: Option<String>,
     op: Option<String>,
@@ -71,9 +73,10 @@ fn cell<'a>(run: &'a ImportedRun, primitive: &str, op: Op) -> &'a ImportedResult
 }
 
 fn check_spot(file: &str, log: &ParsedLog, spot: &Spot) {
-    let run = match &spot.implementation {
-        Some(i) => log.runs.iter().find(|r| &r.implementation == i),
-        None => log.runs.first(),
+    let run = match (&spot.implementation, spot.run) {
+        (Some(i), _) => log.runs.iter().find(|r| &r.implementation == i),
+        (None, Some(k)) => log.runs.get(k),
+        (None, None) => log.runs.first(),
     }
     .unwrap_or_else(|| panic!("{file}: no run {:?}", spot.implementation));
     if let Some(field) = &spot.field {
