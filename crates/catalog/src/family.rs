@@ -108,6 +108,23 @@ impl Algorithm {
         }
     }
 
+    /// Whether one call's time varies from call to call by the algorithm's own design rather
+    /// than the host's: ML-DSA signing runs its rejection loop a random number of times (5.1 on
+    /// average at ML-DSA-65, FIPS 204 Table 1; one call's time has a coefficient of variation
+    /// near 0.9), and so does a handshake whose server signs with an ML-DSA certificate. Such a
+    /// cell's bouts scatter by the code's own skewed spread, so its figure is the mean time per
+    /// call of its bouts, not their trimmed log mean, which reads it fast
+    /// (`cryptospeed_stats::Center`).
+    pub fn time_varies_per_call(&self, op: Op) -> bool {
+        match *self {
+            Algorithm::MlDsa { .. } => op == Op::Sign,
+            Algorithm::Tls13Handshake { cert, .. } => {
+                cert.starts_with("ML-DSA") && matches!(op, Op::Handshake | Op::HandshakeServer)
+            }
+            _ => false,
+        }
+    }
+
     /// Length of the seed a seeded family's key pair is made from (ML-KEM's d ‖ z, ML-DSA's ξ,
     /// SLH-DSA's SK.seed ‖ SK.prf ‖ PK.seed, the hybrid's d ‖ z ‖ X25519 key); `None` for the
     /// other families.
@@ -123,5 +140,27 @@ impl Algorithm {
             Algorithm::HybridKem { .. } => Some(96),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::time_varies_per_call;
+    use cryptospeed_model::Op;
+
+    #[test]
+    fn only_calls_with_a_rejection_loop_vary_per_call() {
+        assert!(time_varies_per_call("ml-dsa-65", Op::Sign));
+        assert!(time_varies_per_call("ml-dsa-44", Op::Sign));
+        for op in [Op::Keygen, Op::Verify, Op::VerifyParse] {
+            assert!(!time_varies_per_call("ml-dsa-65", op), "{op}");
+        }
+        assert!(!time_varies_per_call("slh-dsa-sha2-128f", Op::Sign));
+        assert!(!time_varies_per_call("ecdsa-p256", Op::Sign));
+        assert!(time_varies_per_call("tls13-x25519-mldsa65", Op::HandshakeServer));
+        assert!(time_varies_per_call("tls13-x25519-mldsa65", Op::Handshake));
+        assert!(!time_varies_per_call("tls13-x25519-mldsa65", Op::HandshakeClient));
+        assert!(!time_varies_per_call("tls13-x25519-ecdsa-p256", Op::Handshake));
+        assert!(!time_varies_per_call("no-such-primitive", Op::Sign));
     }
 }

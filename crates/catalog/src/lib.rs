@@ -416,6 +416,12 @@ fn squash(name: &str) -> String {
     s.strip_suffix("bits").map(str::to_string).unwrap_or(s)
 }
 
+/// Whether `op` of the primitive named `name` takes a time that varies per call by design
+/// ([`Algorithm::time_varies_per_call`]); false for a name the catalog does not know.
+pub fn time_varies_per_call(name: &str, op: cryptospeed_model::Op) -> bool {
+    lookup(name).is_some_and(|p| p.algorithm.time_varies_per_call(op))
+}
+
 /// Finds a primitive by id or alias, in any of `openssl speed`'s spellings: the first primitive
 /// of the catalog that has the name, through an index built once (the site and the comparisons
 /// look names up for every cell they show).

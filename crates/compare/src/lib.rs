@@ -385,7 +385,7 @@ fn side_value(key: &CellKey, runs: &[RunValue]) -> Option<SideValue> {
             samples: s.n,
             runs: runs.len(),
         };
-        if let Some(e) = bouts_of(runs) {
+        if let Some(e) = bouts_of(runs, center_of(key)) {
             value.rate = scale / e.center;
             value.basis = Basis::Bouts;
             value.ci = Some((scale / e.ci.1, scale / e.ci.0));
@@ -414,19 +414,27 @@ fn side_value(key: &CellKey, runs: &[RunValue]) -> Option<SideValue> {
 
 /// A side's estimate when each of its runs was measured in bouts: one run's bouts, or, for a side
 /// that pools several runs, the runs' centers (the run is then the unit).
-fn bouts_of(runs: &[RunValue]) -> Option<stats::BoutEstimate> {
+fn bouts_of(runs: &[RunValue], center: stats::Center) -> Option<stats::BoutEstimate> {
     if runs.iter().any(|r| r.bouts.len() < 2) {
         return None;
     }
     let units = |r: &RunValue| -> Vec<Vec<f64>> { r.bouts.iter().map(|(_, m)| vec![*m]).collect() };
     if let [one] = runs {
-        return stats::bout_estimate(&units(one), 0.95);
+        return stats::cell_estimate(&units(one), 0.95, center);
     }
     let centers: Vec<Vec<f64>> = runs
         .iter()
-        .map(|r| Some(vec![stats::bout_estimate(&units(r), 0.95)?.center]))
+        .map(|r| Some(vec![stats::cell_estimate(&units(r), 0.95, center)?.center]))
         .collect::<Option<_>>()?;
     stats::bout_estimate(&centers, 0.95)
+}
+
+/// How a cell's bouts are centered: on their mean where its time varies per call by design.
+fn center_of(key: &CellKey) -> stats::Center {
+    stats::Center::of(cryptospeed_catalog::time_varies_per_call(
+        &key.primitive,
+        key.op,
+    ))
 }
 
 /// One side's log estimate for a test across runs: the runs' centers when it pools several runs

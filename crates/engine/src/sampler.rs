@@ -192,7 +192,12 @@ pub fn summarize_bouts(
     // Bouts the canary found slowed by the host are left out of the figure (kept in the store).
     let kept = stats::without_slow_bouts(&samples, &disturbances);
     let bouts = stats::by_bout(&kept);
-    let Some(estimate) = stats::bout_estimate(&bouts, 0.95) else {
+    // A call whose time varies by design (ML-DSA signing) is centered on its mean time per call.
+    let center = stats::Center::of(cryptospeed_catalog::time_varies_per_call(
+        &cell.primitive,
+        cell.op,
+    ));
+    let Some(estimate) = stats::cell_estimate(&bouts, 0.95, center) else {
         // One bout: the samples of one process are all there is.
         let mut m = summarize(cell, samples, false, config, elapsed_s);
         m.status = Status::Imprecise;
@@ -209,7 +214,7 @@ pub fn summarize_bouts(
         s.ci_lo = estimate.ci.0;
         s.ci_hi = estimate.ci.1;
     }
-    if let Some(t) = stats::bout_estimate(&tsc_bouts, 0.95) {
+    if let Some(t) = stats::cell_estimate(&tsc_bouts, 0.95, center) {
         m.tsc_per_op = Some(t.center);
     }
     let precise = m.summary.is_some_and(|s| s.rel_ci() <= config.precision)

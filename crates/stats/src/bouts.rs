@@ -189,12 +189,12 @@ fn t_test(mean: f64, se: f64, df: f64, confidence: f64) -> (f64, f64) {
     }
 }
 
-fn t_quantile(df: f64, confidence: f64) -> f64 {
+pub(crate) fn t_quantile(df: f64, confidence: f64) -> f64 {
     let t = StudentsT::new(0.0, 1.0, df).expect("df > 0");
     t.inverse_cdf(0.5 + confidence / 2.0)
 }
 
-fn mean_sd(values: &[f64]) -> (f64, f64) {
+pub(crate) fn mean_sd(values: &[f64]) -> (f64, f64) {
     let n = values.len() as f64;
     let mean = values.iter().sum::<f64>() / n;
     let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
@@ -263,7 +263,7 @@ fn yuen(values: &[f64]) -> Yuen {
     }
 }
 
-fn within_sd(bouts: &[Vec<f64>], log_figures: &[f64]) -> f64 {
+pub(crate) fn within_sd(bouts: &[Vec<f64>], log_figures: &[f64]) -> f64 {
     let (mut ss, mut df) = (0.0, 0.0);
     for (b, m) in bouts.iter().zip(log_figures) {
         if b.len() > 1 {

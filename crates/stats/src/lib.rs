@@ -5,6 +5,7 @@
 //! absolute deviation as its spread, instead of a mean and a standard deviation.
 
 mod bouts;
+mod center;
 pub mod host;
 mod mann_whitney;
 
@@ -13,6 +14,7 @@ pub use bouts::{
     paired_ratio, ratio, set_aside, undisturbed, welch, BoutEstimate, LogEstimate, RatioEstimate,
     SE_BOUND,
 };
+pub use center::{cell_estimate, Center};
 use cryptospeed_model::Summary;
 pub use host::{
     canary_shift, without_slow_bouts, CanaryShift, HostPart, CANARY_SHIFT_FLOOR, CANARY_SLOWDOWN,
