@@ -153,6 +153,12 @@ fn read_as(specs: &[String], parsed: &mut [(String, cryptospeed_import::ParsedLo
 /// log printed wins, so a file of several machines keeps each its own).
 fn set_machine(run: &mut cryptospeed_import::ImportedRun, ghz: Option<f64>, cpu: Option<&str>) {
     if let Some(ghz) = ghz {
+        // A clock the importer worked out (liboqs's cycles over time) gives way to the user's.
+        if run.field("clock from").is_some() {
+            let k = cryptospeed_import::CLOCK_GHZ;
+            run.header
+                .retain(|(key, _)| key != k && key != "clock from");
+        }
         if run.field(cryptospeed_import::CLOCK_GHZ).is_none() {
             run.header
                 .push((cryptospeed_import::CLOCK_GHZ.into(), format!("{ghz}")));

@@ -156,13 +156,17 @@ fn measurement_of(r: &ImportedResult, run: &ImportedRun, variant: &str) -> Varia
 
 /// The printed rate, or for a figure printed in cycles the rate those cycles make at the
 /// machine's clock (the log's or `--clock-ghz`; without one a nominal 1 GHz, so that
-/// `compare --normalize cycles` gives the printed cycles back).
-/// A count of 0 cycles is nothing counted (mlkem-native built without a cycle counter prints
-/// `keypair cycles = 0`): rate 0, stored as not run, never an infinite rate.
+/// `compare --normalize cycles` gives the printed cycles back). A log that prints both a rate
+/// and cycles (liboqs: `rate from`) keeps its rate. A count of 0 cycles is nothing counted
+/// (mlkem-native built without a cycle counter prints `keypair cycles = 0`): rate 0, stored as
+/// not run, never an infinite rate.
 pub fn rate_of(r: &ImportedResult, run: &ImportedRun) -> f64 {
     let Some(cycles) = r.cycles else {
         return r.rate;
     };
+    if run.field("rate from").is_some() {
+        return r.rate;
+    }
     if cycles.is_nan() || cycles <= 0.0 {
         return 0.0;
     }
