@@ -291,6 +291,32 @@ fn clock_from_skipped_lines(log: &mut ParsedLog) {
     }
 }
 
+/// For a log that prints both a rate and cycles per call (liboqs's `CPU cycles: mean`,
+/// wolfCrypt's `Cycles/op`): the rate stays the printed one (`rate from`, file.rs `rate_of`), the
+/// cycles are each cell's, and where the log prints no clock, the clock those cycles tick at is
+/// cycles per call times calls per second, the median over the rows (`clock from`).
+pub(crate) fn clock_from_cycles(run: &mut ImportedRun, column: &str) {
+    let mut ghz: Vec<f64> = run
+        .results
+        .iter()
+        .filter_map(|r| r.cycles.map(|c| c * r.rate / 1e9))
+        .collect();
+    if ghz.is_empty() {
+        return;
+    }
+    let from = format!("the printed rate; the {column} column is each cell's cycles per call");
+    run.set("rate from", from);
+    if run.field(CLOCK_GHZ).is_some() {
+        return;
+    }
+    ghz.sort_by(f64::total_cmp);
+    let median = (ghz[(ghz.len() - 1) / 2] + ghz[ghz.len() / 2]) / 2.0;
+    run.set(CLOCK_GHZ, format!("{median:.3}"));
+    let how =
+        format!("the {column} column times calls per second, median over the rows (not printed)");
+    run.set("clock from", how);
+}
+
 /// `… @ 3.50GHz` or `… 2.4 GHz`: the model (without a `model name :` / `CPU:` prefix) and GHz.
 pub(crate) fn cpu_line(line: &str) -> Option<(String, f64)> {
     let at = line.find("GHz")?;

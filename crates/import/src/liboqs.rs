@@ -53,38 +53,11 @@ impl LogFormat for LiboqsSpeed {
         if !run.results.is_empty() {
             log.runs.push(run);
         }
-        log.runs.iter_mut().for_each(clock_from_cycles);
+        for run in &mut log.runs {
+            crate::clock_from_cycles(run, "CPU cycles: mean");
+        }
         Ok(log)
     }
-}
-
-/// The `CPU cycles: mean` column kept as each cell's cycles per call (the rate stays iterations
-/// over total time: `rate from`), and where the log prints no clock, the clock those cycles tick
-/// at: cycles per call over time per call (microseconds), the median over the rows. liboqs reads
-/// rdtsc on x86-64, so that is the TSC's rate, to the rounding of its whole-microsecond times.
-fn clock_from_cycles(run: &mut ImportedRun) {
-    let mut ghz: Vec<f64> = run
-        .results
-        .iter()
-        .filter_map(|r| r.cycles.map(|c| c * r.rate / 1e9))
-        .collect();
-    if ghz.is_empty() {
-        return;
-    }
-    run.set(
-        "rate from",
-        "Iterations over Total time (s); the CPU cycles column is each cell's cycles per call",
-    );
-    if run.field(crate::CLOCK_GHZ).is_some() {
-        return;
-    }
-    ghz.sort_by(f64::total_cmp);
-    let median = (ghz[(ghz.len() - 1) / 2] + ghz[ghz.len() / 2]) / 2.0;
-    run.set(crate::CLOCK_GHZ, format!("{median:.3}"));
-    run.set(
-        "clock from",
-        "the CPU cycles column over the time per call, median over the rows (not printed)",
-    );
 }
 
 fn new_run() -> ImportedRun {

@@ -7,6 +7,8 @@
 //! map onto the catalog (`RSA public`/`private` are wolfCrypt's default public encrypt / private
 //! decrypt, `sign` and `verify` with `-rsa-sign`); the rest keep their names, less a trailing
 //! verb that names the operation (`FALCON 1 sign`, `FRODOKEM 640 SHAKE 128 key gen`, `-kg`).
+//! A public-key row's `Cycles/op` is its cycles per call (the rate stays the printed one; the
+//! clock, where none is printed, is worked out from them: lib.rs `clock_from_cycles`).
 
 use crate::names::{self, Mapped};
 use crate::{
@@ -42,7 +44,8 @@ impl LogFormat for WolfCrypt {
             } else if let Some((name, rate, per_op)) = rate_line(t) {
                 // A public-key row naming no operation (`kyber_level1-ed`) costs that row, said.
                 match result(n, &name, rate, per_op, block) {
-                    Some(res) => {
+                    Some(mut res) => {
+                        res.cycles = cycles_per_op(t).filter(|_| per_op);
                         let r = new_run(&mut run, n);
                         r.last_line = n;
                         r.results.push(res);
@@ -60,6 +63,9 @@ impl LogFormat for WolfCrypt {
             }
         }
         log.runs.extend(run.filter(|r| !r.results.is_empty()));
+        for run in &mut log.runs {
+            crate::clock_from_cycles(run, "Cycles/op");
+        }
         Ok(log)
     }
 }
@@ -93,6 +99,18 @@ fn rate_line(t: &str) -> Option<(String, f64, bool)> {
         let (name, _count) = head.trim().rsplit_once(char::is_whitespace)?;
         return Some((squeeze(name), rate, true));
     }
+    symmetric_line(t)
+}
+
+/// `…, 2555478000 cycles  5110956.0 Cycles/op` after a public-key row's rate: the cycles per op.
+fn cycles_per_op(t: &str) -> Option<f64> {
+    let head = t.strip_suffix("Cycles/op")?.trim_end();
+    let value = head.rsplit(char::is_whitespace).next()?;
+    number(value).filter(|c| *c > 0.0)
+}
+
+/// `AES-128-CBC-enc  10 MB took 1.002 seconds,  9.819 MB/s`: the name and bytes per second.
+fn symmetric_line(t: &str) -> Option<(String, f64, bool)> {
     let (head, tail) = t.split_once(" took ")?;
     let rate_field = tail.split(',').nth(1)?.trim();
     let (value, unit) = rate_field.split_once(' ')?;
