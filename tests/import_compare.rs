@@ -475,3 +475,38 @@ fn an_imported_log_goes_per_ghz_with_the_clock_it_prints_or_is_given() {
     let want = (100475.39 / 2.5) / (74058.79 / 3.5);
     assert!((ratio - want).abs() < 1e-6 * want, "{ratio} vs {want}");
 }
+
+/// A liboqs log prints its CPU cycles but no clock: the clock worked out from them (1.994 GHz on
+/// this real log, crates/import/tests/real-more/INDEX.toml) lets `--normalize cycles` read it
+/// back to its printed cycles, and `--clock-ghz` given at import takes its place.
+#[test]
+fn a_liboqs_log_normalizes_by_its_cycles_and_a_given_clock_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("q.db");
+    let log = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates/import/tests/real-more/liboqs-pr2041-speed_kem-cycles.txt");
+    ok(bin()
+        .args(["import", "--label", "oqs"])
+        .args(db_arg(&db))
+        .arg(&log));
+    ok(bin()
+        .args(["import", "--label", "given", "--clock-ghz", "2.0"])
+        // Another machine to the store (imported runs without a CPU model share one).
+        .args(["--cpu", "the same log, clock given"])
+        .args(db_arg(&db))
+        .arg(&log));
+    let text = ok(bin()
+        .args(["compare", "oqs", "given", "--normalize", "cycles", "--raw"])
+        .args(db_arg(&db)));
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("ml-kem-512 keygen+encode "))
+        .unwrap_or_else(|| panic!("no keygen row in:\n{text}"));
+    let c: Vec<f64> = row
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    // Printed: 23992 cycles; 249319 calls in 3.000 s at 2.0 GHz are 24065.9 cycles each.
+    assert!((c[0] / 23992.0 - 1.0).abs() < 0.002, "{row}");
+    assert!((c[1] / 24065.9 - 1.0).abs() < 0.0001, "{row}");
+}
