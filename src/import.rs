@@ -21,7 +21,8 @@ pub struct ImportArgs {
     /// Log format instead of guessing (every one is also recognised by itself): openssl-speed
     /// (any version, human or -mr, -multi), bssl-speed, bssl-speed-json, google-benchmark,
     /// google-benchmark-json, go-test-bench (`go test -bench`), liboqs-speed,
-    /// pq-native-bench (mlkem-native / mldsa-native cycles and percentiles), pqm4
+    /// pq-native-bench (mlkem-native / mldsa-native cycles and percentiles), pq-crystals-speed
+    /// (the CRYSTALS reference code's test_speed), pqm4
     /// (benchmarks.md), wolfcrypt-benchmark (wolfCrypt's `benchmark`), supercop-data (SUPERCOP's
     /// `bench/HOST/data`, crypto_hash and crypto_kem cycles), cryptospeed-json and
     /// cryptospeed-csv (`show --format json|csv`; `--format gobench` reads as go-test-bench).

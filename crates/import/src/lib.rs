@@ -21,6 +21,7 @@ mod liboqs;
 pub mod names;
 mod openssl;
 mod own_json;
+mod pqcrystals;
 mod pqm4;
 mod pqnative;
 pub mod read_as;
@@ -182,6 +183,7 @@ pub static FORMATS: &[&dyn LogFormat] = &[
     &liboqs::LiboqsSpeed,
     &pqm4::Pqm4,
     &pqnative::PqNative,
+    &pqcrystals::PqCrystals,
     &wolfcrypt::WolfCrypt,
     &supercop::Supercop,
     &gotest::GoTest,
