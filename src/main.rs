@@ -51,7 +51,8 @@ enum Command {
     /// Print a stored run in any output format.
     Show(run::ShowArgs),
     /// Store benchmark logs as imported runs: `openssl speed` (any version, human or -mr),
-    /// `bssl speed`, Google Benchmark, `go test -bench`, liboqs, mlkem-native/mldsa-native, pqm4.
+    /// `bssl speed`, Google Benchmark, `go test -bench`, liboqs, mlkem-native/mldsa-native, the
+    /// CRYSTALS reference speed test, pqm4, wolfCrypt, SUPERCOP data.
     Import(import::ImportArgs),
     /// Compare runs, run labels, variants or log files: ratio, percent or raw tables with a
     /// Mann-Whitney U test per cell and a geomean.
