@@ -8,8 +8,9 @@
 //! in the header. The whole-scheme calls become cells, the byte-string API as the bench calls it:
 //! `kyber_keypair` (crypto_kem_keypair, randomness drawn inside) = keygen+encode, `kyber_encaps`
 //! = encaps+parse, `kyber_decaps` = decaps+parse, `Keypair` = keygen+encode, `Sign` = sign,
-//! `Verify` = verify+parse; the `_derand` calls (coins given) are kept under their own names, and
-//! the component rows (`gen_a`, `NTT`, `poly_*` …) are skipped.
+//! `Verify` = verify+parse; the `_derand` calls (coins given) and the component rows (`gen_a`,
+//! `NTT`, `poly_*` …) are kept under their own names (the operation a verb in the name says, else
+//! `derive`), so a log of components alone still imports.
 
 use crate::names::{self, Mapped};
 use crate::{
@@ -39,16 +40,9 @@ impl LogFormat for PqCrystals {
                     log.skipped.push((n, line.to_string()));
                     continue;
                 };
-                match cell(scheme.as_deref(), &called) {
-                    Some((m, op)) => {
-                        let printed = format!("{} {called}", scheme.as_deref().unwrap_or(""));
-                        push(&mut run, at, printed.trim_start(), m, op, median)
-                    }
-                    None => {
-                        log.skipped.push((at, called));
-                        log.skipped.push((n, line.to_string()));
-                    }
-                }
+                let (m, op) = cell(scheme.as_deref(), &called);
+                let printed = format!("{} {called}", scheme.as_deref().unwrap_or(""));
+                push(&mut run, at, printed.trim_start(), m, op, median);
             } else if let Some(avg) = figure(t, "average") {
                 match run.results.last().filter(|r| r.line + 1 == n) {
                     Some(r) => {
@@ -126,42 +120,67 @@ fn scheme_in(line: &str) -> Option<String> {
             }
         }
     }
-    None
+    // The binaries' names: kyber's test_speed512/768/1024, dilithium's test_speed2/3/5.
+    let bin = lower.find("testspeed").map(|i| &lower[i + 9..])?;
+    let digits: String = bin.chars().take_while(char::is_ascii_digit).collect();
+    match digits.as_str() {
+        "512" | "768" | "1024" => Some(format!("kyber{digits}")),
+        "2" | "3" | "5" => Some(format!("dilithium{digits}")),
+        _ => None,
+    }
 }
 
-/// The cell of a whole-scheme call; `None` for a component row.
-fn cell(scheme: Option<&str>, called: &str) -> Option<(Mapped, Op)> {
-    let kem = called.starts_with("kyber_");
-    let op = match called.trim_end_matches("_derand") {
-        "kyber_keypair" | "Keypair" => Op::KeygenEncode,
-        "kyber_encaps" => Op::EncapsParse,
-        "kyber_decaps" => Op::DecapsParse,
-        "Sign" => Op::Sign,
-        "Verify" => Op::VerifyParse,
-        _ => return None,
+/// The cell of a row: a whole-scheme call onto its operation, a `_derand` call or a component
+/// (`gen_a`, `NTT`, `indcpa_enc`) kept under the scheme's name and its own, the operation its
+/// verb names where it names one (else `derive`, as other kept rows).
+fn cell(scheme: Option<&str>, called: &str) -> (Mapped, Op) {
+    let whole = match called.trim_end_matches("_derand") {
+        "kyber_keypair" | "Keypair" => Some(Op::KeygenEncode),
+        "kyber_encaps" => Some(Op::EncapsParse),
+        "kyber_decaps" => Some(Op::DecapsParse),
+        "Sign" => Some(Op::Sign),
+        "Verify" => Some(Op::VerifyParse),
+        _ => None,
     };
-    let family = if kem { "kyber" } else { "dilithium" };
-    let scheme = scheme.unwrap_or(family);
-    let m = match (scheme.strip_prefix("ml"), scheme.strip_prefix("kyber")) {
+    let kem = called.starts_with("kyber_")
+        || scheme.is_some_and(|s| s.contains("kem") || s.starts_with("kyber"));
+    let m = match scheme {
+        Some(scheme) => scheme_cell(scheme, kem),
+        None if whole.is_some() => {
+            names::table_scheme(if kem { "kyber" } else { "dilithium" }, kem)
+        }
+        None => Mapped {
+            primitive: "pq-crystals".into(),
+            mapped: false,
+        },
+    };
+    match whole {
+        Some(op) if !called.ends_with("_derand") => (m, op),
+        _ => {
+            let op = whole.unwrap_or_else(|| crate::bssl::verb_op(&called.to_ascii_lowercase()));
+            let kept = format!("{}-{}", m.primitive, names::slug(called));
+            (
+                Mapped {
+                    primitive: kept,
+                    mapped: false,
+                },
+                op,
+            )
+        }
+    }
+}
+
+/// `mlkem768` → the catalog's `ml-kem-768`; round-3 `kyber768` → `kyber-768`, kept as every
+/// importer keeps pre-standard Kyber; `dilithium2` as the names module keeps it.
+fn scheme_cell(scheme: &str, kem: bool) -> Mapped {
+    match (scheme.strip_prefix("ml"), scheme.strip_prefix("kyber")) {
         (Some(rest), _) => names::table_scheme(&format!("ml-{}-{}", &rest[..3], &rest[3..]), kem),
-        // Round-3 Kyber kept as every importer keeps it (`kyber-768`), not the catalog's ML-KEM.
-        (_, Some(set)) if !set.is_empty() => Mapped {
+        (_, Some(set)) => Mapped {
             primitive: format!("kyber-{set}"),
             mapped: false,
         },
         _ => names::table_scheme(scheme, kem),
-    };
-    if called.ends_with("_derand") {
-        let kept = format!("{}-{}", m.primitive, names::slug(called));
-        return Some((
-            Mapped {
-                primitive: kept,
-                mapped: false,
-            },
-            op,
-        ));
     }
-    Some((m, op))
 }
 
 fn push(run: &mut ImportedRun, n: usize, called: &str, m: Mapped, op: Op, cycles: f64) {
@@ -195,17 +214,25 @@ mod tests {
         );
         assert_eq!(scheme_in("kyber1024").as_deref(), Some("kyber1024"));
         assert_eq!(scheme_in("Keypair:"), None);
-        let (m, op) = cell(Some("mlkem768"), "kyber_decaps").unwrap();
+        assert_eq!(
+            scheme_in("and run \"test_speed512\"").as_deref(),
+            Some("kyber512")
+        );
+        let (m, op) = cell(Some("mlkem768"), "kyber_decaps");
         assert_eq!(
             (m.primitive.as_str(), m.mapped, op),
             ("ml-kem-768", true, Op::DecapsParse)
         );
-        assert!(cell(Some("kyber768"), "gen_a").is_none());
+        let (m, op) = cell(Some("kyber768"), "gen_a");
+        assert_eq!(
+            (m.primitive.as_str(), m.mapped, op),
+            ("kyber-768-gen-a", false, Op::Derive)
+        );
     }
 
     /// Kyber's test_speed prints `kyber_keypair: ` (print_results's `%s\n` of "kyber_keypair: ").
     #[test]
-    fn kyber_rows_map_and_derand_and_components_stay_apart() {
+    fn kyber_rows_map_and_derand_and_component_rows_are_kept_apart() {
         let text = "ML-KEM-768\ngen_a: \nmedian: 9000 cycles/ticks\naverage: 9100 cycles/ticks\n\n\
             kyber_keypair_derand: \nmedian: 30000 cycles/ticks\naverage: 30100 cycles/ticks\n\n\
             kyber_keypair: \nmedian: 31000 cycles/ticks\naverage: 31100 cycles/ticks\n\n\
@@ -220,6 +247,7 @@ mod tests {
         assert_eq!(
             got,
             vec![
+                ("ml-kem-768-gen-a", Op::Derive, Some(9000.0)),
                 (
                     "ml-kem-768-kyber-keypair-derand",
                     Op::KeygenEncode,
