@@ -103,8 +103,9 @@ pub fn changed_in_runs<'a>(
     Ok(notes)
 }
 
-/// A run's footnotes: every cell with figures whose implementation declares a deviation; none
-/// for an imported run, whose figures come from the logging tool's own loop.
+/// A run's footnotes: every cell with figures whose implementation declares a deviation. An
+/// imported run's figures come from the logging tool's own loop, so it has none of those; its
+/// cells stored under another primitive's name (`import --as`) say so.
 pub fn of_run(record: &RunRecord) -> Footnotes {
     let mut list = Vec::new();
     if let Some(imported) = &record.run.imported {
