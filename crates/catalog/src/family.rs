@@ -157,10 +157,19 @@ mod tests {
         }
         assert!(!time_varies_per_call("slh-dsa-sha2-128f", Op::Sign));
         assert!(!time_varies_per_call("ecdsa-p256", Op::Sign));
-        assert!(time_varies_per_call("tls13-x25519-mldsa65", Op::HandshakeServer));
+        assert!(time_varies_per_call(
+            "tls13-x25519-mldsa65",
+            Op::HandshakeServer
+        ));
         assert!(time_varies_per_call("tls13-x25519-mldsa65", Op::Handshake));
-        assert!(!time_varies_per_call("tls13-x25519-mldsa65", Op::HandshakeClient));
-        assert!(!time_varies_per_call("tls13-x25519-ecdsa-p256", Op::Handshake));
+        assert!(!time_varies_per_call(
+            "tls13-x25519-mldsa65",
+            Op::HandshakeClient
+        ));
+        assert!(!time_varies_per_call(
+            "tls13-x25519-ecdsa-p256",
+            Op::Handshake
+        ));
         assert!(!time_varies_per_call("no-such-primitive", Op::Sign));
     }
 }

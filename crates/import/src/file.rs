@@ -106,19 +106,25 @@ pub fn record(run: &ImportedRun, file: &str, label: &str, id: i64) -> RunRecord 
 }
 
 /// The machine an imported log describes: what it printed of the CPU and the clock, if anything.
+/// The store keeps one machine per fingerprint (host, CPU, flags, kernel), whose clock is the one
+/// it first saw; a log names no host, so the clock goes into the host name: two logs of one CPU
+/// model at different clocks (or of unknown CPUs, each clock worked out or given) are two
+/// machines, and each keeps its own clock for `--normalize` (before, the second log's clock was
+/// dropped and its cycles read by the first's).
 fn machine_of(run: &ImportedRun) -> Machine {
+    // The clock the log printed (or the user gave): rates per GHz divide by it.
+    let ghz = run
+        .field(crate::CLOCK_GHZ)
+        .and_then(|g| g.parse::<f64>().ok())
+        .filter(|g| g.is_finite() && *g > 0.0);
     Machine {
+        hostname: ghz.map_or_else(String::new, |g| format!("imported log, clock {g} GHz")),
         cpu_model: run
             .field(crate::CPU_MODEL)
             .unwrap_or("unknown (imported log)")
             .to_string(),
         arch: run.field("platform").unwrap_or("").to_string(),
-        // The clock the log printed (or the user gave): rates per GHz divide by it.
-        tsc_hz: run
-            .field(crate::CLOCK_GHZ)
-            .and_then(|g| g.parse::<f64>().ok())
-            .filter(|g| g.is_finite() && *g > 0.0)
-            .map_or(0.0, |g| g * 1e9),
+        tsc_hz: ghz.map_or(0.0, |g| g * 1e9),
         ..Default::default()
     }
 }
