@@ -7,7 +7,13 @@
 //! ```sh
 //! cargo run --release -p cryptospeed-rust-oracles --example gap -- ring aes-128-gcm@16 encrypt
 //! taskset -c 1 target/release/examples/gap rustcrypto ml-dsa-65 keygen 5
+//! target/release/examples/gap --worker rustcrypto 1   # the worker protocol, pinned to CPU 1
 //! ```
+//!
+//! The same source in another code layout: link it with its functions in a random order (the
+//! linker, rust-lld, shuffles the input sections; only this example is relinked), e.g.
+//! `cargo rustc --release -p cryptospeed-rust-oracles --example gap -- -C
+//! "link-arg=-Wl,--shuffle-sections=.text.*=3"`, and copy the binary aside before the next build.
 
 use cryptospeed_engine::Timed;
 use cryptospeed_model::{CellSpec, Op};
@@ -19,6 +25,9 @@ type Loop = Box<dyn FnMut(u64)>;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--worker") {
+        std::process::exit(worker(args.get(1).map_or("rustcrypto", String::as_str)));
+    }
     let [column, cell, op] = [0, 1, 2].map(|i| args.get(i).cloned().unwrap_or_default());
     let rounds: usize = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(5);
     let variants = oracles(&column, &cell, &op);
@@ -48,6 +57,19 @@ fn main() {
             .collect();
         println!("round {round}: {}", row.join(", "));
     }
+}
+
+/// `gap --worker COLUMN [CPU]`: this binary answers the worker protocol on stdin/stdout as
+/// `cryptospeed worker --impl COLUMN --pin CPU` does (the same `worker_server::serve`, sampler
+/// and column code), so a worker's figure can be read in this binary's code layout beside the
+/// worker binary's.
+fn worker(column: &str) -> i32 {
+    let cpu = std::env::args().nth(3).and_then(|c| c.parse().ok());
+    if let Some(cpu) = cpu {
+        cryptospeed_engine::clock::pin_to_cpu(cpu).expect("pinning");
+    }
+    let imp = cryptospeed_impls::create(column, &Default::default());
+    cryptospeed_engine::worker_server::serve(imp).expect("the worker protocol")
 }
 
 /// The column's timed loop for the cell, as the worker prepares it (after its known-answer test).
@@ -116,6 +138,19 @@ fn oracles(column: &str, cell: &str, op: &str) -> Vec<(&'static str, Loop)> {
                 Box::new(move |n| {
                     for _ in 0..n {
                         consume(ml_dsa::MlDsa65::key_gen(&mut rng))
+                    }
+                }),
+            )]
+        }
+        ("rustcrypto", "ml-dsa-65", "keygen+encode") => {
+            use ml_dsa::KeyGen;
+            let mut rng = <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::from_entropy();
+            vec![(
+                "oracle",
+                Box::new(move |n| {
+                    for _ in 0..n {
+                        let kp = ml_dsa::MlDsa65::key_gen(&mut rng);
+                        consume((kp.signing_key().encode(), kp.verifying_key().encode()))
                     }
                 }),
             )]

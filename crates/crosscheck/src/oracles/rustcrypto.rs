@@ -26,6 +26,29 @@ const BOXED_SEAL: Difference = Difference {
         half the buffers and the tag copy)",
 };
 
+/// ML-DSA-65 key generation and verification follow the code layout of the binary they run in,
+/// not their calls (shown by builds of one program that move the same call).
+const ML_DSA_LAYOUT: Difference = Difference {
+    kind: crate::Kind::Layout,
+    what: "not a difference in the calls: the worker binary's code layout. The column's loop \
+        and the bench's loop read alike in one process (0.99-1.00); the worker's own code \
+        (worker_server, sampler, column) built into that other program reads as its loops do, \
+        and seven links of that one program, its functions in another order each, move the \
+        same call by 2.4-2.6%; the worker binary's layout lies at the slow end, the bench's near \
+        the fast one. The rest: a fresh worker process's bouts read 0.6-1.3% above a long-lived \
+        worker's",
+    band: (0.96, 0.99),
+    measured: "crates/rust-oracles/examples/gap.rs as linked and six --shuffle-sections links, \
+        beside a long-lived `cryptospeed worker` driven over the protocol, alternating, 8 rounds \
+        each, CPU 1 (2026-11-29 08:22-08:29 UTC, load 1.0-2.6): keygen column loop 286.6-293.5 \
+        us, bench loop 285.4-291.7, worker 292.6; verify+parse 198.8-203.9, 198.2-203.8, 203.3; \
+        keygen+encode 307.3-315.1, 305.4-311.1, 313.1; `run` 1.1% above the driven worker \
+        (08:32-08:37 UTC); the worker's code in gap.rs's binary (`gap --worker`) against the \
+        worker binary's, 8 rounds (08:44-08:45 UTC, load 0.5-0.7): keygen 288.1 against 291.6 \
+        us, verify+parse 199.8 against 203.6. The bench loop in any of the seven layouts over the worker as run: \
+        keygen 0.965-0.986, verify+parse 0.964-0.992, keygen+encode 0.965-0.983",
+};
+
 static CELLS: &[Cell] = &[
     cell(
         "sha256",
@@ -115,20 +138,26 @@ static CELLS: &[Cell] = &[
         "ml-kem-768 decaps+parse",
         "DecapsulationKey::from_bytes, then decapsulate (ml-kem benches/mlkem.rs decapsulate)",
     ),
-    cell(
-        "ml-dsa-65",
-        Op::Keygen,
-        None,
-        "ml-dsa-65 keygen",
-        "ml-dsa MlDsa65::key_gen(ChaCha20), the KeyPair kept, nothing encoded",
-    ),
-    cell(
-        "ml-dsa-65",
-        Op::KeygenEncode,
-        None,
-        "ml-dsa-65 keygen+encode",
-        "MlDsa65::key_gen, then both keys encoded (ml-dsa benches/ml_dsa.rs keygen)",
-    ),
+    Cell {
+        difference: Some(ML_DSA_LAYOUT),
+        ..cell(
+            "ml-dsa-65",
+            Op::Keygen,
+            None,
+            "ml-dsa-65 keygen",
+            "ml-dsa MlDsa65::key_gen(ChaCha20), the KeyPair kept, nothing encoded",
+        )
+    },
+    Cell {
+        difference: Some(ML_DSA_LAYOUT),
+        ..cell(
+            "ml-dsa-65",
+            Op::KeygenEncode,
+            None,
+            "ml-dsa-65 keygen+encode",
+            "MlDsa65::key_gen, then both keys encoded (ml-dsa benches/ml_dsa.rs keygen)",
+        )
+    },
     cell(
         "ml-dsa-65",
         Op::Sign,
@@ -144,14 +173,17 @@ static CELLS: &[Cell] = &[
         "ml-dsa-65 verify",
         "Signature::decode, then VerifyingKey::verify_with_context on the key made once",
     ),
-    cell(
-        "ml-dsa-65",
-        Op::VerifyParse,
-        None,
-        "ml-dsa-65 verify+parse",
-        "VerifyingKey::decode, Signature::decode, verify_with_context (ml-dsa benches/ml_dsa.rs \
-        verify)",
-    ),
+    Cell {
+        difference: Some(ML_DSA_LAYOUT),
+        ..cell(
+            "ml-dsa-65",
+            Op::VerifyParse,
+            None,
+            "ml-dsa-65 verify+parse",
+            "VerifyingKey::decode, Signature::decode, verify_with_context (ml-dsa benches/ml_dsa.rs \
+            verify)",
+        )
+    },
 ];
 
 impl Oracle for RustCrypto {
@@ -183,5 +215,30 @@ impl Oracle for RustCrypto {
     }
     fn window_starts(&self, line: &str) -> bool {
         criterion::window_starts(line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rule::{verdict, Verdict};
+
+    /// ml-dsa-65 keygen+encode as the idle crosscheck of 2026-11-29 04:36 UTC read it
+    /// (docs/experiments/crosscheck.md): 0.971 (0.967-0.978), undecided at ±3%; inside the band
+    /// of the worker binary's code layout.
+    #[test]
+    fn the_worker_layout_explains_the_ml_dsa_cells() {
+        let cells = super::CELLS.iter().filter(|c| c.primitive == "ml-dsa-65");
+        let declared: Vec<_> = cells
+            .filter_map(|c| c.difference.map(|d| (c.op, d)))
+            .collect();
+        assert_eq!(declared.len(), 3, "keygen, keygen+encode and verify+parse");
+        let ci = [0.967, 0.978];
+        assert_eq!(verdict(ci, None), Verdict::Undecided);
+        assert_eq!(verdict(ci, Some(&super::ML_DSA_LAYOUT)), Verdict::Layout);
+        // A gap past what the builds showed stays unexplained.
+        assert_eq!(
+            verdict([0.93, 0.95], Some(&super::ML_DSA_LAYOUT)),
+            Verdict::Unexplained
+        );
     }
 }
