@@ -31,7 +31,7 @@ const BOXED_SEAL: Difference = Difference {
 const ML_DSA_LAYOUT: Difference = Difference {
     kind: crate::Kind::Layout,
     what: "not a difference in the calls: the worker binary's code layout. The column's loop \
-        and the bench's loop read alike in one process (0.99-1.00); the worker's own code \
+        and the bench's loop read alike in one process (0.988-1.002); the worker's own code \
         (worker_server, sampler, column) built into that other program reads as its loops do, \
         and seven links of that one program, its functions in another order each, move the \
         same call by 2.4-2.6%; the worker binary's layout lies at the slow end, the bench's near \
