@@ -35,7 +35,7 @@ const ML_DSA_LAYOUT: Difference = Difference {
         (worker_server, sampler, column) built into that other program reads as its loops do, \
         and seven links of that one program, its functions in another order each, move the \
         same call by 2.4-2.6%; the worker binary's layout lies at the slow end, the bench's near \
-        the fast one. The rest: a fresh worker process's bouts read 0.6-1.3% above a long-lived \
+        the fast one. The rest: a fresh worker process's bouts read 0.4-1.2% above a long-lived \
         worker's",
     band: (0.96, 0.99),
     measured: "crates/rust-oracles/examples/gap.rs as linked and six --shuffle-sections links, \
