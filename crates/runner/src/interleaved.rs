@@ -7,7 +7,7 @@
 //! same CPU ([`round_cpu`]), so the two bouts of a pair share what that CPU suffers. A cell is
 //! done, and stored, once its interval between bouts, and every paired ratio against the first
 //! variant, is within the precision target after at least `min_bouts` bouts, or its time budget
-//! (and whatever precise cells left unused, see [`may_stop`]) is spent.
+//! (and whatever precise cells left unused, see `stopping::may_stop`) is spent.
 //!
 //! Nothing measured waits for its cell to finish: after each round's bouts of a cell, the cell's
 //! bouts so far are stored as one `partial` measurement, which the next replaces and the finished
@@ -35,7 +35,7 @@ use std::time::Instant;
 mod stopping;
 #[cfg(test)]
 mod stopping_tests;
-use stopping::{left_unused, may_stop};
+use stopping::left_unused;
 
 /// One variant's worker during a run.
 struct Slot {
@@ -465,7 +465,7 @@ fn fresh_cells(
 /// `run --resume`: the stored run's finished cells are done, its partial cells go on from their
 /// bouts, and the run as printed holds them all. Returns the first round to run (the one after
 /// every stored bout's, so bout numbers, which pair variants, stay unique) and the time precise
-/// cells left unused, less what imprecise ones already took of it (see [`may_stop`]).
+/// cells left unused, less what imprecise ones already took of it (see `stopping::may_stop`).
 fn resume_cells(
     plan: &Plan,
     variants: &[Variant],
@@ -567,6 +567,7 @@ fn run_round(
     tally: &mut Tally,
 ) -> RoundEnd {
     let mut ran = false;
+    let mut visited = Vec::new();
     for ci in order(plan.cells.len(), round) {
         let cell = &plan.cells[ci];
         if cells[ci].iter().all(|b| b.done) {
@@ -590,17 +591,18 @@ fn run_round(
                 store_one(recorder, variant_ids[vi], m, tally, ctx);
             }
         }
-        if may_stop(&mut cells[ci], cell, &plan.config, tally) {
-            for v in 0..slots.len() {
-                if cells[ci][v].done {
-                    continue;
-                }
-                let m = cells[ci][v].summary(cell, &plan.config, "time budget spent");
-                cells[ci][v].done = true;
-                store_one(recorder, variant_ids[v], m, tally, ctx);
-            }
-        }
         store_partial(&cells[ci], cell, &plan.config, variant_ids, recorder);
+        visited.push(ci);
+    }
+    for ci in stopping::round_stops(cells, &plan.cells, visited, &plan.config, tally) {
+        for (v, bouts) in cells[ci].iter_mut().enumerate() {
+            if bouts.done {
+                continue;
+            }
+            let m = bouts.summary(&plan.cells[ci], &plan.config, "time budget spent");
+            bouts.done = true;
+            store_one(recorder, variant_ids[v], m, tally, ctx);
+        }
     }
     if ran {
         RoundEnd::More

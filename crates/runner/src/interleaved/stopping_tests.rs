@@ -3,7 +3,7 @@
 //! interval within the target; a cell stops when both hold, or when its time (and the pool that
 //! precise cells left) is spent.
 
-use super::stopping::{left_unused, paired_precise, MAX_BUDGET_FACTOR};
+use super::stopping::{left_unused, may_stop, paired_precise, round_stops, MAX_BUDGET_FACTOR};
 use super::*;
 
 // Eight bouts of a baseline and a candidate, as in crates/stats' SciPy fixtures: the baseline's
@@ -282,4 +282,30 @@ fn a_cell_measures_at_most_its_documented_multiple_of_the_budget() {
         );
         assert!(pool - tally.unused_s <= (spent - 2.0).max(0.0) + 1e-9);
     }
+}
+
+#[test]
+fn an_imprecise_cell_gets_the_time_a_cell_precise_in_the_same_round_left() {
+    let tight = config(0.001, 8);
+    // Cell 0 out of its own time and imprecise (±2.88%); cell 1 steady (an interval of width
+    // 0: precise at any target) with 0.75 s of its budget unused.
+    let steady = [100.0; 8];
+    let rows = || vec![vec![bouts_of(&BASE8, 1.0)], vec![bouts_of(&steady, 0.25)]];
+    let cells = [cell(), cell()];
+    // Decided right after its own bout, cell 0 (visited first) stops with an empty pool.
+    let mut r = rows();
+    assert!(may_stop(
+        &mut r[0],
+        &cells[0],
+        &tight,
+        &mut Tally::default()
+    ));
+    // Decided after the round, precise cells first: cell 1 stops and leaves 0.75 s, and cell 0
+    // takes one more round (1/8 s) from it.
+    let mut r = rows();
+    let mut tally = Tally::default();
+    let stops = round_stops(&mut r, &cells, vec![0, 1], &tight, &mut tally);
+    assert_eq!(stops, [1]);
+    assert!((r[0][0].granted_until_s - 1.125).abs() < 1e-12);
+    assert!((tally.unused_s - (0.75 - 0.125)).abs() < 1e-12);
 }
