@@ -24,12 +24,9 @@ fn cycles_in(line: &str) -> Vec<f64> {
         .collect()
 }
 
-#[test]
-fn an_ebacs_kem_table_compares_in_cycles_beside_a_measured_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("k.db");
-    let dbs = db.to_str().unwrap();
-    ok(bin().args(["import", "--db", dbs, "--label", "ebacs", FIXTURE]));
+/// A rustcrypto ML-KEM-768 run of the from-bytes operations, labelled `here`, into `db`, and
+/// `compare ebacs here --normalize cycles --raw` of it against the imported `ebacs`.
+fn beside_a_measured_run(db: &std::path::Path) -> String {
     ok(bin()
         .args([
             "run",
@@ -41,17 +38,27 @@ fn an_ebacs_kem_table_compares_in_cycles_beside_a_measured_run() {
             "here",
         ])
         .args(["--ops", "keygen+encode,encaps+parse,decaps+parse"])
-        .args(quick(&db)));
-    let text = ok(bin().args([
-        "compare",
-        "ebacs",
-        "here",
-        "--normalize",
-        "cycles",
-        "--raw",
-        "--db",
-        dbs,
-    ]));
+        .args(quick(db)));
+    ok(bin()
+        .args([
+            "compare",
+            "ebacs",
+            "here",
+            "--normalize",
+            "cycles",
+            "--raw",
+            "--db",
+        ])
+        .arg(db))
+}
+
+#[test]
+fn an_ebacs_kem_table_compares_in_cycles_beside_a_measured_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("k.db");
+    let dbs = db.to_str().unwrap();
+    ok(bin().args(["import", "--db", dbs, "--label", "ebacs", FIXTURE]));
+    let text = beside_a_measured_run(&db);
     // Python's statistics.median of each operation's 96 timings in the file; compare's figure
     // is the mean rate over the calls (its bout estimator), within 0.1% of the median here.
     for (op, median) in [
@@ -133,28 +140,7 @@ fn a_real_kyber768_table_read_as_ml_kem_768_compares_in_cycles_across_machines()
         said.contains("read as: kyber-768 (printed kyber768) stored as ml-kem-768"),
         "{said}"
     );
-    ok(bin()
-        .args([
-            "run",
-            "--impl",
-            "rustcrypto",
-            "-a",
-            "ml-kem-768",
-            "--label",
-            "here",
-        ])
-        .args(["--ops", "keygen+encode,encaps+parse,decaps+parse"])
-        .args(quick(&db)));
-    let text = ok(bin().args([
-        "compare",
-        "ebacs",
-        "here",
-        "--normalize",
-        "cycles",
-        "--raw",
-        "--db",
-        dbs,
-    ]));
+    let text = beside_a_measured_run(&db);
     assert!(
         text.contains("ebacs: kyber-768 (printed kyber768) stored as ml-kem-768"),
         "the imported side's figures carry their --as as a footnote:\n{text}"
