@@ -83,8 +83,9 @@ pub fn of_points(
         .collect();
     let series: Vec<f64> = kept.iter().map(|i| points[*i].rate.ln()).collect();
     let mut found = change_points(&series, search);
+    let bounds: Vec<usize> = found.iter().map(|c| c.index).collect();
     for c in &mut found {
-        c.index = kept[c.index];
+        c.index = place_in_gap(&points, &kept, &series, &bounds, c.index);
     }
     History {
         primitive: cell.0.to_string(),
@@ -94,6 +95,42 @@ pub fn of_points(
         change_points: found,
         points,
     }
+}
+
+/// Where in `points` the change found at `k` of the kept `series` starts. Disturbed runs left
+/// out of the search that lie between the last kept run before and the first after are placed
+/// by their figure: the trailing ones nearer the level after (the median of the kept segment
+/// after) than the level before start the change, so a build's first run, disturbed, still
+/// marks where the build changed.
+fn place_in_gap(
+    points: &[HistoryPoint],
+    kept: &[usize],
+    series: &[f64],
+    bounds: &[usize],
+    k: usize,
+) -> usize {
+    let start = bounds.iter().copied().filter(|b| *b < k).max().unwrap_or(0);
+    let end = bounds
+        .iter()
+        .copied()
+        .filter(|b| *b > k)
+        .min()
+        .unwrap_or(series.len());
+    let (Some(before), Some(after)) = (
+        cryptospeed_stats::median(&series[start..k]),
+        cryptospeed_stats::median(&series[k..end]),
+    ) else {
+        return kept[k];
+    };
+    let mut index = kept[k];
+    while index > kept[k - 1] + 1 {
+        let x = points[index - 1].rate.ln();
+        if (x - after).abs() >= (x - before).abs() {
+            break;
+        }
+        index -= 1;
+    }
+    index
 }
 
 /// Only the newest `n` of `points` (by run id).
@@ -190,5 +227,42 @@ impl History {
             );
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(run: i64, rate: f64, half: f64) -> HistoryPoint {
+        HistoryPoint {
+            run,
+            label: None,
+            started_at: String::new(),
+            variant: "v".into(),
+            rate,
+            ci95: Some((rate * (1.0 - half), rate * (1.0 + half))),
+            disturbed: false,
+        }
+    }
+
+    fn change_at(gap_rate: f64) -> (usize, bool) {
+        let mut points: Vec<HistoryPoint> = (1..=7).map(|r| at(r, 1500.0, 0.01)).collect();
+        points.push(at(8, gap_rate, 0.15));
+        points.extend((9..=15).map(|r| at(r, 310.0, 0.01)));
+        let cell = ("aes-128-cbc", Op::Encrypt, Some(8192));
+        let h = of_points(cell, points, &Search::default());
+        assert_eq!(h.change_points.len(), 1, "{h:?}");
+        (h.change_points[0].index, h.points[7].disturbed)
+    }
+
+    #[test]
+    fn a_disturbed_first_run_of_the_new_build_starts_the_change() {
+        assert_eq!(change_at(305.0), (7, true));
+    }
+
+    #[test]
+    fn a_disturbed_run_at_the_old_level_stays_before_the_change() {
+        assert_eq!(change_at(1480.0), (8, true));
     }
 }
