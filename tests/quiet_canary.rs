@@ -60,7 +60,8 @@ fn a_run_wide_slowdown_against_the_quiet_reference_is_divided_out_and_said() {
     let dir = tempfile::tempdir().unwrap();
     let (cache, db) = (dir.path().join("cache"), dir.path().join("r.db"));
     // Off: nothing learnt, nothing judged.
-    let (rows, _) = run(&cache, &db, true);
+    let (off, _) = run(&cache, &db, true);
+    let rows = &off;
     assert!(!cache.join("canary").exists(), "off writes no history");
     assert!(rows
         .iter()
@@ -88,8 +89,12 @@ fn a_run_wide_slowdown_against_the_quiet_reference_is_divided_out_and_said() {
         assert!((70.0..140.0).contains(&shift), "shift {shift}%: {row}");
         assert!(s["canary_divided_bouts"].as_u64().unwrap() > 0, "{row}");
     }
+    // The uncorrected figure: the geometric mean of the two uncorrected runs, so one run the
+    // host slowed (sha256@16 read 1.42x apart in two runs a second apart beside a package
+    // install) moves the base by half as much.
+    let base = |bytes| (median(&off, bytes) * median(&plain, bytes)).sqrt();
     for bytes in [16, 1024] {
-        let ratio = median(&halved, bytes) / median(&plain, bytes);
+        let ratio = median(&halved, bytes) / base(bytes);
         assert!(
             (1.6..2.5).contains(&ratio),
             "{bytes} B: corrected/plain {ratio}"
@@ -110,9 +115,10 @@ fn a_run_wide_slowdown_against_the_quiet_reference_is_divided_out_and_said() {
         .all(|r| r["set_aside"]["canary_divided_bouts"] == 0));
     assert!(stderr.contains("no cell over 0.2% above it"), "{stderr}");
     for bytes in [16, 1024] {
-        let ratio = median(&above, bytes) / median(&plain, bytes);
+        let ratio = median(&above, bytes) / base(bytes);
+        // A division by the canaries' ratio to a reference twice theirs would read about 0.5.
         assert!(
-            (0.8..1.25).contains(&ratio),
+            (0.7..1.4).contains(&ratio),
             "{bytes} B: uncorrected/plain {ratio}"
         );
     }
