@@ -204,7 +204,7 @@ fn pair_cells(
     }
     let pairs = pc::pair_cells(&records, &x, &y, a.alpha, a.resolution);
     if pairs.is_empty() {
-        bail!("no column of the runs given holds bouts of both {spec}'s cells (measure both in one run: `run -a A,B`)");
+        bail!("no column of the runs given holds two rounds in which both {spec}'s cells kept a bout (measure both in one run: `run -a A,B`; where the host disturbed most bouts, measure longer)");
     }
     let text = match a.format.as_str() {
         "json" => serde_json::to_string_pretty(&pairs)? + "\n",
