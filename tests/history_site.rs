@@ -128,7 +128,11 @@ fn remeasure_confirms_a_change_of_builds_or_says_why_it_cannot() {
     let kept_run = |p: &serde_json::Value| (p["disturbed"] == false).then(|| p["run"].as_i64());
     let before = points[..7].iter().rev().find_map(kept_run).flatten();
     let after = points[7..].iter().find_map(kept_run).flatten();
-    assert_eq!((c["before"].as_i64(), c["after"].as_i64()), (before, after), "{h}");
+    assert_eq!(
+        (c["before"].as_i64(), c["after"].as_i64()),
+        (before, after),
+        "{h}"
+    );
     let ratio = c["ratio"].as_f64().unwrap();
     assert!(ratio < 0.6, "AES-NI off is far slower, paired: {c}");
     assert!(!c["runs"].as_array().unwrap().is_empty(), "{c}");
