@@ -188,7 +188,7 @@ fn without_cmake_the_columns_are_unavailable_with_the_reason() {
 /// time is a plain mean that holds every moment the process waited for a CPU. On an idle machine
 /// the two are the same (docs/PERFORMANCE.md shows both, within 0.1%); beside a build they are
 /// not.
-fn bssl_bench(bench: &PathBuf, filter: &str) -> Vec<(String, f64)> {
+fn bssl_bench(bench: &std::path::Path, filter: &str) -> Vec<(String, f64)> {
     let out = std::process::Command::new(bench)
         .args(["-t", "1", "-i", "8192"])
         .arg(format!("--benchmark_filter={filter}"))
@@ -272,7 +272,8 @@ fn boringssl_figures_agree_with_bssl_bench_of_the_same_build() {
     // unexplained. A harness that added work per call, miscounted its iterations or misread
     // its clocks by more than 3% reads as a narrow interval outside ±3%; a cell still undecided
     // after ten rounds (the full suite runs beside it) is printed, not failed. A median of five
-    // rounds failed here once on a disturbed machine (ecdsa-p256 rounds 0.825-0.990).
+    // rounds failed here once on a disturbed machine (ecdsa-p256 rounds 0.825-0.990); a cell
+    // unexplained is confirmed by a second set of rounds before it fails.
     // scripts/bench-vs-bssl makes the same comparison by hand (docs/PERFORMANCE.md). Ratios of
     // figures taken side by side, never absolute speeds, so a build beside it slows both sides.
     let _one = serial();
@@ -283,6 +284,36 @@ fn boringssl_figures_agree_with_bssl_bench_of_the_same_build() {
         .unwrap()
         .clone();
     let dir = tempfile::tempdir().unwrap();
+    let first = oracle_rounds(&bench, dir.path(), "a");
+    let suspects: Vec<String> = unexplained(&first)
+        .iter()
+        .map(|line| line.split_whitespace().next().unwrap().to_string())
+        .collect();
+    if suspects.is_empty() {
+        return;
+    }
+    // A confirming second set of rounds, as the gate confirms a regression: a harness cost is
+    // there again; a host that ran one side in its slow state for most of ten rounds (CI read
+    // aes-128-gcm@8192 at 1.130, 1.039-1.226, on a runner that took 2.6x its usual time) is not.
+    eprintln!("cryptospeed / bssl_bench: confirming {suspects:?} with a second set of rounds");
+    let again = unexplained(&oracle_rounds(&bench, dir.path(), "b"));
+    let failed: Vec<&String> = suspects
+        .iter()
+        .filter(|cell| {
+            again
+                .iter()
+                .any(|line| line.starts_with(&format!("{cell} ")))
+        })
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "cells outside ±3% by the crosscheck's rule in two sets of rounds: {failed:#?}"
+    );
+}
+
+/// One set of alternating rounds of every oracle cell (five, ten while a cell is undecided):
+/// per cell, our rates and bssl_bench's, each of ours divided by the expected ratio.
+fn oracle_rounds(bench: &std::path::Path, dir: &std::path::Path, set: &str) -> Vec<Pairs> {
     let filter = format!(
         "^({})$",
         ORACLE_CELLS
@@ -291,46 +322,31 @@ fn boringssl_figures_agree_with_bssl_bench_of_the_same_build() {
             .collect::<Vec<_>>()
             .join("|")
     );
-    let ours = |round: usize| -> Vec<serde_json::Value> {
-        let out = bin()
-            // timed as the oracle beside it is: no quiet canary reference divided out
-            .env("CRYPTOSPEED_QUIET_CANARY", "off")
-            .args(["run", "--impl", "boringssl", "--cells"])
-            .arg(ORACLE_CELLS.map(|c| c.cell).join(","))
-            .args(["--ops", "hash,encrypt,sign", "--format", "json"])
-            .args(["--max-time", "1", "--precision", "0.02"])
-            .args([
-                "--db",
-                dir.path().join(format!("o{round}.db")).to_str().unwrap(),
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
-    };
     let mut pairs: Vec<Pairs> = (0..ORACLE_CELLS.len()).map(|_| Pairs::default()).collect();
     for round in 0..MAX_ROUNDS {
         if round == ROUNDS && pairs.iter().all(|p| judge(p).1.decided()) {
             break;
         }
+        let db = dir.join(format!("{set}{round}.db"));
         let (theirs, rows) = if round % 2 == 0 {
-            let theirs = bssl_bench(&bench, &filter);
-            (theirs, ours(round))
+            let theirs = bssl_bench(bench, &filter);
+            (theirs, ours_round(&db))
         } else {
-            let rows = ours(round);
-            (bssl_bench(&bench, &filter), rows)
+            let rows = ours_round(&db);
+            (bssl_bench(bench, &filter), rows)
         };
         for (c, pair) in ORACLE_CELLS.iter().zip(&mut pairs) {
             let id = c.cell.split('@').next().unwrap();
-            let mine = rows
+            let row = rows
                 .iter()
                 .find(|r| r["primitive"] == id && r["op"] == c.op)
-                .and_then(|r| r["ns_per_op"].as_f64())
                 .unwrap_or_else(|| panic!("no {} {}", c.cell, c.op));
+            let mine = row["ns_per_op"].as_f64().unwrap();
+            // The figure over every bout, none set aside for its canary, as ns per op.
+            let per_op = row["bytes"].as_f64().unwrap_or(1.0);
+            let every = row["set_aside"]["every_bout_median"]
+                .as_f64()
+                .map_or(mine, |rate| per_op * 1e9 / rate);
             let oracle = theirs
                 .iter()
                 .find(|(n, _)| n == c.bench)
@@ -338,43 +354,70 @@ fn boringssl_figures_agree_with_bssl_bench_of_the_same_build() {
                 .1;
             // Rates, as the rule takes them, ours divided by what the APIs should read.
             pair.ours.push(c.expected / mine);
+            pair.ours_every_bout.push(c.expected / every);
             pair.oracle.push(1.0 / oracle);
         }
     }
-    assert_no_cell_unexplained(&pairs);
+    pairs
 }
 
-/// Prints each cell's ratio to the expected, its interval and verdict; fails naming every cell
-/// the crosscheck's rule calls unexplained.
-fn assert_no_cell_unexplained(pairs: &[Pairs]) {
+/// cryptospeed's round: every oracle cell, timed as the oracle beside it is (no quiet canary
+/// reference divided out); its JSON rows.
+fn ours_round(db: &std::path::Path) -> Vec<serde_json::Value> {
+    let out = bin()
+        .env("CRYPTOSPEED_QUIET_CANARY", "off")
+        .args(["run", "--impl", "boringssl", "--cells"])
+        .arg(ORACLE_CELLS.map(|c| c.cell).join(","))
+        .args(["--ops", "hash,encrypt,sign", "--format", "json"])
+        .args(["--max-time", "1", "--precision", "0.02"])
+        .arg("--db")
+        .arg(db)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Prints each cell's ratio to the expected, its interval and verdict; the lines of the cells
+/// the crosscheck's rule calls unexplained (each starts with the cell's name).
+fn unexplained(pairs: &[Pairs]) -> Vec<String> {
     let mut failed = Vec::new();
     for (c, pair) in ORACLE_CELLS.iter().zip(pairs) {
-        let ((m, ci), verdict) = judge(pair);
+        let j = rule::judge_rounds(pair, None);
+        let every = j.every_bout.map_or(String::new(), |(r, ci)| {
+            format!(" [every bout {r:.3} ({:.3}-{:.3})]", ci[0], ci[1])
+        });
         let line = format!(
-            "{:18} ratio to the expected {m:.3} ({:.3}-{:.3}) {verdict:?} after {} rounds \
+            "{:18} ratio to the expected {:.3} ({:.3}-{:.3}){every} {:?} after {} rounds \
              (expected cryptospeed/bssl_bench ns per op {:.3}: {})",
             c.cell,
-            ci[0],
-            ci[1],
+            j.ratio,
+            j.ci[0],
+            j.ci[1],
+            j.verdict,
             pair.ours.len(),
             c.expected,
             c.why
         );
         eprintln!("cryptospeed / bssl_bench: {line}");
-        if verdict == Verdict::Unexplained {
+        if j.verdict == Verdict::Unexplained {
             failed.push(line);
         }
     }
-    assert!(
-        failed.is_empty(),
-        "cells outside ±3% by the crosscheck's rule: {failed:#?}"
-    );
+    failed
 }
 
 /// The ratio, its interval and the crosscheck's verdict with no declared difference.
+/// A cell the canary's set-aside moved away from bssl_bench while every bout agrees with it is
+/// [`Verdict::Host`] (a two-state host: the canary kept the fast state's bouts, bssl_bench
+/// averages over both), not a harness cost.
 fn judge(pair: &Pairs) -> ((f64, [f64; 2]), Verdict) {
-    let (m, ci) = rule::ratio_interval(pair);
-    ((m, ci), rule::verdict(ci, None))
+    let j = rule::judge_rounds(pair, None);
+    ((j.ratio, j.ci), j.verdict)
 }
 
 #[test]

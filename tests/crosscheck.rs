@@ -69,7 +69,7 @@ fn check_oracle(oracle: &dyn Oracle, cell: &str, provenance: impl Fn(&Provenance
     let first_two = Pairs {
         ours: c.our_figures[..2].to_vec(),
         oracle: c.oracle_figures[..2].to_vec(),
-        oracle_cpu_share: vec![],
+        ..Pairs::default()
     };
     let at_two = verdict(ratio_interval(&first_two).1, c.difference.as_ref());
     assert_eq!(

@@ -6,7 +6,7 @@
 //! from this test would be compiled at the test's opt-level). The medians of TSC cycles per call
 //! agree within 3% (of the direct loop's medians just before and after the run), the quartiles
 //! within 5%: what `show` calls a cycle is the time-stamp counter's tick, as a loop of our own
-//! reads counts it.
+//! reads counts it. Three attempts, for a host that changes state for the length of one run.
 
 mod common;
 
@@ -57,8 +57,25 @@ fn shown(text: &str) -> (u64, [f64; 3]) {
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn median_decaps_cycles_match_a_direct_rdtsc_loop() {
+    // Up to three attempts, each a run bracketed by direct loops: a host that changes state for
+    // the length of one run (a two-state VM ran md5@16 at 235 or 360 ns a call, switching
+    // every few seconds) can move the run away from both brackets once; a clock or a cycle
+    // count that is wrong is wrong in every attempt.
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("p.db");
+    let mut misses = Vec::new();
+    for attempt in 0..3 {
+        match bracketed_run(dir.path(), attempt) {
+            Ok(()) => return,
+            Err(why) => misses.push(why),
+        }
+    }
+    panic!("show's cycles outside the direct loops' in three attempts: {misses:#?}");
+}
+
+/// One run of `show --percentiles` between two direct loops; why it did not match, if it did not.
+#[cfg(target_arch = "x86_64")]
+fn bracketed_run(dir: &std::path::Path, attempt: usize) -> Result<(), String> {
+    let db = dir.join(format!("p{attempt}.db"));
     let db = db.to_str().unwrap();
     let before = direct_cycles(3000);
     // The direct loop reads the host as it is; so must the run: the quiet canary reference
@@ -94,13 +111,18 @@ fn median_decaps_cycles_match_a_direct_rdtsc_loop() {
     let q = |v: &[u64], p: f64| v[((v.len() - 1) as f64 * p).round() as usize] as f64;
     let within = |p: f64, shown: f64, tolerance: f64| {
         let (a, b) = (q(&before, p), q(&after, p));
-        eprintln!(
+        let line = format!(
             "p{}: show {shown}, direct {a} before and {b} after the run",
             p * 100.0
         );
-        shown >= a.min(b) * (1.0 - tolerance) && shown <= a.max(b) * (1.0 + tolerance)
+        eprintln!("attempt {attempt}: {line}");
+        if shown >= a.min(b) * (1.0 - tolerance) && shown <= a.max(b) * (1.0 + tolerance) {
+            Ok(())
+        } else {
+            Err(line)
+        }
     };
-    assert!(within(0.5, p50, 0.03), "median {p50}:\n{text}");
-    assert!(within(0.25, p25, 0.05), "p25 {p25}:\n{text}");
-    assert!(within(0.75, p75, 0.05), "p75 {p75}:\n{text}");
+    within(0.5, p50, 0.03)?;
+    within(0.25, p25, 0.05)?;
+    within(0.75, p75, 0.05)
 }

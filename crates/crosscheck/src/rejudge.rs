@@ -6,7 +6,7 @@
 //! new ones (`verdict_as_run`, `ratio_ci95_as_run`).
 
 use crate::rounds::Pairs;
-use crate::rule::{ratio_interval, verdict, Verdict};
+use crate::rule::{judge_rounds, Judged, Verdict};
 use crate::{oracles_for, Difference, Kind};
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
@@ -60,6 +60,8 @@ fn cell_again(column: &str, cell: &mut Value) -> Result<Rejudged> {
     let pairs = Pairs {
         ours: figures(cell, "our_figures")?,
         oracle: figures(cell, "oracle_figures")?,
+        // Kept since the every-bout figure was added; older files judge without it.
+        ours_every_bout: figures(cell, "our_every_bout_figures").unwrap_or_default(),
         oracle_cpu_share: vec![],
     };
     if pairs.ours.len() != pairs.oracle.len() {
@@ -71,12 +73,12 @@ fn cell_again(column: &str, cell: &mut Value) -> Result<Rejudged> {
         Some(d) => (d, "declared now"),
         None => (stored(&cell["difference"]), "as run"),
     };
-    let (ratio, ci) = ratio_interval(&pairs);
-    let v = if pairs.len() < 2 {
-        Verdict::Undecided
-    } else {
-        verdict(ci, difference.as_ref())
-    };
+    let Judged {
+        ratio,
+        ci,
+        verdict: v,
+        ..
+    } = judge_rounds(&pairs, difference.as_ref());
     let as_run = cell["verdict"].as_str().unwrap_or("?").to_string();
     cell["verdict_as_run"] = cell["verdict"].clone();
     cell["ratio_ci95_as_run"] = cell["ratio_ci95"].clone();

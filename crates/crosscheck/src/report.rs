@@ -7,7 +7,8 @@ use crate::{Cell, Clock, Difference, Kind, Oracle, Provenance};
 use serde::Serialize;
 
 pub use crate::rule::{
-    explains, looks, ratio_interval, verdict, Verdict, AGREES, AGREES_WITHIN, CONFIDENCE, EDGE,
+    explains, judge_rounds, looks, ratio_interval, verdict, Judged, Verdict, AGREES, AGREES_WITHIN,
+    CONFIDENCE, EDGE,
 };
 
 /// One cell's outcome.
@@ -21,6 +22,11 @@ pub struct CellResult {
     /// ours / oracle, the median of the per-round ratios.
     pub ratio: f64,
     pub ratio_ci95: [f64; 2],
+    /// ours over every bout / oracle and its interval, where the canary set bouts aside.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub every_bout_ratio: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub every_bout_ratio_ci95: Option<[f64; 2]>,
     pub rounds: usize,
     pub oracle_loop: &'static str,
     pub our_loop: String,
@@ -31,6 +37,9 @@ pub struct CellResult {
     /// The oracle's figure per CPU second, per round (see `oracle_clock`).
     pub oracle_figures: Vec<f64>,
     pub our_figures: Vec<f64>,
+    /// Our figure over every bout per round (`Pairs::ours_every_bout`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub our_every_bout_figures: Vec<f64>,
     /// The oracle's clock: a `wall` figure was divided by `oracle_cpu_share`.
     pub oracle_clock: Clock,
     pub oracle_cpu_share: Vec<f64>,
@@ -70,14 +79,9 @@ fn our_loop(column: &str, cell: &Cell) -> String {
 
 /// The verdict and result of one measured cell.
 pub fn judge(oracle: &dyn Oracle, cell: &Cell, pairs: &Pairs) -> CellResult {
-    let (ratio, ci) = ratio_interval(pairs);
     let our_loop = our_loop(oracle.column(), cell);
     let difference = cell.difference;
-    let verdict = if pairs.ours.len() < 2 {
-        Verdict::Undecided // one round has no interval
-    } else {
-        verdict(ci, difference.as_ref())
-    };
+    let judged = judge_rounds(pairs, difference.as_ref());
     let med = |v: &[f64]| {
         let mut s = v.to_vec();
         s.sort_by(f64::total_cmp);
@@ -89,15 +93,18 @@ pub fn judge(oracle: &dyn Oracle, cell: &Cell, pairs: &Pairs) -> CellResult {
         unit: cell.unit(),
         oracle_median: med(&pairs.oracle),
         ours_median: med(&pairs.ours),
-        ratio,
-        ratio_ci95: ci,
+        ratio: judged.ratio,
+        ratio_ci95: judged.ci,
+        every_bout_ratio: judged.every_bout.map(|e| e.0),
+        every_bout_ratio_ci95: judged.every_bout.map(|e| e.1),
         rounds: pairs.ours.len(),
         oracle_loop: cell.oracle_loop,
         our_loop,
         difference,
-        verdict,
+        verdict: judged.verdict,
         oracle_figures: pairs.oracle.clone(),
         our_figures: pairs.ours.clone(),
+        our_every_bout_figures: pairs.ours_every_bout.clone(),
         oracle_clock: oracle.clock(),
         oracle_cpu_share: pairs.oracle_cpu_share.clone(),
     }
@@ -114,6 +121,14 @@ pub fn word(c: &CellResult) -> String {
             None => "at the edge".into(),
         },
         Verdict::Unexplained => "unexplained".into(),
+        Verdict::Host => match c.every_bout_ratio_ci95 {
+            Some(ci) => format!(
+                "explained by the host (over every bout {:.3}–{:.3}: the canary set the host's \
+                 slow bouts aside)",
+                ci[0], ci[1]
+            ),
+            None => "explained by the host".into(),
+        },
         Verdict::Undecided => format!("undecided (interval too wide after {} rounds)", c.rounds),
     }
 }

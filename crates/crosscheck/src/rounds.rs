@@ -33,6 +33,9 @@ pub struct Pairs {
     /// The oracle's figure per CPU second (a wall-clock figure divided by its CPU share).
     pub oracle: Vec<f64>,
     pub ours: Vec<f64>,
+    /// Our figure over every bout, none set aside for its canary (`run`'s
+    /// `set_aside.every_bout_median`), per round; empty where the rounds did not keep it.
+    pub ours_every_bout: Vec<f64>,
     /// The share of its wall time the oracle process was on the CPU, per round.
     pub oracle_cpu_share: Vec<f64>,
 }
@@ -60,7 +63,7 @@ pub fn measure(
 ) -> Result<()> {
     for round in pairs.len()..rounds {
         if round % 2 == 1 {
-            pairs.ours.push(run_ours(oracle.column(), cell, opts)?);
+            push_ours(pairs, run_ours(oracle.column(), cell, opts)?);
         }
         let (figure, share) = run_oracle(oracle, built, cell, opts.cpu)?;
         let per_cpu_second = match oracle.clock() {
@@ -70,10 +73,15 @@ pub fn measure(
         pairs.oracle.push(per_cpu_second);
         pairs.oracle_cpu_share.push(share);
         if round % 2 == 0 {
-            pairs.ours.push(run_ours(oracle.column(), cell, opts)?);
+            push_ours(pairs, run_ours(oracle.column(), cell, opts)?);
         }
     }
     Ok(())
+}
+
+fn push_ours(pairs: &mut Pairs, (figure, every_bout): (f64, f64)) {
+    pairs.ours.push(figure);
+    pairs.ours_every_bout.push(every_bout);
 }
 
 /// A command pinned to one CPU (inherited by every process it starts).
@@ -241,13 +249,21 @@ pub fn ours_command(column: &str, cell: &Cell, opts: &Options) -> Vec<String> {
 /// (`CRYPTOSPEED_QUIET_CANARY=off`): it divides out a slowdown the whole run shares, which the
 /// oracle's figure, timed beside it on the same CPU, also carries and nothing divides out of;
 /// both sides are then timed alike.
-fn run_ours(column: &str, cell: &Cell, opts: &Options) -> Result<f64> {
+/// With it, the figure over every bout (the same when no bout was set aside for its canary).
+fn run_ours(column: &str, cell: &Cell, opts: &Options) -> Result<(f64, f64)> {
     let text = output_with(
         &ours_command(column, cell, opts),
         opts.cpu,
         &[("CRYPTOSPEED_QUIET_CANARY", "off")],
     )?;
-    figure_of(&text, cell)
+    let figure = figure_of(&text, cell)?;
+    Ok((figure, every_bout_of(&text).unwrap_or(figure)))
+}
+
+/// `set_aside.every_bout_median` of the one measurement in `run --format json` output.
+pub fn every_bout_of(json: &str) -> Option<f64> {
+    let rows: Vec<serde_json::Value> = serde_json::from_str(json).ok()?;
+    rows.first()?["set_aside"]["every_bout_median"].as_f64()
 }
 
 /// The median of the one measurement in `run --format json` output, checked for unit.

@@ -38,6 +38,10 @@ pub enum Verdict {
     /// [`EDGE`] of it: the gap is that edge, and no number of rounds would put it on one side.
     Edge,
     Unexplained,
+    /// The host ran in two states and cryptospeed set aside the bouts its canary found in the
+    /// slow one, which the oracle cannot: the figures are unexplained (or at an edge) as our
+    /// side reported them, and agree (or are explained) over every bout of ours.
+    Host,
     /// The interval still reaches both into and out of what agreement (and the named
     /// difference) cover after every round the cell was allowed: the rounds cannot tell.
     Undecided,
@@ -114,6 +118,60 @@ pub fn verdict(ci: [f64; 2], difference: Option<&Difference>) -> Verdict {
     } else {
         Verdict::Unexplained
     }
+}
+
+/// A cell's rounds judged: the ratio and interval of our figures as reported, the verdict,
+/// and, where the canary set bouts aside in some round, the ratio and interval over every bout.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Judged {
+    pub ratio: f64,
+    pub ci: [f64; 2],
+    pub verdict: Verdict,
+    pub every_bout: Option<(f64, [f64; 2])>,
+}
+
+/// Judges a cell's rounds: [`verdict`] of our figures as reported. A cell that verdict calls
+/// unexplained or at an edge, where the canary set bouts aside, is judged again over every bout
+/// ([`Pairs::ours_every_bout`]): agreeing or explained there, it is [`Verdict::Host`]; undecided
+/// there, it is undecided (the host's set-aside moved it, and whether that is all cannot be
+/// told yet); unexplained there too, it stays unexplained. One round has no interval: undecided.
+pub fn judge_rounds(pairs: &Pairs, difference: Option<&Difference>) -> Judged {
+    let (ratio, ci) = ratio_interval(pairs);
+    let mut verdict = if pairs.len() < 2 {
+        Verdict::Undecided
+    } else {
+        verdict(ci, difference)
+    };
+    let every_bout = every_bout_pairs(pairs).map(|p| ratio_interval(&p));
+    if let Some((_, every_ci)) = every_bout {
+        if matches!(verdict, Verdict::Unexplained | Verdict::Edge) {
+            verdict = match self::verdict(every_ci, difference) {
+                Verdict::Agrees | Verdict::Explained | Verdict::Layout => Verdict::Host,
+                Verdict::Undecided => Verdict::Undecided,
+                _ => verdict,
+            };
+        }
+    }
+    Judged {
+        ratio,
+        ci,
+        verdict,
+        every_bout,
+    }
+}
+
+/// The rounds with our every-bout figures in place of our reported ones, when every round has
+/// one and some round's differs from its reported figure (the canary set bouts aside).
+fn every_bout_pairs(pairs: &Pairs) -> Option<Pairs> {
+    let every = &pairs.ours_every_bout;
+    let moved = every
+        .iter()
+        .zip(&pairs.ours)
+        .any(|(e, o)| (e / o - 1.0).abs() > 1e-9);
+    (every.len() == pairs.ours.len() && moved).then(|| Pairs {
+        ours: every.clone(),
+        ..pairs.clone()
+    })
 }
 
 /// The round counts at which a cell is judged: `rounds`, then doubling, and `max_rounds` last.

@@ -3,7 +3,7 @@
 //! 0.5% of it: at the edge; wholly outside both: unexplained), else it is undecided; the
 //! interval (Yuen's, against SciPy); and the round counts at which a cell is judged.
 
-use super::{edge_of, looks, ratio_interval, verdict, Verdict};
+use super::{edge_of, judge_rounds, looks, ratio_interval, verdict, Verdict};
 use crate::rounds::Pairs;
 use crate::{Difference, Kind};
 
@@ -25,7 +25,7 @@ const APART: Difference = Difference {
     ..BAND
 };
 
-use Verdict::{Agrees, Edge, Explained, Layout, Undecided, Unexplained};
+use Verdict::{Agrees, Edge, Explained, Host, Layout, Undecided, Unexplained};
 
 #[test]
 fn agrees_only_when_the_whole_interval_is_inside_three_percent() {
@@ -98,7 +98,7 @@ fn pairs(ratios: &[f64]) -> Pairs {
     Pairs {
         ours: ratios.to_vec(),
         oracle: vec![1.0; ratios.len()],
-        oracle_cpu_share: vec![],
+        ..Pairs::default()
     }
 }
 
@@ -169,4 +169,48 @@ fn at_the_edge_only_within_half_a_percent_of_an_edge_it_holds() {
     assert_eq!(verdict([0.877, 0.884], Some(&BAND)), Edge);
     assert_eq!(edge_of([0.877, 0.884], Some(&BAND)), Some(0.88));
     assert!(Edge.decided());
+}
+
+/// Rounds whose reported figures read `ratios` of the oracle's and whose every-bout figures
+/// read `every`.
+fn with_every_bout(ratios: &[f64], every: &[f64]) -> Pairs {
+    Pairs {
+        ours_every_bout: every.to_vec(),
+        ..pairs(ratios)
+    }
+}
+
+#[test]
+fn the_host_explains_a_gap_only_when_every_bout_agrees_and_the_reported_figure_does_not() {
+    // BoringSSL on a two-state VM: the canary kept the fast state's bouts (ours 1.15-1.18x the
+    // oracle's), every bout read as the oracle does.
+    let fast = [1.16, 1.17, 1.15, 1.18, 1.16, 1.17];
+    let every = [1.0, 1.01, 0.99, 1.0, 1.005, 0.995];
+    let j = judge_rounds(&with_every_bout(&fast, &every), None);
+    assert_eq!(j.verdict, Host);
+    assert!(j.every_bout.is_some_and(|(r, _)| (r - 1.0).abs() < 0.01));
+    // Every bout as far off as the reported figure: a harness cost, unexplained.
+    assert_eq!(
+        judge_rounds(&with_every_bout(&fast, &fast.map(|x| x * 0.999)), None).verdict,
+        Unexplained
+    );
+    // No every-bout figure kept (an older file), or none differing: the plain rule.
+    assert_eq!(judge_rounds(&pairs(&fast), None).verdict, Unexplained);
+    assert_eq!(
+        judge_rounds(&with_every_bout(&fast, &fast), None).verdict,
+        Unexplained
+    );
+    // Every bout undecided: not explained by the host, and not unexplained either (the
+    // set-aside moved the figure; whether that is all cannot be told yet).
+    let wide = [0.9, 1.1, 0.95, 1.12, 0.92, 1.08];
+    assert_eq!(
+        judge_rounds(&with_every_bout(&fast, &wide), None).verdict,
+        Undecided
+    );
+    // A reported figure that agrees stays "agrees" whatever every bout reads.
+    let near = [1.0, 1.01, 0.99, 1.0, 1.005, 0.995];
+    assert_eq!(
+        judge_rounds(&with_every_bout(&near, &fast), None).verdict,
+        Agrees
+    );
 }

@@ -443,7 +443,7 @@ mod tests {
                 245287258.0,
                 245099941.0,
             ],
-            oracle_cpu_share: vec![],
+            ..Pairs::default()
         };
         let (_, ci) = ratio_interval(&pairs);
         assert!(
