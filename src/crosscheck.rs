@@ -259,10 +259,13 @@ fn rejudged_table(cells: &[cryptospeed_crosscheck::rejudge::Rejudged]) -> String
     );
     for c in cells {
         let column: String = c.column.chars().take(12).collect();
-        let diff = match c.difference {
+        let mut diff = match c.difference {
             "" => String::new(),
             d => format!(" (difference {d})"),
         };
+        if let Some((_, ci)) = c.every_bout {
+            diff += &format!(" (over every bout {:.3}–{:.3})", ci[0], ci[1]);
+        }
         s += &format!(
             "{column:<12} {:<24} {:<13} {:>6} {:>7.3} {:>8.3}–{:<8.3}  {:<12} {}{diff}\n",
             c.cell,

@@ -59,7 +59,8 @@ enum Command {
     Compare(compare::CompareArgs),
     /// A column beside its own library's benchmark program (same build, alternating rounds on
     /// one pinned CPU): both figures, the ratio with its interval, what each loop includes, and
-    /// a verdict per cell (agrees within ±3%, explained, unexplained).
+    /// a verdict per cell (agrees within ±3%, explained, at the edge, explained by the host,
+    /// unexplained, undecided).
     Crosscheck(crosscheck::CrosscheckArgs),
     /// A regression gate: time two builds paired, fail (exit 1) only for a confirmed slowdown
     /// past --fail-above across all cells; 3 when some cell stayed undecided (docs/gate.md).

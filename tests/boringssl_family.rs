@@ -344,7 +344,7 @@ fn oracle_rounds(bench: &std::path::Path, dir: &std::path::Path, set: &str) -> V
             let mine = row["ns_per_op"].as_f64().unwrap();
             // The figure over every bout, none set aside for its canary, as ns per op.
             let per_op = row["bytes"].as_f64().unwrap_or(1.0);
-            let every = row["set_aside"]["every_bout_median"]
+            let every = row["set_aside"]["every_bout_mean"]
                 .as_f64()
                 .map_or(mine, |rate| per_op * 1e9 / rate);
             let oracle = theirs

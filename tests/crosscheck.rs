@@ -9,7 +9,7 @@
 
 mod common;
 
-use cryptospeed_crosscheck::report::{ratio_interval, verdict, Verdict};
+use cryptospeed_crosscheck::report::{judge_rounds, verdict, Verdict};
 use cryptospeed_crosscheck::rounds::{Options, Pairs};
 use cryptospeed_crosscheck::{crosscheck, oracle_dir, oracle_for, oracles_for, Oracle, Provenance};
 
@@ -69,9 +69,10 @@ fn check_oracle(oracle: &dyn Oracle, cell: &str, provenance: impl Fn(&Provenance
     let first_two = Pairs {
         ours: c.our_figures[..2].to_vec(),
         oracle: c.oracle_figures[..2].to_vec(),
+        ours_every_bout: c.our_every_bout_figures.iter().take(2).copied().collect(),
         ..Pairs::default()
     };
-    let at_two = verdict(ratio_interval(&first_two).1, c.difference.as_ref());
+    let at_two = judge_rounds(&first_two, c.difference.as_ref()).verdict;
     assert_eq!(
         at_two.decided(),
         c.rounds == 2,

@@ -6,7 +6,8 @@
 //! from this test would be compiled at the test's opt-level). The medians of TSC cycles per call
 //! agree within 3% (of the direct loop's medians just before and after the run), the quartiles
 //! within 5%: what `show` calls a cycle is the time-stamp counter's tick, as a loop of our own
-//! reads counts it. Three attempts, for a host that changes state for the length of one run.
+//! reads counts it. Up to four attempts; the first whose brackets agree within 3% decides
+//! (a host that changes speed for the length of one run makes brackets a state apart).
 
 mod common;
 
@@ -57,24 +58,39 @@ fn shown(text: &str) -> (u64, [f64; 3]) {
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn median_decaps_cycles_match_a_direct_rdtsc_loop() {
-    // Up to three attempts, each a run bracketed by direct loops: a host that changes state for
-    // the length of one run (a two-state VM ran md5@16 at 235 or 360 ns a call, switching
-    // every few seconds) can move the run away from both brackets once; a clock or a cycle
-    // count that is wrong is wrong in every attempt.
+    // Up to four attempts, each a run bracketed by direct loops. An attempt whose brackets'
+    // medians agree within 3% is conclusive, and the first conclusive one decides: a host that
+    // changes speed for the length of one run (a two-state VM ran md5@16 at 235 or 360 ns a
+    // call, switching every few seconds) makes brackets a state apart, whose span would let a
+    // 5% error through. Only when no attempt is conclusive does one within its span pass.
     let dir = tempfile::tempdir().unwrap();
     let mut misses = Vec::new();
-    for attempt in 0..3 {
-        match bracketed_run(dir.path(), attempt) {
-            Ok(()) => return,
-            Err(why) => misses.push(why),
+    for attempt in 0..4 {
+        let a = bracketed_run(dir.path(), attempt);
+        match (a.conclusive, a.matched) {
+            (true, Ok(())) => return,
+            (true, Err(why)) => panic!("show's cycles outside the direct loops': {why}"),
+            (false, m) => misses.push(m),
         }
     }
-    panic!("show's cycles outside the direct loops' in three attempts: {misses:#?}");
+    assert!(
+        misses.iter().any(Result::is_ok),
+        "show's cycles outside the direct loops' in every attempt, none conclusive: {misses:#?}"
+    );
+    eprintln!("no attempt conclusive (the host moved under each); one matched within its span");
 }
 
-/// One run of `show --percentiles` between two direct loops; why it did not match, if it did not.
+/// One bracketed run: whether its brackets' medians agreed within 3%, and whether `show`'s
+/// quantiles lay within the tolerance of the span the brackets make (why not, if not).
 #[cfg(target_arch = "x86_64")]
-fn bracketed_run(dir: &std::path::Path, attempt: usize) -> Result<(), String> {
+struct Attempt {
+    conclusive: bool,
+    matched: Result<(), String>,
+}
+
+/// One run of `show --percentiles` between two direct loops.
+#[cfg(target_arch = "x86_64")]
+fn bracketed_run(dir: &std::path::Path, attempt: usize) -> Attempt {
     let db = dir.join(format!("p{attempt}.db"));
     let db = db.to_str().unwrap();
     let before = direct_cycles(3000);
@@ -122,7 +138,11 @@ fn bracketed_run(dir: &std::path::Path, attempt: usize) -> Result<(), String> {
             Err(line)
         }
     };
-    within(0.5, p50, 0.03)?;
-    within(0.25, p25, 0.05)?;
-    within(0.75, p75, 0.05)
+    let (b, a) = (q(&before, 0.5), q(&after, 0.5));
+    Attempt {
+        conclusive: (a / b - 1.0).abs() <= 0.03,
+        matched: within(0.5, p50, 0.03)
+            .and_then(|_| within(0.25, p25, 0.05))
+            .and_then(|_| within(0.75, p75, 0.05)),
+    }
 }

@@ -2,7 +2,9 @@
 //! program, built from the library project's sources against the same installed build, run in
 //! alternating rounds on one pinned CPU, with a verdict per cell: agrees (its interval within
 //! ±3%), explained (a named difference in what is timed, or the worker binary's code layout),
-//! unexplained, or undecided (the interval still too wide after the rounds allowed).
+//! at an edge of ±3%, explained by the host (our figure over every bout agrees where the canary
+//! set the host's slow bouts aside), unexplained, or undecided (the interval still too wide after
+//! the rounds allowed).
 //! Each oracle is one file in `oracles/` behind one line of [`ORACLES`].
 
 pub mod debsrc;

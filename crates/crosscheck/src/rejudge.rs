@@ -3,7 +3,9 @@
 //! the current rule (rule.rs) and the differences the oracles declare now (the stored one where
 //! the column or cell is no longer known). Nothing is measured: the file's rounds are judged as
 //! one look at the rounds they hold. The verdict and interval the run printed stay beside the
-//! new ones (`verdict_as_run`, `ratio_ci95_as_run`).
+//! new ones (`verdict_as_run`, `ratio_ci95_as_run`). A file that kept our every-bout figures
+//! (`our_every_bout_figures`) is judged over them too, as a run now is (`judge_rounds`), and gets
+//! `every_bout_ratio` and `every_bout_ratio_ci95` written; an older file has none.
 
 use crate::rounds::Pairs;
 use crate::rule::{judge_rounds, Judged, Verdict};
@@ -20,6 +22,8 @@ pub struct Rejudged {
     pub rounds: usize,
     pub ratio: f64,
     pub ci: [f64; 2],
+    /// ours over every bout / oracle and its interval, where the file kept those figures.
+    pub every_bout: Option<(f64, [f64; 2])>,
     pub as_run: String,
     pub verdict: Verdict,
     /// Where the named difference came from: "declared now", "as run", or "" for none.
@@ -61,7 +65,10 @@ fn cell_again(column: &str, cell: &mut Value) -> Result<Rejudged> {
         ours: figures(cell, "our_figures")?,
         oracle: figures(cell, "oracle_figures")?,
         // Kept since the every-bout figure was added; older files judge without it.
-        ours_every_bout: figures(cell, "our_every_bout_figures").unwrap_or_default(),
+        ours_every_bout: match cell.get("our_every_bout_figures") {
+            None => Vec::new(),
+            Some(_) => figures(cell, "our_every_bout_figures")?,
+        },
         oracle_cpu_share: vec![],
     };
     if pairs.ours.len() != pairs.oracle.len() {
@@ -77,7 +84,7 @@ fn cell_again(column: &str, cell: &mut Value) -> Result<Rejudged> {
         ratio,
         ci,
         verdict: v,
-        ..
+        every_bout,
     } = judge_rounds(&pairs, difference.as_ref());
     let as_run = cell["verdict"].as_str().unwrap_or("?").to_string();
     cell["verdict_as_run"] = cell["verdict"].clone();
@@ -86,6 +93,10 @@ fn cell_again(column: &str, cell: &mut Value) -> Result<Rejudged> {
     cell["ratio"] = json!(ratio);
     cell["ratio_ci95"] = json!(ci);
     cell["difference"] = serde_json::to_value(difference)?;
+    if let Some((r, ci)) = every_bout {
+        cell["every_bout_ratio"] = json!(r);
+        cell["every_bout_ratio_ci95"] = json!(ci);
+    }
     Ok(Rejudged {
         column: column.to_string(),
         cell: name,
@@ -93,6 +104,7 @@ fn cell_again(column: &str, cell: &mut Value) -> Result<Rejudged> {
         rounds: pairs.len(),
         ratio,
         ci,
+        every_bout,
         as_run,
         verdict: v,
         difference: if difference.is_some() { source } else { "" },

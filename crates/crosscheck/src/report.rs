@@ -129,7 +129,13 @@ pub fn word(c: &CellResult) -> String {
             ),
             None => "explained by the host".into(),
         },
-        Verdict::Undecided => format!("undecided (interval too wide after {} rounds)", c.rounds),
+        Verdict::Undecided => match c.every_bout_ratio_ci95 {
+            Some(ci) => format!(
+                "undecided (interval too wide after {} rounds; over every bout {:.3}–{:.3})",
+                c.rounds, ci[0], ci[1]
+            ),
+            None => format!("undecided (interval too wide after {} rounds)", c.rounds),
+        },
     }
 }
 

@@ -34,7 +34,7 @@ pub struct Pairs {
     pub oracle: Vec<f64>,
     pub ours: Vec<f64>,
     /// Our figure over every bout, none set aside for its canary (`run`'s
-    /// `set_aside.every_bout_median`), per round; empty where the rounds did not keep it.
+    /// `set_aside.every_bout_mean`), per round; empty where the rounds did not keep it.
     pub ours_every_bout: Vec<f64>,
     /// The share of its wall time the oracle process was on the CPU, per round.
     pub oracle_cpu_share: Vec<f64>,
@@ -260,10 +260,10 @@ fn run_ours(column: &str, cell: &Cell, opts: &Options) -> Result<(f64, f64)> {
     Ok((figure, every_bout_of(&text).unwrap_or(figure)))
 }
 
-/// `set_aside.every_bout_median` of the one measurement in `run --format json` output.
+/// `set_aside.every_bout_mean` of the one measurement in `run --format json` output.
 pub fn every_bout_of(json: &str) -> Option<f64> {
     let rows: Vec<serde_json::Value> = serde_json::from_str(json).ok()?;
-    rows.first()?["set_aside"]["every_bout_median"].as_f64()
+    rows.first()?["set_aside"]["every_bout_mean"].as_f64()
 }
 
 /// The median of the one measurement in `run --format json` output, checked for unit.

@@ -131,10 +131,11 @@ pub struct Judged {
 }
 
 /// Judges a cell's rounds: [`verdict`] of our figures as reported. A cell that verdict calls
-/// unexplained or at an edge, where the canary set bouts aside, is judged again over every bout
-/// ([`Pairs::ours_every_bout`]): agreeing or explained there, it is [`Verdict::Host`]; undecided
-/// there, it is undecided (the host's set-aside moved it, and whether that is all cannot be
-/// told yet); unexplained there too, it stays unexplained. One round has no interval: undecided.
+/// unexplained or at an edge, where the canary set bouts aside in some round, is judged again
+/// over every bout ([`Pairs::ours_every_bout`]): agreeing, explained or at an edge there, it is
+/// [`Verdict::Host`]; an unexplained cell undecided there is undecided (the host's set-aside
+/// moved it, and whether that is all cannot be told yet), an edge stays an edge; unexplained
+/// there too, it stays unexplained. One round has no interval: undecided.
 pub fn judge_rounds(pairs: &Pairs, difference: Option<&Difference>) -> Judged {
     let (ratio, ci) = ratio_interval(pairs);
     let mut verdict = if pairs.len() < 2 {
@@ -145,10 +146,12 @@ pub fn judge_rounds(pairs: &Pairs, difference: Option<&Difference>) -> Judged {
     let every_bout = every_bout_pairs(pairs).map(|p| ratio_interval(&p));
     if let Some((_, every_ci)) = every_bout {
         if matches!(verdict, Verdict::Unexplained | Verdict::Edge) {
-            verdict = match self::verdict(every_ci, difference) {
-                Verdict::Agrees | Verdict::Explained | Verdict::Layout => Verdict::Host,
-                Verdict::Undecided => Verdict::Undecided,
-                _ => verdict,
+            verdict = match (verdict, self::verdict(every_ci, difference)) {
+                (_, Verdict::Agrees | Verdict::Explained | Verdict::Layout | Verdict::Edge) => {
+                    Verdict::Host
+                }
+                (Verdict::Unexplained, Verdict::Undecided) => Verdict::Undecided,
+                (kept, _) => kept,
             };
         }
     }

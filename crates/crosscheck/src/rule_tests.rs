@@ -207,6 +207,17 @@ fn the_host_explains_a_gap_only_when_every_bout_agrees_and_the_reported_figure_d
         judge_rounds(&with_every_bout(&fast, &wide), None).verdict,
         Undecided
     );
+    // An edge stays an edge when every bout is undecided, and is the host when every bout agrees.
+    let edge = [1.028, 1.031, 1.033, 1.029, 1.032, 1.030];
+    assert_eq!(judge_rounds(&pairs(&edge), None).verdict, Edge);
+    assert_eq!(
+        judge_rounds(&with_every_bout(&edge, &wide), None).verdict,
+        Edge
+    );
+    assert_eq!(
+        judge_rounds(&with_every_bout(&edge, &every), None).verdict,
+        Host
+    );
     // A reported figure that agrees stays "agrees" whatever every bout reads.
     let near = [1.0, 1.01, 0.99, 1.0, 1.005, 0.995];
     assert_eq!(

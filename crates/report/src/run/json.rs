@@ -77,10 +77,12 @@ pub struct SetAside {
     /// Bouts divided by their canary's ratio to the reference (0 unless the shift passed the
     /// floor).
     pub canary_divided_bouts: usize,
-    /// The cell's figure (the unit of `median`) over every bout, none set aside or divided for
-    /// its canary: what the canary's part changed. An oracle that averages over the host's
-    /// states reads this figure, not `median`, on a host that runs in two states.
-    pub every_bout_median: Option<f64>,
+    /// Where the canary set bouts aside or divided them: the cell's rate (the unit of
+    /// `median`) from the plain mean of every bout's time per call, none left out or divided for
+    /// its canary; null where the canary changed nothing. What a benchmark that averages one
+    /// process over time reads on a host that runs at two speeds, where `median` is the figure
+    /// of the bouts the canary kept.
+    pub every_bout_mean: Option<f64>,
     pub rule: String,
 }
 
@@ -156,7 +158,7 @@ fn set_aside(m: &cryptospeed_model::Measurement) -> Option<SetAside> {
         canary_reference_ns: shift.map(|s| s.reference_ns),
         canary_shift_pct: shift.map(|s| 100.0 * s.share()),
         canary_divided_bouts: h.shifted_bouts,
-        every_bout_median: every_bout_median(m),
+        every_bout_mean: every_bout_mean(m, &h),
         rule: format!(
             "thread CPU time under {:.0}% of the sample's wall time: timed by that CPU time, under {:.0}% set aside; a bout whose canary ran over {:.0}% slower than the cell's lower quartile of canary readings set aside; where the kept bouts' canaries sat over {:.1}% above the machine's quiet reference, each kept bout divided by its canary's ratio to it",
             100.0 * cryptospeed_stats::UNDISTURBED_CPU_SHARE,
@@ -167,19 +169,20 @@ fn set_aside(m: &cryptospeed_model::Measurement) -> Option<SetAside> {
     })
 }
 
-/// The figure of [`SetAside::every_bout_median`]: the run's estimator over every bout's samples
-/// (descheduled samples corrected or set aside as always), in the unit of the cell's rate.
-fn every_bout_median(m: &cryptospeed_model::Measurement) -> Option<f64> {
-    if !m.status.has_numbers() || m.reported_rate.is_some() {
+/// The figure of [`SetAside::every_bout_mean`]: the plain mean of every bout's time per call
+/// (descheduled samples corrected or set aside as always), as a rate in the cell's unit; `None`
+/// where the canary left out or divided no bout.
+fn every_bout_mean(
+    m: &cryptospeed_model::Measurement,
+    h: &cryptospeed_stats::HostPart,
+) -> Option<f64> {
+    let canary_moved = h.slow_bouts > 0 || h.shifted_bouts > 0;
+    if !canary_moved || !m.status.has_numbers() || m.reported_rate.is_some() {
         return None;
     }
-    let center = cryptospeed_stats::Center::of(cryptospeed_catalog::time_varies_per_call(
-        &m.cell.primitive,
-        m.cell.op,
-    ));
     let bouts = cryptospeed_stats::by_bout(&m.samples);
-    let ns = cryptospeed_stats::cell_estimate(&bouts, 0.95, center)?.center;
-    Some(1e9 / ns * m.cell.bytes.unwrap_or(1) as f64)
+    let ns = cryptospeed_stats::cell_estimate(&bouts, 0.95, cryptospeed_stats::Center::Mean)?;
+    Some(1e9 / ns.center * m.cell.bytes.unwrap_or(1) as f64)
 }
 
 pub fn records<'a>(record: &'a RunRecord, footnotes: &'a Footnotes) -> Vec<Record<'a>> {
