@@ -364,22 +364,17 @@ fn oracle_rounds(bench: &std::path::Path, dir: &std::path::Path, set: &str) -> V
 /// cryptospeed's round: every oracle cell, timed as the oracle beside it is (no quiet canary
 /// reference divided out); its JSON rows.
 fn ours_round(db: &std::path::Path) -> Vec<serde_json::Value> {
-    let out = bin()
-        .env("CRYPTOSPEED_QUIET_CANARY", "off")
-        .args(["run", "--impl", "boringssl", "--cells"])
-        .arg(ORACLE_CELLS.map(|c| c.cell).join(","))
-        .args(["--ops", "hash,encrypt,sign", "--format", "json"])
-        .args(["--max-time", "1", "--precision", "0.02"])
-        .arg("--db")
-        .arg(db)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = common::ok(
+        bin()
+            .env("CRYPTOSPEED_QUIET_CANARY", "off")
+            .args(["run", "--impl", "boringssl", "--cells"])
+            .arg(ORACLE_CELLS.map(|c| c.cell).join(","))
+            .args(["--ops", "hash,encrypt,sign", "--format", "json"])
+            .args(["--max-time", "1", "--precision", "0.02"])
+            .arg("--db")
+            .arg(db),
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    serde_json::from_str(&out).unwrap()
 }
 
 /// Prints each cell's ratio to the expected, its interval and verdict; the lines of the cells
