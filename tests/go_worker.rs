@@ -492,13 +492,46 @@ fn go_ml_dsa_agrees_with_go_test_bench() {
 
 /// Alternating rounds of `cells` with cryptospeed's `go` column and the oracle, judged by the
 /// crosscheck's own rule (crates/crosscheck/src/rule.rs: the trimmed interval of the per-round
-/// ratios against ±3%); fails naming every cell that rule calls unexplained. A cell still
-/// undecided after [`MAX_ROUNDS`] (a disturbed machine: the full suite runs beside it) is
-/// printed, not failed: a harness cost of 3% or more reads as a narrow interval outside ±3%.
+/// ratios against ±3%). A cell that rule calls unexplained gets a second set of rounds, and the
+/// test fails naming every cell unexplained in both: a host that runs at two speeds can leave
+/// one set's rounds of either side mostly in one state, while a harness cost of 3% or more
+/// reads as a narrow interval outside ±3% in every set. A cell still undecided after
+/// [`MAX_ROUNDS`] (a disturbed machine: the full suite runs beside it) is printed, not failed.
 fn agree_with_go_test_bench(cells: &[OracleCell]) {
     let dir = tempfile::tempdir().unwrap();
     let _one_at_a_time = serial();
     let oracle = oracle_binary(dir.path());
+    let first = unexplained(cells, &oracle, dir.path(), "a");
+    let again: Vec<OracleCell> = cells
+        .iter()
+        .filter(|c| first.iter().any(|(name, _)| *name == c.0))
+        .copied()
+        .collect();
+    let second = match again.is_empty() {
+        true => Vec::new(),
+        false => unexplained(&again, &oracle, dir.path(), "b"),
+    };
+    let failed: Vec<String> = first
+        .iter()
+        .filter(|(name, _)| second.iter().any(|(n, _)| n == name))
+        .flat_map(|(name, line)| {
+            let confirm = &second.iter().find(|(n, _)| n == name).unwrap().1;
+            [line.clone(), format!("{confirm} (second set)")]
+        })
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "cells outside ±3% by the crosscheck's rule in two sets of rounds: {failed:#?}"
+    );
+}
+
+/// One set of alternating rounds; the cells the rule calls unexplained, each with its line.
+fn unexplained(
+    cells: &[OracleCell],
+    oracle: &std::path::Path,
+    dir: &std::path::Path,
+    set: &str,
+) -> Vec<(&'static str, String)> {
     let names: Vec<&str> = cells.iter().map(|c| c.0).collect();
     let ops: Vec<&str> = cells.iter().map(|c| c.3).collect();
     let ours = |round: usize| -> Vec<serde_json::Value> {
@@ -512,7 +545,7 @@ fn agree_with_go_test_bench(cells: &[OracleCell]) {
             .args(["--format", "json", "--max-time", "1", "--precision", "0.02"])
             .args([
                 "--db",
-                dir.path().join(format!("o{round}.db")).to_str().unwrap(),
+                dir.join(format!("{set}{round}.db")).to_str().unwrap(),
             ])
             .output()
             .unwrap();
@@ -538,11 +571,11 @@ fn agree_with_go_test_bench(cells: &[OracleCell]) {
             break;
         }
         let (bench, rows) = if round % 2 == 0 {
-            let bench = go_bench(&oracle, &filter);
+            let bench = go_bench(oracle, &filter);
             (bench, ours(round))
         } else {
             let rows = ours(round);
-            (go_bench(&oracle, &filter), rows)
+            (go_bench(oracle, &filter), rows)
         };
         for ((_, bench_name, id, op), pair) in cells.iter().zip(&mut pairs) {
             let mine = rows
@@ -560,7 +593,7 @@ fn agree_with_go_test_bench(cells: &[OracleCell]) {
             pair.oracle.push(1.0 / theirs);
         }
     }
-    let mut failed = Vec::new();
+    let mut found = Vec::new();
     for ((cell, ..), pair) in cells.iter().zip(&pairs) {
         let ((m, ci), verdict) = judge(pair);
         let line = format!(
@@ -569,15 +602,12 @@ fn agree_with_go_test_bench(cells: &[OracleCell]) {
             ci[1],
             pair.ours.len()
         );
-        eprintln!("cryptospeed / go test -bench, rate: {line}");
+        eprintln!("cryptospeed / go test -bench, rate, set {set}: {line}");
         if verdict == Verdict::Unexplained {
-            failed.push(line);
+            found.push((*cell, line));
         }
     }
-    assert!(
-        failed.is_empty(),
-        "cells outside ±3% by the crosscheck's rule: {failed:#?}"
-    );
+    found
 }
 
 /// The ratio, its interval and the crosscheck's verdict with no declared difference.

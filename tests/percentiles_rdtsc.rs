@@ -6,8 +6,9 @@
 //! from this test would be compiled at the test's opt-level). The medians of TSC cycles per call
 //! agree within 3% (of the direct loop's medians just before and after the run), the quartiles
 //! within 5%: what `show` calls a cycle is the time-stamp counter's tick, as a loop of our own
-//! reads counts it. Up to four attempts; the first whose brackets agree within 3% decides
-//! (a host that changes speed for the length of one run makes brackets a state apart).
+//! reads counts it. Up to four attempts; the first whose brackets agree within 3% and match
+//! passes, two such attempts that miss fail (a host that changes speed for the length of one
+//! run makes brackets a state apart, or the run a state away from both).
 
 mod common;
 
@@ -64,21 +65,32 @@ fn median_decaps_cycles_match_a_direct_rdtsc_loop() {
     // A host that changes speed (a two-state VM ran md5@16 at 235 or 360 ns a call, switching
     // every few seconds) makes brackets a state apart, whose span would let a 5% error through,
     // or has the canary keep its fast state's bouts while both brackets ran slow (show 253355
-    // cycles, brackets 364829 and 373968). Only when no attempt is conclusive does one within
-    // its span pass.
+    // cycles, brackets 364829 and 373968). Brackets in one state around a whole run in the
+    // other still agree, so a conclusive attempt that misses is tried once more, and two such
+    // misses fail: a defect of show's cycles misses in every attempt. Only when no attempt is
+    // conclusive does one within its span pass.
     let dir = tempfile::tempdir().unwrap();
     let mut misses = Vec::new();
+    let mut conclusive_misses = Vec::new();
     for attempt in 0..4 {
         let a = bracketed_run(dir.path(), attempt);
         match (a.conclusive, a.matched) {
             (true, Ok(())) => return,
-            (true, Err(why)) => panic!("show's cycles outside the direct loops': {why}"),
+            (true, Err(why)) => {
+                conclusive_misses.push(why);
+                assert!(
+                    conclusive_misses.len() < 2,
+                    "show's cycles outside the direct loops' in two conclusive attempts: \
+                     {conclusive_misses:#?}"
+                );
+            }
             (false, m) => misses.push(m),
         }
     }
     assert!(
         misses.iter().any(Result::is_ok),
-        "show's cycles outside the direct loops' in every attempt, none conclusive: {misses:#?}"
+        "show's cycles outside the direct loops' in every attempt: inconclusive {misses:#?}, \
+         conclusive {conclusive_misses:#?}"
     );
     eprintln!("no attempt conclusive (the host moved under each); one matched within its span");
 }

@@ -23,7 +23,8 @@ fn run(cache: &Path, db: &Path, off: bool) -> (Vec<serde_json::Value>, String) {
     }
     let out = cmd
         .args(["run", "--impl", "openssl", "-a", "sha256", "-b", "16,1024"])
-        .args(["--min-bouts", "12", "--max-time", "1", "--format", "json"])
+        // 2 s a cell: on a runner 2.6x slow, 1 s ended cells before their 12 bouts.
+        .args(["--min-bouts", "12", "--max-time", "2", "--format", "json"])
         .arg("--db")
         .arg(db)
         .output()
@@ -93,8 +94,10 @@ fn a_run_wide_slowdown_against_the_quiet_reference_is_divided_out_and_said() {
     for row in &quartered {
         let s = &row["set_aside"];
         assert_eq!(s["canary_reference_ns"], learnt / 4, "{row}");
+        // ~300% where the learnt run and this one ran in the same state; 82% where the learnt
+        // one ran in the slow state (2.2x) and this one in the fast: 0% without the reference.
         let shift = s["canary_shift_pct"].as_f64().unwrap();
-        assert!(shift > 150.0, "shift {shift}%: {row}");
+        assert!(shift > 50.0, "shift {shift}%: {row}");
         assert!(s["canary_divided_bouts"].as_u64().unwrap() > 0, "{row}");
         // Divided by the shift the row states: the figure over its uncorrected base, with that
         // shift taken back out, is the host's noise between runs (0.67-1.5x at worst). No

@@ -162,20 +162,24 @@ fn libssl_handshakes_are_explained_by_their_own_primitive_cells() {
                  hmac-sha256@64,sha256@1024";
     let ops = "handshake-client,handshake-server,derive,keygen+encode,encaps+parse,decaps,\
                sign,verify,mac,hash";
-    let out = ok(bin()
-        .args([
-            "run",
-            "--impl",
-            &format!("openssl:{library},boringssl,aws-lc"),
-        ])
-        .args(["--cells", cells, "--ops", ops])
-        .args(quick(&db)));
+    let run = |db: &std::path::Path| {
+        ok(bin()
+            .args([
+                "run",
+                "--impl",
+                &format!("openssl:{library},boringssl,aws-lc"),
+            ])
+            .args(["--cells", cells, "--ops", ops])
+            .args(quick(db)))
+    };
+    let out = run(&db);
     assert!(out.contains("TLS handshakes explained"), "{out}");
     let headings: Vec<&str> = out
         .lines()
         .filter(|l| l.starts_with("tls13-x25519mlkem768-ecdsa-p256 "))
         .collect();
     assert_eq!(headings.len(), 3, "one explanation per column: {out}");
+    let mut over = Vec::new();
     for heading in headings {
         let variant = heading.split_whitespace().nth(1).unwrap();
         let column = variant;
@@ -185,7 +189,10 @@ fn libssl_handshakes_are_explained_by_their_own_primitive_cells() {
         );
         for side in ["client", "server"] {
             let (measured, sum, residual) = explained_side(&out, &heading["tls13-".len()..], side);
-            assert!(sum > 0.0 && sum < measured, "{column} {side}: {out}");
+            assert!(sum > 0.0, "{column} {side}: {out}");
+            if sum >= measured {
+                over.push((heading.to_string(), side));
+            }
             assert!(residual.starts_with("residual "), "{column} {side}: {out}");
             assert!(!residual.contains("not known"), "{column} {side}: {out}");
         }
@@ -194,6 +201,18 @@ fn libssl_handshakes_are_explained_by_their_own_primitive_cells() {
         assert_eq!(wire[0] + wire[1] + wire[2], wire[3], "{column}: {wire:?}");
         // X25519MLKEM768's shares alone (draft-ietf-tls-ecdhe-mlkem: 1216 and 1120 bytes).
         assert!(wire[0] > 1216 && wire[1] > 1120, "{column}: {wire:?}");
+    }
+    // The sum is below the measured side by 6-9% for a server (docs/tls-handshakes.md): a host
+    // at two speeds can time a primitive cell in its slow state and the handshake in its fast
+    // one. A side over its sum is measured once more and fails only if it is over again; a sum
+    // priced from another build is off by far more, in both runs.
+    if !over.is_empty() {
+        eprintln!("over their sum in the first run, measured again: {over:?}\n{out}");
+        let again = run(&dir.path().join("again.db"));
+        for (heading, side) in &over {
+            let (measured, sum, _) = explained_side(&again, &heading["tls13-".len()..], side);
+            assert!(sum < measured, "{heading} {side} in both runs: {again}");
+        }
     }
     openssl_flights_hold_the_catalogs_shares(&library);
 }
