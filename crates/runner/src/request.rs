@@ -203,8 +203,9 @@ pub fn set_aside_line(measurements: &[cryptospeed_model::VariantMeasurement]) ->
         )
     });
     let shifted = shifted_part(measurements, &shifts, all.shifted_bouts, cells);
+    let states = states_part(measurements);
     Some(format!(
-        "disturbed by the host: {} of {} samples ({:.1}%) in {touched} of {cells} cells; corrected to their thread's CPU time: {} ({:.1}%), set aside: {} ({:.1}%) (their thread had the CPU for under {:.0}% of the sample, under {:.0}% set aside, or their bout's canary ran slow){}{}",
+        "disturbed by the host: {} of {} samples ({:.1}%) in {touched} of {cells} cells; corrected to their thread's CPU time: {} ({:.1}%), set aside: {} ({:.1}%) (their thread had the CPU for under {:.0}% of the sample, under {:.0}% set aside, or their bout's canary ran slow){}{}{}",
         all.corrected + all.set_aside,
         all.of,
         pct(all.corrected + all.set_aside),
@@ -215,7 +216,36 @@ pub fn set_aside_line(measurements: &[cryptospeed_model::VariantMeasurement]) ->
         100.0 * cryptospeed_stats::UNDISTURBED_CPU_SHARE,
         100.0 * cryptospeed_stats::MIN_CORRECTABLE_SHARE,
         canary.unwrap_or_default(),
-        shifted.unwrap_or_default()
+        shifted.unwrap_or_default(),
+        states.unwrap_or_default()
+    ))
+}
+
+/// The part of the closing line on a host that ran the canary at more than one speed
+/// (`cryptospeed_stats::host_states`): how many bouts ran fast, and from which state the cells'
+/// kept bouts came.
+fn states_part(measurements: &[cryptospeed_model::VariantMeasurement]) -> Option<String> {
+    use cryptospeed_stats::host_states::{host_states, FAST_STATE_BAND};
+    let states = host_states(
+        measurements
+            .iter()
+            .flat_map(|vm| &vm.measurement.disturbances),
+    )?;
+    let shares: Vec<f64> = measurements
+        .iter()
+        .filter_map(|vm| states.fast_share_kept(&vm.measurement))
+        .collect();
+    let lo = shares.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = shares.iter().copied().fold(0.0, f64::max);
+    Some(format!(
+        "; the host ran the canary at more than one speed: {} of {} bouts within {:.0}% of the run's fastest ({} ns), the median bout {:.2}x it; the cells' kept bouts were {:.0}% to {:.0}% in the fast state, so each figure is of the state its cell kept, and another run may read it a state apart",
+        states.fast_bouts,
+        states.bouts,
+        100.0 * FAST_STATE_BAND,
+        states.floor_ns,
+        states.median_ratio,
+        100.0 * lo.min(hi),
+        100.0 * hi
     ))
 }
 
@@ -337,5 +367,43 @@ mod tests {
             line.ends_with("; canary against the machine's quiet reference (1000 ns): no cell over 0.2% above it"),
             "{line}"
         );
+    }
+
+    #[test]
+    fn the_closing_summary_says_when_the_host_ran_at_two_speeds() {
+        // Two cells of 20 bouts each, one sample a bout: the first's bouts 1 in 4 fast (66 us
+        // canaries, the rest 95 us), so its lower quartile is fast and it keeps only the fast
+        // bouts; the second's 1 in 10 fast, so it keeps them all.
+        let cell = |fast_every: u32| {
+            let mut c = cell_with(&[1000; 20]);
+            let m = &mut c.measurement;
+            for (i, s) in m.samples.iter_mut().enumerate() {
+                s.bout = i as u32;
+            }
+            m.disturbances = (0..20)
+                .map(|bout| {
+                    let c = if bout % fast_every == 0 {
+                        66_000
+                    } else {
+                        95_000
+                    };
+                    cryptospeed_model::BoutDisturbance {
+                        bout,
+                        canary_ns: [c, c],
+                        ..Default::default()
+                    }
+                })
+                .collect();
+            c
+        };
+        let line = set_aside_line(&[cell(4), cell(10)]).unwrap();
+        assert!(
+            line.ends_with("; the host ran the canary at more than one speed: 7 of 40 bouts within 5% of the run's fastest (66000 ns), the median bout 1.44x it; the cells' kept bouts were 10% to 100% in the fast state, so each figure is of the state its cell kept, and another run may read it a state apart"),
+            "{line}"
+        );
+        // One speed: nothing said.
+        assert!(!set_aside_line(&[cell(100), cell(100)])
+            .unwrap()
+            .contains("more than one speed"));
     }
 }

@@ -65,7 +65,7 @@ pub fn slow_canary_bouts(disturbances: &[BoutDisturbance]) -> Vec<u32> {
 }
 
 /// Whether the worker timed a canary around the bout (the Rust worker does; others do not).
-fn has_canary(d: &BoutDisturbance) -> bool {
+pub(crate) fn has_canary(d: &BoutDisturbance) -> bool {
     d.canary_ns.iter().all(|c| *c > 0)
 }
 
@@ -120,7 +120,7 @@ impl CanaryShift {
     }
 }
 
-fn slower(d: &BoutDisturbance) -> u64 {
+pub(crate) fn slower(d: &BoutDisturbance) -> u64 {
     d.canary_ns[0].max(d.canary_ns[1])
 }
 

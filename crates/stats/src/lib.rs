@@ -7,6 +7,7 @@
 mod bouts;
 mod center;
 pub mod host;
+pub mod host_states;
 mod mann_whitney;
 
 pub use bouts::{

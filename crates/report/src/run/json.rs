@@ -83,6 +83,11 @@ pub struct SetAside {
     /// process over time reads on a host that runs at two speeds, where `median` is the figure
     /// of the bouts the canary kept.
     pub every_bout_mean: Option<f64>,
+    /// Where the host ran the canary at more than one speed over the run
+    /// (`cryptospeed_stats::host_states`): the share of the cell's kept bouts that ran in the
+    /// fast state (1: its figure is the fast state's, 0: the slow one's). Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fast_state_share: Option<f64>,
     pub rule: String,
 }
 
@@ -159,6 +164,7 @@ fn set_aside(m: &cryptospeed_model::Measurement) -> Option<SetAside> {
         canary_shift_pct: shift.map(|s| 100.0 * s.share()),
         canary_divided_bouts: h.shifted_bouts,
         every_bout_mean: every_bout_mean(m, &h),
+        fast_state_share: None,
         rule: format!(
             "thread CPU time under {:.0}% of the sample's wall time: timed by that CPU time, under {:.0}% set aside; a bout whose canary ran over {:.0}% slower than the cell's lower quartile of canary readings set aside; where the kept bouts' canaries sat over {:.1}% above the machine's quiet reference, each kept bout divided by its canary's ratio to it",
             100.0 * cryptospeed_stats::UNDISTURBED_CPU_SHARE,
@@ -186,16 +192,26 @@ fn every_bout_mean(
 }
 
 pub fn records<'a>(record: &'a RunRecord, footnotes: &'a Footnotes) -> Vec<Record<'a>> {
+    let states = cryptospeed_stats::host_states::host_states(
+        record
+            .measurements
+            .iter()
+            .flat_map(|vm| &vm.measurement.disturbances),
+    );
     record
         .measurements
         .iter()
         .map(|vm| {
             let c = &vm.measurement.cell;
-            Record {
+            let mut r = Record {
                 deviation: footnotes.text(&vm.implementation, &c.primitive, c.op),
                 cycle_percentiles: cycle_percentiles(record, vm),
                 ..to_record(record.run.id, vm)
+            };
+            if let (Some(states), Some(a)) = (states, r.set_aside.as_mut()) {
+                a.fast_state_share = states.fast_share_kept(&vm.measurement);
             }
+            r
         })
         .collect()
 }
