@@ -23,7 +23,7 @@ fn run(cache: &Path, db: &Path, off: bool) -> (Vec<serde_json::Value>, String) {
     }
     let out = cmd
         .args(["run", "--impl", "openssl", "-a", "sha256", "-b", "16,1024"])
-        // 2 s a cell: on a runner 2.6x slow, 1 s ended cells before their 12 bouts.
+        // 2 s a cell: on a runner 2.6x slow, 1 s can end a cell before its 12 bouts.
         .args(["--min-bouts", "12", "--max-time", "2", "--format", "json"])
         .arg("--db")
         .arg(db)
