@@ -133,8 +133,9 @@ impl Probe {
             nivcsw: end.nivcsw.saturating_sub(self.start.nivcsw),
             run_delay_ns: end.run_delay_ns.saturating_sub(self.start.run_delay_ns),
             steal_ns: end.steal_ns.saturating_sub(self.start.steal_ns),
-            // The orchestrator stamps the machine's quiet reference.
+            // The orchestrator stamps the machine's quiet reference and canary floor.
             canary_quiet_ns: 0,
+            canary_floor_ns: 0,
         }
     }
 }

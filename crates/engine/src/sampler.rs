@@ -217,22 +217,42 @@ pub fn summarize_bouts(
     if let Some(t) = stats::cell_estimate(&tsc_bouts, 0.95, center) {
         m.tsc_per_op = Some(t.center);
     }
-    let precise = m.summary.is_some_and(|s| s.rel_ci() <= config.precision)
-        && bouts.len() >= config.min_bouts as usize;
-    m.status = if precise {
-        Status::Ok
-    } else {
-        Status::Imprecise
-    };
-    m.reason = (!precise).then(|| {
-        format!(
-            "{stopped}: ±{:.2}% after {} bouts (target ±{:.2}%)",
-            m.summary.map_or(f64::NAN, |s| s.rel_ci() * 100.0),
-            bouts.len(),
-            config.precision * 100.0
-        )
-    });
+    (m.status, m.reason) = judged(&m, bouts.len(), config, stopped);
     m
+}
+
+/// A cell's status from its interval and bouts so far, and why it is imprecise: its interval
+/// is past the target, it has too few bouts, or the host ran at two speeds and it never ran at
+/// the canary's floor (`cryptospeed_stats::canary_floor`), so its figure is the slowed host's
+/// however narrow its interval, and the run keeps measuring it while its budget lasts.
+fn judged(
+    m: &Measurement,
+    bouts: usize,
+    config: &MeasureConfig,
+    stopped: &str,
+) -> (Status, Option<String>) {
+    let short_of_floor = stats::canary_floor::cell_floor(&m.disturbances).filter(|f| !f.reached());
+    let precise = m.summary.is_some_and(|s| s.rel_ci() <= config.precision)
+        && bouts >= config.min_bouts as usize
+        && short_of_floor.is_none();
+    if precise {
+        return (Status::Ok, None);
+    }
+    let why = match short_of_floor {
+        Some(f) => format!(
+            "{stopped}: the host ran at two speeds and the cell never ran at the canary's floor ({} of {} bouts within {:.0}% of {} ns): its figure is the slowed host's",
+            f.at_floor,
+            f.bouts,
+            100.0 * stats::canary_floor::FLOOR_BAND,
+            f.floor_ns
+        ),
+        None => format!(
+            "{stopped}: ±{:.2}% after {bouts} bouts (target ±{:.2}%)",
+            m.summary.map_or(f64::NAN, |s| s.rel_ci() * 100.0),
+            config.precision * 100.0
+        ),
+    };
+    (Status::Imprecise, Some(why))
 }
 
 /// Builds the stored measurement from raw samples.

@@ -132,3 +132,61 @@ fn a_cell_in_one_stretch_stops_at_the_first_sample_that_makes_it_precise() {
     let m2 = measure_with(|iters| noisy_sample(&mut k, iters), cell(), &finer);
     assert!(m2.samples.len() > n, "{} vs {n}", m2.samples.len());
 }
+
+/// Twenty bouts at two speeds, as the two-state VM ran them (2026-11-29 21:49 UTC, md5@16):
+/// fast bouts 235 ns a call with the canary at 66 µs, slow ones 360 ns with it at 90-109 µs;
+/// the machine's learnt floor stamped on every bout.
+fn two_speeds(
+    fast: &[u32],
+    learnt_floor: u64,
+) -> (Vec<Sample>, Vec<cryptospeed_model::BoutDisturbance>) {
+    let ns: Vec<f64> = (0..20u32)
+        .map(|b| {
+            if fast.contains(&b) {
+                235.0 + f64::from(b % 3) * 0.1
+            } else {
+                360.0 + f64::from(b % 4) * 0.3
+            }
+        })
+        .collect();
+    let disturbances = (0..20u32)
+        .map(|b| {
+            let canary = if fast.contains(&b) {
+                66_000
+            } else {
+                90_000 + 1_000 * u64::from(b)
+            };
+            cryptospeed_model::BoutDisturbance {
+                bout: b,
+                canary_ns: [canary, canary],
+                canary_floor_ns: learnt_floor,
+                ..Default::default()
+            }
+        })
+        .collect();
+    (one_sample_bouts(&ns), disturbances)
+}
+
+#[test]
+fn at_two_speeds_a_cell_is_the_floors_figure_or_imprecise() {
+    let config = MeasureConfig::default();
+    // Four bouts at the floor: the figure is theirs (235 ns), and precise.
+    let (samples, d) = two_speeds(&[2, 7, 12, 17], 65_800);
+    let m = summarize_bouts(cell(), samples, d, &config, 1.0, "time spent");
+    let s = m.summary.unwrap();
+    assert!((s.median - 235.1).abs() < 0.2, "{s:?}");
+    assert_eq!(m.status, Status::Ok, "{:?}", m.reason);
+    // None at the machine's floor: the slow state's bouts agree with each other within ±1%,
+    // but the cell is not taken for precise, and says why.
+    let (samples, d) = two_speeds(&[], 65_800);
+    let m = summarize_bouts(cell(), samples, d, &config, 1.0, "time spent");
+    assert!(m.summary.unwrap().rel_ci() < 0.01);
+    assert_eq!(m.status, Status::Imprecise);
+    assert!(
+        m.reason.as_deref().unwrap().contains(
+            "never ran at the canary's floor (0 of 20 bouts within 5% of 65800 ns): its figure is the slowed host's"
+        ),
+        "{:?}",
+        m.reason
+    );
+}

@@ -325,6 +325,11 @@ pub struct BoutDisturbance {
     /// the run had none (a machine's first run, a worker without a canary, stored before it).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub canary_quiet_ns: u64,
+    /// The machine's canary floor the run judged the bout against: the fastest state the host
+    /// has run the canary at, learnt from earlier runs (`cryptospeed_stats::canary_floor`),
+    /// nanoseconds of the slower reading; 0 when the run had none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub canary_floor_ns: u64,
 }
 
 fn is_zero(x: &u64) -> bool {

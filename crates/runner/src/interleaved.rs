@@ -66,8 +66,8 @@ struct Bouts {
     /// the pool that precise cells left unused; 0 when none was granted.
     granted_until_s: f64,
     done: bool,
-    /// The machine's quiet canary reference, stamped on each bout's record (0: none learnt).
-    quiet_canary: u64,
+    /// The machine's quiet canary reference and floor, stamped on each bout's record.
+    stamps: crate::quiet_canary::Stamps,
 }
 
 /// Starts one worker per variant before the run is stored: a single implementation that cannot
@@ -258,16 +258,12 @@ impl Bouts {
                 .into_iter()
                 .map(|s| Sample { bout: round, ..s }),
         );
-        self.disturbances
-            .extend(reply.disturbances.into_iter().map(|d| BoutDisturbance {
-                bout: round,
-                canary_quiet_ns: if d.canary_ns[0] > 0 {
-                    self.quiet_canary
-                } else {
-                    0
-                },
-                ..d
-            }));
+        self.disturbances.extend(
+            reply
+                .disturbances
+                .into_iter()
+                .map(|d| self.stamps.on(BoutDisturbance { bout: round, ..d })),
+        );
         if !reply.flights.is_empty() {
             self.flights = reply.flights;
         }
@@ -446,15 +442,15 @@ pub(crate) fn run(
 }
 
 /// Each cell's bouts of each variant, none measured yet, to stamp the machine's quiet canary
-/// reference (`crate::quiet_canary`, 0 for none) on their records.
+/// reference and floor (`crate::quiet_canary`, 0 for none) on their records.
 fn fresh_cells(
     cells: usize,
     variants: usize,
     keeper: Option<&crate::quiet_canary::Keeper>,
 ) -> Vec<Vec<Bouts>> {
-    let quiet_canary = keeper.map_or(0, crate::quiet_canary::Keeper::reference);
+    let stamps = keeper.map_or_else(Default::default, crate::quiet_canary::Keeper::stamps);
     let bouts = || Bouts {
-        quiet_canary,
+        stamps,
         ..Bouts::default()
     };
     (0..cells)
@@ -488,7 +484,7 @@ fn resume_cells(
             unused_s += left_unused(m, plan.config.max_time_s);
             if m.status == Status::Partial {
                 *bouts = Bouts {
-                    quiet_canary: bouts.quiet_canary,
+                    stamps: bouts.stamps,
                     ..Bouts::resumed(m)
                 };
             } else {

@@ -204,8 +204,9 @@ pub fn set_aside_line(measurements: &[cryptospeed_model::VariantMeasurement]) ->
     });
     let shifted = shifted_part(measurements, &shifts, all.shifted_bouts, cells);
     let states = states_part(measurements);
+    let floor = floor_part(measurements);
     Some(format!(
-        "disturbed by the host: {} of {} samples ({:.1}%) in {touched} of {cells} cells; corrected to their thread's CPU time: {} ({:.1}%), set aside: {} ({:.1}%) (their thread had the CPU for under {:.0}% of the sample, under {:.0}% set aside, or their bout's canary ran slow){}{}{}",
+        "disturbed by the host: {} of {} samples ({:.1}%) in {touched} of {cells} cells; corrected to their thread's CPU time: {} ({:.1}%), set aside: {} ({:.1}%) (their thread had the CPU for under {:.0}% of the sample, under {:.0}% set aside, or their bout's canary ran slow){}{}{}{}",
         all.corrected + all.set_aside,
         all.of,
         pct(all.corrected + all.set_aside),
@@ -217,7 +218,44 @@ pub fn set_aside_line(measurements: &[cryptospeed_model::VariantMeasurement]) ->
         100.0 * cryptospeed_stats::MIN_CORRECTABLE_SHARE,
         canary.unwrap_or_default(),
         shifted.unwrap_or_default(),
-        states.unwrap_or_default()
+        states.unwrap_or_default(),
+        floor.unwrap_or_default()
+    ))
+}
+
+/// The part of the closing line on cells whose canaries ran at two speeds
+/// (`cryptospeed_stats::canary_floor`): how many kept only their bouts at the floor, and which
+/// never reached it, so their figures are the slowed host's.
+fn floor_part(measurements: &[cryptospeed_model::VariantMeasurement]) -> Option<String> {
+    use cryptospeed_stats::canary_floor::{cell_floor, FLOOR_BAND};
+    let floors: Vec<_> = measurements
+        .iter()
+        .filter_map(|vm| Some((vm, cell_floor(&vm.measurement.disturbances)?)))
+        .collect();
+    let lowest = floors.iter().map(|(_, f)| f.floor_ns).min()?;
+    let (reached, short): (Vec<_>, Vec<_>) = floors.iter().partition(|(_, f)| f.reached());
+    let short_names: Vec<String> = short
+        .iter()
+        .map(|(vm, _)| {
+            let c = &vm.measurement.cell;
+            let size = c.bytes.map_or(String::new(), |b| format!("@{b}"));
+            format!("{} {} {}{size}", vm.variant, c.primitive, c.op)
+        })
+        .collect();
+    Some(format!(
+        "; {} of {} cells kept only their bouts within {:.0}% of the canary's floor ({lowest} ns){}",
+        reached.len(),
+        measurements.len(),
+        100.0 * FLOOR_BAND,
+        if short_names.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", {} never ran at it and are the slowed host's figures: {}",
+                short_names.len(),
+                short_names.join(", ")
+            )
+        }
     ))
 }
 
@@ -352,6 +390,7 @@ mod tests {
                     bout,
                     canary_ns: [canary, canary],
                     canary_quiet_ns: 1000,
+                    canary_floor_ns: 0,
                     ..Default::default()
                 })
                 .collect();
@@ -372,9 +411,9 @@ mod tests {
     #[test]
     fn the_closing_summary_says_when_the_host_ran_at_two_speeds() {
         // Two cells of 20 bouts each, one sample a bout: the first's bouts 1 in 4 fast (66 us
-        // canaries, the rest 95 us), so its lower quartile is fast and it keeps only the fast
-        // bouts; the second's 1 in 10 fast, so it keeps them all.
-        let cell = |fast_every: u32| {
+        // canaries, the rest 95 us), so it keeps only the fast bouts (five at the floor); the
+        // second's 1 in 10 fast, two bouts, too few to be a state, so it keeps them all.
+        let cell = |fast_every: u32, learnt_floor: u64| {
             let mut c = cell_with(&[1000; 20]);
             let m = &mut c.measurement;
             for (i, s) in m.samples.iter_mut().enumerate() {
@@ -390,20 +429,33 @@ mod tests {
                     cryptospeed_model::BoutDisturbance {
                         bout,
                         canary_ns: [c, c],
+                        canary_floor_ns: learnt_floor,
                         ..Default::default()
                     }
                 })
                 .collect();
             c
         };
-        let line = set_aside_line(&[cell(4), cell(10)]).unwrap();
+        let line = set_aside_line(&[cell(4, 0), cell(10, 0)]).unwrap();
         assert!(
-            line.ends_with("; the host ran the canary at more than one speed: 7 of 40 bouts within 5% of the run's fastest (66000 ns), the median bout 1.44x it; the cells' kept bouts were 10% to 100% in the fast state, so each figure is of the state its cell kept, and another run may read it a state apart"),
+            line.contains("; the host ran the canary at more than one speed: 7 of 40 bouts within 5% of the run's fastest (66000 ns), the median bout 1.44x it; the cells' kept bouts were 10% to 100% in the fast state, so each figure is of the state its cell kept, and another run may read it a state apart"),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(
+                "; 1 of 2 cells kept only their bouts within 5% of the canary's floor (66000 ns)"
+            ),
+            "{line}"
+        );
+        // With the machine's floor learnt, the second cell is known to have kept the slow state.
+        let line = set_aside_line(&[cell(4, 66_000), cell(10, 66_000)]).unwrap();
+        assert!(
+            line.ends_with("; 1 of 2 cells kept only their bouts within 5% of the canary's floor (66000 ns), 1 never ran at it and are the slowed host's figures: v md5 hash@16"),
             "{line}"
         );
         // One speed: nothing said.
-        assert!(!set_aside_line(&[cell(100), cell(100)])
-            .unwrap()
-            .contains("more than one speed"));
+        let line = set_aside_line(&[cell(100, 0), cell(100, 0)]).unwrap();
+        assert!(!line.contains("more than one speed"), "{line}");
+        assert!(!line.contains("floor"), "{line}");
     }
 }

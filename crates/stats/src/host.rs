@@ -28,6 +28,7 @@
 //! canary at the busy hour measured (per-bout slopes 0.88–1.00, docs/experiments/host-noise.md),
 //! and at quiet hours the cells' shifts stay under 0.1%, so nothing is corrected there.
 
+use crate::canary_floor::{has_canary, slower};
 use cryptospeed_model::{BoutDisturbance, Sample};
 
 /// A bout whose canary ran more than this much slower than the cell's usual canary
@@ -51,8 +52,13 @@ pub fn canary_reference(disturbances: &[BoutDisturbance]) -> Option<u64> {
 }
 
 /// The bouts the canary found slowed (see [`CANARY_SLOWDOWN`]), against the same cell's
-/// [`canary_reference`]; bouts without a canary are never judged.
+/// [`canary_reference`]; where the host ran the canary at two speeds and the cell reached the
+/// floor, every bout above it ([`crate::canary_floor`]). Bouts without a canary are never
+/// judged.
 pub fn slow_canary_bouts(disturbances: &[BoutDisturbance]) -> Vec<u32> {
+    if let Some(above) = crate::canary_floor::above_floor_bouts(disturbances) {
+        return above;
+    }
     let timed = || disturbances.iter().filter(|d| has_canary(d));
     let Some(reference) = canary_reference(disturbances) else {
         return Vec::new();
@@ -62,11 +68,6 @@ pub fn slow_canary_bouts(disturbances: &[BoutDisturbance]) -> Vec<u32> {
         .filter(|d| d.canary_ns.iter().any(|c| *c as f64 > limit))
         .map(|d| d.bout)
         .collect()
-}
-
-/// Whether the worker timed a canary around the bout (the Rust worker does; others do not).
-pub(crate) fn has_canary(d: &BoutDisturbance) -> bool {
-    d.canary_ns.iter().all(|c| *c > 0)
 }
 
 /// The samples of the bouts the canary did not find slowed; where the cell's canaries sat above
@@ -118,10 +119,6 @@ impl CanaryShift {
             .find(|d| d.bout == bout && has_canary(d))
             .map_or(1.0, |d| slower(d) as f64 / self.reference_ns as f64)
     }
-}
-
-pub(crate) fn slower(d: &BoutDisturbance) -> u64 {
-    d.canary_ns[0].max(d.canary_ns[1])
 }
 
 /// The shift of the cell's kept bouts' canaries over the quiet reference their records carry
@@ -535,6 +532,7 @@ mod tests {
                 };
                 let d = BoutDisturbance {
                     canary_quiet_ns: reference,
+                    canary_floor_ns: 0,
                     ..bout(b as u32, before, after)
                 };
                 (s, d)

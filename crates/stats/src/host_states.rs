@@ -1,13 +1,13 @@
 //! Whether the host ran the canary at more than one speed during a run. Some shared VMs switch
 //! between a fast and a slow state for seconds to minutes (one ran md5@16 at 235 or 360 ns a
-//! call, nothing between; docs/experiments/host-noise.md). The canary's set-aside rule judges a
-//! bout against its own cell's lower quartile, so a cell whose quartile lies in the slow state
-//! keeps the slow bouts and one whose quartile lies in the fast state keeps only the fast ones:
-//! two runs of the same build can then read a cell a state apart, each with a narrow interval.
-//! Nothing here changes a figure; the run's closing line says when it happened and from which
-//! state the cells' kept bouts came, so a reader knows the figures are of a host that moved.
+//! call, nothing between; docs/experiments/host-noise.md). A cell that reached the canary's
+//! floor keeps only its bouts there (`crate::canary_floor`); one that did not is judged by its
+//! own lower quartile, and keeps whichever state that lies in. Nothing here changes a figure;
+//! the run's closing line says when the host moved and from which state the cells' kept bouts
+//! came, so a reader knows which figures are of the fast state.
 
-use crate::host::{has_canary, slow_canary_bouts, slower};
+use crate::canary_floor::{has_canary, slower};
+use crate::host::slow_canary_bouts;
 use cryptospeed_model::{BoutDisturbance, Measurement};
 
 /// A bout whose slower canary reading is within this share of the run's fastest ran in the
@@ -91,6 +91,7 @@ mod tests {
             run_delay_ns: 0,
             steal_ns: 0,
             canary_quiet_ns: 0,
+            canary_floor_ns: 0,
         }
     }
 

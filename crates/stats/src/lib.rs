@@ -5,6 +5,7 @@
 //! absolute deviation as its spread, instead of a mean and a standard deviation.
 
 mod bouts;
+pub mod canary_floor;
 mod center;
 pub mod host;
 pub mod host_states;

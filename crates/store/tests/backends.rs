@@ -68,6 +68,7 @@ fn measurement(primitive: &str, bytes: Option<u64>, samples: usize) -> Measureme
                 run_delay_ns: 1_234_567,
                 steal_ns: 10_000_000,
                 canary_quiet_ns: 56_213,
+                canary_floor_ns: 65_400,
             },
             BoutDisturbance {
                 bout: 3,

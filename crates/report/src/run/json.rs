@@ -88,6 +88,12 @@ pub struct SetAside {
     /// fast state (1: its figure is the fast state's, 0: the slow one's). Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fast_state_share: Option<f64>,
+    /// Where the cell's canaries ran at two speeds (`cryptospeed_stats::canary_floor`): the
+    /// floor judged against, how many bouts ran at it, and whether only they count (`reached`;
+    /// where not, the figure is the slowed host's, judged by the quartile rule). Absent
+    /// otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub canary_floor: Option<FloorJson>,
     pub rule: String,
 }
 
@@ -151,6 +157,15 @@ fn cycle_percentiles(record: &RunRecord, vm: &VariantMeasurement) -> Option<Cycl
     })
 }
 
+/// A cell's standing against the canary's floor (see [`SetAside::canary_floor`]).
+#[derive(Serialize)]
+pub struct FloorJson {
+    pub floor_ns: u64,
+    pub at_floor: usize,
+    pub bouts: usize,
+    pub reached: bool,
+}
+
 fn set_aside(m: &cryptospeed_model::Measurement) -> Option<SetAside> {
     let h = cryptospeed_stats::HostPart::of_measurement(m);
     let shift = cryptospeed_stats::canary_shift(&m.disturbances);
@@ -165,6 +180,14 @@ fn set_aside(m: &cryptospeed_model::Measurement) -> Option<SetAside> {
         canary_divided_bouts: h.shifted_bouts,
         every_bout_mean: every_bout_mean(m, &h),
         fast_state_share: None,
+        canary_floor: cryptospeed_stats::canary_floor::cell_floor(&m.disturbances).map(|f| {
+            FloorJson {
+                floor_ns: f.floor_ns,
+                at_floor: f.at_floor,
+                bouts: f.bouts,
+                reached: f.reached(),
+            }
+        }),
         rule: format!(
             "thread CPU time under {:.0}% of the sample's wall time: timed by that CPU time, under {:.0}% set aside; a bout whose canary ran over {:.0}% slower than the cell's lower quartile of canary readings set aside; where the kept bouts' canaries sat over {:.1}% above the machine's quiet reference, each kept bout divided by its canary's ratio to it",
             100.0 * cryptospeed_stats::UNDISTURBED_CPU_SHARE,
