@@ -61,6 +61,9 @@ pub struct RunValue {
     /// (bout id, mean nanoseconds per operation) of every bout; one entry for measurements
     /// taken in one stretch (every run stored before bouts).
     pub bouts: Vec<(u32, f64)>,
+    /// The same with no bout set aside for its canary ([`paired_bout_means`]): what a paired
+    /// test pairs, round by round.
+    pub paired: Vec<(u32, f64)>,
 }
 
 /// Time per operation of each sample with the host's part removed, the bouts the canary found
@@ -80,6 +83,20 @@ pub fn undisturbed_ns(m: &cryptospeed_model::Measurement, scale: f64) -> Vec<f64
 pub fn bout_means(m: &cryptospeed_model::Measurement, scale: f64) -> Vec<(u32, f64)> {
     let kept = stats::without_slow_bouts(&m.samples, &m.disturbances);
     let mut figures = stats::bout_figures(&kept, |s| s.ns_per_op() / scale);
+    figures.sort_by_key(|(id, _)| *id);
+    figures
+}
+
+/// Each bout's mean time per operation over its samples with the host's part removed, by bout
+/// id, **none** left out for its canary: what a paired test pairs. Both bouts of a pair ran in
+/// the same round, one after the other on the same CPU, so a host state they share cancels in
+/// their ratio, and leaving a round out because one arm's canary ran slow only loses pairs. On
+/// a host that runs at two speeds (2026-11-29, the paired runs of `scripts/bench-noisy` at four
+/// hours, replayed), pairing every bout found an injected 2% slowdown in 54 of 56 cells, its
+/// interval holding 1.02 in 54, and called 3 of 56 A/A cells different; pairing only the bouts
+/// the canary kept found it in 8 of 56 (docs/experiments/host-noise.md).
+pub fn paired_bout_means(m: &cryptospeed_model::Measurement, scale: f64) -> Vec<(u32, f64)> {
+    let mut figures = stats::bout_figures(&m.samples, |s| s.ns_per_op() / scale);
     figures.sort_by_key(|(id, _)| *id);
     figures
 }
@@ -124,6 +141,7 @@ impl SideInput {
                 rate: rate * scale,
                 ns_per_op: undisturbed_ns(m, scale),
                 bouts: bout_means(m, scale),
+                paired: paired_bout_means(m, scale),
             });
         }
     }
@@ -503,7 +521,7 @@ fn paired_bouts(
         return None;
     }
     let runs = base_runs.iter().zip(cand_runs);
-    let (b, c) = pooled_pairs(runs.map(|(b, c)| (&b.bouts[..], &c.bouts[..])));
+    let (b, c) = pooled_pairs(runs.map(|(b, c)| (&b.paired[..], &c.paired[..])));
     Some((stats::paired_ratio(&b, &c, 1.0 - alpha)?, "paired bouts"))
 }
 

@@ -4,7 +4,11 @@
 //! processes pinned to one CPU, and a bout's id is its round; so cell A's and cell B's bouts of
 //! one variant in the same round are paired exactly as two variants' bouts of one cell are
 //! (Yuen's paired test on log bout means, [`stats::paired_ratio`]). Several runs pool pair by
-//! pair within each run ([`crate::pooled_pairs`]).
+//! pair within each run ([`crate::pooled_pairs`]). Unlike two variants' bouts of one cell, which
+//! run one right after the other and are paired over every bout
+//! ([`crate::paired_bout_means`]), two cells' bouts of a round can lie seconds apart, long
+//! enough for a host at two speeds to change state between them, so a bout the canary set aside
+//! is left out here ([`crate::bout_means`]).
 
 use crate::{bout_means, pooled_pairs, Bouts, Verdict, Versus, POWER};
 use anyhow::{bail, Result};

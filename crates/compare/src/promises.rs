@@ -74,6 +74,7 @@ fn bouts_side(name: &str, run: i64, times: &[f64]) -> SideInput {
             run,
             rate: 8192e9 / stats::median(times).unwrap(),
             ns_per_op: times.to_vec(),
+            paired: bouts.clone(),
             bouts,
         }],
     );

@@ -19,6 +19,7 @@ fn side(name: &str, cells: &[(&str, Option<u64>, Vec<f64>)]) -> SideInput {
                 rate: b.unwrap_or(1) as f64 * 1e9 / median,
                 ns_per_op: ns.clone(),
                 bouts: Vec::new(),
+                paired: Vec::new(),
             });
     }
     s
@@ -111,12 +112,14 @@ fn imported_runs_are_averaged_with_their_spread() {
             rate: *r,
             ns_per_op: vec![],
             bouts: vec![],
+            paired: vec![],
         });
         b.cells.entry(key.clone()).or_default().push(RunValue {
             run: 10 + i as i64,
             rate: r * 1.2,
             ns_per_op: vec![],
             bouts: vec![],
+            paired: vec![],
         });
     }
     let c = compare(&[a, b], 0, 0.05, 0.01, &Filter::default());
@@ -142,6 +145,7 @@ fn in_bouts(run: i64, factor: f64) -> RunValue {
         run,
         rate: 8192.0 * 1e9 / (1000.0 * factor),
         ns_per_op: bouts.iter().map(|(_, v)| *v).collect(),
+        paired: bouts.clone(),
         bouts,
     }
 }
@@ -191,4 +195,58 @@ fn bouts_of_one_run_pair_up_and_bouts_of_two_runs_do_not() {
     assert_eq!(vs.significant, Some(false), "{vs:?}");
     let (lo, hi) = vs.ratio_ci.unwrap();
     assert!(lo < 1.0 && hi > 1.02, "{vs:?}");
+}
+
+/// A cell of 40 rounds on a host at two speeds, as the two-state VM ran md5@16 (2026-11-29):
+/// each round's state is shared by both variants' bouts, fast (235 ns, canary 66 µs) in one
+/// round of eight, slow (1.5x, canary 90-130 µs) otherwise; `factor` scales the variant's time,
+/// and each bout has its own noise of up to ±1.5% (`seed` picks it).
+fn two_speed_cell(factor: f64, seed: u64) -> cryptospeed_model::Measurement {
+    let cell = cryptospeed_model::CellSpec {
+        primitive: "md5".into(),
+        op: Op::Hash,
+        bytes: Some(16),
+        misalign: 0,
+    };
+    let mut m = cryptospeed_model::Measurement::not_timed(cell, cryptospeed_model::Status::Ok, "");
+    for round in 0..40u32 {
+        let fast = round % 8 == 3;
+        let mixed = (seed ^ u64::from(round)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
+        let jitter = 1.0 + 0.015 * (mixed as f64 / (1u64 << 24) as f64 * 2.0 - 1.0);
+        let ns = if fast { 235.0 } else { 352.5 } * jitter * factor;
+        m.samples.push(cryptospeed_model::Sample {
+            iters: 1000,
+            wall_ns: (ns * 1000.0) as u64,
+            cpu_ns: (ns * 1000.0) as u64,
+            tsc: 0,
+            bout: round,
+        });
+        let canary = if fast {
+            66_000
+        } else {
+            90_000 + 1_000 * u64::from(round)
+        };
+        m.disturbances.push(cryptospeed_model::BoutDisturbance {
+            bout: round,
+            canary_ns: [canary, canary],
+            ..Default::default()
+        });
+    }
+    m
+}
+
+#[test]
+fn two_variants_bouts_pair_over_every_bout_as_the_host_state_is_shared() {
+    let (base, slow) = (two_speed_cell(1.0, 1), two_speed_cell(1.02, 2));
+    // Each variant's figure keeps only the five bouts at the canary's floor...
+    assert_eq!(bout_means(&base, 1.0).len(), 5);
+    // ...but a pair shares its round's state: every round pairs, and the 2% is found.
+    let (b, c) = (paired_bout_means(&base, 1.0), paired_bout_means(&slow, 1.0));
+    assert_eq!((b.len(), c.len()), (40, 40));
+    let r = stats::paired_ratio(&b, &c, 0.95).unwrap();
+    assert!((r.ratio * 1.02 - 1.0).abs() < 0.006, "{r:?}");
+    assert!(
+        r.ci.0 < 1.0 / 1.02 && 1.0 / 1.02 < r.ci.1 && r.ci.1 < 1.0,
+        "{r:?}"
+    );
 }

@@ -33,6 +33,7 @@ fn side(name: &str, run: i64, scale: f64) -> SideInput {
         run,
         rate: 16e9 / (100.0 * scale),
         ns_per_op: bouts.iter().map(|b| b.1).collect(),
+        paired: bouts.clone(),
         bouts,
     };
     SideInput {

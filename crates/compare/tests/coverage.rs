@@ -80,6 +80,7 @@ fn value(run: i64, bouts: Vec<(u32, f64)>) -> RunValue {
         run,
         rate: 1e9 / bouts[0].1,
         ns_per_op: bouts.iter().map(|b| b.1).collect(),
+        paired: bouts.clone(),
         bouts,
     }
 }

@@ -9,7 +9,7 @@ use anyhow::{bail, Result};
 use cryptospeed_compare::gate::drive::{drive, Budget, Measured, Pass};
 use cryptospeed_compare::gate::summary::GateReport;
 use cryptospeed_compare::gate::{self, GateConfig, PairedRun};
-use cryptospeed_compare::{bout_means, cell_key, CellKey};
+use cryptospeed_compare::{cell_key, paired_bout_means, CellKey};
 use cryptospeed_model::{CellSpec, MeasureConfig, RunRecord, RunStatus};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -65,9 +65,9 @@ pub fn paired_bouts(record: &RunRecord, labels: (&str, &str)) -> Measured {
         let key = cell_key(&m.cell.primitive, m.cell.op, m.cell.bytes);
         let run = cells.entry(key).or_default();
         if vm.variant == labels.0 {
-            run.base = bout_means(m, 1.0);
+            run.base = paired_bout_means(m, 1.0);
         } else if vm.variant == labels.1 {
-            run.cand = bout_means(m, 1.0);
+            run.cand = paired_bout_means(m, 1.0);
         }
     }
     cells.into_iter().collect()

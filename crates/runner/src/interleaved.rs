@@ -273,11 +273,11 @@ impl Bouts {
         None
     }
 
-    /// Each bout's figure (mean time per call), by the round it ran in; bouts the canary found
-    /// slowed by the host are left out, so their round pairs no bouts.
+    /// Each bout's figure (mean time per call), by the round it ran in, for pairing with the
+    /// other variants' bouts of the round: none is left out for its canary, as the pair shares
+    /// the host's state (`cryptospeed_compare::paired_bout_means`).
     fn figures(&self) -> Vec<(u32, f64)> {
-        let kept = cryptospeed_stats::without_slow_bouts(&self.samples, &self.disturbances);
-        cryptospeed_stats::bout_figures(&kept, Sample::ns_per_op)
+        cryptospeed_stats::bout_figures(&self.samples, Sample::ns_per_op)
     }
 
     /// The cell's bouts so far, stored until it finishes (status partial).
