@@ -91,10 +91,10 @@ pub fn bout_means(m: &cryptospeed_model::Measurement, scale: f64) -> Vec<(u32, f
 /// id, **none** left out for its canary: what a paired test pairs. Both bouts of a pair ran in
 /// the same round, one after the other on the same CPU, so a host state they share cancels in
 /// their ratio, and leaving a round out because one arm's canary ran slow only loses pairs. On
-/// a host that runs at two speeds (2026-11-29, the paired runs of `scripts/bench-noisy` at four
-/// hours, replayed), pairing every bout found an injected 2% slowdown in 54 of 56 cells, its
-/// interval holding 1.02 in 54, and called 3 of 56 A/A cells different; pairing only the bouts
-/// the canary kept found it in 8 of 56 (docs/experiments/host-noise.md).
+/// a host that runs at two speeds (2026-11-29, the paired runs `scripts/bench-noisy` stored at
+/// seven hours, compared again), pairing every bout found an injected 2% slowdown in 54 of 56
+/// cells and called 3 of 56 A/A cells different; pairing only the bouts the canary kept found
+/// it in 12 of 56, 3 of 56 A/A (docs/experiments/host-noise.md).
 pub fn paired_bout_means(m: &cryptospeed_model::Measurement, scale: f64) -> Vec<(u32, f64)> {
     let mut figures = stats::bout_figures(&m.samples, |s| s.ns_per_op() / scale);
     figures.sort_by_key(|(id, _)| *id);

@@ -250,3 +250,69 @@ fn two_variants_bouts_pair_over_every_bout_as_the_host_state_is_shared() {
         "{r:?}"
     );
 }
+
+#[test]
+fn compare_pairs_a_runs_two_variants_over_every_bout() {
+    // The same two cells stored as one run's two variants: `compare` of the run pairs all 40
+    // rounds and reads the 2% (pairing only the five kept bouts of each reads 3% here).
+    let variant = |label: &str, m: cryptospeed_model::Measurement| {
+        let mut m = m;
+        let ns = 300.0;
+        m.summary = Some(cryptospeed_model::Summary {
+            n: 40,
+            median: ns,
+            ci_lo: ns,
+            ci_hi: ns,
+            mad: 0.0,
+            outliers: 0,
+            min: ns,
+            max: ns,
+        });
+        cryptospeed_model::VariantMeasurement {
+            variant: label.into(),
+            implementation: "openssl".into(),
+            measurement: m,
+            definition: None,
+        }
+    };
+    let record = cryptospeed_model::RunRecord {
+        run: cryptospeed_model::RunInfo {
+            id: 1,
+            label: None,
+            started_at: String::new(),
+            finished_at: None,
+            command: String::new(),
+            tool_version: String::new(),
+            status: cryptospeed_model::RunStatus::Complete,
+            config: Default::default(),
+            imported: None,
+            uid: None,
+            conditions: None,
+        },
+        machine: Default::default(),
+        variants: Vec::new(),
+        measurements: vec![
+            variant("base", two_speed_cell(1.0, 1)),
+            variant("slow", two_speed_cell(1.02, 2)),
+        ],
+    };
+    let side = |label: &str| {
+        let mut s = SideInput {
+            name: label.into(),
+            ..Default::default()
+        };
+        s.add_run(&record, Some(label));
+        s
+    };
+    let c = compare(
+        &[side("base"), side("slow")],
+        0,
+        0.05,
+        0.01,
+        &Filter::default(),
+    );
+    let v = c.rows[0].versus[1].as_ref().unwrap();
+    assert_eq!(v.test, Some("paired bouts"));
+    assert_eq!(v.significant, Some(true));
+    assert!((v.ratio * 1.02 - 1.0).abs() < 0.006, "{v:?}");
+}

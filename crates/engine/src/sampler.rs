@@ -222,9 +222,10 @@ pub fn summarize_bouts(
 }
 
 /// A cell's status from its interval and bouts so far, and why it is imprecise: its interval
-/// is past the target, it has too few bouts, or the host ran at two speeds and it never ran at
-/// the canary's floor (`cryptospeed_stats::canary_floor`), so its figure is the slowed host's
-/// however narrow its interval, and the run keeps measuring it while its budget lasts.
+/// is past the target, it has too few bouts, or its canary ran well above the canary's floor
+/// and it never ran at the floor (`cryptospeed_stats::canary_floor`: a host at two speeds that
+/// stayed slow, or one slowed throughout), so its figure is the slowed host's however narrow its
+/// interval, and the run keeps measuring it while its budget lasts.
 fn judged(
     m: &Measurement,
     bouts: usize,
@@ -240,11 +241,12 @@ fn judged(
     }
     let why = match short_of_floor {
         Some(f) => format!(
-            "{stopped}: the host ran at two speeds and the cell never ran at the canary's floor ({} of {} bouts within {:.0}% of {} ns): its figure is the slowed host's",
+            "{stopped}: the cell's median bout's canary ran over {:.0}% above the canary's floor ({} ns) and only {} of {} bouts within {:.0}% of it: its figure is the slowed host's (the floor is the fastest the machine ran the canary in the last 14 days; CRYPTOSPEED_QUIET_CANARY=off ignores it)",
+            100.0 * stats::canary_floor::TWO_SPEEDS_GAP,
+            f.floor_ns,
             f.at_floor,
             f.bouts,
-            100.0 * stats::canary_floor::FLOOR_BAND,
-            f.floor_ns
+            100.0 * stats::canary_floor::FLOOR_BAND
         ),
         None => format!(
             "{stopped}: ±{:.2}% after {bouts} bouts (target ±{:.2}%)",

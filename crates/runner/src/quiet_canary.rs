@@ -126,7 +126,7 @@ pub struct Stamps {
 impl Stamps {
     /// The bout's record with the stamps, where the worker timed a canary around it.
     pub fn on(&self, d: BoutDisturbance) -> BoutDisturbance {
-        let timed = d.canary_ns[0] > 0;
+        let timed = d.canary_ns.iter().all(|c| *c > 0);
         BoutDisturbance {
             canary_quiet_ns: if timed { self.quiet_ns } else { 0 },
             canary_floor_ns: if timed { self.floor_ns } else { 0 },

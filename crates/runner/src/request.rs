@@ -204,7 +204,7 @@ pub fn set_aside_line(measurements: &[cryptospeed_model::VariantMeasurement]) ->
     });
     let shifted = shifted_part(measurements, &shifts, all.shifted_bouts, cells);
     let states = states_part(measurements);
-    let floor = floor_part(measurements);
+    let floor = floor_part(measurements, cells);
     Some(format!(
         "disturbed by the host: {} of {} samples ({:.1}%) in {touched} of {cells} cells; corrected to their thread's CPU time: {} ({:.1}%), set aside: {} ({:.1}%) (their thread had the CPU for under {:.0}% of the sample, under {:.0}% set aside, or their bout's canary ran slow){}{}{}{}",
         all.corrected + all.set_aside,
@@ -226,7 +226,10 @@ pub fn set_aside_line(measurements: &[cryptospeed_model::VariantMeasurement]) ->
 /// The part of the closing line on cells whose canaries ran at two speeds
 /// (`cryptospeed_stats::canary_floor`): how many kept only their bouts at the floor, and which
 /// never reached it, so their figures are the slowed host's.
-fn floor_part(measurements: &[cryptospeed_model::VariantMeasurement]) -> Option<String> {
+fn floor_part(
+    measurements: &[cryptospeed_model::VariantMeasurement],
+    cells: usize,
+) -> Option<String> {
     use cryptospeed_stats::canary_floor::{cell_floor, FLOOR_BAND};
     let floors: Vec<_> = measurements
         .iter()
@@ -245,7 +248,7 @@ fn floor_part(measurements: &[cryptospeed_model::VariantMeasurement]) -> Option<
     Some(format!(
         "; {} of {} cells kept only their bouts within {:.0}% of the canary's floor ({lowest} ns){}",
         reached.len(),
-        measurements.len(),
+        cells,
         100.0 * FLOOR_BAND,
         if short_names.is_empty() {
             String::new()
@@ -276,7 +279,7 @@ fn states_part(measurements: &[cryptospeed_model::VariantMeasurement]) -> Option
     let lo = shares.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = shares.iter().copied().fold(0.0, f64::max);
     Some(format!(
-        "; the host ran the canary at more than one speed: {} of {} bouts within {:.0}% of the run's fastest ({} ns), the median bout {:.2}x it; the cells' kept bouts were {:.0}% to {:.0}% in the fast state, so each figure is of the state its cell kept, and another run may read it a state apart",
+        "; the host ran the canary at more than one speed: {} of {} bouts within {:.0}% of the run's fastest ({} ns), the median bout {:.2}x it; the cells' kept bouts were {:.0}% to {:.0}% in the fast state, so each figure is of the state its cell kept",
         states.fast_bouts,
         states.bouts,
         100.0 * FAST_STATE_BAND,
@@ -438,7 +441,7 @@ mod tests {
         };
         let line = set_aside_line(&[cell(4, 0), cell(10, 0)]).unwrap();
         assert!(
-            line.contains("; the host ran the canary at more than one speed: 7 of 40 bouts within 5% of the run's fastest (66000 ns), the median bout 1.44x it; the cells' kept bouts were 10% to 100% in the fast state, so each figure is of the state its cell kept, and another run may read it a state apart"),
+            line.contains("; the host ran the canary at more than one speed: 7 of 40 bouts within 5% of the run's fastest (66000 ns), the median bout 1.44x it; the cells' kept bouts were 10% to 100% in the fast state, so each figure is of the state its cell kept"),
             "{line}"
         );
         assert!(

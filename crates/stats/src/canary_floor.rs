@@ -9,7 +9,8 @@
 //! bout where that is lower), every run keeps the fast state's bouts: replayed on the stored
 //! runs of those hours, 10 of 122 cells called different, 1 of 48 at the hour the quartile rule
 //! happened to land on the fast state. A cell that never ran at the floor keeps the quartile
-//! rule and says so (`floor_reached`), rather than passing off the slow state as the speed.
+//! rule and says so ([`CellFloor::reached`]), rather than passing off the slow state as the
+//! speed; that includes a run the host slowed evenly by over [`TWO_SPEEDS_GAP`] throughout.
 
 use cryptospeed_model::BoutDisturbance;
 
@@ -55,8 +56,9 @@ impl CellFloor {
 }
 
 /// The cell's standing against the floor where its median bout's canary ran over
-/// [`TWO_SPEEDS_GAP`] above it (a host at two speeds); `None` where it did not (a quiet or
-/// evenly slowed host, judged by the quartile rule alone) or with under three bouts timed.
+/// [`TWO_SPEEDS_GAP`] above it (a host at two speeds, or one that slowed the whole cell by that
+/// much); `None` where it did not (a quiet host, or one slowed by less, judged by the quartile
+/// rule and the quiet reference's shift alone) or with under three bouts timed.
 pub fn cell_floor(disturbances: &[BoutDisturbance]) -> Option<CellFloor> {
     let mut readings: Vec<u64> = disturbances
         .iter()
@@ -178,6 +180,14 @@ mod tests {
             .map(|i| bout(i, 61_800 + u64::from(i), 56_180))
             .collect();
         assert_eq!(cell_floor(&even), None);
+        // Every bout 20% over the learnt floor: no bout at the floor, so the quartile rule
+        // judges it and the cell is marked as the slowed host's (crates/engine's `judged`).
+        let slowed: Vec<_> = (0..40)
+            .map(|i| bout(i, 67_400 + u64::from(i), 56_180))
+            .collect();
+        let f = cell_floor(&slowed).unwrap();
+        assert_eq!((f.at_floor, f.reached()), (0, false));
+        assert_eq!(above_floor_bouts(&slowed), None);
         // Just past the gap with its fast bouts: judged by the floor.
         let mut d: Vec<_> = (0..40).map(|i| bout(i, 64_700, 56_180)).collect();
         for b in [0, 1, 2] {

@@ -189,10 +189,13 @@ fn set_aside(m: &cryptospeed_model::Measurement) -> Option<SetAside> {
             }
         }),
         rule: format!(
-            "thread CPU time under {:.0}% of the sample's wall time: timed by that CPU time, under {:.0}% set aside; a bout whose canary ran over {:.0}% slower than the cell's lower quartile of canary readings set aside; where the kept bouts' canaries sat over {:.1}% above the machine's quiet reference, each kept bout divided by its canary's ratio to it",
+            "thread CPU time under {:.0}% of the sample's wall time: timed by that CPU time, under {:.0}% set aside; a bout whose canary ran over {:.0}% slower than the cell's lower quartile of canary readings set aside, or, where the cell's median canary ran over {:.0}% above the canary's floor and at least {} bouts within {:.0}% of it, every bout past that; where the kept bouts' canaries sat over {:.1}% above the machine's quiet reference, each kept bout divided by its canary's ratio to it",
             100.0 * cryptospeed_stats::UNDISTURBED_CPU_SHARE,
             100.0 * cryptospeed_stats::MIN_CORRECTABLE_SHARE,
             100.0 * cryptospeed_stats::CANARY_SLOWDOWN,
+            100.0 * cryptospeed_stats::canary_floor::TWO_SPEEDS_GAP,
+            cryptospeed_stats::canary_floor::MIN_FLOOR_BOUTS,
+            100.0 * cryptospeed_stats::canary_floor::FLOOR_BAND,
             100.0 * cryptospeed_stats::CANARY_SHIFT_FLOOR
         ),
     })
