@@ -257,17 +257,7 @@ fn compare_pairs_a_runs_two_variants_over_every_bout() {
     // rounds and reads the 2% (pairing only the five kept bouts of each reads 3% here).
     let variant = |label: &str, m: cryptospeed_model::Measurement| {
         let mut m = m;
-        let ns = 300.0;
-        m.summary = Some(cryptospeed_model::Summary {
-            n: 40,
-            median: ns,
-            ci_lo: ns,
-            ci_hi: ns,
-            mad: 0.0,
-            outliers: 0,
-            min: ns,
-            max: ns,
-        });
+        m.summary = Some(cryptospeed_model::Summary::exact(40, 300.0));
         cryptospeed_model::VariantMeasurement {
             variant: label.into(),
             implementation: "openssl".into(),

@@ -214,6 +214,21 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// `n` values all at `ns`: no spread, the interval a point (an imported cell's one printed
+    /// figure).
+    pub fn exact(n: usize, ns: f64) -> Summary {
+        Summary {
+            n,
+            median: ns,
+            ci_lo: ns,
+            ci_hi: ns,
+            mad: 0.0,
+            outliers: 0,
+            min: ns,
+            max: ns,
+        }
+    }
+
     /// Half-width of the confidence interval relative to the median (0.01 = ±1%).
     pub fn rel_ci(&self) -> f64 {
         if self.median > 0.0 {
@@ -375,16 +390,7 @@ impl Measurement {
             cell,
             status: Status::Ok,
             reason: None,
-            summary: Some(Summary {
-                n: 1,
-                median: ns,
-                ci_lo: ns,
-                ci_hi: ns,
-                mad: 0.0,
-                outliers: 0,
-                min: ns,
-                max: ns,
-            }),
+            summary: Some(Summary::exact(1, ns)),
             tsc_per_op: None,
             cpu_fraction: None,
             samples: Vec::new(),

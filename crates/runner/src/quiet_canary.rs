@@ -87,14 +87,18 @@ impl History {
     }
 }
 
+/// The slower of each bout's two canary readings, over the bouts that have a canary, sorted.
+fn sorted_slower<'a>(bouts: impl Iterator<Item = &'a BoutDisturbance>) -> Vec<u64> {
+    use cryptospeed_stats::canary_floor::{has_canary, slower};
+    let mut readings: Vec<u64> = bouts.filter(|d| has_canary(d)).map(slower).collect();
+    readings.sort_unstable();
+    readings
+}
+
 /// The median of the slower of each bout's two canary readings, over the bouts that have a
 /// canary, and how many they are.
 pub fn run_median<'a>(bouts: impl Iterator<Item = &'a BoutDisturbance>) -> Option<(u64, usize)> {
-    let mut slower: Vec<u64> = bouts
-        .filter(|d| d.canary_ns.iter().all(|c| *c > 0))
-        .map(|d| d.canary_ns[0].max(d.canary_ns[1]))
-        .collect();
-    slower.sort_unstable();
+    let slower = sorted_slower(bouts);
     match slower.len() {
         0 => None,
         n => Some((slower[(n - 1) / 2], n)),
@@ -106,11 +110,7 @@ pub fn run_median<'a>(bouts: impl Iterator<Item = &'a BoutDisturbance>) -> Optio
 /// (`cryptospeed_stats::canary_floor`). On the two-state VM of 2026-11-29 the runs' floors lay
 /// at 65.1–67.1 µs at four hours, except one run that never reached the fast state (74.8 µs).
 pub fn run_floor<'a>(bouts: impl Iterator<Item = &'a BoutDisturbance>) -> Option<u64> {
-    let mut slower: Vec<u64> = bouts
-        .filter(|d| d.canary_ns.iter().all(|c| *c > 0))
-        .map(|d| d.canary_ns[0].max(d.canary_ns[1]))
-        .collect();
-    slower.sort_unstable();
+    let slower = sorted_slower(bouts);
     let n = slower.len();
     (n >= MIN_BOUTS).then(|| slower[((n - 1) * 2 / 100).max(2)])
 }
@@ -126,7 +126,7 @@ pub struct Stamps {
 impl Stamps {
     /// The bout's record with the stamps, where the worker timed a canary around it.
     pub fn on(&self, d: BoutDisturbance) -> BoutDisturbance {
-        let timed = d.canary_ns.iter().all(|c| *c > 0);
+        let timed = cryptospeed_stats::canary_floor::has_canary(&d);
         BoutDisturbance {
             canary_quiet_ns: if timed { self.quiet_ns } else { 0 },
             canary_floor_ns: if timed { self.floor_ns } else { 0 },

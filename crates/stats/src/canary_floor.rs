@@ -23,12 +23,12 @@ pub const TWO_SPEEDS_GAP: f64 = 0.15;
 pub const MIN_FLOOR_BOUTS: usize = 3;
 
 /// Whether the worker timed a canary around the bout (the Rust worker does; others do not).
-pub(crate) fn has_canary(d: &BoutDisturbance) -> bool {
+pub fn has_canary(d: &BoutDisturbance) -> bool {
     d.canary_ns.iter().all(|c| *c > 0)
 }
 
 /// The slower of the bout's two canary readings.
-pub(crate) fn slower(d: &BoutDisturbance) -> u64 {
+pub fn slower(d: &BoutDisturbance) -> u64 {
     d.canary_ns[0].max(d.canary_ns[1])
 }
 
@@ -77,16 +77,12 @@ pub fn cell_floor(disturbances: &[BoutDisturbance]) -> Option<CellFloor> {
     if (median as f64) < floor_ns as f64 * (1.0 + TWO_SPEEDS_GAP) {
         return None;
     }
-    let mut floor = CellFloor {
+    let limit = floor_ns as f64 * (1.0 + FLOOR_BAND);
+    Some(CellFloor {
         floor_ns,
-        at_floor: 0,
+        at_floor: readings.iter().filter(|r| **r as f64 <= limit).count(),
         bouts: readings.len(),
-    };
-    floor.at_floor = readings
-        .iter()
-        .filter(|r| **r as f64 <= floor.limit())
-        .count();
-    Some(floor)
+    })
 }
 
 /// The bouts to set aside for running above the floor: every bout with a canary past
