@@ -65,7 +65,7 @@ fn overlaps(ci: [f64; 2], (lo, hi): (f64, f64)) -> bool {
 /// What a named difference covers: its band, joined with ±3% where the two touch.
 fn covered_by(d: &Difference) -> (f64, f64) {
     let (lo, hi) = d.band;
-    if lo <= AGREES.1 && hi >= AGREES.0 {
+    if touches_agreement(d) {
         (lo.min(AGREES.0), hi.max(AGREES.1))
     } else {
         d.band
@@ -92,15 +92,28 @@ pub fn edge_of(ci: [f64; 2], difference: Option<&Difference>) -> Option<f64> {
         .find(|e| e - EDGE <= ci[0] && ci[0] <= *e && *e <= ci[1] && ci[1] <= e + EDGE)
 }
 
+/// Whether a named difference's band touches ±3%, so that what it covers is one stretch with
+/// agreement ([`covered_by`]).
+pub fn touches_agreement(d: &Difference) -> bool {
+    let (lo, hi) = d.band;
+    lo <= AGREES.1 && hi >= AGREES.0
+}
+
 /// The verdict of a cell's interval of ours/oracle and its named difference. Decided only when
 /// the whole interval says one thing:
-/// - agrees: the interval lies inside ±3%;
-/// - explained (layout): it lies inside what the named difference covers ([`explains`]);
+/// - agrees: the interval lies inside ±3% and the cell has no named difference whose band
+///   touches ±3%;
+/// - explained (layout): it lies inside what the named difference covers ([`explains`]). Where
+///   the band touches ±3% that stretch includes ±3% itself, so such a cell reads "explained"
+///   whichever side of 0.97 (or 1.03) its interval falls in a run: a cell whose ratio sits at the
+///   band's meeting with ±3% would otherwise read "agrees" in one run and "explained" in the
+///   next with nothing changed. A band apart from ±3% leaves a cell inside ±3% "agrees": the
+///   declared difference did not show;
 /// - at the edge: it holds an edge of those and lies within [`EDGE`] of it ([`edge_of`]);
 /// - unexplained: it lies wholly outside ±3% and outside the difference's band;
 /// - undecided otherwise: it reaches both into and out of those (more rounds may narrow it).
 pub fn verdict(ci: [f64; 2], difference: Option<&Difference>) -> Verdict {
-    if inside(ci, AGREES) {
+    if inside(ci, AGREES) && !difference.is_some_and(touches_agreement) {
         return Verdict::Agrees;
     }
     if let Some(d) = difference.filter(|d| explains(d, ci)) {

@@ -1,5 +1,6 @@
 //! Pins the verdict rule: a cell is decided only when its whole interval says one thing (inside
-//! ±3%: agrees; inside what a named difference covers: explained; holding an edge and within
+//! ±3%: agrees, unless a named difference's band touches ±3%; inside what a named difference
+//! covers: explained; holding an edge and within
 //! 0.5% of it: at the edge; wholly outside both: unexplained), else it is undecided; the
 //! interval (Yuen's, against SciPy); and the round counts at which a cell is judged.
 
@@ -61,12 +62,30 @@ fn explained_when_the_interval_is_inside_the_band_or_the_band_and_three_percent_
     assert_eq!(verdict([0.91, 1.02], Some(&BAND)), Explained);
     assert_eq!(verdict([0.91, 1.031], Some(&BAND)), Undecided);
     assert_eq!(verdict([0.879, 0.95], Some(&BAND)), Undecided);
-    // Inside ±3% it agrees, band or not.
-    assert_eq!(verdict([0.971, 0.99], Some(&BAND)), Agrees);
     // A band apart from ±3% covers only what lies inside it, not the gap between them.
     assert_eq!(verdict([0.76, 0.82], Some(&APART)), Explained);
     assert_eq!(verdict([0.80, 0.90], Some(&APART)), Undecided);
     assert_eq!(verdict([0.80, 0.98], Some(&APART)), Undecided);
+}
+
+#[test]
+fn a_band_touching_three_percent_keeps_its_cell_explained_on_either_side_of_the_edge() {
+    // Two runs of one cell whose ratio sits where the band meets ±3%: one interval inside ±3%,
+    // the other reaching below 0.97 into the band. Both are the same finding.
+    assert_eq!(verdict([0.971, 0.99], Some(&BAND)), Explained);
+    assert_eq!(verdict([0.955, 0.985], Some(&BAND)), Explained);
+    assert_eq!(verdict([0.975, 1.02], Some(&LAYOUT)), Layout);
+    // A band inside ±3% (ring's nonce sequence, 1.00-1.02) touches it too.
+    let within = Difference {
+        band: (1.00, 1.02),
+        ..BAND
+    };
+    assert_eq!(verdict([0.98, 1.01], Some(&within)), Explained);
+    // A band apart from ±3%: inside ±3% the declared difference did not show, and the cell
+    // agrees, which says the declaration no longer holds.
+    assert_eq!(verdict([0.98, 1.01], Some(&APART)), Agrees);
+    // No difference: agreement as before.
+    assert_eq!(verdict([0.971, 0.99], None), Agrees);
 }
 
 #[test]

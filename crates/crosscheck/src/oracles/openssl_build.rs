@@ -3,7 +3,8 @@
 //! only its libcrypto, so the `openssl` app is built here from the variant's recorded source
 //! (checked against the recorded SHA-256) with its recorded Configure line: the same sources,
 //! compiler and flags, hence the same libcrypto code, linked statically into the app. Its cells
-//! are the post-quantum ones OpenSSL 3.5's `speed` times (ML-KEM-768, ML-DSA-65).
+//! are the post-quantum ones OpenSSL 3.5's `speed` times: ML-KEM-768, ML-DSA-65, the
+//! X25519MLKEM768 hybrid (the provider's own KEM) and SLH-DSA-SHA2-128f.
 
 use super::openssl::{speed_command, speed_figure};
 use crate::{Cell, Clock, Oracle, Provenance};
@@ -66,6 +67,30 @@ static CELLS: &[Cell] = &[
     pq!("ml-dsa-65", Op::Keygen, "ML-DSA-65", "+F10:", SIG),
     pq!("ml-dsa-65", Op::Sign, "ML-DSA-65", "+F10:", SIG),
     pq!("ml-dsa-65", Op::Verify, "ML-DSA-65", "+F10:", SIG),
+    pq!("x25519-mlkem768", Op::Keygen, "X25519MLKEM768", "+F9:", KEM),
+    pq!("x25519-mlkem768", Op::Encaps, "X25519MLKEM768", "+F9:", KEM),
+    pq!("x25519-mlkem768", Op::Decaps, "X25519MLKEM768", "+F9:", KEM),
+    pq!(
+        "slh-dsa-sha2-128f",
+        Op::Keygen,
+        "SLH-DSA-SHA2-128f",
+        "+F10:",
+        SIG
+    ),
+    pq!(
+        "slh-dsa-sha2-128f",
+        Op::Sign,
+        "SLH-DSA-SHA2-128f",
+        "+F10:",
+        SIG
+    ),
+    pq!(
+        "slh-dsa-sha2-128f",
+        Op::Verify,
+        "SLH-DSA-SHA2-128f",
+        "+F10:",
+        SIG
+    ),
 ];
 
 impl Oracle for OpenSslBuild {
