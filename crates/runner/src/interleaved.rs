@@ -288,11 +288,14 @@ impl Bouts {
         m
     }
 
-    /// Takes in a stored partial cell (`run --resume`): its bouts are this cell's first ones.
-    fn resumed(m: &Measurement) -> Bouts {
+    /// Takes in a stored partial cell (`run --resume`): its bouts are this cell's first ones,
+    /// stamped again with this run's quiet reference and floor (none with
+    /// `CRYPTOSPEED_QUIET_CANARY=off`), so that all of the cell's bouts are judged alike.
+    fn resumed(m: &Measurement, stamps: crate::quiet_canary::Stamps) -> Bouts {
         Bouts {
             samples: m.samples.clone(),
-            disturbances: m.disturbances.clone(),
+            disturbances: m.disturbances.iter().map(|d| stamps.on(*d)).collect(),
+            stamps,
             bouts: m.bout_count() as u32,
             iters: m.samples.first().map_or(0, |s| s.iters),
             spent_s: m.elapsed_s,
@@ -483,10 +486,7 @@ fn resume_cells(
             next = next.max(m.samples.iter().map(|s| s.bout + 1).max().unwrap_or(0));
             unused_s += left_unused(m, plan.config.max_time_s);
             if m.status == Status::Partial {
-                *bouts = Bouts {
-                    stamps: bouts.stamps,
-                    ..Bouts::resumed(m)
-                };
+                *bouts = Bouts::resumed(m, bouts.stamps);
             } else {
                 bouts.done = true;
                 progress.done();
@@ -752,6 +752,48 @@ mod tests {
         let mut slow = Bouts::default();
         slow.add(bout(1, 30_000_000), 0, &config);
         assert_eq!(slow.request(&config).batch_iters, 1);
+    }
+
+    #[test]
+    fn a_resumed_cells_earlier_bouts_are_judged_against_this_runs_stamps() {
+        use crate::quiet_canary::Stamps;
+        let stamped = BoutDisturbance {
+            canary_ns: [70_000, 71_000],
+            canary_quiet_ns: 66_000,
+            canary_floor_ns: 65_000,
+            ..BoutDisturbance::default()
+        };
+        let cell = CellSpec {
+            primitive: "md5".into(),
+            op: cryptospeed_model::Op::Hash,
+            bytes: Some(16),
+            misalign: 0,
+        };
+        let m = Measurement {
+            disturbances: vec![stamped, BoutDisturbance::default()],
+            ..Measurement::not_timed(cell, Status::Partial, "")
+        };
+        // Resumed with the quiet canary switched off: no stamps, on every bout.
+        let off = Bouts::resumed(&m, Stamps::default());
+        assert!(off
+            .disturbances
+            .iter()
+            .all(|d| d.canary_quiet_ns == 0 && d.canary_floor_ns == 0));
+        // Resumed with a reference learnt since: the new one, only where a canary was timed.
+        let now = Stamps {
+            quiet_ns: 67_000,
+            floor_ns: 64_000,
+        };
+        let on = Bouts::resumed(&m, now);
+        assert_eq!(
+            (
+                on.disturbances[0].canary_quiet_ns,
+                on.disturbances[0].canary_floor_ns
+            ),
+            (67_000, 64_000)
+        );
+        assert_eq!(on.disturbances[1].canary_floor_ns, 0);
+        assert_eq!(on.stamps, now);
     }
 
     #[test]
