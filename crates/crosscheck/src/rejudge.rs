@@ -70,6 +70,10 @@ fn cell_again(column: &str, cell: &mut Value) -> Result<Rejudged> {
             Some(_) => figures(cell, "our_every_bout_figures")?,
         },
         oracle_cpu_share: vec![],
+        ours_host_slowed: match cell.get("our_host_slowed") {
+            Some(Value::Array(v)) => v.iter().map(|x| x.as_bool() == Some(true)).collect(),
+            _ => Vec::new(),
+        },
     };
     if pairs.ours.len() != pairs.oracle.len() {
         bail!("{}: the two sides hold different rounds", cell["cell"]);

@@ -43,6 +43,16 @@ pub struct CellResult {
     /// The oracle's clock: a `wall` figure was divided by `oracle_cpu_share`.
     pub oracle_clock: Clock,
     pub oracle_cpu_share: Vec<f64>,
+    /// Per round, whether our side found the host slowed (`Pairs::ours_host_slowed`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub our_host_slowed: Vec<bool>,
+}
+
+impl CellResult {
+    /// The rounds in which our side found the host slowed.
+    pub fn host_slowed_rounds(&self) -> usize {
+        self.our_host_slowed.iter().filter(|s| **s).count()
+    }
 }
 
 /// A whole crosscheck of one column.
@@ -107,6 +117,7 @@ pub fn judge(oracle: &dyn Oracle, cell: &Cell, pairs: &Pairs) -> CellResult {
         our_every_bout_figures: pairs.ours_every_bout.clone(),
         oracle_clock: oracle.clock(),
         oracle_cpu_share: pairs.oracle_cpu_share.clone(),
+        our_host_slowed: pairs.ours_host_slowed.clone(),
     }
 }
 
@@ -131,11 +142,32 @@ pub fn word(c: &CellResult) -> String {
         },
         Verdict::Undecided => match c.every_bout_ratio_ci95 {
             Some(ci) => format!(
-                "undecided (interval too wide after {} rounds; over every bout {:.3}–{:.3})",
-                c.rounds, ci[0], ci[1]
+                "undecided (interval too wide after {} rounds; over every bout {:.3}–{:.3}{})",
+                c.rounds,
+                ci[0],
+                ci[1],
+                slowed_host(c)
             ),
-            None => format!("undecided (interval too wide after {} rounds)", c.rounds),
+            None => format!(
+                "undecided (interval too wide after {} rounds{})",
+                c.rounds,
+                slowed_host(c)
+            ),
         },
+    }
+}
+
+/// What an undecided cell's rounds say of the host, where our side found it slowed: the
+/// oracle's figures then average over the host's states, which its rounds do not share.
+fn slowed_host(c: &CellResult) -> String {
+    match c.host_slowed_rounds() {
+        0 => String::new(),
+        n => format!(
+            "; the host ran slowed in {n} of {} rounds (our canary over 15% above its floor): \
+             the oracle's figures average over its states, so an hour when it runs at one speed \
+             can decide the cell",
+            c.our_host_slowed.len()
+        ),
     }
 }
 
@@ -202,4 +234,60 @@ pub fn render(r: &Report) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rounds::host_slowed_in;
+
+    fn undecided(slowed: Vec<bool>) -> CellResult {
+        CellResult {
+            cell: "x25519-mlkem768".into(),
+            op: "keygen".into(),
+            unit: "ops/s",
+            oracle_median: 9480.6,
+            ours_median: 12094.5,
+            ratio: 1.3,
+            ratio_ci95: [1.109, 1.434],
+            every_bout_ratio: Some(0.951),
+            every_bout_ratio_ci95: Some([0.795, 1.079]),
+            rounds: slowed.len(),
+            oracle_loop: "",
+            our_loop: String::new(),
+            difference: None,
+            verdict: Verdict::Undecided,
+            oracle_figures: vec![],
+            our_figures: vec![],
+            our_every_bout_figures: vec![],
+            oracle_clock: Clock::Undisturbed,
+            oracle_cpu_share: vec![],
+            our_host_slowed: slowed,
+        }
+    }
+
+    #[test]
+    fn an_undecided_cell_says_in_how_many_rounds_the_host_ran_slowed() {
+        let two_state = undecided(vec![true, true, false, true]);
+        assert!(
+            word(&two_state).contains("the host ran slowed in 3 of 4 rounds"),
+            "{}",
+            word(&two_state)
+        );
+        let quiet = undecided(vec![false; 4]);
+        assert!(!word(&quiet).contains("slowed"), "{}", word(&quiet));
+    }
+
+    /// `run --format json` of md5@16 at 2026-11-30 01:01 UTC (a host at two speeds, cut to the
+    /// fields read here), and the same cell with no `canary_floor` (a host at one speed).
+    #[test]
+    fn a_round_found_the_host_slowed_where_run_gave_the_cells_canary_floor() {
+        let slowed = r#"[{"primitive":"md5","set_aside":{"every_bout_mean":47199748.1,
+            "canary_floor":{"floor_ns":65262,"at_floor":7,"bouts":46,"reached":true}}}]"#;
+        let one_speed = r#"[{"primitive":"md5","set_aside":{"every_bout_mean":47199748.1}}]"#;
+        assert!(host_slowed_in(slowed));
+        assert!(!host_slowed_in(one_speed));
+        assert!(!host_slowed_in("[]"));
+        assert!(!host_slowed_in("not json"));
+    }
 }

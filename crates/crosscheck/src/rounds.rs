@@ -38,6 +38,10 @@ pub struct Pairs {
     pub ours_every_bout: Vec<f64>,
     /// The share of its wall time the oracle process was on the CPU, per round.
     pub oracle_cpu_share: Vec<f64>,
+    /// Whether our round found the host slowed: its cell's median bout's canary over 15% above
+    /// the canary's floor (`run`'s `set_aside.canary_floor`), per round; empty where the rounds
+    /// did not keep it. The oracle's figure of such a round averages over the host's states.
+    pub ours_host_slowed: Vec<bool>,
 }
 
 impl Pairs {
@@ -79,9 +83,18 @@ pub fn measure(
     Ok(())
 }
 
-fn push_ours(pairs: &mut Pairs, (figure, every_bout): (f64, f64)) {
-    pairs.ours.push(figure);
-    pairs.ours_every_bout.push(every_bout);
+fn push_ours(pairs: &mut Pairs, ours: Ours) {
+    pairs.ours.push(ours.figure);
+    pairs.ours_every_bout.push(ours.every_bout);
+    pairs.ours_host_slowed.push(ours.host_slowed);
+}
+
+/// One round of our side: the figure as reported, over every bout, and whether the host ran
+/// slowed (see [`Pairs::ours_host_slowed`]).
+struct Ours {
+    figure: f64,
+    every_bout: f64,
+    host_slowed: bool,
 }
 
 /// A command pinned to one CPU (inherited by every process it starts).
@@ -249,15 +262,29 @@ pub fn ours_command(column: &str, cell: &Cell, opts: &Options) -> Vec<String> {
 /// (`CRYPTOSPEED_QUIET_CANARY=off`): it divides out a slowdown the whole run shares, which the
 /// oracle's figure, timed beside it on the same CPU, also carries and nothing divides out of;
 /// both sides are then timed alike.
-/// With it, the figure over every bout (the same when no bout was set aside for its canary).
-fn run_ours(column: &str, cell: &Cell, opts: &Options) -> Result<(f64, f64)> {
+/// With it, the figure over every bout (the same when no bout was set aside for its canary)
+/// and whether the host ran slowed.
+fn run_ours(column: &str, cell: &Cell, opts: &Options) -> Result<Ours> {
     let text = output_with(
         &ours_command(column, cell, opts),
         opts.cpu,
         &[("CRYPTOSPEED_QUIET_CANARY", "off")],
     )?;
     let figure = figure_of(&text, cell)?;
-    Ok((figure, every_bout_of(&text).unwrap_or(figure)))
+    Ok(Ours {
+        figure,
+        every_bout: every_bout_of(&text).unwrap_or(figure),
+        host_slowed: host_slowed_in(&text),
+    })
+}
+
+/// Whether the one measurement in `run --format json` output found the host slowed: its
+/// `set_aside.canary_floor` is there only where the cell's median bout's canary ran over 15%
+/// above the canary's floor.
+pub fn host_slowed_in(json: &str) -> bool {
+    let rows: Vec<serde_json::Value> = serde_json::from_str(json).unwrap_or_default();
+    rows.first()
+        .is_some_and(|r| r["set_aside"]["canary_floor"].is_object())
 }
 
 /// `set_aside.every_bout_mean` of the one measurement in `run --format json` output.
