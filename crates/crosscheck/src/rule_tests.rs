@@ -75,7 +75,7 @@ fn a_band_touching_three_percent_keeps_its_cell_explained_on_either_side_of_the_
     assert_eq!(verdict([0.971, 0.99], Some(&BAND)), Explained);
     assert_eq!(verdict([0.955, 0.985], Some(&BAND)), Explained);
     assert_eq!(verdict([0.975, 1.02], Some(&LAYOUT)), Layout);
-    // A band inside ±3% (ring's nonce sequence, 1.00-1.02) touches it too.
+    // A band wholly inside ±3% (1.00-1.02, as ring's nonce sequence was once declared) touches it too.
     let within = Difference {
         band: (1.00, 1.02),
         ..BAND
