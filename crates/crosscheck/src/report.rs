@@ -140,20 +140,16 @@ pub fn word(c: &CellResult) -> String {
             ),
             None => "explained by the host".into(),
         },
-        Verdict::Undecided => match c.every_bout_ratio_ci95 {
-            Some(ci) => format!(
-                "undecided (interval too wide after {} rounds; over every bout {:.3}–{:.3}{})",
-                c.rounds,
-                ci[0],
-                ci[1],
-                slowed_host(c)
-            ),
-            None => format!(
-                "undecided (interval too wide after {} rounds{})",
+        Verdict::Undecided => {
+            let every = c.every_bout_ratio_ci95.map_or(String::new(), |ci| {
+                format!("; over every bout {:.3}–{:.3}", ci[0], ci[1])
+            });
+            format!(
+                "undecided (interval too wide after {} rounds{every}{})",
                 c.rounds,
                 slowed_host(c)
-            ),
-        },
+            )
+        }
     }
 }
 
@@ -163,10 +159,11 @@ fn slowed_host(c: &CellResult) -> String {
     match c.host_slowed_rounds() {
         0 => String::new(),
         n => format!(
-            "; the host ran slowed in {n} of {} rounds (our canary over 15% above its floor): \
-             the oracle's figures average over its states, so an hour when it runs at one speed \
-             can decide the cell",
-            c.our_host_slowed.len()
+            "; the host ran slowed in {n} of {} rounds (our canary over {:.0}% above its \
+             floor): the oracle's figures average over its states, so an hour when it runs at \
+             one speed can decide the cell",
+            c.our_host_slowed.len(),
+            100.0 * cryptospeed_stats::canary_floor::TWO_SPEEDS_GAP
         ),
     }
 }
